@@ -1,0 +1,284 @@
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// The fields every context shares: who is running, where, and when.
+///
+/// Cloning is cheap (reference-counted strings), so an agent loop keeps one `Meta` per session
+/// and stamps a copy into each context with [`Meta::next`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Meta {
+    /// The session's id (Claude Code `session_id`).
+    pub session_id: Arc<str>,
+    /// The name of the agent that runs the session (Squad `agentName`, GWI `agentRole`).
+    #[serde(default = "default_agent")]
+    pub agent_name: Arc<str>,
+    /// The project root / working directory (Claude Code `cwd`, Squad `teamRoot`).
+    pub cwd: Arc<Path>,
+    /// When the event happened, in milliseconds since the Unix epoch.
+    #[serde(default)]
+    pub timestamp_ms: u64,
+    /// The turn (user prompt) number within the session, from 0.
+    #[serde(default)]
+    pub turn: u32,
+    /// What started the work (seed 003 `caller.source`).
+    #[serde(default)]
+    pub source: InvocationSource,
+    /// The tenant, for multi-tenant services (GWI `tenantId`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tenant: Option<Arc<str>>,
+    /// Where the transcript is stored (Claude Code `transcript_path`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transcript_path: Option<Arc<Path>>,
+    /// The permission mode (Claude Code `permission_mode`: `default`, `plan`, `acceptEdits`, …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub permission_mode: Option<Arc<str>>,
+}
+
+fn default_agent() -> Arc<str> {
+    Arc::from("agent")
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+        .unwrap_or(0)
+}
+
+impl Meta {
+    /// Metadata for session `session_id`: agent `"agent"`, the process's current directory,
+    /// turn 0, source [`InvocationSource::AiSession`], timestamped now.
+    pub fn new(session_id: impl Into<Arc<str>>) -> Self {
+        let cwd = std::env::current_dir().unwrap_or_default();
+        Meta {
+            session_id: session_id.into(),
+            agent_name: default_agent(),
+            cwd: Arc::from(cwd.as_path()),
+            timestamp_ms: now_ms(),
+            turn: 0,
+            source: InvocationSource::AiSession,
+            tenant: None,
+            transcript_path: None,
+            permission_mode: None,
+        }
+    }
+
+    /// Set the agent name.
+    pub fn with_agent(mut self, name: impl Into<Arc<str>>) -> Self {
+        self.agent_name = name.into();
+        self
+    }
+
+    /// Set the project root / working directory.
+    pub fn with_cwd(mut self, cwd: impl AsRef<Path>) -> Self {
+        self.cwd = Arc::from(cwd.as_ref());
+        self
+    }
+
+    /// Set the tenant.
+    pub fn with_tenant(mut self, tenant: impl Into<Arc<str>>) -> Self {
+        self.tenant = Some(tenant.into());
+        self
+    }
+
+    /// Set the invocation source.
+    pub fn with_source(mut self, source: InvocationSource) -> Self {
+        self.source = source;
+        self
+    }
+
+    /// Set the turn number.
+    pub fn with_turn(mut self, turn: u32) -> Self {
+        self.turn = turn;
+        self
+    }
+
+    /// A copy stamped with the current time, for the next event of the session.
+    pub fn next(&self) -> Self {
+        Meta {
+            timestamp_ms: now_ms(),
+            ..self.clone()
+        }
+    }
+}
+
+/// What started the agent's work (seed 003's `InvocationSource`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum InvocationSource {
+    /// An interactive AI session.
+    #[default]
+    AiSession,
+    /// A background job.
+    BackgroundJob,
+    /// A CI pipeline.
+    CiPipeline,
+    /// A person at the command line.
+    ManualCli,
+}
+
+/// Token counts of a model call, a subagent or a session.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct TokenUsage {
+    /// Prompt (input) tokens.
+    pub input: u64,
+    /// Completion (output) tokens.
+    pub output: u64,
+}
+
+impl TokenUsage {
+    /// Usage of `input` prompt and `output` completion tokens.
+    pub const fn new(input: u64, output: u64) -> Self {
+        TokenUsage { input, output }
+    }
+
+    /// Input plus output.
+    pub const fn total(&self) -> u64 {
+        self.input.saturating_add(self.output)
+    }
+}
+
+impl std::ops::AddAssign for TokenUsage {
+    fn add_assign(&mut self, rhs: Self) {
+        self.input = self.input.saturating_add(rhs.input);
+        self.output = self.output.saturating_add(rhs.output);
+    }
+}
+
+/// A value that hooks may rewrite, with the original kept beside it.
+///
+/// Claude Code hands later hooks only the rewritten tool input; here the original stays
+/// readable ([`original`](Self::original)) after any number of rewrites. The original is saved
+/// on the first write, so an untouched value costs nothing extra.
+///
+/// It serializes as the current value.
+///
+/// ```
+/// use hooks_core::context::Rewritable;
+///
+/// let mut cmd = Rewritable::new(String::from("rm -rf build"));
+/// cmd.set("rm -rf ./build".into());
+/// assert_eq!(cmd.get(), "rm -rf ./build");
+/// assert_eq!(cmd.original(), "rm -rf build");
+/// assert!(cmd.is_rewritten());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rewritable<T> {
+    current: T,
+    original: Option<T>,
+}
+
+impl<T> Rewritable<T> {
+    /// An unrewritten value.
+    pub const fn new(value: T) -> Self {
+        Rewritable {
+            current: value,
+            original: None,
+        }
+    }
+
+    /// The current value.
+    pub fn get(&self) -> &T {
+        &self.current
+    }
+
+    /// The value before any rewrite.
+    pub fn original(&self) -> &T {
+        self.original.as_ref().unwrap_or(&self.current)
+    }
+
+    /// True once the value has been written.
+    pub fn is_rewritten(&self) -> bool {
+        self.original.is_some()
+    }
+
+    /// Replace the value, keeping the original.
+    pub fn set(&mut self, value: T) {
+        let previous = std::mem::replace(&mut self.current, value);
+        if self.original.is_none() {
+            self.original = Some(previous);
+        }
+    }
+
+    /// The current value.
+    pub fn into_inner(self) -> T {
+        self.current
+    }
+}
+
+impl<T: Clone> Rewritable<T> {
+    /// Mutable access to the value; the first call saves a copy of the original.
+    pub fn get_mut(&mut self) -> &mut T {
+        if self.original.is_none() {
+            self.original = Some(self.current.clone());
+        }
+        &mut self.current
+    }
+}
+
+impl<T> std::ops::Deref for Rewritable<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.current
+    }
+}
+
+impl<T> From<T> for Rewritable<T> {
+    fn from(value: T) -> Self {
+        Rewritable::new(value)
+    }
+}
+
+impl<T: Serialize> Serialize for Rewritable<T> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.current.serialize(s)
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Rewritable<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        T::deserialize(d).map(Rewritable::new)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rewritable_keeps_the_first_original_across_rewrites() {
+        let mut v = Rewritable::new(1);
+        assert!(!v.is_rewritten());
+        v.set(2);
+        v.set(3);
+        *v.get_mut() += 1;
+        assert_eq!((*v.get(), *v.original()), (4, 1));
+    }
+
+    #[test]
+    fn rewritable_serializes_as_the_current_value() {
+        let mut v = Rewritable::new("a".to_owned());
+        v.set("b".into());
+        assert_eq!(serde_json::to_string(&v).unwrap(), "\"b\"");
+        let back: Rewritable<String> = serde_json::from_str("\"b\"").unwrap();
+        assert!(!back.is_rewritten());
+    }
+
+    #[test]
+    fn meta_round_trips_through_json_with_snake_case_fields() {
+        let m = Meta::new("s1").with_agent("coder").with_tenant("acme").with_turn(3);
+        let json = serde_json::to_value(&m).unwrap();
+        assert_eq!(json["session_id"], "s1");
+        assert_eq!(json["agent_name"], "coder");
+        assert_eq!(json["tenant"], "acme");
+        assert_eq!(json["source"], "ai_session");
+        let back: Meta = serde_json::from_value(json).unwrap();
+        assert_eq!(back, m);
+    }
+}

@@ -1,0 +1,225 @@
+use serde::{Deserialize, Serialize};
+
+use super::{Meta, Rewritable, TokenUsage};
+
+/// Who wrote a [`Message`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Role {
+    /// System instructions.
+    System,
+    /// The user.
+    #[default]
+    User,
+    /// The model.
+    Assistant,
+    /// A tool's result.
+    Tool,
+    /// Any other value.
+    #[serde(other)]
+    Other,
+}
+
+/// One message of the conversation sent to the model.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Message {
+    /// Who wrote it.
+    pub role: Role,
+    /// Its text.
+    pub content: String,
+}
+
+impl Message {
+    /// A message of `role` with `content`.
+    pub fn new(role: Role, content: impl Into<String>) -> Self {
+        Message {
+            role,
+            content: content.into(),
+        }
+    }
+}
+
+/// Context of [`pre_model_call`](crate::points::pre_model_call): a request about to be sent to
+/// the model.
+///
+/// Guards may deny (which cancels the call), ask or allow, switch the model with
+/// [`Rewritable::set`] (a budget policy, say; the original stays readable) and add context.
+///
+/// Corresponds to: SecureYeoman `before_llm_call`, infer `pre_stream`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct PreModelCall {
+    /// Shared fields.
+    #[serde(flatten)]
+    pub meta: Meta,
+    /// The model to call; guards may switch it.
+    pub model: Rewritable<String>,
+    /// The system prompt.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system: Option<String>,
+    /// The conversation sent to the model.
+    #[serde(default)]
+    pub messages: Vec<Message>,
+    /// The cap on output tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u32>,
+    /// The runtime's estimate of the request's input tokens (0 when it has none).
+    #[serde(default)]
+    pub estimated_input_tokens: u64,
+    /// Text for the model, added by hooks in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub additional_context: Vec<String>,
+}
+
+impl PreModelCall {
+    /// A call of `model` with `messages`.
+    pub fn new(meta: Meta, model: impl Into<String>, messages: Vec<Message>) -> Self {
+        PreModelCall {
+            meta,
+            model: Rewritable::new(model.into()),
+            system: None,
+            messages,
+            max_tokens: None,
+            estimated_input_tokens: 0,
+            additional_context: Vec::new(),
+        }
+    }
+
+    /// Add text for the model.
+    pub fn add_context(&mut self, text: impl Into<String>) {
+        self.additional_context.push(text.into());
+    }
+}
+
+/// Context of [`model_stream_chunk`](crate::points::model_stream_chunk): one chunk of a
+/// streamed model response, before it is shown.
+///
+/// Transforms run in order and may rewrite `chunk` (to redact secrets, say).
+///
+/// Corresponds to: SecureYeoman `stream_chunk`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ModelStreamChunk {
+    /// Shared fields.
+    #[serde(flatten)]
+    pub meta: Meta,
+    /// The model streaming the response.
+    pub model: String,
+    /// The chunk's number within the response, from 0.
+    pub index: u64,
+    /// The chunk's text; transforms may rewrite it.
+    pub chunk: String,
+}
+
+impl ModelStreamChunk {
+    /// Chunk number `index` of `model`'s response.
+    pub fn new(meta: Meta, model: impl Into<String>, index: u64, chunk: impl Into<String>) -> Self {
+        ModelStreamChunk {
+            meta,
+            model: model.into(),
+            index,
+            chunk: chunk.into(),
+        }
+    }
+}
+
+/// Context of [`post_model_call`](crate::points::post_model_call): the model's complete
+/// response.
+///
+/// Transforms run in order and may rewrite `response`.
+///
+/// Corresponds to: SecureYeoman `after_llm_call` / `stream_end`, seed 003 `ModelOutput`, infer
+/// `post_stream`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct PostModelCall {
+    /// Shared fields.
+    #[serde(flatten)]
+    pub meta: Meta,
+    /// The model that answered.
+    pub model: String,
+    /// The response text; transforms may rewrite it.
+    pub response: String,
+    /// Tokens the call used.
+    #[serde(default)]
+    pub usage: TokenUsage,
+    /// How long the call took.
+    pub duration_ms: u64,
+    /// Why the model stopped (`end_turn`, `max_tokens`, `tool_use`, …, as the provider says).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_reason: Option<String>,
+    /// The names of the tools the model requested.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<String>,
+}
+
+impl PostModelCall {
+    /// `model`'s `response`.
+    pub fn new(
+        meta: Meta,
+        model: impl Into<String>,
+        response: impl Into<String>,
+        usage: TokenUsage,
+        duration_ms: u64,
+    ) -> Self {
+        PostModelCall {
+            meta,
+            model: model.into(),
+            response: response.into(),
+            usage,
+            duration_ms,
+            stop_reason: None,
+            tool_calls: Vec::new(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pre_model_call_serializes_the_switched_model_and_keeps_the_original() {
+        let mut ctx = PreModelCall::new(
+            Meta::new("s1"),
+            "big-model",
+            vec![
+                Message::new(Role::System, "be brief"),
+                Message::new(Role::User, "hi"),
+            ],
+        );
+        ctx.model.set("small-model".into());
+        assert_eq!(ctx.model.original(), "big-model");
+        let v = serde_json::to_value(&ctx).unwrap();
+        assert_eq!(v["model"], "small-model");
+        assert_eq!(v["messages"][0]["role"], "system");
+        assert_eq!(v["messages"][1]["content"], "hi");
+        assert!(v.get("max_tokens").is_none());
+        assert!(v.get("additional_context").is_none());
+    }
+
+    #[test]
+    fn unknown_roles_read_as_other() {
+        let m: Message = serde_json::from_str(r#"{"role": "developer", "content": "x"}"#).unwrap();
+        assert_eq!(m.role, Role::Other);
+        assert_eq!(Role::default(), Role::User);
+    }
+
+    #[test]
+    fn post_model_call_round_trips_and_defaults_missing_usage() {
+        let mut ctx = PostModelCall::new(Meta::new("s1"), "m", "done", TokenUsage::new(10, 5), 42);
+        ctx.stop_reason = Some("tool_use".into());
+        ctx.tool_calls.push("Bash".into());
+        let mut v = serde_json::to_value(&ctx).unwrap();
+        assert_eq!(v["usage"]["input"], 10);
+        assert_eq!(v["tool_calls"][0], "Bash");
+        let back: PostModelCall = serde_json::from_value(v.clone()).unwrap();
+        assert_eq!(back, ctx);
+
+        v.as_object_mut().unwrap().remove("usage");
+        let back: PostModelCall = serde_json::from_value(v).unwrap();
+        assert_eq!(back.usage, TokenUsage::default());
+    }
+}

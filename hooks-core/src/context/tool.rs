@@ -1,0 +1,179 @@
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::{Meta, Rewritable};
+
+/// Context of [`pre_tool_use`](crate::points::pre_tool_use): a tool call the model requested,
+/// before it runs.
+///
+/// Guards may deny or ask, add context for the model, and rewrite the input with
+/// [`Rewritable::set`]; later hooks and `post_tool_use` still see the original.
+///
+/// ```
+/// use hooks_core::context::{Meta, PreToolUse};
+/// use serde_json::json;
+///
+/// let mut ctx = PreToolUse::new(Meta::new("s1"), "Bash", json!({"command": "ls -la"}));
+/// assert_eq!(ctx.command(), Some("ls -la"));
+/// ctx.tool_input.set(json!({"command": "ls"}));
+/// assert_eq!(ctx.tool_input.original()["command"], "ls -la");
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct PreToolUse {
+    /// Shared fields.
+    #[serde(flatten)]
+    pub meta: Meta,
+    /// The tool's name (Claude Code `tool_name`: `Bash`, `Write`, `Edit`, `mcp__server__tool`, …).
+    pub tool_name: String,
+    /// The tool call's id (Claude Code `tool_use_id`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_use_id: Option<String>,
+    /// The tool's arguments (Claude Code `tool_input`, Squad `toolArgs`); guards may rewrite them.
+    pub tool_input: Rewritable<Value>,
+    /// Text for the model, added by hooks in order (Claude Code `additionalContext`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub additional_context: Vec<String>,
+}
+
+impl PreToolUse {
+    /// A call of `tool_name` with `tool_input`.
+    pub fn new(meta: Meta, tool_name: impl Into<String>, tool_input: Value) -> Self {
+        PreToolUse {
+            meta,
+            tool_name: tool_name.into(),
+            tool_use_id: None,
+            tool_input: Rewritable::new(tool_input),
+            additional_context: Vec::new(),
+        }
+    }
+
+    /// The shell command, when the input has a string `command` field (Claude Code's `Bash`
+    /// tool and most shell tools).
+    pub fn command(&self) -> Option<&str> {
+        self.tool_input.get().get("command")?.as_str()
+    }
+
+    /// The target path, when the input has a string `file_path` or `path` field (Claude Code's
+    /// `Write`, `Edit`, `Read`).
+    pub fn file_path(&self) -> Option<&str> {
+        let input = self.tool_input.get();
+        input.get("file_path").or_else(|| input.get("path"))?.as_str()
+    }
+
+    /// Add text for the model.
+    pub fn add_context(&mut self, text: impl Into<String>) {
+        self.additional_context.push(text.into());
+    }
+}
+
+/// Context of [`post_tool_use`](crate::points::post_tool_use): a tool call that ran (or failed).
+///
+/// Transforms may rewrite `tool_response` (to redact secrets, say) and add context.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct PostToolUse {
+    /// Shared fields.
+    #[serde(flatten)]
+    pub meta: Meta,
+    /// The tool's name.
+    pub tool_name: String,
+    /// The tool call's id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_use_id: Option<String>,
+    /// The input the tool ran with (after any `pre_tool_use` rewrite).
+    pub tool_input: Value,
+    /// The input as the model requested it, when a `pre_tool_use` hook rewrote it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub original_tool_input: Option<Value>,
+    /// The tool's result (Claude Code `tool_response`, Squad `toolResult`); transforms may
+    /// rewrite it.
+    pub tool_response: Value,
+    /// The error, when the tool failed (Claude Code `PostToolUseFailure.error`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// How long the tool ran (Claude Code `duration_ms`, Squad `durationMs`).
+    pub duration_ms: u64,
+    /// Text for the model, added by hooks in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub additional_context: Vec<String>,
+}
+
+impl PostToolUse {
+    /// A finished call of `tool_name`.
+    pub fn new(
+        meta: Meta,
+        tool_name: impl Into<String>,
+        tool_input: Value,
+        tool_response: Value,
+        duration_ms: u64,
+    ) -> Self {
+        PostToolUse {
+            meta,
+            tool_name: tool_name.into(),
+            tool_use_id: None,
+            tool_input,
+            original_tool_input: None,
+            tool_response,
+            error: None,
+            duration_ms,
+            additional_context: Vec::new(),
+        }
+    }
+
+    /// The context after the call described by `pre` ran: tool name, id and (rewritten) input
+    /// are taken from it, and the original input is kept when a hook rewrote it.
+    pub fn after(pre: &PreToolUse, tool_response: Value, duration_ms: u64) -> Self {
+        PostToolUse {
+            meta: pre.meta.next(),
+            tool_name: pre.tool_name.clone(),
+            tool_use_id: pre.tool_use_id.clone(),
+            tool_input: pre.tool_input.get().clone(),
+            original_tool_input: pre
+                .tool_input
+                .is_rewritten()
+                .then(|| pre.tool_input.original().clone()),
+            tool_response,
+            error: None,
+            duration_ms,
+            additional_context: Vec::new(),
+        }
+    }
+
+    /// True when the tool failed.
+    pub fn is_error(&self) -> bool {
+        self.error.is_some()
+    }
+
+    /// Add text for the model.
+    pub fn add_context(&mut self, text: impl Into<String>) {
+        self.additional_context.push(text.into());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn pre_tool_use_json_uses_claude_code_field_names() {
+        let ctx = PreToolUse::new(Meta::new("s1"), "Bash", json!({"command": "ls"}));
+        let v = serde_json::to_value(&ctx).unwrap();
+        assert_eq!(v["session_id"], "s1");
+        assert_eq!(v["tool_name"], "Bash");
+        assert_eq!(v["tool_input"]["command"], "ls");
+        assert!(v.get("additional_context").is_none());
+        let back: PreToolUse = serde_json::from_value(v).unwrap();
+        assert_eq!(back, ctx);
+    }
+
+    #[test]
+    fn post_tool_use_after_a_rewrite_keeps_the_original_input() {
+        let mut pre = PreToolUse::new(Meta::new("s1"), "Bash", json!({"command": "rm -rf b"}));
+        pre.tool_input.set(json!({"command": "rm -rf ./b"}));
+        let post = PostToolUse::after(&pre, json!({"exit_code": 0}), 12);
+        assert_eq!(post.tool_input["command"], "rm -rf ./b");
+        assert_eq!(post.original_tool_input.unwrap()["command"], "rm -rf b");
+    }
+}

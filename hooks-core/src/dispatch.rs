@@ -1,0 +1,381 @@
+//! The static dispatcher: runs a point's link-time hooks with the point's semantics.
+//!
+//! | kind | order | stops early when | a failing hook (panic, error) |
+//! |---|---|---|---|
+//! | guard | `(order, name)` | a hook denies | denies (fail closed) and stops |
+//! | transform | `(order, name)` | never | is reported; the chain continues (fail open) |
+//! | observe | sync ones in order, async ones concurrently | never | is reported; nothing else changes |
+//! | recover | `(order, name)` | a hook returns a recovery | is reported; the chain continues |
+//!
+//! A failure is always recorded in [`Outcome::failures`] and logged with `tracing` at `warn`
+//! level; it is never reported as a policy decision ([`Outcome::decided_by_failure`] tells
+//! them apart).
+//!
+//! [`dispatch`] is synchronous and performs no heap allocation (unless a hook fails or a hook
+//! itself allocates). It cannot run `async fn` hooks: one found there is a failure (so a guard
+//! denies). [`dispatch_async`] runs both kinds; each async hook costs one boxed future.
+
+use std::any::Any;
+use std::future::Future;
+use std::ops::ControlFlow;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use crate::kind::{BoxFuture, Guard, Kind, Observe, Recover, Transform};
+use crate::outcome::{FailureCause, HookFailure, HookName, HookResult, Outcome, Verdict};
+use crate::point::{HookEntry, HookFn, HookPoint};
+
+/// Run every link-time hook at point `P` on `ctx`, synchronously, and merge their results with
+/// the point's semantics.
+///
+/// A point without hooks costs one relaxed atomic load. Dispatch itself never allocates.
+///
+/// ```
+/// use hooks_core::context::{Meta, PreToolUse};
+/// use hooks_core::points::pre_tool_use;
+///
+/// let mut ctx = PreToolUse::new(Meta::new("session-1"), "Bash", serde_json::json!({"command": "ls"}));
+/// let outcome = hooks_core::dispatch::<pre_tool_use::Point>(&mut ctx);
+/// assert!(!outcome.is_denied());
+/// ```
+#[inline]
+pub fn dispatch<P: HookPoint>(ctx: &mut P::Context) -> Outcome<<P::Kind as Kind>::Ret> {
+    let registry = P::registry();
+    if registry.is_empty() {
+        return Outcome::default();
+    }
+    <P::Kind as Semantics>::run_sync::<P>(registry.hooks(), ctx)
+}
+
+/// Run every link-time hook at point `P` on `ctx`, sync and async ones, and merge their results
+/// with the point's semantics. Guards, transforms and recoverers run one after another in
+/// order; async observers run concurrently.
+///
+/// Each `async fn` hook costs one boxed future; sync hooks cost nothing extra. Panics are
+/// caught per hook. The returned future is `Send`.
+pub async fn dispatch_async<P: HookPoint>(ctx: &mut P::Context) -> Outcome<<P::Kind as Kind>::Ret> {
+    let registry = P::registry();
+    if registry.is_empty() {
+        return Outcome::default();
+    }
+    <P::Kind as Semantics>::run_async::<P>(registry.hooks(), ctx).await
+}
+
+/// How a kind runs and merges its hooks. Implemented by the four kinds; sealed through
+/// [`Kind`].
+pub trait Semantics: Kind<Ret: Default> {
+    /// Fold one hook's result into the outcome. `Break` stops the chain.
+    #[doc(hidden)]
+    fn merge(
+        out: &mut Outcome<Self::Ret>,
+        hook: HookName,
+        point: &'static str,
+        result: Result<Self::Ret, FailureCause>,
+    ) -> ControlFlow<()>;
+
+    #[doc(hidden)]
+    fn run_sync<P: HookPoint<Kind = Self>>(
+        hooks: &[&'static HookEntry<P>],
+        ctx: &mut P::Context,
+    ) -> Outcome<Self::Ret>;
+
+    #[doc(hidden)]
+    fn run_async<'a, P: HookPoint<Kind = Self>>(
+        hooks: &'a [&'static HookEntry<P>],
+        ctx: &'a mut P::Context,
+    ) -> impl Future<Output = Outcome<Self::Ret>> + Send + 'a;
+}
+
+/// Record a failure in the outcome and the log.
+#[cold]
+fn record_failure<T>(
+    out: &mut Outcome<T>,
+    hook: HookName,
+    point: &'static str,
+    cause: FailureCause,
+) {
+    tracing::warn!(point, hook = %hook, cause = %cause, "hook failed");
+    out.failures.push(HookFailure { hook, point, cause });
+}
+
+#[cold]
+fn panic_cause(payload: Box<dyn Any + Send>) -> FailureCause {
+    let msg = if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_owned()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "non-string panic payload".to_owned()
+    };
+    FailureCause::Panic(msg)
+}
+
+#[inline(always)]
+fn flatten<T>(r: std::thread::Result<HookResult<T>>) -> Result<T, FailureCause> {
+    match r {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(e)) => Err(FailureCause::Error(e)),
+        Err(payload) => Err(panic_cause(payload)),
+    }
+}
+
+/// Run one sync hook with its panic caught.
+#[inline(always)]
+fn call_caught<T>(f: impl FnOnce() -> HookResult<T>) -> Result<T, FailureCause> {
+    flatten(catch_unwind(AssertUnwindSafe(f)))
+}
+
+/// A future with panics caught at each poll.
+struct CatchUnwind<F>(F);
+
+impl<F: Future + Unpin> Future for CatchUnwind<F> {
+    type Output = std::thread::Result<F::Output>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let inner = &mut self.0;
+        match catch_unwind(AssertUnwindSafe(|| Pin::new(inner).poll(cx))) {
+            Ok(Poll::Pending) => Poll::Pending,
+            Ok(Poll::Ready(v)) => Poll::Ready(Ok(v)),
+            Err(payload) => Poll::Ready(Err(payload)),
+        }
+    }
+}
+
+async fn await_caught<T>(fut: BoxFuture<'_, HookResult<T>>) -> Result<T, FailureCause> {
+    flatten(CatchUnwind(fut).await)
+}
+
+/// Runs hooks that take `&mut` context (guards and transforms) and folds them with `merge`.
+macro_rules! sequential_mut {
+    ($kind:ty) => {
+        fn run_sync<P: HookPoint<Kind = Self>>(
+            hooks: &[&'static HookEntry<P>],
+            ctx: &mut P::Context,
+        ) -> Outcome<Self::Ret> {
+            let mut out = Outcome::default();
+            for e in hooks {
+                let result = match e.func() {
+                    HookFn::Sync(f) => call_caught(|| f(ctx)),
+                    HookFn::Async(_) => Err(FailureCause::AsyncInSyncDispatch),
+                };
+                let name = HookName::from_static(e.name());
+                if Self::merge(&mut out, name, P::NAME, result).is_break() {
+                    break;
+                }
+            }
+            out
+        }
+
+        async fn run_async<'a, P: HookPoint<Kind = Self>>(
+            hooks: &'a [&'static HookEntry<P>],
+            ctx: &'a mut P::Context,
+        ) -> Outcome<Self::Ret> {
+            let mut out = Outcome::default();
+            for e in hooks {
+                let result = match e.func() {
+                    HookFn::Sync(f) => call_caught(|| f(ctx)),
+                    HookFn::Async(f) => await_caught(f(ctx)).await,
+                };
+                let name = HookName::from_static(e.name());
+                if Self::merge(&mut out, name, P::NAME, result).is_break() {
+                    break;
+                }
+            }
+            out
+        }
+    };
+}
+
+impl Semantics for Guard {
+    #[inline]
+    fn merge(
+        out: &mut Outcome<Verdict>,
+        hook: HookName,
+        point: &'static str,
+        result: Result<Verdict, FailureCause>,
+    ) -> ControlFlow<()> {
+        match result {
+            Ok(v) => {
+                let deny = v.is_deny();
+                if v.severity() > out.value.severity() {
+                    out.value = v;
+                    out.decided_by = Some(hook);
+                }
+                if deny {
+                    ControlFlow::Break(())
+                } else {
+                    ControlFlow::Continue(())
+                }
+            }
+            Err(cause) => {
+                // Fail closed: the failure denies, and the record says it was a failure.
+                out.value = Verdict::deny(format!("hook `{hook}` failed (fail closed): {cause}"));
+                out.decided_by = Some(hook.clone());
+                record_failure(out, hook, point, cause);
+                ControlFlow::Break(())
+            }
+        }
+    }
+
+    sequential_mut!(Guard);
+}
+
+impl Semantics for Transform {
+    #[inline]
+    fn merge(
+        out: &mut Outcome<()>,
+        hook: HookName,
+        point: &'static str,
+        result: Result<(), FailureCause>,
+    ) -> ControlFlow<()> {
+        if let Err(cause) = result {
+            record_failure(out, hook, point, cause);
+        }
+        ControlFlow::Continue(())
+    }
+
+    sequential_mut!(Transform);
+}
+
+impl Semantics for Recover {
+    #[inline]
+    fn merge(
+        out: &mut Outcome<Option<crate::Recovery>>,
+        hook: HookName,
+        point: &'static str,
+        result: Result<Option<crate::Recovery>, FailureCause>,
+    ) -> ControlFlow<()> {
+        match result {
+            Ok(Some(r)) => {
+                out.value = Some(r);
+                out.decided_by = Some(hook);
+                ControlFlow::Break(())
+            }
+            Ok(None) => ControlFlow::Continue(()),
+            Err(cause) => {
+                record_failure(out, hook, point, cause);
+                ControlFlow::Continue(())
+            }
+        }
+    }
+
+    fn run_sync<P: HookPoint<Kind = Self>>(
+        hooks: &[&'static HookEntry<P>],
+        ctx: &mut P::Context,
+    ) -> Outcome<Self::Ret> {
+        let ctx = &*ctx;
+        let mut out = Outcome::default();
+        for e in hooks {
+            let result = match e.func() {
+                HookFn::Sync(f) => call_caught(|| f(ctx)),
+                HookFn::Async(_) => Err(FailureCause::AsyncInSyncDispatch),
+            };
+            if Self::merge(&mut out, HookName::from_static(e.name()), P::NAME, result).is_break() {
+                break;
+            }
+        }
+        out
+    }
+
+    async fn run_async<'a, P: HookPoint<Kind = Self>>(
+        hooks: &'a [&'static HookEntry<P>],
+        ctx: &'a mut P::Context,
+    ) -> Outcome<Self::Ret> {
+        let ctx = &*ctx;
+        let mut out = Outcome::default();
+        for e in hooks {
+            let result = match e.func() {
+                HookFn::Sync(f) => call_caught(|| f(ctx)),
+                HookFn::Async(f) => await_caught(f(ctx)).await,
+            };
+            if Self::merge(&mut out, HookName::from_static(e.name()), P::NAME, result).is_break() {
+                break;
+            }
+        }
+        out
+    }
+}
+
+/// How many async observers are polled together without allocating; larger sets run in
+/// groups of this size, one group after another.
+const OBSERVER_GROUP: usize = 16;
+
+impl Semantics for Observe {
+    #[inline]
+    fn merge(
+        out: &mut Outcome<()>,
+        hook: HookName,
+        point: &'static str,
+        result: Result<(), FailureCause>,
+    ) -> ControlFlow<()> {
+        if let Err(cause) = result {
+            record_failure(out, hook, point, cause);
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn run_sync<P: HookPoint<Kind = Self>>(
+        hooks: &[&'static HookEntry<P>],
+        ctx: &mut P::Context,
+    ) -> Outcome<()> {
+        let ctx = &*ctx;
+        let mut out = Outcome::default();
+        for e in hooks {
+            let result = match e.func() {
+                HookFn::Sync(f) => call_caught(|| f(ctx)),
+                HookFn::Async(_) => Err(FailureCause::AsyncInSyncDispatch),
+            };
+            let _ = Self::merge(&mut out, HookName::from_static(e.name()), P::NAME, result);
+        }
+        out
+    }
+
+    async fn run_async<'a, P: HookPoint<Kind = Self>>(
+        hooks: &'a [&'static HookEntry<P>],
+        ctx: &'a mut P::Context,
+    ) -> Outcome<()> {
+        let ctx = &*ctx;
+        let mut out = Outcome::default();
+        // Sync observers first, in order; they cannot see anything the async ones do.
+        for e in hooks {
+            if let HookFn::Sync(f) = e.func() {
+                let result = call_caught(|| f(ctx));
+                let _ = Self::merge(&mut out, HookName::from_static(e.name()), P::NAME, result);
+            }
+        }
+        // An index walk rather than an iterator adapter: closures held across `.await` make
+        // the future's `Send` proof fail ("implementation of FnOnce is not general enough").
+        let mut next = 0;
+        while next < hooks.len() {
+            let mut group: [Option<(&'static str, CatchUnwind<BoxFuture<'a, HookResult<()>>>)>;
+                OBSERVER_GROUP] = [const { None }; OBSERVER_GROUP];
+            let mut filled = 0;
+            while next < hooks.len() && filled < OBSERVER_GROUP {
+                if let HookFn::Async(f) = hooks[next].func() {
+                    group[filled] = Some((hooks[next].name(), CatchUnwind(f(ctx))));
+                    filled += 1;
+                }
+                next += 1;
+            }
+            std::future::poll_fn(|cx| {
+                let mut busy = false;
+                for slot in group.iter_mut() {
+                    if let Some((name, fut)) = slot {
+                        match Pin::new(fut).poll(cx) {
+                            Poll::Ready(r) => {
+                                let name = HookName::from_static(name);
+                                let _ = Self::merge(&mut out, name, P::NAME, flatten(r));
+                                *slot = None;
+                            }
+                            Poll::Pending => busy = true,
+                        }
+                    }
+                }
+                if busy { Poll::Pending } else { Poll::Ready(()) }
+            })
+            .await;
+        }
+        out
+    }
+}

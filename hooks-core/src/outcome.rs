@@ -1,0 +1,363 @@
+//! What hooks return and what a dispatch reports.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+/// A guard hook's answer.
+///
+/// Verdicts are ordered by restrictiveness: `Continue < Allow < Ask < Deny`. When several guards
+/// run, the merged verdict is the most restrictive one seen, and a `Deny` stops the chain.
+/// Reasons are `Cow<'static, str>` so a fixed reason costs no allocation.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "decision", content = "reason", rename_all = "snake_case")]
+pub enum Verdict {
+    /// No opinion; the next hook decides.
+    #[default]
+    Continue,
+    /// Explicitly allowed (Claude Code `permissionDecision: "allow"`). A later hook can still
+    /// ask or deny.
+    Allow,
+    /// A human must confirm (Claude Code `"ask"`), with the reason shown to them.
+    Ask(Cow<'static, str>),
+    /// Refused (Claude Code `"deny"` / exit code 2), with the reason given to the agent.
+    Deny(Cow<'static, str>),
+}
+
+impl Verdict {
+    /// `Verdict::Ask` with a reason.
+    pub fn ask(reason: impl Into<Cow<'static, str>>) -> Self {
+        Verdict::Ask(reason.into())
+    }
+
+    /// `Verdict::Deny` with a reason.
+    pub fn deny(reason: impl Into<Cow<'static, str>>) -> Self {
+        Verdict::Deny(reason.into())
+    }
+
+    /// How restrictive the verdict is: 0 (`Continue`) to 3 (`Deny`).
+    pub const fn severity(&self) -> u8 {
+        match self {
+            Verdict::Continue => 0,
+            Verdict::Allow => 1,
+            Verdict::Ask(_) => 2,
+            Verdict::Deny(_) => 3,
+        }
+    }
+
+    /// True for `Deny`.
+    pub const fn is_deny(&self) -> bool {
+        matches!(self, Verdict::Deny(_))
+    }
+
+    /// The reason of an `Ask` or `Deny`.
+    pub fn reason(&self) -> Option<&str> {
+        match self {
+            Verdict::Ask(r) | Verdict::Deny(r) => Some(r),
+            Verdict::Continue | Verdict::Allow => None,
+        }
+    }
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Verdict::Continue => f.write_str("continue"),
+            Verdict::Allow => f.write_str("allow"),
+            Verdict::Ask(r) => write!(f, "ask: {r}"),
+            Verdict::Deny(r) => write!(f, "deny: {r}"),
+        }
+    }
+}
+
+/// A recover hook's answer to an error (the `error_occurred` point).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "action", rename_all = "snake_case")]
+pub enum Recovery {
+    /// Retry the failed operation after `backoff`.
+    Retry {
+        /// How long to wait first.
+        #[serde(with = "duration_ms", rename = "backoff_ms")]
+        backoff: Duration,
+    },
+    /// Retry with another model after `backoff`.
+    Fallback {
+        /// The model to switch to.
+        model: String,
+        /// How long to wait first.
+        #[serde(with = "duration_ms", rename = "backoff_ms")]
+        backoff: Duration,
+    },
+    /// Stop trying; the error is final.
+    GiveUp {
+        /// Why, for logs and the user.
+        reason: String,
+    },
+}
+
+mod duration_ms {
+    use std::time::Duration;
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u64(u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+        u64::deserialize(d).map(Duration::from_millis)
+    }
+}
+
+/// The name of a hook: `&'static` for link-time hooks, shared for hooks named at run time.
+/// Cloning never allocates.
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct HookName(NameRepr);
+
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum NameRepr {
+    Static(&'static str),
+    Shared(Arc<str>),
+}
+
+impl HookName {
+    /// A name known at compile time.
+    pub const fn from_static(name: &'static str) -> Self {
+        HookName(NameRepr::Static(name))
+    }
+
+    /// The name as a string slice.
+    pub fn as_str(&self) -> &str {
+        match &self.0 {
+            NameRepr::Static(s) => s,
+            NameRepr::Shared(s) => s,
+        }
+    }
+}
+
+impl From<&'static str> for HookName {
+    fn from(s: &'static str) -> Self {
+        HookName::from_static(s)
+    }
+}
+
+impl From<String> for HookName {
+    fn from(s: String) -> Self {
+        HookName(NameRepr::Shared(s.into()))
+    }
+}
+
+impl From<Arc<str>> for HookName {
+    fn from(s: Arc<str>) -> Self {
+        HookName(NameRepr::Shared(s))
+    }
+}
+
+impl std::ops::Deref for HookName {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl fmt::Debug for HookName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl fmt::Display for HookName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for HookName {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+/// The error type a hook may return: any error, boxed.
+pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
+
+/// The error a hook returned (`Err(e)` from a hook that returns `Result`).
+#[derive(Debug, thiserror::Error)]
+#[error(transparent)]
+pub struct HookError(#[from] BoxError);
+
+impl HookError {
+    /// Wrap any error.
+    pub fn new(err: impl Into<BoxError>) -> Self {
+        HookError(err.into())
+    }
+
+    /// The underlying error.
+    pub fn inner(&self) -> &(dyn std::error::Error + Send + Sync + 'static) {
+        &*self.0
+    }
+}
+
+/// What a stored hook returns: its value or the error it reported.
+pub type HookResult<T> = Result<T, HookError>;
+
+/// Why a hook failed to produce a result. A failure is never a policy decision: it is reported
+/// as a [`HookFailure`] and then handled by the point's failure policy (guards deny, other
+/// kinds continue).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum FailureCause {
+    /// The hook panicked; the panic message.
+    #[error("panicked: {0}")]
+    Panic(String),
+    /// The hook returned an error.
+    #[error("returned an error: {0}")]
+    Error(#[source] HookError),
+    /// The hook did not finish in time.
+    #[error("timed out after {0:?}")]
+    Timeout(Duration),
+    /// An async hook reached a synchronous dispatch, which cannot run it.
+    #[error("is async and cannot run in a synchronous dispatch; use `dispatch_async`")]
+    AsyncInSyncDispatch,
+}
+
+/// A record of one hook that failed during a dispatch.
+#[derive(Debug, thiserror::Error)]
+#[error("hook `{hook}` at `{point}` {cause}")]
+pub struct HookFailure {
+    /// The failing hook.
+    pub hook: HookName,
+    /// The point it was running at.
+    pub point: &'static str,
+    /// What went wrong.
+    pub cause: FailureCause,
+}
+
+/// The result of dispatching one point: the merged value, which hook decided it, and every hook
+/// failure on the way.
+///
+/// `T` is the kind's result: [`Verdict`] for guards, `Option<Recovery>` for recoverers, `()` for
+/// transforms and observers.
+#[derive(Debug)]
+#[must_use = "a dispatch outcome carries the verdict or recovery and any hook failures"]
+pub struct Outcome<T> {
+    /// The merged result (for a guard: the most restrictive verdict seen).
+    pub value: T,
+    /// The hook whose answer is `value` (`None` when no hook had an opinion).
+    pub decided_by: Option<HookName>,
+    /// Every hook that failed, in the order they ran. Empty (and unallocated) normally.
+    pub failures: Vec<HookFailure>,
+}
+
+impl<T: Default> Default for Outcome<T> {
+    fn default() -> Self {
+        Outcome {
+            value: T::default(),
+            decided_by: None,
+            failures: Vec::new(),
+        }
+    }
+}
+
+impl<T> Outcome<T> {
+    /// If the deciding hook failed (so `value` comes from the failure policy, not from a
+    /// policy decision), that failure.
+    pub fn decided_by_failure(&self) -> Option<&HookFailure> {
+        let decider = self.decided_by.as_ref()?;
+        self.failures.iter().rev().find(|f| &f.hook == decider)
+    }
+}
+
+impl Outcome<Verdict> {
+    /// The merged verdict.
+    pub fn verdict(&self) -> &Verdict {
+        &self.value
+    }
+
+    /// True when the merged verdict is `Deny`.
+    pub fn is_denied(&self) -> bool {
+        self.value.is_deny()
+    }
+}
+
+/// Conversion of a hook's return value into [`HookResult`]: implemented for the kinds' result
+/// types and for `Result<_, E>` of them.
+#[diagnostic::on_unimplemented(
+    message = "this hook returns `{Self}`, but the hook point expects `{T}`",
+    label = "wrong return type for this hook point",
+    note = "a hook returns the point's result type `{T}`, or `Result<{T}, E>` where `E: Into<Box<dyn Error + Send + Sync>>`",
+    note = "guards return `Verdict`, transforms and observers `()`, recoverers `Option<Recovery>`"
+)]
+pub trait IntoHookResult<T> {
+    /// Convert.
+    fn into_hook_result(self) -> HookResult<T>;
+}
+
+macro_rules! into_hook_result {
+    ($($t:ty),*) => {$(
+        impl IntoHookResult<$t> for $t {
+            #[inline(always)]
+            fn into_hook_result(self) -> HookResult<$t> {
+                Ok(self)
+            }
+        }
+        impl<E: Into<BoxError>> IntoHookResult<$t> for Result<$t, E> {
+            #[inline(always)]
+            fn into_hook_result(self) -> HookResult<$t> {
+                self.map_err(|e| HookError(e.into()))
+            }
+        }
+    )*};
+}
+
+into_hook_result!(Verdict, (), Option<Recovery>);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verdict_severity_orders_deny_over_ask_over_allow_over_continue() {
+        let v = [
+            Verdict::Continue,
+            Verdict::Allow,
+            Verdict::ask("a"),
+            Verdict::deny("d"),
+        ];
+        for w in v.windows(2) {
+            assert!(w[0].severity() < w[1].severity(), "{:?} < {:?}", w[0], w[1]);
+        }
+    }
+
+    #[test]
+    fn verdict_serializes_as_decision_and_reason() {
+        let json = serde_json::to_value(Verdict::deny("no")).unwrap();
+        assert_eq!(json, serde_json::json!({"decision": "deny", "reason": "no"}));
+        let json = serde_json::to_value(Verdict::Allow).unwrap();
+        assert_eq!(json, serde_json::json!({"decision": "allow"}));
+    }
+
+    #[test]
+    fn recovery_round_trips_with_millisecond_backoff() {
+        let r = Recovery::Fallback {
+            model: "small".into(),
+            backoff: Duration::from_millis(250),
+        };
+        let json = serde_json::to_value(&r).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({"action": "fallback", "model": "small", "backoff_ms": 250})
+        );
+        assert_eq!(serde_json::from_value::<Recovery>(json).unwrap(), r);
+    }
+
+    #[test]
+    fn result_returns_convert_errors_into_hook_errors() {
+        let r: Result<Verdict, &str> = Err("boom");
+        let err = r.into_hook_result().unwrap_err();
+        assert_eq!(err.to_string(), "boom");
+    }
+}

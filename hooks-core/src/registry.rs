@@ -1,0 +1,175 @@
+//! What is linked: every declared point and every registered hook, and startup checks.
+//!
+//! # The linking rule
+//!
+//! **A crate that nothing in the final binary references is never linked, and its hooks
+//! silently vanish.** rustc only loads a dependency that the code names (`use`, a path, or
+//! `extern crate`); listing it in `Cargo.toml` is not enough. This holds in debug, release and
+//! LTO builds, and for both registry backends. A crate that only holds hooks must therefore be
+//! named somewhere:
+//!
+//! ```ignore
+//! use my_policies as _; // links my_policies, so its #[hook] fns register
+//! ```
+//!
+//! Because a missing hook is silent, an application that depends on some hooks for safety
+//! should check for them at startup with [`require`], which fails closed and names what is
+//! missing:
+//!
+//! ```
+//! # fn main() -> Result<(), hooks_core::registry::RegistryError> {
+//! // In a real app: require(["my_policies::deny_sudo", "my_policies::audit"])?
+//! hooks_core::registry::require::<&str>([])?;
+//! hooks_core::registry::check()?; // no duplicate hook names
+//! # Ok(()) }
+//! ```
+
+use std::fmt;
+
+use crate::kind::{Kind, KindId};
+use crate::point::{HookInfo, HookPoint};
+
+/// A declared hook point, as listed by [`points`].
+pub struct PointInfo {
+    name: &'static str,
+    kind: KindId,
+    hooks: fn() -> Vec<HookInfo>,
+    duplicates: fn() -> Vec<HookInfo>,
+}
+
+impl PointInfo {
+    #[doc(hidden)]
+    pub const fn __new<P: HookPoint>() -> Self {
+        PointInfo {
+            name: P::NAME,
+            kind: <P::Kind as Kind>::ID,
+            hooks: hook_infos::<P>,
+            duplicates: duplicate_infos::<P>,
+        }
+    }
+
+    /// The point's name.
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// The point's kind.
+    pub fn kind(&self) -> KindId {
+        self.kind
+    }
+
+    /// The hooks linked at this point, in run order.
+    pub fn hooks(&self) -> Vec<HookInfo> {
+        (self.hooks)()
+    }
+
+    /// Entries dropped because an earlier hook at this point has the same name.
+    pub fn duplicates(&self) -> Vec<HookInfo> {
+        (self.duplicates)()
+    }
+}
+
+impl fmt::Debug for PointInfo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PointInfo")
+            .field("name", &self.name)
+            .field("kind", &self.kind)
+            .finish_non_exhaustive()
+    }
+}
+
+fn hook_infos<P: HookPoint>() -> Vec<HookInfo> {
+    P::registry().hooks().iter().map(|e| e.info()).collect()
+}
+
+fn duplicate_infos<P: HookPoint>() -> Vec<HookInfo> {
+    P::registry().duplicates().iter().map(|e| e.info()).collect()
+}
+
+/// Every linked hook point (the standard catalog and custom points of linked crates), sorted by
+/// name.
+pub fn points() -> Vec<&'static PointInfo> {
+    let mut all = crate::__private::all_points();
+    all.sort_by_key(|p| p.name);
+    all
+}
+
+/// Every linked hook at every point, sorted by point name, then in run order.
+///
+/// ```
+/// for hook in hooks_core::registry::linked() {
+///     println!("{:<20} {:>5} {} ({}:{})", hook.point, hook.order, hook.name, hook.file, hook.line);
+/// }
+/// ```
+pub fn linked() -> Vec<HookInfo> {
+    points().into_iter().flat_map(|p| p.hooks()).collect()
+}
+
+/// Fail unless every named hook is linked (at any point).
+///
+/// This is the startup check for the [linking rule](self#the-linking-rule): call it with the
+/// hooks your application relies on, and refuse to start when one is missing.
+///
+/// ```
+/// let err = hooks_core::registry::require(["no_such_crate::guard"]).unwrap_err();
+/// assert!(err.to_string().contains("no_such_crate::guard"));
+/// ```
+pub fn require<S: AsRef<str>>(names: impl IntoIterator<Item = S>) -> Result<(), RegistryError> {
+    let linked = linked();
+    let missing: Vec<String> = names
+        .into_iter()
+        .filter(|n| !linked.iter().any(|h| h.name.as_str() == n.as_ref()))
+        .map(|n| n.as_ref().to_owned())
+        .collect();
+    if missing.is_empty() {
+        Ok(())
+    } else {
+        Err(RegistryError::Missing { missing })
+    }
+}
+
+/// Fail if any point has two hooks with the same name (only the first of them runs).
+pub fn check() -> Result<(), RegistryError> {
+    let duplicates: Vec<HookInfo> = points().into_iter().flat_map(|p| p.duplicates()).collect();
+    if duplicates.is_empty() {
+        Ok(())
+    } else {
+        Err(RegistryError::Duplicates { duplicates })
+    }
+}
+
+/// A startup check failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RegistryError {
+    /// Required hooks are not linked.
+    #[error(
+        "required hooks are not linked: {}; a crate that nothing references is not linked, \
+         so add `use <crate> as _;` for each crate that defines them",
+        missing.join(", ")
+    )]
+    Missing {
+        /// The names that were not found.
+        missing: Vec<String>,
+    },
+    /// Some point has several hooks with one name.
+    #[error("duplicate hook names (only the first of each runs): {}", DisplayDuplicates(duplicates))]
+    Duplicates {
+        /// The entries that were dropped.
+        duplicates: Vec<HookInfo>,
+    },
+}
+
+struct DisplayDuplicates<'a>(&'a [HookInfo]);
+
+impl fmt::Display for DisplayDuplicates<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, d) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "`{}` at `{}` ({}:{})", d.name, d.point, d.file, d.line)?;
+        }
+        Ok(())
+    }
+}

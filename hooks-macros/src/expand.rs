@@ -1,0 +1,163 @@
+//! Expansion of `#[hook]`.
+
+use proc_macro2::TokenStream as TokenStream2;
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{FnArg, GenericParam, ItemFn, Path, Safety};
+
+use crate::args::HookArgs;
+
+pub fn hook(args: HookArgs, func: ItemFn) -> syn::Result<TokenStream2> {
+    check_signature(&args, &func)?;
+
+    let core: Path = args
+        .krate
+        .clone()
+        .unwrap_or_else(|| syn::parse_quote!(::hooks_core));
+    let ident = &func.sig.ident;
+    let point = &args.point;
+    // A single identifier names a standard point; anything longer is the path of a point
+    // declared with `hook_points!`.
+    let standard = point.get_ident();
+    let point_mod = match standard {
+        Some(p) => quote_spanned!(p.span()=> #core::points::#p),
+        None => quote!(#point),
+    };
+    let name = match &args.name {
+        Some(lit) => quote!(#lit),
+        None => quote!(::core::concat!(::core::module_path!(), "::", ::core::stringify!(#ident))),
+    };
+    let order = args.order.unwrap_or(0);
+    let file = quote_spanned!(ident.span()=> ::core::file!());
+    let line = quote_spanned!(ident.span()=> ::core::line!());
+
+    // The callee paths carry the user's fn span, so a signature mismatch is reported at the fn.
+    let func_value = if func.sig.asyncness.is_some() {
+        let call = quote_spanned!(ident.span()=> #core::__private::call_async);
+        let boxed = quote_spanned!(ident.span()=> ::std::boxed::Box::pin(__hooks_fut));
+        quote! {
+            #core::HookFn::Async({
+                let __hooks_shim: #point_mod::AsyncFn = |__hooks_ctx| {
+                    let __hooks_fut = #call(#ident, __hooks_ctx);
+                    #boxed
+                };
+                __hooks_shim
+            })
+        }
+    } else {
+        let call = quote_spanned!(ident.span()=> #core::__private::call_sync);
+        quote! {
+            #core::HookFn::Sync({
+                let __hooks_shim: #point_mod::SyncFn = |__hooks_ctx| #call(#ident, __hooks_ctx);
+                __hooks_shim
+            })
+        }
+    };
+
+    let register = quote! {
+        #[doc(hidden)]
+        const _: () = {
+            #core::__private::register_hook! {
+                slice: #point_mod::SLICE,
+                point: #point_mod::Point,
+                entry: #core::HookEntry::<#point_mod::Point>::__new(
+                    #name,
+                    #order,
+                    #file,
+                    #line,
+                    #func_value,
+                )
+            }
+        };
+    };
+
+    let register = match standard {
+        Some(p) => {
+            let gate = quote_spanned!(p.span()=> #core::__private::core_point!);
+            quote!(#gate { #p => { #register } })
+        }
+        None => register,
+    };
+
+    Ok(quote! {
+        #func
+        #register
+    })
+}
+
+/// Syntactic checks, each reported at the offending tokens. All problems are reported at once.
+fn check_signature(args: &HookArgs, func: &ItemFn) -> syn::Result<()> {
+    let sig = &func.sig;
+    let mut errors: Vec<syn::Error> = Vec::new();
+    let point = args
+        .point
+        .segments
+        .last()
+        .map(|s| s.ident.to_string())
+        .unwrap_or_default();
+
+    if let Some(receiver) = sig.receiver() {
+        errors.push(syn::Error::new(
+            receiver.span(),
+            "a hook must be a free function: `self` is not allowed (call your method from a \
+             free `fn` instead)",
+        ));
+    }
+    for param in &sig.generics.params {
+        match param {
+            GenericParam::Type(t) => errors.push(syn::Error::new(
+                t.span(),
+                "a hook cannot be generic over types: it is registered once, for one context \
+                 type",
+            )),
+            GenericParam::Const(c) => errors.push(syn::Error::new(
+                c.span(),
+                "a hook cannot have const generic parameters",
+            )),
+            GenericParam::Lifetime(_) => {}
+        }
+    }
+    if let Safety::Unsafe(token) = &sig.safety {
+        errors.push(syn::Error::new(token.span(), "a hook cannot be an `unsafe fn`"));
+    }
+    if let Some(abi) = &sig.abi {
+        errors.push(syn::Error::new(
+            abi.span(),
+            "a hook cannot have an `extern` ABI; use a plain Rust `fn`",
+        ));
+    }
+    if let Some(variadic) = &sig.variadic {
+        errors.push(syn::Error::new(variadic.span(), "a hook cannot be variadic"));
+    }
+    let typed = sig
+        .inputs
+        .iter()
+        .filter(|a| matches!(a, FnArg::Typed(_)))
+        .count();
+    if sig.receiver().is_none() && typed != 1 {
+        let span = if sig.inputs.is_empty() {
+            sig.paren_token.span.join()
+        } else {
+            sig.inputs.span()
+        };
+        errors.push(syn::Error::new(
+            span,
+            format!(
+                "a `{point}` hook takes exactly one argument, the point's context \
+                 (`ctx: &mut Context` for guards and transforms, `ctx: &Context` for \
+                 observers and recoverers); found {typed}"
+            ),
+        ));
+    }
+
+    let mut errors = errors.into_iter();
+    match errors.next() {
+        None => Ok(()),
+        Some(mut first) => {
+            for e in errors {
+                first.combine(e);
+            }
+            Err(first)
+        }
+    }
+}
