@@ -12,11 +12,12 @@ pub use crate::__declare_point as declare_point;
 pub use crate::__register_hook as register_hook;
 pub use crate::outcome::{HookResult, IntoHookResult};
 
-/// Calls a sync hook and converts its return value. The `R: IntoHookResult<T>` bound is what
-/// reports a wrong return type (with the message on [`IntoHookResult`]); the `Fn(A)` bound is
-/// what reports a wrong context type.
+/// The signature check of a sync hook: `#[hook]` calls it with the point's argument type `A`
+/// and result type `T` spelled out. A wrong context fails the `Fn(A)` bound (rustc prints the
+/// expected and found signatures); a wrong return type fails `IntoHookResult<T>`, whose message
+/// names the expected type.
 #[inline(always)]
-pub fn call_sync<F, A, R, T>(f: F, arg: A) -> HookResult<T>
+pub fn call_sync<A, T, F, R>(f: F, arg: A) -> HookResult<T>
 where
     F: Fn(A) -> R,
     R: IntoHookResult<T>,
@@ -24,10 +25,10 @@ where
     f(arg).into_hook_result()
 }
 
-/// Calls an async hook and converts its output. Boxing happens in the generated (non-generic)
-/// shim, so that rustc reports a non-`Send` future with the value and the `.await` that cause it.
+/// The signature check of an async hook, as [`call_sync`]. Boxing happens in the generated
+/// shim, where rustc can name the value that makes a future non-`Send`.
 #[inline(always)]
-pub fn call_async<F, A, Fut, T>(f: F, arg: A) -> impl Future<Output = HookResult<T>>
+pub fn call_async<A, T, F, Fut>(f: F, arg: A) -> impl Future<Output = HookResult<T>>
 where
     F: Fn(A) -> Fut,
     Fut: Future,
@@ -96,6 +97,8 @@ macro_rules! __declare_point {
                 $crate::dispatch_async::<Point>(ctx).await
             }
 
+            $crate::__declare_point!(@types $kind $ctx);
+
             #[doc(hidden)]
             pub static __POINT_INFO: $crate::PointInfo = $crate::PointInfo::__new::<Point>();
 
@@ -124,6 +127,31 @@ macro_rules! __declare_point {
     };
     (@async recover $ctx:ty) => {
         for<'a> fn(&'a $ctx) -> $crate::BoxFuture<'a, $crate::HookResult<::core::option::Option<$crate::Recovery>>>
+    };
+    // The argument and result types of a hook at each kind, named by `#[hook]`'s type check.
+    (@types guard $ctx:ty) => {
+        #[doc(hidden)]
+        pub type __Arg<'a> = &'a mut $ctx;
+        #[doc(hidden)]
+        pub type __Ret = $crate::Verdict;
+    };
+    (@types transform $ctx:ty) => {
+        #[doc(hidden)]
+        pub type __Arg<'a> = &'a mut $ctx;
+        #[doc(hidden)]
+        pub type __Ret = ();
+    };
+    (@types observe $ctx:ty) => {
+        #[doc(hidden)]
+        pub type __Arg<'a> = &'a $ctx;
+        #[doc(hidden)]
+        pub type __Ret = ();
+    };
+    (@types recover $ctx:ty) => {
+        #[doc(hidden)]
+        pub type __Arg<'a> = &'a $ctx;
+        #[doc(hidden)]
+        pub type __Ret = ::core::option::Option<$crate::Recovery>;
     };
     (@kind $other:ident) => {
         ::core::compile_error!(::core::concat!(

@@ -1,6 +1,6 @@
 //! Expansion of `#[hook]`.
 
-use proc_macro2::TokenStream as TokenStream2;
+use proc_macro2::{Group, Span, TokenStream as TokenStream2, TokenTree};
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{FnArg, GenericParam, ItemFn, Path, Safety};
@@ -32,23 +32,31 @@ pub fn hook(args: HookArgs, func: ItemFn) -> syn::Result<TokenStream2> {
     let line = quote_spanned!(ident.span()=> ::core::line!());
 
     // The callee paths carry the user's fn span, so a signature mismatch is reported at the fn.
+    // The whole call carries the user's fn span, so a signature mismatch is reported at the fn.
+    let types = quote!(#point_mod::__Arg<'_>, #point_mod::__Ret, _, _);
     let func_value = if func.sig.asyncness.is_some() {
-        let call = quote_spanned!(ident.span()=> #core::__private::call_async);
+        let call = respan(
+            quote!(#core::__private::call_async::<#types>(#ident, __hooks_ctx)),
+            ident.span(),
+        );
         let boxed = quote_spanned!(ident.span()=> ::std::boxed::Box::pin(__hooks_fut));
         quote! {
             #core::HookFn::Async({
                 let __hooks_shim: #point_mod::AsyncFn = |__hooks_ctx| {
-                    let __hooks_fut = #call(#ident, __hooks_ctx);
+                    let __hooks_fut = #call;
                     #boxed
                 };
                 __hooks_shim
             })
         }
     } else {
-        let call = quote_spanned!(ident.span()=> #core::__private::call_sync);
+        let call = respan(
+            quote!(#core::__private::call_sync::<#types>(#ident, __hooks_ctx)),
+            ident.span(),
+        );
         quote! {
             #core::HookFn::Sync({
-                let __hooks_shim: #point_mod::SyncFn = |__hooks_ctx| #call(#ident, __hooks_ctx);
+                let __hooks_shim: #point_mod::SyncFn = |__hooks_ctx| #call;
                 __hooks_shim
             })
         }
@@ -73,8 +81,10 @@ pub fn hook(args: HookArgs, func: ItemFn) -> syn::Result<TokenStream2> {
 
     let register = match standard {
         Some(p) => {
-            let gate = quote_spanned!(p.span()=> #core::__private::core_point!);
-            quote!(#gate { #p => { #register } })
+            // Every token of the gate's invocation carries the point's span, so an unknown
+            // point is reported at the point, not at the whole attribute.
+            let invocation = quote!(#core::__private::core_point! { #p => { #register } });
+            respan_outer(invocation, p.span())
         }
         None => register,
     };
@@ -83,6 +93,36 @@ pub fn hook(args: HookArgs, func: ItemFn) -> syn::Result<TokenStream2> {
         #func
         #register
     })
+}
+
+/// Give every token (recursively) `span`. Used for callee paths, so that a failed bound on the
+/// call is reported at the user's fn.
+fn respan(tokens: TokenStream2, span: Span) -> TokenStream2 {
+    tokens
+        .into_iter()
+        .map(|mut tt| {
+            if let TokenTree::Group(g) = &tt {
+                let mut group = Group::new(g.delimiter(), respan(g.stream(), span));
+                group.set_span(span);
+                tt = TokenTree::Group(group);
+            } else {
+                tt.set_span(span);
+            }
+            tt
+        })
+        .collect()
+}
+
+/// Give the top-level tokens and group delimiters `span`, leaving the contents of groups as
+/// they are.
+fn respan_outer(tokens: TokenStream2, span: Span) -> TokenStream2 {
+    tokens
+        .into_iter()
+        .map(|mut tt| {
+            tt.set_span(span);
+            tt
+        })
+        .collect()
 }
 
 /// Syntactic checks, each reported at the offending tokens. All problems are reported at once.
@@ -135,10 +175,10 @@ fn check_signature(args: &HookArgs, func: &ItemFn) -> syn::Result<()> {
         .filter(|a| matches!(a, FnArg::Typed(_)))
         .count();
     if sig.receiver().is_none() && typed != 1 {
-        let span = if sig.inputs.is_empty() {
-            sig.paren_token.span.join()
-        } else {
-            sig.inputs.span()
+        // Point at the first extra argument, or at the empty parentheses.
+        let span = match sig.inputs.iter().nth(1) {
+            Some(extra) => extra.span(),
+            None => sig.paren_token.span.join(),
         };
         errors.push(syn::Error::new(
             span,

@@ -24,8 +24,9 @@ pub struct Meta {
     /// The turn (user prompt) number within the session, from 0.
     #[serde(default)]
     pub turn: u32,
-    /// What started the work (seed 003 `caller.source`).
-    #[serde(default)]
+    /// What started the work (seed 003 `caller.source`). Sent as `invocation_source`, because
+    /// `source` is Claude Code's `SessionStart` field.
+    #[serde(default, rename = "invocation_source")]
     pub source: InvocationSource,
     /// The tenant, for multi-tenant services (GWI `tenantId`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -277,7 +278,7 @@ mod tests {
         assert_eq!(json["session_id"], "s1");
         assert_eq!(json["agent_name"], "coder");
         assert_eq!(json["tenant"], "acme");
-        assert_eq!(json["source"], "ai_session");
+        assert_eq!(json["invocation_source"], "ai_session");
         let back: Meta = serde_json::from_value(json).unwrap();
         assert_eq!(back, m);
     }

@@ -18,7 +18,7 @@ use super::{Meta, TokenUsage};
 /// ctx.add_context("The build is currently red on main.");
 /// assert_eq!(ctx.additional_context.len(), 1);
 /// let json = serde_json::to_value(&ctx).unwrap();
-/// assert_eq!(json["session_source"], "resume");
+/// assert_eq!(json["source"], "resume");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
@@ -27,10 +27,7 @@ pub struct SessionStart {
     #[serde(flatten)]
     pub meta: Meta,
     /// How the session began (Claude Code `source`).
-    ///
-    /// Sent as `session_source`: the flattened [`Meta`] already owns the `source` key, and two
-    /// `source` keys would make the JSON fail to read back.
-    #[serde(default, rename = "session_source")]
+    #[serde(default)]
     pub source: SessionSource,
     /// The model the session will use (Claude Code `model`); transforms may change it (Squad
     /// `modifiedConfig.model`).
@@ -166,8 +163,8 @@ mod tests {
         let back: SessionStart = serde_json::from_str(&text).unwrap();
         assert_eq!(back, ctx);
         let v: serde_json::Value = serde_json::from_str(&text).unwrap();
-        assert_eq!(v["session_source"], "compact");
-        assert_eq!(v["source"], "ci_pipeline");
+        assert_eq!(v["source"], "compact");
+        assert_eq!(v["invocation_source"], "ci_pipeline");
         assert_eq!(v["model"], "m1");
         assert!(v.get("additional_context").is_none());
     }

@@ -16,12 +16,8 @@ pub struct SubagentStart {
     /// Shared fields.
     #[serde(flatten)]
     pub meta: Meta,
-    /// The subagent's name.
-    ///
-    /// Sent as `subagent_name`: the flattened [`Meta`] already owns the `agent_name` key (the
-    /// parent agent), and two `agent_name` keys would make the JSON fail to read back.
-    #[serde(rename = "subagent_name")]
-    pub agent_name: String,
+    /// The subagent's name (`meta.agent_name` is the parent agent's).
+    pub subagent_name: String,
     /// The subagent's type (Claude Code `agent_type`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent_type: Option<String>,
@@ -38,16 +34,16 @@ pub struct SubagentStart {
 }
 
 impl SubagentStart {
-    /// Subagent `agent_name` on `model`, asked to do `task`.
+    /// Subagent `subagent_name` on `model`, asked to do `task`.
     pub fn new(
         meta: Meta,
-        agent_name: impl Into<String>,
+        subagent_name: impl Into<String>,
         model: impl Into<String>,
         task: impl Into<String>,
     ) -> Self {
         SubagentStart {
             meta,
-            agent_name: agent_name.into(),
+            subagent_name: subagent_name.into(),
             agent_type: None,
             model: Rewritable::new(model.into()),
             task: task.into(),
@@ -91,9 +87,8 @@ pub struct SubagentStop {
     /// Shared fields.
     #[serde(flatten)]
     pub meta: Meta,
-    /// The subagent's name, sent as `subagent_name` (see [`SubagentStart::agent_name`]).
-    #[serde(rename = "subagent_name")]
-    pub agent_name: String,
+    /// The subagent's name (`meta.agent_name` is the parent agent's).
+    pub subagent_name: String,
     /// The subagent's type (Claude Code `agent_type`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent_type: Option<String>,
@@ -119,16 +114,16 @@ pub struct SubagentStop {
 }
 
 impl SubagentStop {
-    /// Subagent `agent_name` on `model`, finished with `status`; counters start at zero.
+    /// Subagent `subagent_name` on `model`, finished with `status`; counters start at zero.
     pub fn new(
         meta: Meta,
-        agent_name: impl Into<String>,
+        subagent_name: impl Into<String>,
         model: impl Into<String>,
         status: SubagentStatus,
     ) -> Self {
         SubagentStop {
             meta,
-            agent_name: agent_name.into(),
+            subagent_name: subagent_name.into(),
             agent_type: None,
             model: model.into(),
             status,
@@ -161,7 +156,7 @@ mod tests {
         assert_eq!(v["model"], "m2");
         let back: SubagentStart = serde_json::from_str(&text).unwrap();
         assert_eq!(&*back.meta.agent_name, "lead");
-        assert_eq!(back.agent_name, "reviewer");
+        assert_eq!(back.subagent_name, "reviewer");
     }
 
     #[test]

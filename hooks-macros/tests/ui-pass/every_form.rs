@@ -1,0 +1,66 @@
+//! Every accepted hook form compiles and registers: each kind, sync and async, plain and
+//! `Result` returns, every argument, lifetimes, and a custom point.
+
+use hooks_core::context::{ErrorOccurred, PostToolUse, PreToolUse, SessionEnd, SessionStart};
+use hooks_core::{Recovery, Verdict, hook};
+
+#[hook(pre_tool_use)]
+fn guard_sync(_ctx: &mut PreToolUse) -> Verdict {
+    Verdict::Continue
+}
+
+#[hook(pre_tool_use, order = -3, name = "custom_name")]
+async fn guard_async(_ctx: &mut PreToolUse) -> Result<Verdict, std::io::Error> {
+    Ok(Verdict::Allow)
+}
+
+#[hook(session_start, order = 7)]
+fn transform_sync<'a>(ctx: &'a mut SessionStart) {
+    ctx.add_context("hello");
+}
+
+#[hook(post_tool_use)]
+async fn transform_async(ctx: &mut PostToolUse) -> Result<(), String> {
+    ctx.add_context("seen");
+    Ok(())
+}
+
+#[hook(session_end)]
+fn observe_sync(_ctx: &SessionEnd) {}
+
+#[hook(session_end, crate = ::hooks_core)]
+async fn observe_async(_ctx: &SessionEnd) {}
+
+#[hook(error_occurred)]
+fn recover_sync(_ctx: &ErrorOccurred) -> Option<Recovery> {
+    None
+}
+
+#[hook(error_occurred,)]
+async fn recover_async(_ctx: &ErrorOccurred) -> Result<Option<Recovery>, Box<dyn std::error::Error + Send + Sync>> {
+    Ok(None)
+}
+
+pub mod points {
+    pub struct MemorySave {
+        pub value: String,
+    }
+    hooks_core::hook_points! {
+        /// Before a memory is saved.
+        pub guard memory_save_before: MemorySave;
+    }
+}
+
+#[hook(crate::points::memory_save_before)]
+fn custom(ctx: &mut points::MemorySave) -> Verdict {
+    if ctx.value.is_empty() { Verdict::deny("empty") } else { Verdict::Continue }
+}
+
+fn main() {
+    let names: Vec<String> = hooks_core::registry::linked()
+        .into_iter()
+        .map(|h| h.name.to_string())
+        .collect();
+    assert_eq!(names.len(), 9, "{names:?}");
+    assert!(names.contains(&"custom_name".to_string()));
+}

@@ -1,0 +1,14 @@
+use std::rc::Rc;
+
+use hooks_core::context::PreToolUse;
+use hooks_core::{Verdict, hook};
+
+#[hook(pre_tool_use)]
+async fn holds_rc(_ctx: &mut PreToolUse) -> Verdict {
+    let counter = Rc::new(1);
+    std::future::ready(()).await;
+    drop(counter);
+    Verdict::Continue
+}
+
+fn main() {}

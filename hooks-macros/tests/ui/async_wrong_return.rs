@@ -1,0 +1,9 @@
+use hooks_core::context::PostToolUse;
+use hooks_core::hook;
+
+#[hook(post_tool_use)]
+async fn redact(_ctx: &mut PostToolUse) -> String {
+    String::new()
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use hooks_core::context::PreToolUse;
+use hooks_core::{Verdict, hook};
+
+#[hook(order = 1, pre_tool_use)]
+fn backwards(_ctx: &mut PreToolUse) -> Verdict {
+    Verdict::Continue
+}
+
+fn main() {}

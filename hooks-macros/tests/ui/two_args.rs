@@ -1,0 +1,9 @@
+use hooks_core::context::PreToolUse;
+use hooks_core::{Verdict, hook};
+
+#[hook(pre_tool_use)]
+fn extra(_ctx: &mut PreToolUse, _limit: u32) -> Verdict {
+    Verdict::Continue
+}
+
+fn main() {}

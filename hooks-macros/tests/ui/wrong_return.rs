@@ -1,0 +1,9 @@
+use hooks_core::context::PreToolUse;
+use hooks_core::hook;
+
+#[hook(pre_tool_use)]
+fn allow_all(_ctx: &mut PreToolUse) -> bool {
+    true
+}
+
+fn main() {}
