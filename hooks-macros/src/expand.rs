@@ -32,14 +32,16 @@ pub fn hook(args: HookArgs, func: ItemFn) -> syn::Result<TokenStream2> {
     let line = quote_spanned!(ident.span()=> ::core::line!());
 
     // The callee paths carry the user's fn span, so a signature mismatch is reported at the fn.
-    // The whole call carries the user's fn span, so a signature mismatch is reported at the fn.
+    // The whole call is located at the user's fn, so a signature mismatch is reported there;
+    // `located_at` keeps call-site name resolution (the fn may come from a `macro_rules!`).
+    let at_fn = Span::call_site().located_at(ident.span());
     let types = quote!(#point_mod::__Arg<'_>, #point_mod::__Ret, _, _);
     let func_value = if func.sig.asyncness.is_some() {
         let call = respan(
             quote!(#core::__private::call_async::<#types>(#ident, __hooks_ctx)),
-            ident.span(),
+            at_fn,
         );
-        let boxed = quote_spanned!(ident.span()=> ::std::boxed::Box::pin(__hooks_fut));
+        let boxed = quote_spanned!(at_fn=> ::std::boxed::Box::pin(__hooks_fut));
         quote! {
             #core::HookFn::Async({
                 let __hooks_shim: #point_mod::AsyncFn = |__hooks_ctx| {
@@ -52,7 +54,7 @@ pub fn hook(args: HookArgs, func: ItemFn) -> syn::Result<TokenStream2> {
     } else {
         let call = respan(
             quote!(#core::__private::call_sync::<#types>(#ident, __hooks_ctx)),
-            ident.span(),
+            at_fn,
         );
         quote! {
             #core::HookFn::Sync({

@@ -169,7 +169,7 @@ impl std::ops::AddAssign for TokenUsage {
 /// assert_eq!(cmd.original(), "rm -rf build");
 /// assert!(cmd.is_rewritten());
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Rewritable<T> {
     current: T,
     original: Option<T>,

@@ -1,0 +1,197 @@
+//! Heap allocations per dispatch, counted by a thread-local counting allocator: synchronous
+//! dispatch allocates nothing; each async hook costs exactly one allocation (its boxed future).
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::future::Future;
+use std::pin::pin;
+use std::task::{Context, Poll, Waker};
+
+use hooks_core::{Recovery, Verdict, hook};
+
+struct Counting;
+
+thread_local! {
+    static ALLOCS: Cell<usize> = const { Cell::new(0) };
+}
+
+// SAFETY: forwards to the system allocator; the counter is a thread-local `Cell`, touched with
+// `try_with` so that allocation during thread teardown still works.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let _ = ALLOCS.try_with(|c| c.set(c.get() + 1));
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let _ = ALLOCS.try_with(|c| c.set(c.get() + 1));
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+fn allocations_during(f: impl FnOnce()) -> usize {
+    let before = ALLOCS.with(Cell::get);
+    f();
+    ALLOCS.with(Cell::get) - before
+}
+
+/// Polls a future that never waits; allocates nothing itself.
+fn block_on<F: Future>(fut: F) -> F::Output {
+    let mut fut = pin!(fut);
+    let mut cx = Context::from_waker(Waker::noop());
+    loop {
+        if let Poll::Ready(v) = fut.as_mut().poll(&mut cx) {
+            return v;
+        }
+    }
+}
+
+#[derive(Default)]
+pub struct Ctx {
+    pub n: u64,
+}
+
+pub mod points {
+    use super::Ctx;
+    hooks_core::hook_points! {
+        pub guard empty: Ctx;
+        pub guard guards: Ctx;
+        pub transform transforms: Ctx;
+        pub observe observers: Ctx;
+        pub recover recoverers: Ctx;
+        pub guard with_async: Ctx;
+    }
+}
+
+macro_rules! guards {
+    ($($name:ident => $v:expr),*) => {$(
+        #[hook(crate::points::guards)]
+        fn $name(ctx: &mut Ctx) -> Verdict { ctx.n += 1; $v }
+    )*};
+}
+guards!(g1 => Verdict::Continue, g2 => Verdict::Allow, g3 => Verdict::Continue,
+        g4 => Verdict::ask("static reasons cost nothing"), g5 => Verdict::Allow,
+        g6 => Verdict::Continue, g7 => Verdict::Continue, g8 => Verdict::Allow);
+
+#[hook(crate::points::transforms)]
+fn t1(ctx: &mut Ctx) {
+    ctx.n += 1;
+}
+#[hook(crate::points::transforms)]
+fn t2(ctx: &mut Ctx) -> Result<(), std::io::Error> {
+    ctx.n += 1;
+    Ok(())
+}
+#[hook(crate::points::observers)]
+fn o1(ctx: &Ctx) {
+    std::hint::black_box(ctx.n);
+}
+#[hook(crate::points::observers)]
+fn o2(ctx: &Ctx) {
+    std::hint::black_box(ctx.n);
+}
+#[hook(crate::points::recoverers)]
+fn r1(_: &Ctx) -> Option<Recovery> {
+    None
+}
+#[hook(crate::points::recoverers)]
+fn r2(_: &Ctx) -> Option<Recovery> {
+    None
+}
+
+#[hook(crate::points::with_async, order = 1)]
+fn wa_sync(ctx: &mut Ctx) -> Verdict {
+    ctx.n += 1;
+    Verdict::Continue
+}
+#[hook(crate::points::with_async, order = 2)]
+async fn wa_async_1(ctx: &mut Ctx) -> Verdict {
+    ctx.n += 1;
+    Verdict::Continue
+}
+#[hook(crate::points::with_async, order = 3)]
+async fn wa_async_2(ctx: &mut Ctx) -> Verdict {
+    ctx.n += 1;
+    Verdict::Allow
+}
+
+const RUNS: usize = 1000;
+
+/// Builds the point's registry (a one-time allocation) before counting.
+fn warm<T>(f: impl Fn() -> T) {
+    let _ = f();
+}
+
+#[test]
+fn sync_dispatch_of_a_point_without_hooks_allocates_nothing() {
+    let mut ctx = Ctx::default();
+    warm(|| points::empty::dispatch(&mut Ctx::default()));
+    let n = allocations_during(|| {
+        for _ in 0..RUNS {
+            let _ = std::hint::black_box(points::empty::dispatch(&mut ctx));
+        }
+    });
+    assert_eq!(n, 0);
+}
+
+#[test]
+fn sync_dispatch_of_eight_guards_allocates_nothing() {
+    let mut ctx = Ctx::default();
+    warm(|| points::guards::dispatch(&mut Ctx::default()));
+    let n = allocations_during(|| {
+        for _ in 0..RUNS {
+            let out = points::guards::dispatch(&mut ctx);
+            assert_eq!(out.value.severity(), 2);
+        }
+    });
+    assert_eq!(n, 0);
+    assert_eq!(ctx.n, 8 * RUNS as u64, "all eight guards ran every time");
+}
+
+#[test]
+fn sync_dispatch_of_transforms_observers_and_recoverers_allocates_nothing() {
+    let mut ctx = Ctx::default();
+    warm(|| points::transforms::dispatch(&mut Ctx::default()));
+    warm(|| points::observers::dispatch(&mut Ctx::default()));
+    warm(|| points::recoverers::dispatch(&mut Ctx::default()));
+    let n = allocations_during(|| {
+        for _ in 0..RUNS {
+            let _ = points::transforms::dispatch(&mut ctx);
+            let _ = points::observers::dispatch(&mut ctx);
+            let _ = points::recoverers::dispatch(&mut ctx);
+        }
+    });
+    assert_eq!(n, 0);
+    assert_eq!(ctx.n, 2 * RUNS as u64);
+}
+
+#[test]
+fn async_dispatch_of_sync_hooks_allocates_nothing() {
+    let mut ctx = Ctx::default();
+    warm(|| block_on(points::guards::dispatch_async(&mut Ctx::default())));
+    let n = allocations_during(|| {
+        for _ in 0..RUNS {
+            let _ = block_on(points::guards::dispatch_async(&mut ctx));
+        }
+    });
+    assert_eq!(n, 0);
+}
+
+#[test]
+fn async_dispatch_costs_one_allocation_per_async_hook() {
+    let mut ctx = Ctx::default();
+    warm(|| block_on(points::with_async::dispatch_async(&mut Ctx::default())));
+    let n = allocations_during(|| {
+        for _ in 0..RUNS {
+            let out = block_on(points::with_async::dispatch_async(&mut ctx));
+            assert_eq!(out.value, Verdict::Allow);
+        }
+    });
+    assert_eq!(n, 2 * RUNS, "two async hooks: exactly two boxed futures per dispatch");
+    assert_eq!(ctx.n, 3 * RUNS as u64);
+}
