@@ -39,13 +39,13 @@ use crate::point::{HookEntry, HookFn, HookPoint};
 /// let outcome = hooks_core::dispatch::<pre_tool_use::Point>(&mut ctx);
 /// assert!(!outcome.is_denied());
 /// ```
-#[inline]
+#[inline(always)]
 pub fn dispatch<P: HookPoint>(ctx: &mut P::Context) -> Outcome<<P::Kind as Kind>::Ret> {
-    let registry = P::registry();
-    if registry.is_empty() {
+    // Inlined into the caller: the empty check; out of line: everything else.
+    if P::registry().is_empty() {
         return Outcome::default();
     }
-    <P::Kind as Semantics>::run_sync::<P>(registry.hooks(), ctx)
+    <P::Kind as Semantics>::run_sync::<P>(ctx)
 }
 
 /// Run every link-time hook at point `P` on `ctx`, sync and async ones, and merge their results
@@ -65,20 +65,42 @@ pub async fn dispatch_async<P: HookPoint>(ctx: &mut P::Context) -> Outcome<<P::K
 /// How a kind runs and merges its hooks. Implemented by the four kinds; sealed through
 /// [`Kind`].
 pub trait Semantics: Kind<Ret: Default> {
-    /// Fold one hook's result into the outcome. `Break` stops the chain.
+    /// Fold one hook's answer into the outcome. `Break` stops the chain. This is the hot path:
+    /// it must stay small enough to inline.
     #[doc(hidden)]
+    fn merge_ok(
+        out: &mut Outcome<Self::Ret>,
+        hook: impl FnOnce() -> HookName,
+        value: Self::Ret,
+    ) -> ControlFlow<()>;
+
+    /// Fold one hook's failure into the outcome (record it, apply the failure policy). `Break`
+    /// stops the chain.
+    #[doc(hidden)]
+    fn merge_failure(
+        out: &mut Outcome<Self::Ret>,
+        hook: HookName,
+        point: &'static str,
+        cause: FailureCause,
+    ) -> ControlFlow<()>;
+
+    /// Fold one hook's result into the outcome.
+    #[doc(hidden)]
+    #[inline(always)]
     fn merge(
         out: &mut Outcome<Self::Ret>,
         hook: HookName,
         point: &'static str,
         result: Result<Self::Ret, FailureCause>,
-    ) -> ControlFlow<()>;
+    ) -> ControlFlow<()> {
+        match result {
+            Ok(v) => Self::merge_ok(out, || hook, v),
+            Err(cause) => Self::merge_failure(out, hook, point, cause),
+        }
+    }
 
     #[doc(hidden)]
-    fn run_sync<P: HookPoint<Kind = Self>>(
-        hooks: &[&'static HookEntry<P>],
-        ctx: &mut P::Context,
-    ) -> Outcome<Self::Ret>;
+    fn run_sync<P: HookPoint<Kind = Self>>(ctx: &mut P::Context) -> Outcome<Self::Ret>;
 
     #[doc(hidden)]
     fn run_async<'a, P: HookPoint<Kind = Self>>(
@@ -126,6 +148,76 @@ fn call_caught<T>(f: impl FnOnce() -> HookResult<T>) -> Result<T, FailureCause> 
     flatten(catch_unwind(AssertUnwindSafe(f)))
 }
 
+/// Runs `hooks` in order through `call` and folds each result with `K::merge`, until the end or
+/// until `merge` breaks.
+///
+/// Panics are caught with one unwind guard per dispatch rather than one per hook (a guard per
+/// hook doubled the cost of a trivial hook): when a hook panics, the guarded run ends at that
+/// hook, its failure is merged, and a new guarded run resumes after it.
+#[inline(always)]
+fn run_in_order<K: Semantics, P: HookPoint<Kind = K>, T>(
+    hooks: &[&'static HookEntry<P>],
+    items: &[T],
+    mut call: impl FnMut(&T) -> Result<K::Ret, FailureCause>,
+) -> Outcome<K::Ret> {
+    let mut out = Outcome::default();
+    // Index of the hook being run or merged; after a panic it names the hook that panicked.
+    let mut at = 0;
+    while at < items.len() {
+        let start = at;
+        let run = catch_unwind(AssertUnwindSafe(|| {
+            for (i, item) in items.iter().enumerate().skip(start) {
+                at = i;
+                let flow = match call(item) {
+                    Ok(v) => K::merge_ok(&mut out, || HookName::from_static(hooks[i].name()), v),
+                    Err(cause) => K::merge_failure(
+                        &mut out,
+                        HookName::from_static(hooks[i].name()),
+                        P::NAME,
+                        cause,
+                    ),
+                };
+                if flow.is_break() {
+                    return;
+                }
+            }
+        }));
+        match run {
+            Ok(()) => break,
+            Err(payload) => {
+                let name = HookName::from_static(hooks[at].name());
+                if K::merge_failure(&mut out, name, P::NAME, panic_cause(payload)).is_break() {
+                    break;
+                }
+                at += 1;
+            }
+        }
+    }
+    out
+}
+
+/// The sync dispatch shared by all kinds: over the contiguous fn pointers when every hook is
+/// sync, else over the entries (where an async hook is a failure).
+macro_rules! run_sync_with {
+    ($ctx:expr) => {{
+        let ctx = $ctx;
+        let (hooks, sync_fns) = P::registry().hooks_and_sync_fns();
+        match sync_fns {
+            Some(fns) => run_in_order::<Self, P, _>(hooks, fns, |f| sync_result(f(ctx))),
+            None => run_in_order::<Self, P, _>(hooks, hooks, |e| match e.func() {
+                HookFn::Sync(f) => sync_result(f(ctx)),
+                HookFn::Async(_) => Err(FailureCause::AsyncInSyncDispatch),
+            }),
+        }
+    }};
+}
+
+/// A sync hook's result as the merge step takes it.
+#[inline(always)]
+fn sync_result<T>(r: HookResult<T>) -> Result<T, FailureCause> {
+    r.map_err(FailureCause::Error)
+}
+
 /// A future with panics caught at each poll.
 struct CatchUnwind<F>(F);
 
@@ -149,22 +241,9 @@ async fn await_caught<T>(fut: BoxFuture<'_, HookResult<T>>) -> Result<T, Failure
 /// Runs hooks that take `&mut` context (guards and transforms) and folds them with `merge`.
 macro_rules! sequential_mut {
     ($kind:ty) => {
-        fn run_sync<P: HookPoint<Kind = Self>>(
-            hooks: &[&'static HookEntry<P>],
-            ctx: &mut P::Context,
-        ) -> Outcome<Self::Ret> {
-            let mut out = Outcome::default();
-            for e in hooks {
-                let result = match e.func() {
-                    HookFn::Sync(f) => call_caught(|| f(ctx)),
-                    HookFn::Async(_) => Err(FailureCause::AsyncInSyncDispatch),
-                };
-                let name = HookName::from_static(e.name());
-                if Self::merge(&mut out, name, P::NAME, result).is_break() {
-                    break;
-                }
-            }
-            out
+        #[inline]
+        fn run_sync<P: HookPoint<Kind = Self>>(ctx: &mut P::Context) -> Outcome<Self::Ret> {
+            run_sync_with!(ctx)
         }
 
         async fn run_async<'a, P: HookPoint<Kind = Self>>(
@@ -188,50 +267,57 @@ macro_rules! sequential_mut {
 }
 
 impl Semantics for Guard {
-    #[inline]
-    fn merge(
+    #[inline(always)]
+    fn merge_ok(
+        out: &mut Outcome<Verdict>,
+        hook: impl FnOnce() -> HookName,
+        v: Verdict,
+    ) -> ControlFlow<()> {
+        let deny = v.is_deny();
+        if v.severity() > out.value.severity() {
+            out.value = v;
+            out.decided_by = Some(hook());
+        }
+        if deny {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn merge_failure(
         out: &mut Outcome<Verdict>,
         hook: HookName,
         point: &'static str,
-        result: Result<Verdict, FailureCause>,
+        cause: FailureCause,
     ) -> ControlFlow<()> {
-        match result {
-            Ok(v) => {
-                let deny = v.is_deny();
-                if v.severity() > out.value.severity() {
-                    out.value = v;
-                    out.decided_by = Some(hook);
-                }
-                if deny {
-                    ControlFlow::Break(())
-                } else {
-                    ControlFlow::Continue(())
-                }
-            }
-            Err(cause) => {
-                // Fail closed: the failure denies, and the record says it was a failure.
-                out.value = Verdict::deny(format!("hook `{hook}` failed (fail closed): {cause}"));
-                out.decided_by = Some(hook.clone());
-                record_failure(out, hook, point, cause);
-                ControlFlow::Break(())
-            }
-        }
+        // Fail closed: the failure denies, and the record says it was a failure.
+        out.value = Verdict::deny(format!("hook `{hook}` failed (fail closed): {cause}"));
+        out.decided_by = Some(hook.clone());
+        record_failure(out, hook, point, cause);
+        ControlFlow::Break(())
     }
 
     sequential_mut!(Guard);
 }
 
 impl Semantics for Transform {
-    #[inline]
-    fn merge(
+    #[inline(always)]
+    fn merge_ok(_: &mut Outcome<()>, _: impl FnOnce() -> HookName, (): ()) -> ControlFlow<()> {
+        ControlFlow::Continue(())
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn merge_failure(
         out: &mut Outcome<()>,
         hook: HookName,
         point: &'static str,
-        result: Result<(), FailureCause>,
+        cause: FailureCause,
     ) -> ControlFlow<()> {
-        if let Err(cause) = result {
-            record_failure(out, hook, point, cause);
-        }
+        record_failure(out, hook, point, cause);
         ControlFlow::Continue(())
     }
 
@@ -239,43 +325,37 @@ impl Semantics for Transform {
 }
 
 impl Semantics for Recover {
-    #[inline]
-    fn merge(
+    #[inline(always)]
+    fn merge_ok(
         out: &mut Outcome<Option<crate::Recovery>>,
-        hook: HookName,
-        point: &'static str,
-        result: Result<Option<crate::Recovery>, FailureCause>,
+        hook: impl FnOnce() -> HookName,
+        value: Option<crate::Recovery>,
     ) -> ControlFlow<()> {
-        match result {
-            Ok(Some(r)) => {
+        match value {
+            Some(r) => {
                 out.value = Some(r);
-                out.decided_by = Some(hook);
+                out.decided_by = Some(hook());
                 ControlFlow::Break(())
             }
-            Ok(None) => ControlFlow::Continue(()),
-            Err(cause) => {
-                record_failure(out, hook, point, cause);
-                ControlFlow::Continue(())
-            }
+            None => ControlFlow::Continue(()),
         }
     }
 
-    fn run_sync<P: HookPoint<Kind = Self>>(
-        hooks: &[&'static HookEntry<P>],
-        ctx: &mut P::Context,
-    ) -> Outcome<Self::Ret> {
-        let ctx = &*ctx;
-        let mut out = Outcome::default();
-        for e in hooks {
-            let result = match e.func() {
-                HookFn::Sync(f) => call_caught(|| f(ctx)),
-                HookFn::Async(_) => Err(FailureCause::AsyncInSyncDispatch),
-            };
-            if Self::merge(&mut out, HookName::from_static(e.name()), P::NAME, result).is_break() {
-                break;
-            }
-        }
-        out
+    #[cold]
+    #[inline(never)]
+    fn merge_failure(
+        out: &mut Outcome<Option<crate::Recovery>>,
+        hook: HookName,
+        point: &'static str,
+        cause: FailureCause,
+    ) -> ControlFlow<()> {
+        record_failure(out, hook, point, cause);
+        ControlFlow::Continue(())
+    }
+
+    #[inline]
+    fn run_sync<P: HookPoint<Kind = Self>>(ctx: &mut P::Context) -> Outcome<Self::Ret> {
+        run_sync_with!(&*ctx)
     }
 
     async fn run_async<'a, P: HookPoint<Kind = Self>>(
@@ -302,33 +382,26 @@ impl Semantics for Recover {
 const OBSERVER_GROUP: usize = 16;
 
 impl Semantics for Observe {
-    #[inline]
-    fn merge(
-        out: &mut Outcome<()>,
-        hook: HookName,
-        point: &'static str,
-        result: Result<(), FailureCause>,
-    ) -> ControlFlow<()> {
-        if let Err(cause) = result {
-            record_failure(out, hook, point, cause);
-        }
+    #[inline(always)]
+    fn merge_ok(_: &mut Outcome<()>, _: impl FnOnce() -> HookName, (): ()) -> ControlFlow<()> {
         ControlFlow::Continue(())
     }
 
-    fn run_sync<P: HookPoint<Kind = Self>>(
-        hooks: &[&'static HookEntry<P>],
-        ctx: &mut P::Context,
-    ) -> Outcome<()> {
-        let ctx = &*ctx;
-        let mut out = Outcome::default();
-        for e in hooks {
-            let result = match e.func() {
-                HookFn::Sync(f) => call_caught(|| f(ctx)),
-                HookFn::Async(_) => Err(FailureCause::AsyncInSyncDispatch),
-            };
-            let _ = Self::merge(&mut out, HookName::from_static(e.name()), P::NAME, result);
-        }
-        out
+    #[cold]
+    #[inline(never)]
+    fn merge_failure(
+        out: &mut Outcome<()>,
+        hook: HookName,
+        point: &'static str,
+        cause: FailureCause,
+    ) -> ControlFlow<()> {
+        record_failure(out, hook, point, cause);
+        ControlFlow::Continue(())
+    }
+
+    #[inline]
+    fn run_sync<P: HookPoint<Kind = Self>>(ctx: &mut P::Context) -> Outcome<()> {
+        run_sync_with!(&*ctx)
     }
 
     async fn run_async<'a, P: HookPoint<Kind = Self>>(

@@ -76,7 +76,7 @@ pub mod __private;
 pub use dispatch::{dispatch, dispatch_async};
 pub use kind::{BoxFuture, Guard, Kind, KindId, Observe, Recover, Transform};
 pub use outcome::{
-    BoxError, FailureCause, HookError, HookFailure, HookName, HookResult, IntoHookResult, Outcome,
+    BoxError, FailureCause, Failures, HookError, HookFailure, HookName, HookResult, IntoHookResult, Outcome,
     Recovery, Verdict,
 };
 pub use point::{HookEntry, HookFn, HookInfo, HookPoint, Registry};
@@ -158,7 +158,9 @@ pub use hooks_macros::hook;
 ///     }
 /// }
 ///
+/// # fn main() {
 /// let mut save = points::MemorySave { key: "k".into(), value: "password=x".into() };
 /// assert!(points::memory_save_before::dispatch(&mut save).is_denied());
+/// # }
 /// ```
 pub use hooks_macros::hook_points;

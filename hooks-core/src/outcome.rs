@@ -2,7 +2,6 @@
 
 use std::borrow::Cow;
 use std::fmt;
-use std::sync::Arc;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -112,47 +111,41 @@ mod duration_ms {
     }
 }
 
-/// The name of a hook: `&'static` for link-time hooks, shared for hooks named at run time.
-/// Cloning never allocates.
-#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct HookName(NameRepr);
-
-#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-enum NameRepr {
-    Static(&'static str),
-    Shared(Arc<str>),
-}
+/// The name of a hook. `Copy`: a `&'static str`, so that outcomes stay cheap to move and drop.
+///
+/// Names of hooks registered at run time are interned ([`HookName::intern`]): each distinct
+/// name is stored once for the life of the process.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct HookName(&'static str);
 
 impl HookName {
     /// A name known at compile time.
     pub const fn from_static(name: &'static str) -> Self {
-        HookName(NameRepr::Static(name))
+        HookName(name)
+    }
+
+    /// The name for `name`, stored once per distinct name for the life of the process.
+    pub fn intern(name: &str) -> Self {
+        static NAMES: std::sync::Mutex<std::collections::BTreeSet<&'static str>> =
+            std::sync::Mutex::new(std::collections::BTreeSet::new());
+        let mut names = NAMES.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(existing) = names.get(name) {
+            return HookName(existing);
+        }
+        let leaked: &'static str = Box::leak(name.to_owned().into_boxed_str());
+        names.insert(leaked);
+        HookName(leaked)
     }
 
     /// The name as a string slice.
-    pub fn as_str(&self) -> &str {
-        match &self.0 {
-            NameRepr::Static(s) => s,
-            NameRepr::Shared(s) => s,
-        }
+    pub const fn as_str(&self) -> &'static str {
+        self.0
     }
 }
 
 impl From<&'static str> for HookName {
     fn from(s: &'static str) -> Self {
         HookName::from_static(s)
-    }
-}
-
-impl From<String> for HookName {
-    fn from(s: String) -> Self {
-        HookName(NameRepr::Shared(s.into()))
-    }
-}
-
-impl From<Arc<str>> for HookName {
-    fn from(s: Arc<str>) -> Self {
-        HookName(NameRepr::Shared(s))
     }
 }
 
@@ -248,17 +241,84 @@ pub struct Outcome<T> {
     pub value: T,
     /// The hook whose answer is `value` (`None` when no hook had an opinion).
     pub decided_by: Option<HookName>,
-    /// Every hook that failed, in the order they ran. Empty (and unallocated) normally.
-    pub failures: Vec<HookFailure>,
+    /// Every hook that failed, in the order they ran. Empty (one null pointer) normally.
+    pub failures: Failures,
 }
 
 impl<T: Default> Default for Outcome<T> {
+    #[inline(always)]
     fn default() -> Self {
         Outcome {
             value: T::default(),
             decided_by: None,
-            failures: Vec::new(),
+            failures: Failures::default(),
         }
+    }
+}
+
+/// The hook failures of one dispatch, in the order they happened. Derefs to a slice.
+///
+/// One pointer wide and null when empty, so that an outcome without failures costs nothing to
+/// build, move or drop.
+#[derive(Default)]
+pub struct Failures(Option<Box<Vec<HookFailure>>>);
+
+impl Failures {
+    /// Record one more failure.
+    pub fn push(&mut self, failure: HookFailure) {
+        self.0.get_or_insert_with(Box::default).push(failure);
+    }
+
+    /// The failures as a `Vec`.
+    pub fn into_vec(mut self) -> Vec<HookFailure> {
+        self.0.take().map(|v| *v).unwrap_or_default()
+    }
+}
+
+impl Drop for Failures {
+    // Dropping the (rare) failures out of line keeps an outcome's drop glue small enough to be
+    // inlined into the caller and folded away on the common path.
+    #[inline]
+    fn drop(&mut self) {
+        if let Some(failures) = self.0.take() {
+            drop_failures(failures);
+        }
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn drop_failures(failures: Box<Vec<HookFailure>>) {
+    drop(failures);
+}
+
+impl std::ops::Deref for Failures {
+    type Target = [HookFailure];
+    #[inline]
+    fn deref(&self) -> &[HookFailure] {
+        self.0.as_deref().map_or(&[], Vec::as_slice)
+    }
+}
+
+impl IntoIterator for Failures {
+    type Item = HookFailure;
+    type IntoIter = std::vec::IntoIter<HookFailure>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.into_vec().into_iter()
+    }
+}
+
+impl<'a> IntoIterator for &'a Failures {
+    type Item = &'a HookFailure;
+    type IntoIter = std::slice::Iter<'a, HookFailure>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl fmt::Debug for Failures {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
     }
 }
 
@@ -352,6 +412,15 @@ mod tests {
             serde_json::json!({"action": "fallback", "model": "small", "backoff_ms": 250})
         );
         assert_eq!(serde_json::from_value::<Recovery>(json).unwrap(), r);
+    }
+
+    #[test]
+    fn interned_names_are_stored_once_per_distinct_name() {
+        let a = HookName::intern(&format!("tenant-{}", 7));
+        let b = HookName::intern("tenant-7");
+        assert_eq!(a, b);
+        assert!(std::ptr::eq(a.as_str(), b.as_str()), "one allocation per distinct name");
+        assert_ne!(HookName::intern("tenant-8"), a);
     }
 
     #[test]

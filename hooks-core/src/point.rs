@@ -155,7 +155,12 @@ const HAS_ASYNC: u8 = 3;
 struct Sorted<P: HookPoint> {
     hooks: Box<[&'static HookEntry<P>]>,
     duplicates: Box<[&'static HookEntry<P>]>,
+    /// The hooks' fn pointers, contiguous, when every hook is sync (else empty): the sync
+    /// dispatcher walks this instead of chasing a pointer per entry.
+    sync_fns: Box<[SyncFnOf<P>]>,
 }
+
+type SyncFnOf<P> = <<P as HookPoint>::Kind as Kind>::SyncFn<<P as HookPoint>::Context>;
 
 /// The link-time hooks of one point, sorted once by `(order, name)` on first use.
 ///
@@ -198,6 +203,15 @@ impl<P: HookPoint> Registry<P> {
     #[inline]
     pub fn hooks(&self) -> &[&'static HookEntry<P>] {
         &self.sorted().hooks
+    }
+
+    /// The hooks in run order and, when every one of them is sync, their fn pointers in the same
+    /// order (`None` when some hook is async).
+    #[inline]
+    pub fn hooks_and_sync_fns(&self) -> (&[&'static HookEntry<P>], Option<&[SyncFnOf<P>]>) {
+        let sorted = self.sorted();
+        let all_sync = sorted.sync_fns.len() == sorted.hooks.len();
+        (&sorted.hooks, all_sync.then_some(&*sorted.sync_fns))
     }
 
     /// Entries that were not kept because an earlier entry at this point has the same name
@@ -243,9 +257,17 @@ impl<P: HookPoint> Registry<P> {
                 }
             }
             hooks.sort_by(|a, b| (a.order, a.name).cmp(&(b.order, b.name)));
+            let sync_fns: Option<Vec<SyncFnOf<P>>> = hooks
+                .iter()
+                .map(|e| match e.func {
+                    HookFn::Sync(f) => Some(f),
+                    HookFn::Async(_) => None,
+                })
+                .collect();
             Sorted {
                 hooks: hooks.into_boxed_slice(),
                 duplicates: duplicates.into_boxed_slice(),
+                sync_fns: sync_fns.unwrap_or_default().into_boxed_slice(),
             }
         });
         let state = if sorted.hooks.is_empty() {

@@ -82,7 +82,7 @@ macro_rules! __declare_point {
             }
 
             /// Run this point's link-time hooks synchronously; see [`hooks_core::dispatch`](fn@$crate::dispatch).
-            #[inline]
+            #[inline(always)]
             pub fn dispatch(
                 ctx: &mut $ctx,
             ) -> $crate::Outcome<<$crate::__declare_point!(@kind $kind) as $crate::Kind>::Ret> {

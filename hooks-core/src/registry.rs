@@ -8,7 +8,7 @@
 //! LTO builds, and for both registry backends. A crate that only holds hooks must therefore be
 //! named somewhere:
 //!
-//! ```ignore
+//! ```text
 //! use my_policies as _; // links my_policies, so its #[hook] fns register
 //! ```
 //!
@@ -28,6 +28,14 @@ use std::fmt;
 
 use crate::kind::{Kind, KindId};
 use crate::point::{HookInfo, HookPoint};
+
+/// The registry backend this build uses: `"linkme"` (link sections, the default) or
+/// `"inventory"` (pre-main constructors, the `inventory` cargo feature).
+pub const BACKEND: &str = if cfg!(feature = "inventory") {
+    "inventory"
+} else {
+    "linkme"
+};
 
 /// A declared hook point, as listed by [`points`].
 pub struct PointInfo {

@@ -96,3 +96,9 @@ fn require_passes_for_linked_hooks_and_names_the_missing_ones() {
     let msg = err.to_string();
     assert!(msg.contains("elsewhere::guard") && msg.contains("use <crate> as _;"), "{msg}");
 }
+
+#[test]
+fn the_backend_is_the_one_the_cargo_feature_selects() {
+    let expected = if cfg!(feature = "inventory") { "inventory" } else { "linkme" };
+    assert_eq!(registry::BACKEND, expected);
+}

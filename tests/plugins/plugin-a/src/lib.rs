@@ -1,6 +1,8 @@
 //! Test fixture: declares two custom points (from SecureYeoman's catalog) and registers hooks at
 //! a standard point and at its own points. The integration tests reference it by path.
 
+use std::sync::atomic::AtomicUsize;
+
 use hooks_core::context::PreToolUse;
 use hooks_core::{Verdict, hook};
 
@@ -31,6 +33,9 @@ pub mod points {
         pub observe auth_failure: AuthFailure;
     }
 }
+
+/// Failed logins seen by plugin-b's observer (kept here so that the tests never name plugin-b).
+pub static AUTH_FAILURES_SEEN: AtomicUsize = AtomicUsize::new(0);
 
 /// Records that it ran, then lets the call through.
 #[hook(pre_tool_use, order = 10)]

@@ -1,14 +1,11 @@
 //! Test fixture: registers hooks at a standard point and at plugin-a's custom points. The
 //! integration tests link it only through `use plugin_b as _;`.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 
 use hooks_core::context::PreToolUse;
 use hooks_core::{Verdict, hook};
 use plugin_a::points::{AuthFailure, MemorySave};
-
-/// How many auth failures this crate's observer saw.
-pub static AUTH_FAILURES_SEEN: AtomicUsize = AtomicUsize::new(0);
 
 /// Runs before plugin-a's hook (order -5 < 10).
 #[hook(pre_tool_use, order = -5)]
@@ -34,8 +31,8 @@ fn tag_memory(ctx: &mut MemorySave) -> Verdict {
     Verdict::Continue
 }
 
-/// Counts failed logins.
+/// Counts failed logins (in plugin-a's counter: nothing may name this crate's items).
 #[hook(plugin_a::points::auth_failure)]
 fn count_auth_failures(_ctx: &AuthFailure) {
-    AUTH_FAILURES_SEEN.fetch_add(1, Ordering::SeqCst);
+    plugin_a::AUTH_FAILURES_SEEN.fetch_add(1, Ordering::SeqCst);
 }
