@@ -13,7 +13,11 @@ use serde_json::json;
 use plugin_b as _;
 
 fn pre(command: &str) -> PreToolUse {
-    PreToolUse::new(Meta::new("cross-crate"), "Bash", json!({ "command": command }))
+    PreToolUse::new(
+        Meta::new("cross-crate"),
+        "Bash",
+        json!({ "command": command }),
+    )
 }
 
 #[tokio::test]
@@ -23,7 +27,11 @@ async fn hooks_from_two_crates_run_in_order_at_a_standard_point() {
     assert_eq!(out.value, Verdict::Continue);
     assert_eq!(
         ctx.additional_context,
-        ["plugin_b::trail_b_first", "plugin_a::trail_a", "plugin_b::trail_b_last"],
+        [
+            "plugin_b::trail_b_first",
+            "plugin_a::trail_a",
+            "plugin_b::trail_b_last"
+        ],
         "order -5 (plugin-b), 10 (plugin-a), 20 (plugin-b)"
     );
 }
@@ -45,13 +53,18 @@ fn custom_guard_point_runs_hooks_from_the_declaring_and_another_crate() {
     };
     let out = memory_save_before::dispatch(&mut save);
     assert!(out.is_denied());
-    assert_eq!(save.trail, ["plugin_b::tag_memory", "plugin_a::no_passwords"]);
+    assert_eq!(
+        save.trail,
+        ["plugin_b::tag_memory", "plugin_a::no_passwords"]
+    );
 }
 
 #[test]
 fn custom_observe_point_reaches_an_observer_in_another_crate() {
     let before = plugin_a::AUTH_FAILURES_SEEN.load(std::sync::atomic::Ordering::SeqCst);
-    let mut failure = AuthFailure { user: "mallory".into() };
+    let mut failure = AuthFailure {
+        user: "mallory".into(),
+    };
     let out = auth_failure::dispatch(&mut failure);
     assert!(out.failures.is_empty());
     assert_eq!(
@@ -62,19 +75,31 @@ fn custom_observe_point_reaches_an_observer_in_another_crate() {
 
 #[test]
 fn startup_check_finds_linked_hooks_and_reports_the_unlinked_crate() {
-    registry::require(["plugin_a::trail_a", "plugin_b::trail_b_last", "plugin_b::tag_memory"])
-        .expect("linked crates' hooks are registered");
+    registry::require([
+        "plugin_a::trail_a",
+        "plugin_b::trail_b_last",
+        "plugin_b::tag_memory",
+    ])
+    .expect("linked crates' hooks are registered");
 
     let err = registry::require(["plugin_a::trail_a", "plugin_unlinked::never_linked"])
         .expect_err("plugin-unlinked is a dependency, but nothing names it");
     match &err {
-        RegistryError::Missing { missing } => assert_eq!(missing, &["plugin_unlinked::never_linked"]),
+        RegistryError::Missing { missing } => {
+            assert_eq!(missing, &["plugin_unlinked::never_linked"])
+        }
         other => panic!("unexpected {other:?}"),
     }
     assert!(err.to_string().contains("use <crate> as _;"));
 
-    let names: Vec<String> = registry::linked().iter().map(|h| h.name.to_string()).collect();
-    assert!(!names.iter().any(|n| n.starts_with("plugin_unlinked")), "{names:?}");
+    let names: Vec<String> = registry::linked()
+        .iter()
+        .map(|h| h.name.to_string())
+        .collect();
+    assert!(
+        !names.iter().any(|n| n.starts_with("plugin_unlinked")),
+        "{names:?}"
+    );
 }
 
 #[test]
@@ -86,6 +111,10 @@ fn linked_hooks_report_the_declaring_crates_custom_points() {
 
 #[test]
 fn the_backend_follows_the_workspace_feature() {
-    let expected = if cfg!(feature = "inventory") { "inventory" } else { "linkme" };
+    let expected = if cfg!(feature = "inventory") {
+        "inventory"
+    } else {
+        "linkme"
+    };
     assert_eq!(registry::BACKEND, expected);
 }

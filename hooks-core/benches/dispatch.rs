@@ -136,14 +136,17 @@ fn bench(c: &mut Criterion) {
 
         let registry: RwLock<Vec<DynHook>> =
             RwLock::new((0..n).map(|_| Box::new(body) as DynHook).collect());
-        group.bench_with_input(BenchmarkId::new("dyn_registry", n), &registry, |b, registry| {
-            let mut ctx = Ctx::default();
-            b.iter(|| black_box(dyn_dispatch(registry, &mut ctx).severity()));
-        });
+        group.bench_with_input(
+            BenchmarkId::new("dyn_registry", n),
+            &registry,
+            |b, registry| {
+                let mut ctx = Ctx::default();
+                b.iter(|| black_box(dyn_dispatch(registry, &mut ctx).severity()));
+            },
+        );
     }
     group.finish();
 }
 
 criterion_group!(benches, bench);
 criterion_main!(benches);
-

@@ -295,7 +295,7 @@ impl Semantics for Guard {
     ) -> ControlFlow<()> {
         // Fail closed: the failure denies, and the record says it was a failure.
         out.value = Verdict::deny(format!("hook `{hook}` failed (fail closed): {cause}"));
-        out.decided_by = Some(hook.clone());
+        out.decided_by = Some(hook);
         record_failure(out, hook, point, cause);
         ControlFlow::Break(())
     }
@@ -377,6 +377,9 @@ impl Semantics for Recover {
     }
 }
 
+/// An async observer being polled: its name and its future.
+type Running<'a> = (&'static str, CatchUnwind<BoxFuture<'a, HookResult<()>>>);
+
 /// How many async observers are polled together without allocating; larger sets run in
 /// groups of this size, one group after another.
 const OBSERVER_GROUP: usize = 16;
@@ -421,8 +424,7 @@ impl Semantics for Observe {
         // the future's `Send` proof fail ("implementation of FnOnce is not general enough").
         let mut next = 0;
         while next < hooks.len() {
-            let mut group: [Option<(&'static str, CatchUnwind<BoxFuture<'a, HookResult<()>>>)>;
-                OBSERVER_GROUP] = [const { None }; OBSERVER_GROUP];
+            let mut group: [Option<Running<'a>>; OBSERVER_GROUP] = [const { None }; OBSERVER_GROUP];
             let mut filled = 0;
             while next < hooks.len() && filled < OBSERVER_GROUP {
                 if let HookFn::Async(f) = hooks[next].func() {

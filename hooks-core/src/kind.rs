@@ -11,7 +11,7 @@
 //! | [`Recover`] | `fn(&Ctx) -> Option<Recovery>` | in order; the first recovery wins |
 //!
 //! Any hook may also be `async fn`, and may return `Result<T, E>` instead of `T` (an error is a
-//! hook failure, handled by the kind's failure policy; see [`crate::dispatch`]).
+//! hook failure, handled by the kind's failure policy; see [`dispatch`](mod@crate::dispatch)).
 
 use std::future::Future;
 use std::pin::Pin;
@@ -124,6 +124,6 @@ impl KindId {
 
 impl std::fmt::Display for KindId {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
+        f.pad(self.as_str())
     }
 }

@@ -76,8 +76,8 @@ pub mod __private;
 pub use dispatch::{dispatch, dispatch_async};
 pub use kind::{BoxFuture, Guard, Kind, KindId, Observe, Recover, Transform};
 pub use outcome::{
-    BoxError, FailureCause, Failures, HookError, HookFailure, HookName, HookResult, IntoHookResult, Outcome,
-    Recovery, Verdict,
+    BoxError, FailureCause, Failures, HookError, HookFailure, HookName, HookResult, IntoHookResult,
+    Outcome, Recovery, Verdict,
 };
 pub use point::{HookEntry, HookFn, HookInfo, HookPoint, Registry};
 pub use registry::PointInfo;

@@ -128,7 +128,9 @@ impl HookName {
     pub fn intern(name: &str) -> Self {
         static NAMES: std::sync::Mutex<std::collections::BTreeSet<&'static str>> =
             std::sync::Mutex::new(std::collections::BTreeSet::new());
-        let mut names = NAMES.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut names = NAMES
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         if let Some(existing) = names.get(name) {
             return HookName(existing);
         }
@@ -164,7 +166,7 @@ impl fmt::Debug for HookName {
 
 impl fmt::Display for HookName {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+        f.pad(self.as_str())
     }
 }
 
@@ -234,8 +236,11 @@ pub struct HookFailure {
 ///
 /// `T` is the kind's result: [`Verdict`] for guards, `Option<Recovery>` for recoverers, `()` for
 /// transforms and observers.
+///
+/// The `dispatch` functions of guard and recover points are `#[must_use]`: ignoring a verdict is
+/// a bug. Failures are also logged with `tracing` at `warn` level, so an ignored outcome of a
+/// transform or observer point loses nothing.
 #[derive(Debug)]
-#[must_use = "a dispatch outcome carries the verdict or recovery and any hook failures"]
 pub struct Outcome<T> {
     /// The merged result (for a guard: the most restrictive verdict seen).
     pub value: T,
@@ -261,6 +266,8 @@ impl<T: Default> Default for Outcome<T> {
 /// One pointer wide and null when empty, so that an outcome without failures costs nothing to
 /// build, move or drop.
 #[derive(Default)]
+// A boxed `Vec` on purpose: one word instead of three, null when empty.
+#[allow(clippy::box_collection)]
 pub struct Failures(Option<Box<Vec<HookFailure>>>);
 
 impl Failures {
@@ -288,6 +295,7 @@ impl Drop for Failures {
 
 #[cold]
 #[inline(never)]
+#[allow(clippy::box_collection)]
 fn drop_failures(failures: Box<Vec<HookFailure>>) {
     drop(failures);
 }
@@ -395,7 +403,10 @@ mod tests {
     #[test]
     fn verdict_serializes_as_decision_and_reason() {
         let json = serde_json::to_value(Verdict::deny("no")).unwrap();
-        assert_eq!(json, serde_json::json!({"decision": "deny", "reason": "no"}));
+        assert_eq!(
+            json,
+            serde_json::json!({"decision": "deny", "reason": "no"})
+        );
         let json = serde_json::to_value(Verdict::Allow).unwrap();
         assert_eq!(json, serde_json::json!({"decision": "allow"}));
     }
@@ -415,11 +426,20 @@ mod tests {
     }
 
     #[test]
+    fn names_and_kinds_honour_width_when_displayed() {
+        assert_eq!(format!("[{:<6}]", HookName::from_static("ab")), "[ab    ]");
+        assert_eq!(format!("[{:>9}]", crate::KindId::Guard), "[    guard]");
+    }
+
+    #[test]
     fn interned_names_are_stored_once_per_distinct_name() {
         let a = HookName::intern(&format!("tenant-{}", 7));
         let b = HookName::intern("tenant-7");
         assert_eq!(a, b);
-        assert!(std::ptr::eq(a.as_str(), b.as_str()), "one allocation per distinct name");
+        assert!(
+            std::ptr::eq(a.as_str(), b.as_str()),
+            "one allocation per distinct name"
+        );
         assert_ne!(HookName::intern("tenant-8"), a);
     }
 

@@ -81,21 +81,7 @@ macro_rules! __declare_point {
                 }
             }
 
-            /// Run this point's link-time hooks synchronously; see [`hooks_core::dispatch`](fn@$crate::dispatch).
-            #[inline(always)]
-            pub fn dispatch(
-                ctx: &mut $ctx,
-            ) -> $crate::Outcome<<$crate::__declare_point!(@kind $kind) as $crate::Kind>::Ret> {
-                $crate::dispatch::<Point>(ctx)
-            }
-
-            /// Run this point's link-time hooks, sync and async; see
-            /// [`hooks_core::dispatch_async`](fn@$crate::dispatch_async).
-            pub async fn dispatch_async(
-                ctx: &mut $ctx,
-            ) -> $crate::Outcome<<$crate::__declare_point!(@kind $kind) as $crate::Kind>::Ret> {
-                $crate::dispatch_async::<Point>(ctx).await
-            }
+            $crate::__declare_point!(@dispatch $kind $ctx);
 
             $crate::__declare_point!(@types $kind $ctx);
 
@@ -127,6 +113,36 @@ macro_rules! __declare_point {
     };
     (@async recover $ctx:ty) => {
         for<'a> fn(&'a $ctx) -> $crate::BoxFuture<'a, $crate::HookResult<::core::option::Option<$crate::Recovery>>>
+    };
+    // `dispatch` / `dispatch_async` for the point; `#[must_use]` where the outcome is a decision.
+    (@dispatch guard $ctx:ty) => {
+        $crate::__declare_point!(@dispatch_fns [#[must_use = "the verdict decides whether to go on"]] guard $ctx);
+    };
+    (@dispatch recover $ctx:ty) => {
+        $crate::__declare_point!(@dispatch_fns [#[must_use = "the recovery decides what to do next"]] recover $ctx);
+    };
+    (@dispatch $kind:ident $ctx:ty) => {
+        $crate::__declare_point!(@dispatch_fns [] $kind $ctx);
+    };
+    (@dispatch_fns [$(#[$must_use:meta])?] $kind:ident $ctx:ty) => {
+        /// Run this point's link-time hooks synchronously; see
+        /// [`hooks_core::dispatch`](fn@$crate::dispatch).
+        $(#[$must_use])?
+        #[inline(always)]
+        pub fn dispatch(
+            ctx: &mut $ctx,
+        ) -> $crate::Outcome<<$crate::__declare_point!(@kind $kind) as $crate::Kind>::Ret> {
+            $crate::dispatch::<Point>(ctx)
+        }
+
+        /// Run this point's link-time hooks, sync and async; see
+        /// [`hooks_core::dispatch_async`](fn@$crate::dispatch_async).
+        $(#[$must_use])?
+        pub async fn dispatch_async(
+            ctx: &mut $ctx,
+        ) -> $crate::Outcome<<$crate::__declare_point!(@kind $kind) as $crate::Kind>::Ret> {
+            $crate::dispatch_async::<Point>(ctx).await
+        }
     };
     // The argument and result types of a hook at each kind, named by `#[hook]`'s type check.
     (@types guard $ctx:ty) => {
@@ -252,6 +268,9 @@ pub(crate) fn all_points() -> Vec<&'static crate::PointInfo> {
     }
     #[cfg(feature = "inventory")]
     {
-        inventory::iter::<PointRef>.into_iter().map(|p| p.0).collect()
+        inventory::iter::<PointRef>
+            .into_iter()
+            .map(|p| p.0)
+            .collect()
     }
 }

@@ -91,7 +91,11 @@ fn hook_infos<P: HookPoint>() -> Vec<HookInfo> {
 }
 
 fn duplicate_infos<P: HookPoint>() -> Vec<HookInfo> {
-    P::registry().duplicates().iter().map(|e| e.info()).collect()
+    P::registry()
+        .duplicates()
+        .iter()
+        .map(|e| e.info())
+        .collect()
 }
 
 /// Every linked hook point (the standard catalog and custom points of linked crates), sorted by
@@ -161,7 +165,10 @@ pub enum RegistryError {
         missing: Vec<String>,
     },
     /// Some point has several hooks with one name.
-    #[error("duplicate hook names (only the first of each runs): {}", DisplayDuplicates(duplicates))]
+    #[error(
+        "duplicate hook names (only the first of each runs): {}",
+        DisplayDuplicates(duplicates)
+    )]
     Duplicates {
         /// The entries that were dropped.
         duplicates: Vec<HookInfo>,

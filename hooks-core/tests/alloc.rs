@@ -192,6 +192,10 @@ fn async_dispatch_costs_one_allocation_per_async_hook() {
             assert_eq!(out.value, Verdict::Allow);
         }
     });
-    assert_eq!(n, 2 * RUNS, "two async hooks: exactly two boxed futures per dispatch");
+    assert_eq!(
+        n,
+        2 * RUNS,
+        "two async hooks: exactly two boxed futures per dispatch"
+    );
     assert_eq!(ctx.n, 3 * RUNS as u64);
 }

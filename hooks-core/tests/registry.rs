@@ -76,7 +76,10 @@ fn linked_lists_every_hook_with_point_kind_order_and_location() {
 fn points_lists_standard_and_custom_points() {
     let names: Vec<&str> = registry::points().iter().map(|p| p.name()).collect();
     for standard in hooks_core::points::NAMES {
-        assert!(names.contains(&standard), "{standard} missing from {names:?}");
+        assert!(
+            names.contains(&standard),
+            "{standard} missing from {names:?}"
+        );
     }
     assert!(names.contains(&"clash") && names.contains(&"listed"));
     assert_eq!(names.len(), hooks_core::points::NAMES.len() + 2);
@@ -85,8 +88,12 @@ fn points_lists_standard_and_custom_points() {
 #[test]
 fn require_passes_for_linked_hooks_and_names_the_missing_ones() {
     registry::require(["registry::listed_observer", "same"]).expect("both linked");
-    let err = registry::require(["registry::listed_observer", "elsewhere::guard", "other::audit"])
-        .unwrap_err();
+    let err = registry::require([
+        "registry::listed_observer",
+        "elsewhere::guard",
+        "other::audit",
+    ])
+    .unwrap_err();
     match &err {
         RegistryError::Missing { missing } => {
             assert_eq!(missing, &["elsewhere::guard", "other::audit"]);
@@ -94,11 +101,18 @@ fn require_passes_for_linked_hooks_and_names_the_missing_ones() {
         other => panic!("unexpected {other:?}"),
     }
     let msg = err.to_string();
-    assert!(msg.contains("elsewhere::guard") && msg.contains("use <crate> as _;"), "{msg}");
+    assert!(
+        msg.contains("elsewhere::guard") && msg.contains("use <crate> as _;"),
+        "{msg}"
+    );
 }
 
 #[test]
 fn the_backend_is_the_one_the_cargo_feature_selects() {
-    let expected = if cfg!(feature = "inventory") { "inventory" } else { "linkme" };
+    let expected = if cfg!(feature = "inventory") {
+        "inventory"
+    } else {
+        "linkme"
+    };
     assert_eq!(registry::BACKEND, expected);
 }

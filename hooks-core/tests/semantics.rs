@@ -16,7 +16,10 @@ pub struct Trail {
 
 impl Trail {
     fn new(input: &str) -> Self {
-        Trail { ran: Vec::new(), input: Rewritable::new(input.to_owned()) }
+        Trail {
+            ran: Vec::new(),
+            input: Rewritable::new(input.to_owned()),
+        }
     }
 }
 
@@ -80,7 +83,10 @@ fn guard_deny_stops_the_chain_and_names_the_denier() {
     assert_eq!(ctx.ran, ["allow", "deny"]);
     assert_eq!(out.value, Verdict::deny("stop here"));
     assert_eq!(out.decided_by.as_deref(), Some("semantics::ds_deny"));
-    assert!(out.decided_by_failure().is_none(), "a policy deny is not a failure");
+    assert!(
+        out.decided_by_failure().is_none(),
+        "a policy deny is not a failure"
+    );
 }
 
 // ---- guard: the most restrictive verdict wins ----
@@ -157,8 +163,14 @@ fn guard_that_panics_denies_and_is_reported_as_a_failure_not_a_policy() {
     let mut ctx = Trail::new("x");
     let out = points::failing_guard::dispatch(&mut ctx);
     assert!(out.is_denied());
-    assert_eq!(ctx.ran, ["panics"], "the failure stops the chain like a deny");
-    let failure = out.decided_by_failure().expect("the deny comes from a failure");
+    assert_eq!(
+        ctx.ran,
+        ["panics"],
+        "the failure stops the chain like a deny"
+    );
+    let failure = out
+        .decided_by_failure()
+        .expect("the deny comes from a failure");
     assert_eq!(failure.hook.as_str(), "semantics::fg_panics");
     assert_eq!(failure.point, "failing_guard");
     assert!(matches!(&failure.cause, FailureCause::Panic(m) if m == "guard bug"));
@@ -261,7 +273,9 @@ fn failing_transform_is_reported_and_the_chain_continues() {
     let out = points::failing_transform::dispatch(&mut ctx);
     assert_eq!(ctx.ran, ["error", "after"]);
     assert_eq!(out.failures.len(), 1);
-    assert!(matches!(&out.failures[0].cause, FailureCause::Error(e) if e.to_string() == "disk full"));
+    assert!(
+        matches!(&out.failures[0].cause, FailureCause::Error(e) if e.to_string() == "disk full")
+    );
     assert!(out.decided_by.is_none());
 }
 
@@ -284,7 +298,10 @@ fn observers_all_run_and_their_failures_are_only_reported() {
     let mut ctx = Trail::new("seen");
     let before = OBSERVED.load(std::sync::atomic::Ordering::SeqCst);
     let out = points::observers::dispatch(&mut ctx);
-    assert_eq!(OBSERVED.load(std::sync::atomic::Ordering::SeqCst), before + 1);
+    assert_eq!(
+        OBSERVED.load(std::sync::atomic::Ordering::SeqCst),
+        before + 1
+    );
     assert_eq!(out.failures.len(), 1);
     assert!(out.decided_by.is_none());
 }
@@ -324,7 +341,9 @@ fn fr_none(ctx: &Trail) -> Option<Recovery> {
 }
 #[hook(crate::points::first_recovery, order = 2)]
 fn fr_retry(_: &Trail) -> Option<Recovery> {
-    Some(Recovery::Retry { backoff: Duration::from_millis(100) })
+    Some(Recovery::Retry {
+        backoff: Duration::from_millis(100),
+    })
 }
 #[hook(crate::points::first_recovery, order = 3)]
 fn fr_give_up(_: &Trail) -> Option<Recovery> {
@@ -335,7 +354,12 @@ fn fr_give_up(_: &Trail) -> Option<Recovery> {
 fn first_recovery_wins_and_later_recoverers_do_not_run() {
     let mut ctx = Trail::new("rate limited");
     let out = points::first_recovery::dispatch(&mut ctx);
-    assert_eq!(out.value, Some(Recovery::Retry { backoff: Duration::from_millis(100) }));
+    assert_eq!(
+        out.value,
+        Some(Recovery::Retry {
+            backoff: Duration::from_millis(100)
+        })
+    );
     assert_eq!(out.decided_by.as_deref(), Some("semantics::fr_retry"));
     assert!(out.failures.is_empty(), "{:?}", out.failures);
 }
@@ -348,14 +372,21 @@ async fn frc_error(_: &Trail) -> Result<Option<Recovery>, std::io::Error> {
 }
 #[hook(crate::points::failing_recover, order = 2)]
 fn frc_give_up(_: &Trail) -> Option<Recovery> {
-    Some(Recovery::GiveUp { reason: "permanent".into() })
+    Some(Recovery::GiveUp {
+        reason: "permanent".into(),
+    })
 }
 
 #[tokio::test]
 async fn failing_recoverer_is_reported_and_the_next_one_decides() {
     let mut ctx = Trail::new("x");
     let out = points::failing_recover::dispatch_async(&mut ctx).await;
-    assert_eq!(out.value, Some(Recovery::GiveUp { reason: "permanent".into() }));
+    assert_eq!(
+        out.value,
+        Some(Recovery::GiveUp {
+            reason: "permanent".into()
+        })
+    );
     assert_eq!(out.failures.len(), 1);
     assert!(out.decided_by_failure().is_none());
 }

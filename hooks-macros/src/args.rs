@@ -86,7 +86,10 @@ impl Parse for HookArgs {
 }
 
 fn name_error(span: Span) -> syn::Error {
-    syn::Error::new(span, "`name` must be a non-empty string literal: `name = \"my_hook\"`")
+    syn::Error::new(
+        span,
+        "`name` must be a non-empty string literal: `name = \"my_hook\"`",
+    )
 }
 
 fn parse_order(value: &Expr) -> syn::Result<i32> {
@@ -107,9 +110,9 @@ fn parse_order(value: &Expr) -> syn::Result<i32> {
             "`order` must be an integer literal, like `order = 10` or `order = -5`",
         ));
     };
-    let magnitude: i64 = int.base10_parse().map_err(|_| {
-        syn::Error::new(int.span(), "`order` must fit in an `i32`")
-    })?;
+    let magnitude: i64 = int
+        .base10_parse()
+        .map_err(|_| syn::Error::new(int.span(), "`order` must fit in an `i32`"))?;
     let order = if negative { -magnitude } else { magnitude };
     i32::try_from(order).map_err(|_| syn::Error::new(value.span(), "`order` must fit in an `i32`"))
 }

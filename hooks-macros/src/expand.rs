@@ -25,7 +25,11 @@ pub fn hook(args: HookArgs, func: ItemFn) -> syn::Result<TokenStream2> {
     };
     let name = match &args.name {
         Some(lit) => quote!(#lit),
-        None => quote!(::core::concat!(::core::module_path!(), "::", ::core::stringify!(#ident))),
+        None => quote!(::core::concat!(
+            ::core::module_path!(),
+            "::",
+            ::core::stringify!(#ident)
+        )),
     };
     let order = args.order.unwrap_or(0);
     let file = quote_spanned!(ident.span()=> ::core::file!());
@@ -160,7 +164,10 @@ fn check_signature(args: &HookArgs, func: &ItemFn) -> syn::Result<()> {
         }
     }
     if let Safety::Unsafe(token) = &sig.safety {
-        errors.push(syn::Error::new(token.span(), "a hook cannot be an `unsafe fn`"));
+        errors.push(syn::Error::new(
+            token.span(),
+            "a hook cannot be an `unsafe fn`",
+        ));
     }
     if let Some(abi) = &sig.abi {
         errors.push(syn::Error::new(
@@ -169,7 +176,10 @@ fn check_signature(args: &HookArgs, func: &ItemFn) -> syn::Result<()> {
         ));
     }
     if let Some(variadic) = &sig.variadic {
-        errors.push(syn::Error::new(variadic.span(), "a hook cannot be variadic"));
+        errors.push(syn::Error::new(
+            variadic.span(),
+            "a hook cannot be variadic",
+        ));
     }
     let typed = sig
         .inputs

@@ -273,7 +273,10 @@ mod tests {
 
     #[test]
     fn meta_round_trips_through_json_with_snake_case_fields() {
-        let m = Meta::new("s1").with_agent("coder").with_tenant("acme").with_turn(3);
+        let m = Meta::new("s1")
+            .with_agent("coder")
+            .with_tenant("acme")
+            .with_turn(3);
         let json = serde_json::to_value(&m).unwrap();
         assert_eq!(json["session_id"], "s1");
         assert_eq!(json["agent_name"], "coder");

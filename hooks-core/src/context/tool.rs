@@ -58,7 +58,10 @@ impl PreToolUse {
     /// `Write`, `Edit`, `Read`).
     pub fn file_path(&self) -> Option<&str> {
         let input = self.tool_input.get();
-        input.get("file_path").or_else(|| input.get("path"))?.as_str()
+        input
+            .get("file_path")
+            .or_else(|| input.get("path"))?
+            .as_str()
     }
 
     /// Add text for the model.
