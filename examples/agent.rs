@@ -487,7 +487,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .fire::<session_start::Point>(&mut start, "startup")
         .await;
 
-    // Two prompts were queued while the agent started; feed them in.
+    // A prompt was queued while the agent started; feed the queue in.
     let queue = ["Add a /health endpoint. Always run the tests before you stop."];
     let mut pre_drain = PreQueueDrain::new(agent.meta.next(), "user", queue.len());
     agent

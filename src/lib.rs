@@ -201,3 +201,8 @@ mod tests {
         );
     }
 }
+
+// The README's Rust snippets are compiled and run as doctests, so that they stay true.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

@@ -98,7 +98,7 @@ fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("dispatch");
     group
         .warm_up_time(Duration::from_secs(1))
-        .measurement_time(Duration::from_secs(3));
+        .measurement_time(Duration::from_secs(5));
     for n in [0usize, 1, 8, 32] {
         let fns: Vec<fn(&mut Ctx) -> Verdict> = vec![direct_hook; n];
         group.bench_with_input(BenchmarkId::new("direct", n), &fns, |b, fns| {
@@ -107,8 +107,12 @@ fn bench(c: &mut Criterion) {
                 let mut merged = Verdict::Continue;
                 for f in black_box(fns.as_slice()) {
                     let v = f(&mut ctx);
+                    let deny = v.is_deny();
                     if v.severity() > merged.severity() {
                         merged = v;
+                    }
+                    if deny {
+                        break;
                     }
                 }
                 black_box(merged.severity())

@@ -4,8 +4,11 @@
 //! |---|---|---|---|
 //! | guard | `(order, name)` | a hook denies | denies (fail closed) and stops |
 //! | transform | `(order, name)` | never | is reported; the chain continues (fail open) |
-//! | observe | sync ones in order, async ones concurrently | never | is reported; nothing else changes |
+//! | observe | sync ones in order, then all async ones concurrently | never | is reported; nothing else changes |
 //! | recover | `(order, name)` | a hook returns a recovery | is reported; the chain continues |
+//!
+//! A hook that panics after changing its context leaves the change in place: a failing
+//! transform is skipped (fail open), and the next hook sees what it left.
 //!
 //! A failure is always recorded in [`Outcome::failures`] and logged with `tracing` at `warn`
 //! level; it is never reported as a policy decision ([`Outcome::decided_by_failure`] tells
@@ -29,7 +32,8 @@ use crate::point::{HookEntry, HookFn, HookPoint};
 /// Run every link-time hook at point `P` on `ctx`, synchronously, and merge their results with
 /// the point's semantics.
 ///
-/// A point without hooks costs one relaxed atomic load. Dispatch itself never allocates.
+/// A point without hooks costs one relaxed atomic load. Dispatch itself does not allocate; only
+/// a failure does (its record, and the deny reason of a failing guard).
 ///
 /// ```
 /// use hooks_core::context::{Meta, PreToolUse};
@@ -52,8 +56,10 @@ pub fn dispatch<P: HookPoint>(ctx: &mut P::Context) -> Outcome<<P::Kind as Kind>
 /// with the point's semantics. Guards, transforms and recoverers run one after another in
 /// order; async observers run concurrently.
 ///
-/// Each `async fn` hook costs one boxed future; sync hooks cost nothing extra. Panics are
-/// caught per hook. The returned future is `Send`.
+/// Each `async fn` hook costs one boxed future; sync hooks cost nothing extra (more than 16 async
+/// observers at one point cost one more allocation). Sync observers run first, in order; then
+/// all async observers run concurrently. Panics are caught per hook. The returned future is
+/// `Send`.
 pub async fn dispatch_async<P: HookPoint>(ctx: &mut P::Context) -> Outcome<<P::Kind as Kind>::Ret> {
     let registry = P::registry();
     if registry.is_empty() {
@@ -380,8 +386,8 @@ impl Semantics for Recover {
 /// An async observer being polled: its name and its future.
 type Running<'a> = (&'static str, CatchUnwind<BoxFuture<'a, HookResult<()>>>);
 
-/// How many async observers are polled together without allocating; larger sets run in
-/// groups of this size, one group after another.
+/// How many async observers are polled together without allocating; a larger set costs one
+/// more allocation (a `Vec` of their futures).
 const OBSERVER_GROUP: usize = 16;
 
 impl Semantics for Observe {
@@ -420,37 +426,43 @@ impl Semantics for Observe {
                 let _ = Self::merge(&mut out, HookName::from_static(e.name()), P::NAME, result);
             }
         }
-        // An index walk rather than an iterator adapter: closures held across `.await` make
-        // the future's `Send` proof fail ("implementation of FnOnce is not general enough").
-        let mut next = 0;
-        while next < hooks.len() {
-            let mut group: [Option<Running<'a>>; OBSERVER_GROUP] = [const { None }; OBSERVER_GROUP];
-            let mut filled = 0;
-            while next < hooks.len() && filled < OBSERVER_GROUP {
-                if let HookFn::Async(f) = hooks[next].func() {
-                    group[filled] = Some((hooks[next].name(), CatchUnwind(f(ctx))));
-                    filled += 1;
-                }
-                next += 1;
+        // All async observers run at once. Up to OBSERVER_GROUP of them are held on the stack;
+        // beyond that one `Vec` holds them (so they still run concurrently: an observer may
+        // wait for another). An index walk rather than an iterator adapter: closures held
+        // across `.await` make the future's `Send` proof fail.
+        let count = hooks.iter().filter(|e| e.is_async()).count();
+        let mut inline: [Option<Running<'a>>; OBSERVER_GROUP] = [const { None }; OBSERVER_GROUP];
+        let mut spilled: Vec<Option<Running<'a>>> = Vec::new();
+        let slots: &mut [Option<Running<'a>>] = if count <= OBSERVER_GROUP {
+            &mut inline[..count]
+        } else {
+            spilled.resize_with(count, || None);
+            &mut spilled
+        };
+        let mut filled = 0;
+        for e in hooks {
+            if let HookFn::Async(f) = e.func() {
+                slots[filled] = Some((e.name(), CatchUnwind(f(ctx))));
+                filled += 1;
             }
-            std::future::poll_fn(|cx| {
-                let mut busy = false;
-                for slot in group.iter_mut() {
-                    if let Some((name, fut)) = slot {
-                        match Pin::new(fut).poll(cx) {
-                            Poll::Ready(r) => {
-                                let name = HookName::from_static(name);
-                                let _ = Self::merge(&mut out, name, P::NAME, flatten(r));
-                                *slot = None;
-                            }
-                            Poll::Pending => busy = true,
+        }
+        std::future::poll_fn(|cx| {
+            let mut busy = false;
+            for slot in slots.iter_mut() {
+                if let Some((name, fut)) = slot {
+                    match Pin::new(fut).poll(cx) {
+                        Poll::Ready(r) => {
+                            let name = HookName::from_static(name);
+                            let _ = Self::merge(&mut out, name, P::NAME, flatten(r));
+                            *slot = None;
                         }
+                        Poll::Pending => busy = true,
                     }
                 }
-                if busy { Poll::Pending } else { Poll::Ready(()) }
-            })
-            .await;
-        }
+            }
+            if busy { Poll::Pending } else { Poll::Ready(()) }
+        })
+        .await;
         out
     }
 }

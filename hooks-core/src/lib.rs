@@ -10,7 +10,7 @@
 //! use hooks_core::{Verdict, hook, points::pre_tool_use};
 //!
 //! /// Refuse `sudo` in shell commands.
-//! #[hook(pre_tool_use, order = -10)]
+//! #[hook(pre_tool_use, order = -10, name = "no_sudo")]
 //! fn no_sudo(ctx: &mut PreToolUse) -> Verdict {
 //!     match ctx.command() {
 //!         Some(cmd) if cmd.split_whitespace().any(|w| w == "sudo") => {
@@ -23,7 +23,7 @@
 //! let mut ctx = PreToolUse::new(Meta::new("s1"), "Bash", serde_json::json!({"command": "sudo rm x"}));
 //! let outcome = pre_tool_use::dispatch(&mut ctx);
 //! assert!(outcome.is_denied());
-//! assert_eq!(outcome.decided_by.as_deref(), Some("rust_out::no_sudo"));
+//! assert_eq!(outcome.decided_by.as_deref(), Some("no_sudo"));
 //! ```
 //!
 //! # Hook points and their semantics

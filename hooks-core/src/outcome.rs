@@ -208,9 +208,9 @@ pub enum FailureCause {
     /// The hook panicked; the panic message.
     #[error("panicked: {0}")]
     Panic(String),
-    /// The hook returned an error.
+    /// The hook returned an error (shown in this message, so not repeated as `source()`).
     #[error("returned an error: {0}")]
-    Error(#[source] HookError),
+    Error(HookError),
     /// The hook did not finish in time.
     #[error("timed out after {0:?}")]
     Timeout(Duration),
@@ -372,6 +372,7 @@ macro_rules! into_hook_result {
                 Ok(self)
             }
         }
+        #[diagnostic::do_not_recommend]
         impl<E: Into<BoxError>> IntoHookResult<$t> for Result<$t, E> {
             #[inline(always)]
             fn into_hook_result(self) -> HookResult<$t> {

@@ -84,7 +84,7 @@ impl<P: HookPoint> HookEntry<P> {
         self.file
     }
 
-    /// Source line of the `#[hook]` attribute.
+    /// Source line of the hook fn's name.
     pub fn line(&self) -> u32 {
         self.line
     }
@@ -145,10 +145,10 @@ pub struct HookInfo {
     pub line: u32,
 }
 
+// The state byte is only a hint for the fast path: "certainly empty" or "look at `sorted`".
 const UNINIT: u8 = 0;
 const EMPTY: u8 = 1;
-const SYNC_ONLY: u8 = 2;
-const HAS_ASYNC: u8 = 3;
+const NOT_EMPTY: u8 = 2;
 
 /// What a point's registry holds once built: the hooks in run order, and the entries left out
 /// because another hook at the point already has their name.
@@ -195,8 +195,8 @@ impl<P: HookPoint> Registry<P> {
 
     /// True when at least one hook at the point is an `async fn`.
     pub fn has_async(&self) -> bool {
-        self.sorted();
-        self.state.load(Ordering::Relaxed) == HAS_ASYNC
+        let sorted = self.sorted();
+        sorted.sync_fns.len() != sorted.hooks.len()
     }
 
     /// The hooks in run order.
@@ -272,10 +272,8 @@ impl<P: HookPoint> Registry<P> {
         });
         let state = if sorted.hooks.is_empty() {
             EMPTY
-        } else if sorted.hooks.iter().any(|e| e.is_async()) {
-            HAS_ASYNC
         } else {
-            SYNC_ONLY
+            NOT_EMPTY
         };
         self.state.store(state, Ordering::Relaxed);
         sorted

@@ -29,6 +29,10 @@
 
 use crate::context::*;
 
+// Slice identifiers name linker sections and must be unique in the final binary, also when two
+// semver-incompatible versions of hooks-core are linked: they carry the version (0.1 here;
+// change it with every breaking release).
+
 /// The names of the standard points, in catalog order.
 pub const NAMES: [&str; 17] = [
     "session_start",
@@ -55,7 +59,7 @@ crate::__declare_point! {
     ///
     /// Transform over [`SessionStart`]. Corresponds to Claude Code `SessionStart`, Squad
     /// `onSessionStart`, GWI `runStart`, SecureYeoman `agent_init`, infer `pre_session`.
-    pub transform session_start: SessionStart => HOOKS_CORE_V0_SESSION_START
+    pub transform session_start: SessionStart => HOOKS_CORE_V0_1_SESSION_START
 }
 
 crate::__declare_point! {
@@ -64,7 +68,7 @@ crate::__declare_point! {
     /// Observe over [`SessionEnd`]. Corresponds to Claude Code `SessionEnd`, Squad
     /// `onSessionEnd`, GWI `runEnd`, SecureYeoman `agent_shutdown`, seed 003 `SessionStop`,
     /// infer `post_session`.
-    pub observe session_end: SessionEnd => HOOKS_CORE_V0_SESSION_END
+    pub observe session_end: SessionEnd => HOOKS_CORE_V0_1_SESSION_END
 }
 
 crate::__declare_point! {
@@ -74,7 +78,7 @@ crate::__declare_point! {
     /// Guard over [`UserPromptSubmit`]. Corresponds to Claude Code `UserPromptSubmit`, Squad
     /// `onUserPromptSubmitted`, SecureYeoman `message_received` and `prompt_assembly_*`,
     /// seed 003 `PromptSubmit`, infer `pre`.
-    pub guard user_prompt_submit: UserPromptSubmit => HOOKS_CORE_V0_USER_PROMPT_SUBMIT
+    pub guard user_prompt_submit: UserPromptSubmit => HOOKS_CORE_V0_1_USER_PROMPT_SUBMIT
 }
 
 crate::__declare_point! {
@@ -82,14 +86,14 @@ crate::__declare_point! {
     ///
     /// Guard over [`PreModelCall`]. Corresponds to SecureYeoman `before_llm_call`, infer
     /// `pre_stream`.
-    pub guard pre_model_call: PreModelCall => HOOKS_CORE_V0_PRE_MODEL_CALL
+    pub guard pre_model_call: PreModelCall => HOOKS_CORE_V0_1_PRE_MODEL_CALL
 }
 
 crate::__declare_point! {
     /// For each streamed chunk of a model response: rewrite it (redaction) before it is shown.
     ///
     /// Transform over [`ModelStreamChunk`]. Corresponds to SecureYeoman `stream_chunk`.
-    pub transform model_stream_chunk: ModelStreamChunk => HOOKS_CORE_V0_MODEL_STREAM_CHUNK
+    pub transform model_stream_chunk: ModelStreamChunk => HOOKS_CORE_V0_1_MODEL_STREAM_CHUNK
 }
 
 crate::__declare_point! {
@@ -97,7 +101,7 @@ crate::__declare_point! {
     ///
     /// Transform over [`PostModelCall`]. Corresponds to SecureYeoman `after_llm_call` and
     /// `stream_end`, seed 003 `ModelOutput`, infer `post_stream`.
-    pub transform post_model_call: PostModelCall => HOOKS_CORE_V0_POST_MODEL_CALL
+    pub transform post_model_call: PostModelCall => HOOKS_CORE_V0_1_POST_MODEL_CALL
 }
 
 crate::__declare_point! {
@@ -106,7 +110,7 @@ crate::__declare_point! {
     /// Guard over [`PreToolUse`]. Corresponds to Claude Code `PreToolUse`, Squad
     /// `onPreToolUse`, SecureYeoman `tool_execute_before`, seed 003 `PreAbilityCall`, infer
     /// `pre_tool`.
-    pub guard pre_tool_use: PreToolUse => HOOKS_CORE_V0_PRE_TOOL_USE
+    pub guard pre_tool_use: PreToolUse => HOOKS_CORE_V0_1_PRE_TOOL_USE
 }
 
 crate::__declare_point! {
@@ -115,7 +119,7 @@ crate::__declare_point! {
     /// Transform over [`PostToolUse`]. Corresponds to Claude Code `PostToolUse` and
     /// `PostToolUseFailure`, Squad `onPostToolUse`, SecureYeoman `tool_execute_after`,
     /// seed 003 `PostAbilityCall`, infer `post_tool`.
-    pub transform post_tool_use: PostToolUse => HOOKS_CORE_V0_POST_TOOL_USE
+    pub transform post_tool_use: PostToolUse => HOOKS_CORE_V0_1_POST_TOOL_USE
 }
 
 crate::__declare_point! {
@@ -123,7 +127,7 @@ crate::__declare_point! {
     ///
     /// Observe over [`StepEnd`]. Corresponds to GWI `afterStep`, SecureYeoman
     /// `message_loop_end`, infer `post`.
-    pub observe step_end: StepEnd => HOOKS_CORE_V0_STEP_END
+    pub observe step_end: StepEnd => HOOKS_CORE_V0_1_STEP_END
 }
 
 crate::__declare_point! {
@@ -131,7 +135,7 @@ crate::__declare_point! {
     /// instruction. Check [`Stop::stop_hook_active`] to avoid endless loops.
     ///
     /// Guard over [`Stop`]. Corresponds to Claude Code `Stop`.
-    pub guard stop: Stop => HOOKS_CORE_V0_STOP
+    pub guard stop: Stop => HOOKS_CORE_V0_1_STOP
 }
 
 crate::__declare_point! {
@@ -139,7 +143,7 @@ crate::__declare_point! {
     ///
     /// Transform over [`PreCompact`]. Corresponds to Claude Code `PreCompact`, Squad
     /// `onPreCompact`.
-    pub transform pre_compact: PreCompact => HOOKS_CORE_V0_PRE_COMPACT
+    pub transform pre_compact: PreCompact => HOOKS_CORE_V0_1_PRE_COMPACT
 }
 
 crate::__declare_point! {
@@ -147,7 +151,7 @@ crate::__declare_point! {
     ///
     /// Guard over [`SubagentStart`]. Corresponds to Claude Code `SubagentStart`, Squad
     /// `onSubagentStart`, SecureYeoman `delegation_before`.
-    pub guard subagent_start: SubagentStart => HOOKS_CORE_V0_SUBAGENT_START
+    pub guard subagent_start: SubagentStart => HOOKS_CORE_V0_1_SUBAGENT_START
 }
 
 crate::__declare_point! {
@@ -155,7 +159,7 @@ crate::__declare_point! {
     ///
     /// Observe over [`SubagentStop`]. Corresponds to Claude Code `SubagentStop`, Squad
     /// `onSubagentStop`, SecureYeoman `delegation_after` and `sub_agent_sealed`.
-    pub observe subagent_stop: SubagentStop => HOOKS_CORE_V0_SUBAGENT_STOP
+    pub observe subagent_stop: SubagentStop => HOOKS_CORE_V0_1_SUBAGENT_STOP
 }
 
 crate::__declare_point! {
@@ -164,7 +168,7 @@ crate::__declare_point! {
     ///
     /// Recover over [`ErrorOccurred`]. Corresponds to Claude Code `StopFailure`, Squad
     /// `onErrorOccurred`.
-    pub recover error_occurred: ErrorOccurred => HOOKS_CORE_V0_ERROR_OCCURRED
+    pub recover error_occurred: ErrorOccurred => HOOKS_CORE_V0_1_ERROR_OCCURRED
 }
 
 crate::__declare_point! {
@@ -172,21 +176,21 @@ crate::__declare_point! {
     ///
     /// Observe over [`Notification`]. Corresponds to Claude Code `Notification`, SecureYeoman
     /// `message_sent`.
-    pub observe notification: Notification => HOOKS_CORE_V0_NOTIFICATION
+    pub observe notification: Notification => HOOKS_CORE_V0_1_NOTIFICATION
 }
 
 crate::__declare_point! {
     /// Before queued user messages are fed to the agent.
     ///
     /// Observe over [`PreQueueDrain`]. Corresponds to infer `pre_queue_drain`.
-    pub observe pre_queue_drain: PreQueueDrain => HOOKS_CORE_V0_PRE_QUEUE_DRAIN
+    pub observe pre_queue_drain: PreQueueDrain => HOOKS_CORE_V0_1_PRE_QUEUE_DRAIN
 }
 
 crate::__declare_point! {
     /// After queued user messages were fed to the agent.
     ///
     /// Observe over [`PostQueueDrain`]. Corresponds to infer `post_queue_drain`.
-    pub observe post_queue_drain: PostQueueDrain => HOOKS_CORE_V0_POST_QUEUE_DRAIN
+    pub observe post_queue_drain: PostQueueDrain => HOOKS_CORE_V0_1_POST_QUEUE_DRAIN
 }
 
 /// Gate for `#[hook(<ident>)]`: expands the body for a standard point, and one clear error

@@ -4,7 +4,7 @@ use std::future::Future;
 
 pub use linkme;
 
-#[cfg(feature = "inventory")]
+#[cfg(any(feature = "inventory", hooks_backend = "inventory"))]
 pub use inventory;
 
 pub use crate::__core_point as core_point;
@@ -47,10 +47,15 @@ macro_rules! __declare_point {
         $(#[$attr:meta])*
         $vis:vis $kind:ident $name:ident : $ctx:ty => $slice:ident
     ) => {
+        // The context type, named in the parent module where `$ctx` was written, so that the
+        // module below can refer to it whatever its name (even `Context` or `Point`) and however
+        // it is spelled (`self::`, `super::`, a bare name).
+        #[doc(hidden)]
+        #[allow(non_camel_case_types)]
+        $vis type $slice = $ctx;
+
         $(#[$attr])*
         $vis mod $name {
-            #[allow(unused_imports)]
-            use super::*;
 
             #[doc = concat!("The `", stringify!($name), "` hook point.")]
             ///
@@ -60,20 +65,20 @@ macro_rules! __declare_point {
             pub struct Point;
 
             /// The context hooks at this point receive.
-            pub type Context = $ctx;
+            pub type Context = super::$slice;
 
             /// How a sync hook at this point is stored.
             #[doc(hidden)]
-            pub type SyncFn = $crate::__declare_point!(@sync $kind $ctx);
+            pub type SyncFn = $crate::__declare_point!(@sync $kind Context);
 
             /// How an async hook at this point is stored.
             #[doc(hidden)]
-            pub type AsyncFn = $crate::__declare_point!(@async $kind $ctx);
+            pub type AsyncFn = $crate::__declare_point!(@async $kind Context);
 
             impl $crate::HookPoint for Point {
                 const NAME: &'static str = stringify!($name);
                 type Kind = $crate::__declare_point!(@kind $kind);
-                type Context = $ctx;
+                type Context = Context;
 
                 fn registry() -> &'static $crate::Registry<Self> {
                     static REGISTRY: $crate::Registry<Point> = $crate::Registry::__new(__collect);
@@ -81,9 +86,9 @@ macro_rules! __declare_point {
                 }
             }
 
-            $crate::__declare_point!(@dispatch $kind $ctx);
+            $crate::__declare_point!(@dispatch $kind Context);
 
-            $crate::__declare_point!(@types $kind $ctx);
+            $crate::__declare_point!(@types $kind Context);
 
             #[doc(hidden)]
             pub static __POINT_INFO: $crate::PointInfo = $crate::PointInfo::__new::<Point>();
@@ -178,7 +183,7 @@ macro_rules! __declare_point {
 }
 
 /// linkme backend: one distributed slice per point, plus an entry in the list of points.
-#[cfg(not(feature = "inventory"))]
+#[cfg(not(any(feature = "inventory", hooks_backend = "inventory")))]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __backend_declare {
@@ -202,7 +207,7 @@ macro_rules! __backend_declare {
 }
 
 /// inventory backend: one collected wrapper type per point, plus an entry in the list of points.
-#[cfg(feature = "inventory")]
+#[cfg(any(feature = "inventory", hooks_backend = "inventory"))]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __backend_declare {
@@ -224,7 +229,7 @@ macro_rules! __backend_declare {
 }
 
 /// Registers one hook entry (linkme backend).
-#[cfg(not(feature = "inventory"))]
+#[cfg(not(any(feature = "inventory", hooks_backend = "inventory")))]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __register_hook {
@@ -236,7 +241,7 @@ macro_rules! __register_hook {
 }
 
 /// Registers one hook entry (inventory backend).
-#[cfg(feature = "inventory")]
+#[cfg(any(feature = "inventory", hooks_backend = "inventory"))]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __register_hook {
@@ -246,27 +251,27 @@ macro_rules! __register_hook {
 }
 
 /// Every declared point, standard and custom (linkme backend).
-#[cfg(not(feature = "inventory"))]
+#[cfg(not(any(feature = "inventory", hooks_backend = "inventory")))]
 #[linkme::distributed_slice]
 pub static HOOKS_CORE_V0_POINTS: [&'static crate::PointInfo];
 
-#[cfg(not(feature = "inventory"))]
+#[cfg(not(any(feature = "inventory", hooks_backend = "inventory")))]
 pub use HOOKS_CORE_V0_POINTS as POINTS;
 
 /// Every declared point, standard and custom (inventory backend).
-#[cfg(feature = "inventory")]
+#[cfg(any(feature = "inventory", hooks_backend = "inventory"))]
 pub struct PointRef(pub &'static crate::PointInfo);
 
-#[cfg(feature = "inventory")]
+#[cfg(any(feature = "inventory", hooks_backend = "inventory"))]
 inventory::collect!(PointRef);
 
 /// All declared points, in no particular order.
 pub(crate) fn all_points() -> Vec<&'static crate::PointInfo> {
-    #[cfg(not(feature = "inventory"))]
+    #[cfg(not(any(feature = "inventory", hooks_backend = "inventory")))]
     {
         POINTS.iter().copied().collect()
     }
-    #[cfg(feature = "inventory")]
+    #[cfg(any(feature = "inventory", hooks_backend = "inventory"))]
     {
         inventory::iter::<PointRef>
             .into_iter()

@@ -31,7 +31,7 @@ use crate::point::{HookInfo, HookPoint};
 
 /// The registry backend this build uses: `"linkme"` (link sections, the default) or
 /// `"inventory"` (pre-main constructors, the `inventory` cargo feature).
-pub const BACKEND: &str = if cfg!(feature = "inventory") {
+pub const BACKEND: &str = if cfg!(any(feature = "inventory", hooks_backend = "inventory")) {
     "inventory"
 } else {
     "linkme"

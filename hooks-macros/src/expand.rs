@@ -39,7 +39,7 @@ pub fn hook(args: HookArgs, func: ItemFn) -> syn::Result<TokenStream2> {
     // The whole call is located at the user's fn, so a signature mismatch is reported there;
     // `located_at` keeps call-site name resolution (the fn may come from a `macro_rules!`).
     let at_fn = Span::call_site().located_at(ident.span());
-    let types = quote!(#point_mod::__Arg<'_>, #point_mod::__Ret, _, _);
+    let types = quote!(__hooks_point::__Arg<'_>, __hooks_point::__Ret, _, _);
     let func_value = if func.sig.asyncness.is_some() {
         let call = respan(
             quote!(#core::__private::call_async::<#types>(#ident, __hooks_ctx)),
@@ -48,7 +48,7 @@ pub fn hook(args: HookArgs, func: ItemFn) -> syn::Result<TokenStream2> {
         let boxed = quote_spanned!(at_fn=> ::std::boxed::Box::pin(__hooks_fut));
         quote! {
             #core::HookFn::Async({
-                let __hooks_shim: #point_mod::AsyncFn = |__hooks_ctx| {
+                let __hooks_shim: __hooks_point::AsyncFn = |__hooks_ctx| {
                     let __hooks_fut = #call;
                     #boxed
                 };
@@ -62,7 +62,7 @@ pub fn hook(args: HookArgs, func: ItemFn) -> syn::Result<TokenStream2> {
         );
         quote! {
             #core::HookFn::Sync({
-                let __hooks_shim: #point_mod::SyncFn = |__hooks_ctx| #call;
+                let __hooks_shim: __hooks_point::SyncFn = |__hooks_ctx| #call;
                 __hooks_shim
             })
         }
@@ -71,10 +71,12 @@ pub fn hook(args: HookArgs, func: ItemFn) -> syn::Result<TokenStream2> {
     let register = quote! {
         #[doc(hidden)]
         const _: () = {
+            // The point's path is named once, so that a wrong path is one error.
+            use #point_mod as __hooks_point;
             #core::__private::register_hook! {
-                slice: #point_mod::SLICE,
-                point: #point_mod::Point,
-                entry: #core::HookEntry::<#point_mod::Point>::__new(
+                slice: __hooks_point::SLICE,
+                point: __hooks_point::Point,
+                entry: #core::HookEntry::<__hooks_point::Point>::__new(
                     #name,
                     #order,
                     #file,
@@ -180,6 +182,17 @@ fn check_signature(args: &HookArgs, func: &ItemFn) -> syn::Result<()> {
             variadic.span(),
             "a hook cannot be variadic",
         ));
+    }
+    for arg in &sig.inputs {
+        if let FnArg::Typed(pat) = arg
+            && let syn::Type::ImplTrait(t) = &*pat.ty
+        {
+            errors.push(syn::Error::new(
+                t.span(),
+                "a hook takes the point's context type, not `impl Trait`: it is registered once, \
+                 for one context type",
+            ));
+        }
     }
     let typed = sig
         .inputs

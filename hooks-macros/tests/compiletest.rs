@@ -8,6 +8,19 @@
 
 #[test]
 fn ui() {
+    // trybuild builds the cases as a crate of its own, where a feature of hooks-core cannot be
+    // set; hooks-core's build script reads HOOKS_BACKEND instead. `every_form.rs` checks that
+    // the cases really ran on the backend this test was built for.
+    let backend = if cfg!(feature = "inventory") {
+        "inventory"
+    } else {
+        "linkme"
+    };
+    // SAFETY: this test binary has this one test; no other thread reads the environment.
+    unsafe {
+        std::env::set_var("HOOKS_BACKEND", backend);
+        std::env::set_var("HOOKS_EXPECT_BACKEND", backend);
+    }
     let t = trybuild::TestCases::new();
     t.compile_fail("tests/ui/*.rs");
     t.pass("tests/ui-pass/*.rs");

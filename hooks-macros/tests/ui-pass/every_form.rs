@@ -62,5 +62,8 @@ fn main() {
         .map(|h| h.name.to_string())
         .collect();
     assert_eq!(names.len(), 9, "{names:?}");
+    if let Ok(expected) = std::env::var("HOOKS_EXPECT_BACKEND") {
+        assert_eq!(hooks_core::registry::BACKEND, expected);
+    }
     assert!(names.contains(&"custom_name".to_string()));
 }
