@@ -226,3 +226,60 @@ fn check_signature(args: &HookArgs, func: &ItemFn) -> syn::Result<()> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! The expansion, checked as text: the structure the runtime relies on, without snapshotting
+    //! linkme's own expansion (which changes with every linkme release).
+
+    use super::*;
+
+    fn expand(attr: &str, item: &str) -> syn::Result<String> {
+        let args: HookArgs = syn::parse_str(attr)?;
+        let func: ItemFn = syn::parse_str(item)?;
+        hook(args, func).map(|t| t.to_string())
+    }
+
+    const GUARD: &str = "fn deny(ctx: &mut PreToolUse) -> Verdict { Verdict::Continue }";
+
+    #[test]
+    fn standard_point_goes_through_the_catalog_gate_with_default_name_and_order() {
+        let out = expand("pre_tool_use", GUARD).unwrap();
+        assert!(out.starts_with("fn deny"), "the user's fn is kept first: {out}");
+        assert!(out.contains(":: hooks_core :: __private :: core_point !"), "{out}");
+        assert!(out.contains("use :: hooks_core :: points :: pre_tool_use as __hooks_point"));
+        assert!(out.contains("module_path ! ()"), "default name is module path + fn: {out}");
+        assert!(out.contains(", 0i32 ,"), "default order is 0: {out}");
+        assert!(out.contains("HookFn :: Sync"), "{out}");
+    }
+
+    #[test]
+    fn path_point_skips_the_gate_and_async_fn_registers_an_async_shim() {
+        let out = expand(
+            "my_crate::points::audit, order = -7, name = \"audit\", crate = ::renamed",
+            "async fn audit(ctx: &Audit) {}",
+        )
+        .unwrap();
+        assert!(!out.contains("core_point"), "{out}");
+        assert!(out.contains("use my_crate :: points :: audit as __hooks_point"), "{out}");
+        assert!(out.contains("- 7i32"), "{out}");
+        assert!(out.contains("\"audit\""), "{out}");
+        assert!(out.contains(":: renamed :: HookFn :: Async"), "{out}");
+        assert!(out.contains("Box :: pin"), "{out}");
+    }
+
+    #[test]
+    fn every_signature_problem_is_reported_at_once() {
+        let err = expand(
+            "pre_tool_use",
+            "unsafe extern \"C\" fn bad<T>(a: &mut T, b: u8) -> Verdict { todo!() }",
+        )
+        .unwrap_err();
+        let messages: Vec<String> = err.into_iter().map(|e| e.to_string()).collect();
+        assert_eq!(messages.len(), 4, "{messages:#?}");
+        assert!(messages.iter().any(|m| m.contains("generic over types")));
+        assert!(messages.iter().any(|m| m.contains("`unsafe fn`")));
+        assert!(messages.iter().any(|m| m.contains("`extern` ABI")));
+        assert!(messages.iter().any(|m| m.contains("found 2")));
+    }
+}
