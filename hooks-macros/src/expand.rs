@@ -245,10 +245,19 @@ mod tests {
     #[test]
     fn standard_point_goes_through_the_catalog_gate_with_default_name_and_order() {
         let out = expand("pre_tool_use", GUARD).unwrap();
-        assert!(out.starts_with("fn deny"), "the user's fn is kept first: {out}");
-        assert!(out.contains(":: hooks_core :: __private :: core_point !"), "{out}");
+        assert!(
+            out.starts_with("fn deny"),
+            "the user's fn is kept first: {out}"
+        );
+        assert!(
+            out.contains(":: hooks_core :: __private :: core_point !"),
+            "{out}"
+        );
         assert!(out.contains("use :: hooks_core :: points :: pre_tool_use as __hooks_point"));
-        assert!(out.contains("module_path ! ()"), "default name is module path + fn: {out}");
+        assert!(
+            out.contains("module_path ! ()"),
+            "default name is module path + fn: {out}"
+        );
         assert!(out.contains(", 0i32 ,"), "default order is 0: {out}");
         assert!(out.contains("HookFn :: Sync"), "{out}");
     }
@@ -261,7 +270,10 @@ mod tests {
         )
         .unwrap();
         assert!(!out.contains("core_point"), "{out}");
-        assert!(out.contains("use my_crate :: points :: audit as __hooks_point"), "{out}");
+        assert!(
+            out.contains("use my_crate :: points :: audit as __hooks_point"),
+            "{out}"
+        );
         assert!(out.contains("- 7i32"), "{out}");
         assert!(out.contains("\"audit\""), "{out}");
         assert!(out.contains(":: renamed :: HookFn :: Async"), "{out}");
