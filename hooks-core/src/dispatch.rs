@@ -115,6 +115,18 @@ pub trait Semantics: Kind<Ret: Default> {
     ) -> impl Future<Output = Outcome<Self::Ret>> + Send + 'a;
 }
 
+/// The failure policy of every kind but guard: record the failure and go on.
+#[cold]
+fn fail_open<T>(
+    out: &mut Outcome<T>,
+    hook: HookName,
+    point: &'static str,
+    cause: FailureCause,
+) -> ControlFlow<()> {
+    record_failure(out, hook, point, cause);
+    ControlFlow::Continue(())
+}
+
 /// Record a failure in the outcome and the log.
 #[cold]
 fn record_failure<T>(
@@ -244,18 +256,27 @@ async fn await_caught<T>(fut: BoxFuture<'_, HookResult<T>>) -> Result<T, Failure
     flatten(CatchUnwind(fut).await)
 }
 
-/// Runs hooks that take `&mut` context (guards and transforms) and folds them with `merge`.
-macro_rules! sequential_mut {
-    ($kind:ty) => {
+/// `run_sync` / `run_async` for the kinds whose hooks run one after another (all but observe),
+/// folding each result with `merge`. `shared` kinds hand their hooks `&Ctx`, the others
+/// `&mut Ctx`.
+macro_rules! sequential {
+    (mut) => {
+        sequential!(@ |ctx| ctx);
+    };
+    (shared) => {
+        sequential!(@ |ctx| &*ctx);
+    };
+    (@ |$ctx:ident| $arg:expr) => {
         #[inline]
-        fn run_sync<P: HookPoint<Kind = Self>>(ctx: &mut P::Context) -> Outcome<Self::Ret> {
-            run_sync_with!(ctx)
+        fn run_sync<P: HookPoint<Kind = Self>>($ctx: &mut P::Context) -> Outcome<Self::Ret> {
+            run_sync_with!($arg)
         }
 
         async fn run_async<'a, P: HookPoint<Kind = Self>>(
             hooks: &'a [&'static HookEntry<P>],
-            ctx: &'a mut P::Context,
+            $ctx: &'a mut P::Context,
         ) -> Outcome<Self::Ret> {
+            let ctx = $arg;
             let mut out = Outcome::default();
             for e in hooks {
                 let result = match e.func() {
@@ -306,7 +327,7 @@ impl Semantics for Guard {
         ControlFlow::Break(())
     }
 
-    sequential_mut!(Guard);
+    sequential!(mut);
 }
 
 impl Semantics for Transform {
@@ -323,11 +344,10 @@ impl Semantics for Transform {
         point: &'static str,
         cause: FailureCause,
     ) -> ControlFlow<()> {
-        record_failure(out, hook, point, cause);
-        ControlFlow::Continue(())
+        fail_open(out, hook, point, cause)
     }
 
-    sequential_mut!(Transform);
+    sequential!(mut);
 }
 
 impl Semantics for Recover {
@@ -355,32 +375,10 @@ impl Semantics for Recover {
         point: &'static str,
         cause: FailureCause,
     ) -> ControlFlow<()> {
-        record_failure(out, hook, point, cause);
-        ControlFlow::Continue(())
+        fail_open(out, hook, point, cause)
     }
 
-    #[inline]
-    fn run_sync<P: HookPoint<Kind = Self>>(ctx: &mut P::Context) -> Outcome<Self::Ret> {
-        run_sync_with!(&*ctx)
-    }
-
-    async fn run_async<'a, P: HookPoint<Kind = Self>>(
-        hooks: &'a [&'static HookEntry<P>],
-        ctx: &'a mut P::Context,
-    ) -> Outcome<Self::Ret> {
-        let ctx = &*ctx;
-        let mut out = Outcome::default();
-        for e in hooks {
-            let result = match e.func() {
-                HookFn::Sync(f) => call_caught(|| f(ctx)),
-                HookFn::Async(f) => await_caught(f(ctx)).await,
-            };
-            if Self::merge(&mut out, HookName::from_static(e.name()), P::NAME, result).is_break() {
-                break;
-            }
-        }
-        out
-    }
+    sequential!(shared);
 }
 
 /// An async observer being polled: its name and its future.
@@ -404,8 +402,7 @@ impl Semantics for Observe {
         point: &'static str,
         cause: FailureCause,
     ) -> ControlFlow<()> {
-        record_failure(out, hook, point, cause);
-        ControlFlow::Continue(())
+        fail_open(out, hook, point, cause)
     }
 
     #[inline]
