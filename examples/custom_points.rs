@@ -99,11 +99,11 @@ fn main() -> Result<(), hooks_core::registry::RegistryError> {
     }
 
     for user in ["alice", "mallory"] {
-        let mut failure = AuthFailure {
+        let failure = AuthFailure {
             user: user.into(),
             source_ip: "203.0.113.7".into(),
         };
-        let _ = auth_failure::dispatch(&mut failure);
+        let _ = auth_failure::dispatch(&failure);
     }
 
     println!("\nhooks at custom points:");

@@ -62,10 +62,10 @@ fn custom_guard_point_runs_hooks_from_the_declaring_and_another_crate() {
 #[test]
 fn custom_observe_point_reaches_an_observer_in_another_crate() {
     let before = plugin_a::AUTH_FAILURES_SEEN.load(std::sync::atomic::Ordering::SeqCst);
-    let mut failure = AuthFailure {
+    let failure = AuthFailure {
         user: "mallory".into(),
     };
-    let out = auth_failure::dispatch(&mut failure);
+    let out = auth_failure::dispatch(&failure);
     assert!(out.failures.is_empty());
     assert_eq!(
         plugin_a::AUTH_FAILURES_SEEN.load(std::sync::atomic::Ordering::SeqCst),

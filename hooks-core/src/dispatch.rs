@@ -68,6 +68,43 @@ pub async fn dispatch_async<P: HookPoint>(ctx: &mut P::Context) -> Outcome<<P::K
     <P::Kind as Semantics>::run_async::<P>(registry.hooks(), ctx).await
 }
 
+/// [`dispatch`] for points whose hooks only read (observe and recover points), from a shared
+/// reference.
+///
+/// ```
+/// use hooks_core::context::{Meta, SessionEnd, SessionEndReason};
+/// use hooks_core::points::session_end;
+///
+/// let ctx = SessionEnd::new(Meta::new("s1"), SessionEndReason::Completed, true);
+/// let outcome = hooks_core::dispatch_shared::<session_end::Point>(&ctx);
+/// assert!(outcome.failures.is_empty());
+/// ```
+#[inline(always)]
+pub fn dispatch_shared<P: HookPoint>(ctx: &P::Context) -> Outcome<<P::Kind as Kind>::Ret>
+where
+    P::Kind: ReadOnly,
+{
+    if P::registry().is_empty() {
+        return Outcome::default();
+    }
+    <P::Kind as ReadOnly>::run_sync_shared::<P>(ctx)
+}
+
+/// [`dispatch_async`] for points whose hooks only read (observe and recover points), from a
+/// shared reference.
+pub async fn dispatch_shared_async<P: HookPoint>(
+    ctx: &P::Context,
+) -> Outcome<<P::Kind as Kind>::Ret>
+where
+    P::Kind: ReadOnly,
+{
+    let registry = P::registry();
+    if registry.is_empty() {
+        return Outcome::default();
+    }
+    <P::Kind as ReadOnly>::run_async_shared::<P>(registry.hooks(), ctx).await
+}
+
 /// How a kind runs and merges its hooks. Implemented by the four kinds; sealed through
 /// [`Kind`].
 pub trait Semantics: Kind<Ret: Default> {
@@ -256,41 +293,72 @@ async fn await_caught<T>(fut: BoxFuture<'_, HookResult<T>>) -> Result<T, Failure
     flatten(CatchUnwind(fut).await)
 }
 
-/// `run_sync` / `run_async` for the kinds whose hooks run one after another (all but observe),
-/// folding each result with `merge`. `shared` kinds hand their hooks `&Ctx`, the others
-/// `&mut Ctx`.
-macro_rules! sequential {
-    (mut) => {
-        sequential!(@ |ctx| ctx);
-    };
-    (shared) => {
-        sequential!(@ |ctx| &*ctx);
-    };
-    (@ |$ctx:ident| $arg:expr) => {
+/// Runs hooks one after another with async ones awaited in place, folding each result with
+/// `merge` until the end or a `Break` (guards, transforms, recoverers in an async dispatch).
+macro_rules! async_in_order {
+    ($hooks:expr, $ctx:expr) => {{
+        let ctx = $ctx;
+        let mut out = Outcome::default();
+        for e in $hooks {
+            let result = match e.func() {
+                HookFn::Sync(f) => call_caught(|| f(ctx)),
+                HookFn::Async(f) => await_caught(f(ctx)).await,
+            };
+            let name = HookName::from_static(e.name());
+            if Self::merge(&mut out, name, P::NAME, result).is_break() {
+                break;
+            }
+        }
+        out
+    }};
+}
+
+/// `run_sync` / `run_async` for the kinds whose hooks take `&mut Ctx` (guards, transforms).
+macro_rules! sequential_mut {
+    () => {
         #[inline]
-        fn run_sync<P: HookPoint<Kind = Self>>($ctx: &mut P::Context) -> Outcome<Self::Ret> {
-            run_sync_with!($arg)
+        fn run_sync<P: HookPoint<Kind = Self>>(ctx: &mut P::Context) -> Outcome<Self::Ret> {
+            run_sync_with!(ctx)
         }
 
         async fn run_async<'a, P: HookPoint<Kind = Self>>(
             hooks: &'a [&'static HookEntry<P>],
-            $ctx: &'a mut P::Context,
+            ctx: &'a mut P::Context,
         ) -> Outcome<Self::Ret> {
-            let ctx = $arg;
-            let mut out = Outcome::default();
-            for e in hooks {
-                let result = match e.func() {
-                    HookFn::Sync(f) => call_caught(|| f(ctx)),
-                    HookFn::Async(f) => await_caught(f(ctx)).await,
-                };
-                let name = HookName::from_static(e.name());
-                if Self::merge(&mut out, name, P::NAME, result).is_break() {
-                    break;
-                }
-            }
-            out
+            async_in_order!(hooks, ctx)
         }
     };
+}
+
+/// `run_sync` / `run_async` for the kinds whose hooks only read (observers, recoverers): the
+/// `&mut` entry points reborrow and go through [`ReadOnly`].
+macro_rules! through_read_only {
+    () => {
+        #[inline]
+        fn run_sync<P: HookPoint<Kind = Self>>(ctx: &mut P::Context) -> Outcome<Self::Ret> {
+            Self::run_sync_shared::<P>(ctx)
+        }
+
+        fn run_async<'a, P: HookPoint<Kind = Self>>(
+            hooks: &'a [&'static HookEntry<P>],
+            ctx: &'a mut P::Context,
+        ) -> impl Future<Output = Outcome<Self::Ret>> + Send + 'a {
+            Self::run_async_shared::<P>(hooks, ctx)
+        }
+    };
+}
+
+/// The kinds whose hooks only read their context (observe, recover), so that they can be
+/// dispatched from a shared reference: [`dispatch_shared`], [`dispatch_shared_async`].
+pub trait ReadOnly: Semantics {
+    #[doc(hidden)]
+    fn run_sync_shared<P: HookPoint<Kind = Self>>(ctx: &P::Context) -> Outcome<Self::Ret>;
+
+    #[doc(hidden)]
+    fn run_async_shared<'a, P: HookPoint<Kind = Self>>(
+        hooks: &'a [&'static HookEntry<P>],
+        ctx: &'a P::Context,
+    ) -> impl Future<Output = Outcome<Self::Ret>> + Send + 'a;
 }
 
 impl Semantics for Guard {
@@ -327,7 +395,7 @@ impl Semantics for Guard {
         ControlFlow::Break(())
     }
 
-    sequential!(mut);
+    sequential_mut!();
 }
 
 impl Semantics for Transform {
@@ -347,7 +415,7 @@ impl Semantics for Transform {
         fail_open(out, hook, point, cause)
     }
 
-    sequential!(mut);
+    sequential_mut!();
 }
 
 impl Semantics for Recover {
@@ -378,7 +446,21 @@ impl Semantics for Recover {
         fail_open(out, hook, point, cause)
     }
 
-    sequential!(shared);
+    through_read_only!();
+}
+
+impl ReadOnly for Recover {
+    #[inline]
+    fn run_sync_shared<P: HookPoint<Kind = Self>>(ctx: &P::Context) -> Outcome<Self::Ret> {
+        run_sync_with!(ctx)
+    }
+
+    async fn run_async_shared<'a, P: HookPoint<Kind = Self>>(
+        hooks: &'a [&'static HookEntry<P>],
+        ctx: &'a P::Context,
+    ) -> Outcome<Self::Ret> {
+        async_in_order!(hooks, ctx)
+    }
 }
 
 /// An async observer being polled: its name and its future.
@@ -405,16 +487,19 @@ impl Semantics for Observe {
         fail_open(out, hook, point, cause)
     }
 
+    through_read_only!();
+}
+
+impl ReadOnly for Observe {
     #[inline]
-    fn run_sync<P: HookPoint<Kind = Self>>(ctx: &mut P::Context) -> Outcome<()> {
-        run_sync_with!(&*ctx)
+    fn run_sync_shared<P: HookPoint<Kind = Self>>(ctx: &P::Context) -> Outcome<()> {
+        run_sync_with!(ctx)
     }
 
-    async fn run_async<'a, P: HookPoint<Kind = Self>>(
+    async fn run_async_shared<'a, P: HookPoint<Kind = Self>>(
         hooks: &'a [&'static HookEntry<P>],
-        ctx: &'a mut P::Context,
+        ctx: &'a P::Context,
     ) -> Outcome<()> {
-        let ctx = &*ctx;
         let mut out = Outcome::default();
         // Sync observers first, in order; they cannot see anything the async ones do.
         for e in hooks {

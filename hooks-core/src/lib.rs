@@ -73,7 +73,7 @@ pub mod registry;
 #[path = "private.rs"]
 pub mod __private;
 
-pub use dispatch::{dispatch, dispatch_async};
+pub use dispatch::{dispatch, dispatch_async, dispatch_shared, dispatch_shared_async};
 pub use kind::{BoxFuture, Guard, Kind, KindId, Observe, Recover, Transform};
 pub use outcome::{
     BoxError, FailureCause, Failures, HookError, HookFailure, HookName, HookResult, IntoHookResult,

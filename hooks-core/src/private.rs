@@ -124,10 +124,33 @@ macro_rules! __declare_point {
         $crate::__declare_point!(@dispatch_fns [#[must_use = "the verdict decides whether to go on"]] guard $ctx);
     };
     (@dispatch recover $ctx:ty) => {
-        $crate::__declare_point!(@dispatch_fns [#[must_use = "the recovery decides what to do next"]] recover $ctx);
+        $crate::__declare_point!(@dispatch_shared_fns [#[must_use = "the recovery decides what to do next"]] recover $ctx);
+    };
+    (@dispatch observe $ctx:ty) => {
+        $crate::__declare_point!(@dispatch_shared_fns [] observe $ctx);
     };
     (@dispatch $kind:ident $ctx:ty) => {
         $crate::__declare_point!(@dispatch_fns [] $kind $ctx);
+    };
+    (@dispatch_shared_fns [$(#[$must_use:meta])?] $kind:ident $ctx:ty) => {
+        /// Run this point's link-time hooks synchronously; see
+        /// [`hooks_core::dispatch_shared`](fn@$crate::dispatch_shared).
+        $(#[$must_use])?
+        #[inline(always)]
+        pub fn dispatch(
+            ctx: &$ctx,
+        ) -> $crate::Outcome<<$crate::__declare_point!(@kind $kind) as $crate::Kind>::Ret> {
+            $crate::dispatch_shared::<Point>(ctx)
+        }
+
+        /// Run this point's link-time hooks, sync and async; see
+        /// [`hooks_core::dispatch_shared_async`](fn@$crate::dispatch_shared_async).
+        $(#[$must_use])?
+        pub async fn dispatch_async(
+            ctx: &$ctx,
+        ) -> $crate::Outcome<<$crate::__declare_point!(@kind $kind) as $crate::Kind>::Ret> {
+            $crate::dispatch_shared_async::<Point>(ctx).await
+        }
     };
     (@dispatch_fns [$(#[$must_use:meta])?] $kind:ident $ctx:ty) => {
         /// Run this point's link-time hooks synchronously; see

@@ -157,13 +157,13 @@ fn sync_dispatch_of_eight_guards_allocates_nothing() {
 fn sync_dispatch_of_transforms_observers_and_recoverers_allocates_nothing() {
     let mut ctx = Ctx::default();
     warm(|| points::transforms::dispatch(&mut Ctx::default()));
-    warm(|| points::observers::dispatch(&mut Ctx::default()));
-    warm(|| points::recoverers::dispatch(&mut Ctx::default()));
+    warm(|| points::observers::dispatch(&Ctx::default()));
+    warm(|| points::recoverers::dispatch(&Ctx::default()));
     let n = allocations_during(|| {
         for _ in 0..RUNS {
             let _ = points::transforms::dispatch(&mut ctx);
-            let _ = points::observers::dispatch(&mut ctx);
-            let _ = points::recoverers::dispatch(&mut ctx);
+            let _ = points::observers::dispatch(&ctx);
+            let _ = points::recoverers::dispatch(&ctx);
         }
     });
     assert_eq!(n, 0);

@@ -295,9 +295,9 @@ fn ob_counts(ctx: &Trail) {
 
 #[test]
 fn observers_all_run_and_their_failures_are_only_reported() {
-    let mut ctx = Trail::new("seen");
+    let ctx = Trail::new("seen");
     let before = OBSERVED.load(std::sync::atomic::Ordering::SeqCst);
-    let out = points::observers::dispatch(&mut ctx);
+    let out = points::observers::dispatch(&ctx);
     assert_eq!(
         OBSERVED.load(std::sync::atomic::Ordering::SeqCst),
         before + 1
@@ -322,10 +322,10 @@ async fn cc_two(_: &Trail) {
 #[tokio::test]
 async fn async_observers_run_concurrently() {
     // Each observer waits for the other: run one after the other, they would never finish.
-    let mut ctx = Trail::new("x");
+    let ctx = Trail::new("x");
     let out = tokio::time::timeout(
         Duration::from_secs(10),
-        points::concurrent::dispatch_async(&mut ctx),
+        points::concurrent::dispatch_async(&ctx),
     )
     .await
     .expect("observers ran one after another");
@@ -352,8 +352,8 @@ fn fr_give_up(_: &Trail) -> Option<Recovery> {
 
 #[test]
 fn first_recovery_wins_and_later_recoverers_do_not_run() {
-    let mut ctx = Trail::new("rate limited");
-    let out = points::first_recovery::dispatch(&mut ctx);
+    let ctx = Trail::new("rate limited");
+    let out = points::first_recovery::dispatch(&ctx);
     assert_eq!(
         out.value,
         Some(Recovery::Retry {
@@ -379,8 +379,8 @@ fn frc_give_up(_: &Trail) -> Option<Recovery> {
 
 #[tokio::test]
 async fn failing_recoverer_is_reported_and_the_next_one_decides() {
-    let mut ctx = Trail::new("x");
-    let out = points::failing_recover::dispatch_async(&mut ctx).await;
+    let ctx = Trail::new("x");
+    let out = points::failing_recover::dispatch_async(&ctx).await;
     assert_eq!(
         out.value,
         Some(Recovery::GiveUp {
