@@ -26,7 +26,7 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use crate::kind::{BoxFuture, Guard, Kind, Observe, Recover, Transform};
-use crate::outcome::{FailureCause, HookFailure, HookName, HookResult, Outcome, Verdict};
+use crate::outcome::{FailureCause, HookFailure, HookName, HookResult, OnError, Outcome, Verdict};
 use crate::point::{HookEntry, HookFn, HookPoint};
 
 /// Run every link-time hook at point `P` on `ctx`, synchronously, and merge their results with
@@ -117,15 +117,39 @@ pub trait Semantics: Kind<Ret: Default> {
         value: Self::Ret,
     ) -> ControlFlow<()>;
 
-    /// Fold one hook's failure into the outcome (record it, apply the failure policy). `Break`
-    /// stops the chain.
+    /// How one run's result reads in a hook-run record.
     #[doc(hidden)]
+    fn describe(ret: &Self::Ret) -> crate::runtime::RunResult<'_>;
+
+    /// What failing closed does to the merged value (a guard: deny, naming the hook and the
+    /// cause; the other kinds: nothing, the stopped chain and the record say it).
+    #[doc(hidden)]
+    fn close(out: &mut Outcome<Self::Ret>, hook: HookName, cause: &FailureCause);
+
+    /// Fold one hook's failure into the outcome: record it and apply its policy. `Break` stops
+    /// the chain.
+    #[doc(hidden)]
+    #[cold]
+    #[inline(never)]
     fn merge_failure(
         out: &mut Outcome<Self::Ret>,
         hook: HookName,
         point: &'static str,
         cause: FailureCause,
-    ) -> ControlFlow<()>;
+        policy: OnError,
+    ) -> ControlFlow<()> {
+        match policy {
+            OnError::Continue => {
+                record_failure(out, hook, point, cause, policy);
+                ControlFlow::Continue(())
+            }
+            OnError::Deny => {
+                Self::close(out, hook, &cause);
+                record_failure(out, hook, point, cause, policy);
+                ControlFlow::Break(())
+            }
+        }
+    }
 
     /// Fold one hook's result into the outcome.
     #[doc(hidden)]
@@ -135,10 +159,11 @@ pub trait Semantics: Kind<Ret: Default> {
         hook: HookName,
         point: &'static str,
         result: Result<Self::Ret, FailureCause>,
+        policy: OnError,
     ) -> ControlFlow<()> {
         match result {
             Ok(v) => Self::merge_ok(out, || hook, v),
-            Err(cause) => Self::merge_failure(out, hook, point, cause),
+            Err(cause) => Self::merge_failure(out, hook, point, cause, policy),
         }
     }
 
@@ -152,18 +177,6 @@ pub trait Semantics: Kind<Ret: Default> {
     ) -> impl Future<Output = Outcome<Self::Ret>> + Send + 'a;
 }
 
-/// The failure policy of every kind but guard: record the failure and go on.
-#[cold]
-fn fail_open<T>(
-    out: &mut Outcome<T>,
-    hook: HookName,
-    point: &'static str,
-    cause: FailureCause,
-) -> ControlFlow<()> {
-    record_failure(out, hook, point, cause);
-    ControlFlow::Continue(())
-}
-
 /// Record a failure in the outcome and the log.
 #[cold]
 fn record_failure<T>(
@@ -171,13 +184,19 @@ fn record_failure<T>(
     hook: HookName,
     point: &'static str,
     cause: FailureCause,
+    policy: OnError,
 ) {
-    tracing::warn!(point, hook = %hook, cause = %cause, "hook failed");
-    out.failures.push(HookFailure { hook, point, cause });
+    tracing::warn!(point, hook = %hook, cause = %cause, on_error = %policy, "hook failed");
+    out.failures.push(HookFailure {
+        hook,
+        point,
+        cause,
+        policy,
+    });
 }
 
 #[cold]
-fn panic_cause(payload: Box<dyn Any + Send>) -> FailureCause {
+pub(crate) fn panic_cause(payload: Box<dyn Any + Send>) -> FailureCause {
     let msg = if let Some(s) = payload.downcast_ref::<&str>() {
         (*s).to_owned()
     } else if let Some(s) = payload.downcast_ref::<String>() {
@@ -230,6 +249,7 @@ fn run_in_order<K: Semantics, P: HookPoint<Kind = K>, T>(
                         HookName::from_static(hooks[i].name()),
                         P::NAME,
                         cause,
+                        hooks[i].on_error(),
                     ),
                 };
                 if flow.is_break() {
@@ -241,7 +261,10 @@ fn run_in_order<K: Semantics, P: HookPoint<Kind = K>, T>(
             Ok(()) => break,
             Err(payload) => {
                 let name = HookName::from_static(hooks[at].name());
-                if K::merge_failure(&mut out, name, P::NAME, panic_cause(payload)).is_break() {
+                let policy = hooks[at].on_error();
+                if K::merge_failure(&mut out, name, P::NAME, panic_cause(payload), policy)
+                    .is_break()
+                {
                     break;
                 }
                 at += 1;
@@ -305,7 +328,7 @@ macro_rules! async_in_order {
                 HookFn::Async(f) => await_caught(f(ctx)).await,
             };
             let name = HookName::from_static(e.name());
-            if Self::merge(&mut out, name, P::NAME, result).is_break() {
+            if Self::merge(&mut out, name, P::NAME, result, e.on_error()).is_break() {
                 break;
             }
         }
@@ -362,6 +385,10 @@ pub trait ReadOnly: Semantics {
 }
 
 impl Semantics for Guard {
+    fn describe(ret: &Self::Ret) -> crate::runtime::RunResult<'_> {
+        crate::runtime::RunResult::Verdict(ret)
+    }
+
     #[inline(always)]
     fn merge_ok(
         out: &mut Outcome<Verdict>,
@@ -381,44 +408,35 @@ impl Semantics for Guard {
     }
 
     #[cold]
-    #[inline(never)]
-    fn merge_failure(
-        out: &mut Outcome<Verdict>,
-        hook: HookName,
-        point: &'static str,
-        cause: FailureCause,
-    ) -> ControlFlow<()> {
-        // Fail closed: the failure denies, and the record says it was a failure.
+    fn close(out: &mut Outcome<Verdict>, hook: HookName, cause: &FailureCause) {
+        // The failure denies, and its record says it was a failure.
         out.value = Verdict::deny(format!("hook `{hook}` failed (fail closed): {cause}"));
         out.decided_by = Some(hook);
-        record_failure(out, hook, point, cause);
-        ControlFlow::Break(())
     }
 
     sequential_mut!();
 }
 
 impl Semantics for Transform {
+    fn describe(_: &Self::Ret) -> crate::runtime::RunResult<'_> {
+        crate::runtime::RunResult::Done
+    }
+
     #[inline(always)]
     fn merge_ok(_: &mut Outcome<()>, _: impl FnOnce() -> HookName, (): ()) -> ControlFlow<()> {
         ControlFlow::Continue(())
     }
 
-    #[cold]
-    #[inline(never)]
-    fn merge_failure(
-        out: &mut Outcome<()>,
-        hook: HookName,
-        point: &'static str,
-        cause: FailureCause,
-    ) -> ControlFlow<()> {
-        fail_open(out, hook, point, cause)
-    }
+    fn close(_: &mut Outcome<()>, _: HookName, _: &FailureCause) {}
 
     sequential_mut!();
 }
 
 impl Semantics for Recover {
+    fn describe(ret: &Self::Ret) -> crate::runtime::RunResult<'_> {
+        crate::runtime::RunResult::Recovery(ret.as_ref())
+    }
+
     #[inline(always)]
     fn merge_ok(
         out: &mut Outcome<Option<crate::Recovery>>,
@@ -435,16 +453,7 @@ impl Semantics for Recover {
         }
     }
 
-    #[cold]
-    #[inline(never)]
-    fn merge_failure(
-        out: &mut Outcome<Option<crate::Recovery>>,
-        hook: HookName,
-        point: &'static str,
-        cause: FailureCause,
-    ) -> ControlFlow<()> {
-        fail_open(out, hook, point, cause)
-    }
+    fn close(_: &mut Outcome<Option<crate::Recovery>>, _: HookName, _: &FailureCause) {}
 
     through_read_only!();
 }
@@ -464,28 +473,27 @@ impl ReadOnly for Recover {
 }
 
 /// An async observer being polled: its name and its future.
-type Running<'a> = (&'static str, CatchUnwind<BoxFuture<'a, HookResult<()>>>);
+type Running<'a> = (
+    &'static str,
+    OnError,
+    CatchUnwind<BoxFuture<'a, HookResult<()>>>,
+);
 
 /// How many async observers are polled together without allocating; a larger set costs one
 /// more allocation (a `Vec` of their futures).
 const OBSERVER_GROUP: usize = 16;
 
 impl Semantics for Observe {
+    fn describe(_: &Self::Ret) -> crate::runtime::RunResult<'_> {
+        crate::runtime::RunResult::Done
+    }
+
     #[inline(always)]
     fn merge_ok(_: &mut Outcome<()>, _: impl FnOnce() -> HookName, (): ()) -> ControlFlow<()> {
         ControlFlow::Continue(())
     }
 
-    #[cold]
-    #[inline(never)]
-    fn merge_failure(
-        out: &mut Outcome<()>,
-        hook: HookName,
-        point: &'static str,
-        cause: FailureCause,
-    ) -> ControlFlow<()> {
-        fail_open(out, hook, point, cause)
-    }
+    fn close(_: &mut Outcome<()>, _: HookName, _: &FailureCause) {}
 
     through_read_only!();
 }
@@ -505,7 +513,11 @@ impl ReadOnly for Observe {
         for e in hooks {
             if let HookFn::Sync(f) = e.func() {
                 let result = call_caught(|| f(ctx));
-                let _ = Self::merge(&mut out, HookName::from_static(e.name()), P::NAME, result);
+                let name = HookName::from_static(e.name());
+                if Self::merge(&mut out, name, P::NAME, result, e.on_error()).is_break() {
+                    // A sync observer that fails closed stops the observers after it.
+                    return out;
+                }
             }
         }
         // All async observers run at once. Up to OBSERVER_GROUP of them are held on the stack;
@@ -524,18 +536,19 @@ impl ReadOnly for Observe {
         let mut filled = 0;
         for e in hooks {
             if let HookFn::Async(f) = e.func() {
-                slots[filled] = Some((e.name(), CatchUnwind(f(ctx))));
+                slots[filled] = Some((e.name(), e.on_error(), CatchUnwind(f(ctx))));
                 filled += 1;
             }
         }
         std::future::poll_fn(|cx| {
             let mut busy = false;
             for slot in slots.iter_mut() {
-                if let Some((name, fut)) = slot {
+                if let Some((name, policy, fut)) = slot {
                     match Pin::new(fut).poll(cx) {
                         Poll::Ready(r) => {
+                            // Running together, observers do not stop each other.
                             let name = HookName::from_static(name);
-                            let _ = Self::merge(&mut out, name, P::NAME, flatten(r));
+                            let _ = Self::merge(&mut out, name, P::NAME, flatten(r), *policy);
                             *slot = None;
                         }
                         Poll::Pending => busy = true,

@@ -36,6 +36,129 @@ pub trait Kind: sealed::Sealed + Send + Sync + Sized + 'static {
     type SyncFn<C: Send + Sync + 'static>: Copy + Send + Sync + 'static;
     /// The fn-pointer type an asynchronous hook of this kind is stored as.
     type AsyncFn<C: Send + Sync + 'static>: Copy + Send + Sync + 'static;
+    /// How a hook of this kind receives its context: `&'a mut C` (guard, transform) or `&'a C`
+    /// (observe, recover).
+    type Arg<'a, C: Send + Sync + 'static>: Send;
+
+    /// A shorter borrow of the context, for the next hook.
+    #[doc(hidden)]
+    fn reborrow<'b, C: Send + Sync + 'static>(arg: &'b mut Self::Arg<'_, C>) -> Self::Arg<'b, C>;
+
+    /// A copy of a shared borrow (`None` for `&mut` kinds): what lets async observers run
+    /// concurrently.
+    #[doc(hidden)]
+    fn share<'a, C: Send + Sync + 'static>(arg: &Self::Arg<'a, C>) -> Option<Self::Arg<'a, C>>;
+
+    /// The argument for a context the dispatcher holds mutably.
+    #[doc(hidden)]
+    fn from_mut<C: Send + Sync + 'static>(ctx: &mut C) -> Self::Arg<'_, C>;
+
+    /// The context, read-only.
+    #[doc(hidden)]
+    fn as_ref<'b, C: Send + Sync + 'static>(arg: &'b Self::Arg<'_, C>) -> &'b C;
+
+    /// Call a stored sync hook.
+    #[doc(hidden)]
+    fn call_sync<C: Send + Sync + 'static>(
+        f: Self::SyncFn<C>,
+        arg: Self::Arg<'_, C>,
+    ) -> HookResult<Self::Ret>;
+
+    /// Call a stored async hook.
+    #[doc(hidden)]
+    fn call_async<'a, C: Send + Sync + 'static>(
+        f: Self::AsyncFn<C>,
+        arg: Self::Arg<'a, C>,
+    ) -> BoxFuture<'a, HookResult<Self::Ret>>;
+}
+
+/// The kinds whose hooks take `&mut` context and may change it: [`Guard`] and [`Transform`].
+pub trait MutKind: Kind {
+    /// The context, writable.
+    #[doc(hidden)]
+    fn as_mut<'b, C: Send + Sync + 'static>(arg: &'b mut Self::Arg<'_, C>) -> &'b mut C;
+}
+
+/// The `Kind` items that only depend on whether hooks get `&mut C` or `&C`.
+macro_rules! arg_by {
+    (mut) => {
+        type Arg<'a, C: Send + Sync + 'static> = &'a mut C;
+
+        #[inline(always)]
+        fn reborrow<'b, C: Send + Sync + 'static>(arg: &'b mut &mut C) -> &'b mut C {
+            arg
+        }
+
+        #[inline(always)]
+        fn share<'a, C: Send + Sync + 'static>(_: &Self::Arg<'a, C>) -> Option<Self::Arg<'a, C>> {
+            None
+        }
+
+        #[inline(always)]
+        fn from_mut<C: Send + Sync + 'static>(ctx: &mut C) -> &mut C {
+            ctx
+        }
+
+        #[inline(always)]
+        fn as_ref<'b, C: Send + Sync + 'static>(arg: &'b &mut C) -> &'b C {
+            arg
+        }
+
+        #[inline(always)]
+        fn call_sync<C: Send + Sync + 'static>(
+            f: Self::SyncFn<C>,
+            arg: &mut C,
+        ) -> HookResult<Self::Ret> {
+            f(arg)
+        }
+
+        #[inline(always)]
+        fn call_async<'a, C: Send + Sync + 'static>(
+            f: Self::AsyncFn<C>,
+            arg: Self::Arg<'a, C>,
+        ) -> BoxFuture<'a, HookResult<Self::Ret>> {
+            f(arg)
+        }
+    };
+    (ref) => {
+        type Arg<'a, C: Send + Sync + 'static> = &'a C;
+
+        #[inline(always)]
+        fn reborrow<'b, C: Send + Sync + 'static>(arg: &'b mut &C) -> &'b C {
+            arg
+        }
+
+        #[inline(always)]
+        fn share<'a, C: Send + Sync + 'static>(arg: &Self::Arg<'a, C>) -> Option<Self::Arg<'a, C>> {
+            Some(*arg)
+        }
+
+        #[inline(always)]
+        fn from_mut<C: Send + Sync + 'static>(ctx: &mut C) -> &C {
+            ctx
+        }
+
+        #[inline(always)]
+        fn as_ref<'b, C: Send + Sync + 'static>(arg: &'b &C) -> &'b C {
+            arg
+        }
+
+        #[inline(always)]
+        fn call_sync<C: Send + Sync + 'static>(
+            f: Self::SyncFn<C>,
+            arg: &C,
+        ) -> HookResult<Self::Ret> {
+            f(arg)
+        }
+
+        #[inline(always)]
+        fn call_async<'a, C: Send + Sync + 'static>(
+            f: Self::AsyncFn<C>,
+            arg: Self::Arg<'a, C>,
+        ) -> BoxFuture<'a, HookResult<Self::Ret>> {
+            f(arg)
+        }
+    };
 }
 
 /// The guard kind: hooks run in order on `&mut` context and return a [`Verdict`].
@@ -72,6 +195,7 @@ impl Kind for Guard {
     type SyncFn<C: Send + Sync + 'static> = fn(&mut C) -> HookResult<Verdict>;
     type AsyncFn<C: Send + Sync + 'static> =
         for<'a> fn(&'a mut C) -> BoxFuture<'a, HookResult<Verdict>>;
+    arg_by!(mut);
 }
 
 impl Kind for Transform {
@@ -79,6 +203,7 @@ impl Kind for Transform {
     type Ret = ();
     type SyncFn<C: Send + Sync + 'static> = fn(&mut C) -> HookResult<()>;
     type AsyncFn<C: Send + Sync + 'static> = for<'a> fn(&'a mut C) -> BoxFuture<'a, HookResult<()>>;
+    arg_by!(mut);
 }
 
 impl Kind for Observe {
@@ -86,6 +211,7 @@ impl Kind for Observe {
     type Ret = ();
     type SyncFn<C: Send + Sync + 'static> = fn(&C) -> HookResult<()>;
     type AsyncFn<C: Send + Sync + 'static> = for<'a> fn(&'a C) -> BoxFuture<'a, HookResult<()>>;
+    arg_by!(ref);
 }
 
 impl Kind for Recover {
@@ -94,6 +220,21 @@ impl Kind for Recover {
     type SyncFn<C: Send + Sync + 'static> = fn(&C) -> HookResult<Option<Recovery>>;
     type AsyncFn<C: Send + Sync + 'static> =
         for<'a> fn(&'a C) -> BoxFuture<'a, HookResult<Option<Recovery>>>;
+    arg_by!(ref);
+}
+
+impl MutKind for Guard {
+    #[inline(always)]
+    fn as_mut<'b, C: Send + Sync + 'static>(arg: &'b mut &mut C) -> &'b mut C {
+        arg
+    }
+}
+
+impl MutKind for Transform {
+    #[inline(always)]
+    fn as_mut<'b, C: Send + Sync + 'static>(arg: &'b mut &mut C) -> &'b mut C {
+        arg
+    }
 }
 
 /// A hook point's kind as a value (for listings, logs and config files).

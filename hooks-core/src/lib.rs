@@ -68,6 +68,7 @@ mod outcome;
 mod point;
 pub mod points;
 pub mod registry;
+pub mod runtime;
 
 #[doc(hidden)]
 #[path = "private.rs"]
@@ -77,7 +78,7 @@ pub use dispatch::{dispatch, dispatch_async, dispatch_shared, dispatch_shared_as
 pub use kind::{BoxFuture, Guard, Kind, KindId, Observe, Recover, Transform};
 pub use outcome::{
     BoxError, FailureCause, Failures, HookError, HookFailure, HookName, HookResult, IntoHookResult,
-    Outcome, Recovery, Verdict,
+    OnError, Outcome, Recovery, UnknownOnError, Verdict,
 };
 pub use point::{HookEntry, HookFn, HookInfo, HookPoint, Registry};
 pub use registry::PointInfo;

@@ -229,7 +229,73 @@ pub struct HookFailure {
     pub point: &'static str,
     /// What went wrong.
     pub cause: FailureCause,
+    /// The failure policy that was applied.
+    pub policy: OnError,
 }
+
+/// What a hook's failure (panic, error, timeout) does to the dispatch: the hook's failure
+/// policy.
+///
+/// | policy | guard | transform, observe, recover |
+/// |---|---|---|
+/// | [`Deny`](OnError::Deny) (fail closed) | the merged verdict becomes a deny naming the hook and the cause; the chain stops | the chain stops; [`Outcome::failed_closed`] returns the failure, and a [`Session`](crate::runtime::Session) refuses to go on |
+/// | [`Continue`](OnError::Continue) (fail open) | the hook is skipped as if it had no opinion | the hook is skipped; the chain continues |
+///
+/// The default is [`OnError::default_for`] the point's kind: closed for guards, open for the
+/// rest. Set it per hook with `#[hook(..., on_error = "continue")]`, on a runtime
+/// [`Hook`](crate::runtime::Hook), or by name on the [`HooksBuilder`](crate::runtime::HooksBuilder).
+/// Either way the failure is recorded in [`Outcome::failures`] and is never reported as a
+/// policy decision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OnError {
+    /// Fail closed.
+    Deny,
+    /// Fail open.
+    Continue,
+}
+
+impl OnError {
+    /// The default policy of a kind: [`Deny`](OnError::Deny) for guards,
+    /// [`Continue`](OnError::Continue) for the others.
+    pub const fn default_for(kind: crate::KindId) -> OnError {
+        match kind {
+            crate::KindId::Guard => OnError::Deny,
+            _ => OnError::Continue,
+        }
+    }
+
+    /// `"deny"` or `"continue"`, as written in attributes and config files.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            OnError::Deny => "deny",
+            OnError::Continue => "continue",
+        }
+    }
+}
+
+impl fmt::Display for OnError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
+impl std::str::FromStr for OnError {
+    type Err = UnknownOnError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "deny" => Ok(OnError::Deny),
+            "continue" => Ok(OnError::Continue),
+            other => Err(UnknownOnError(other.to_owned())),
+        }
+    }
+}
+
+/// The error of parsing an [`OnError`]: the text was neither `deny` nor `continue`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown failure policy `{0}`; expected `deny` or `continue`")]
+pub struct UnknownOnError(pub String);
 
 /// The result of dispatching one point: the merged value, which hook decided it, and every hook
 /// failure on the way.
@@ -331,6 +397,13 @@ impl fmt::Debug for Failures {
 }
 
 impl<T> Outcome<T> {
+    /// The first failure whose hook fails closed ([`OnError::Deny`]): the dispatch stopped
+    /// there, and the caller must not go on as if the point had passed. For a guard the merged
+    /// verdict is then a deny as well.
+    pub fn failed_closed(&self) -> Option<&HookFailure> {
+        self.failures.iter().find(|f| f.policy == OnError::Deny)
+    }
+
     /// If the deciding hook failed (so `value` comes from the failure policy, not from a
     /// policy decision), that failure.
     pub fn decided_by_failure(&self) -> Option<&HookFailure> {

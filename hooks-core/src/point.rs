@@ -2,10 +2,11 @@
 
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU8, Ordering};
+use std::time::Duration;
 
 use crate::dispatch::Semantics;
 use crate::kind::{Kind, KindId};
-use crate::outcome::HookName;
+use crate::outcome::{HookName, OnError};
 
 /// A place in the agent loop where hooks run.
 ///
@@ -49,6 +50,9 @@ pub struct HookEntry<P: HookPoint> {
     file: &'static str,
     line: u32,
     func: HookFn<P>,
+    /// 0: the point's default.
+    timeout_ms: u32,
+    on_error: Option<OnError>,
 }
 
 impl<P: HookPoint> HookEntry<P> {
@@ -66,6 +70,32 @@ impl<P: HookPoint> HookEntry<P> {
             file,
             line,
             func,
+            timeout_ms: 0,
+            on_error: None,
+        }
+    }
+
+    /// `#[hook(timeout_ms = N, on_error = "...")]`.
+    #[doc(hidden)]
+    pub const fn __settings(mut self, timeout_ms: u32, on_error: Option<OnError>) -> Self {
+        self.timeout_ms = timeout_ms;
+        self.on_error = on_error;
+        self
+    }
+
+    /// The hook's own timeout (`#[hook(timeout_ms = N)]`), if it set one. A
+    /// [`Hooks`](crate::runtime::Hooks) value applies it to async hooks; without one it applies
+    /// the point's default.
+    pub fn timeout(&self) -> Option<Duration> {
+        (self.timeout_ms > 0).then(|| Duration::from_millis(u64::from(self.timeout_ms)))
+    }
+
+    /// The hook's failure policy: `#[hook(on_error = "...")]`, else the default of the point's
+    /// kind ([`OnError::default_for`]).
+    pub fn on_error(&self) -> OnError {
+        match self.on_error {
+            Some(policy) => policy,
+            None => OnError::default_for(<P::Kind as Kind>::ID),
         }
     }
 

@@ -1,4 +1,5 @@
-//! Parsing `#[hook(<point>, order = N, name = "...", crate = path)]`.
+//! Parsing `#[hook(<point>, order = N, name = "...", timeout_ms = N, on_error = "...",
+//! crate = path)]`.
 
 use proc_macro2::Span;
 use syn::ext::IdentExt;
@@ -6,13 +7,17 @@ use syn::parse::{Parse, ParseStream};
 use syn::spanned::Spanned;
 use syn::{Expr, Ident, Lit, LitStr, Path, Token, UnOp};
 
-const EXPECTED: &str = "expected `order = <integer>`, `name = \"<name>\"` or `crate = <path>`";
+const EXPECTED: &str = "expected `order = <integer>`, `name = \"<name>\"`, \
+     `timeout_ms = <milliseconds>`, `on_error = \"deny\" | \"continue\"` or `crate = <path>`";
 
 pub struct HookArgs {
     /// The point: one identifier (a standard point) or a path (a declared point).
     pub point: Path,
     pub order: Option<i32>,
     pub name: Option<LitStr>,
+    pub timeout_ms: Option<u32>,
+    /// `true`: fail closed (`"deny"`).
+    pub on_error_deny: Option<bool>,
     pub krate: Option<Path>,
 }
 
@@ -36,6 +41,8 @@ impl Parse for HookArgs {
             point,
             order: None,
             name: None,
+            timeout_ms: None,
+            on_error_deny: None,
             krate: None,
         };
         let mut seen: Vec<String> = Vec::new();
@@ -46,7 +53,10 @@ impl Parse for HookArgs {
             }
             let key = Ident::parse_any(input)?;
             let key_name = key.to_string();
-            if !matches!(key_name.as_str(), "order" | "name" | "crate") {
+            if !matches!(
+                key_name.as_str(),
+                "order" | "name" | "timeout_ms" | "on_error" | "crate"
+            ) {
                 return Err(syn::Error::new(
                     key.span(),
                     format!("unknown `#[hook]` argument `{key_name}`; {EXPECTED}"),
@@ -77,6 +87,11 @@ impl Parse for HookArgs {
                         },
                         other => return Err(name_error(other.span())),
                     }
+                }
+                "timeout_ms" => args.timeout_ms = Some(parse_timeout(&input.parse::<Expr>()?)?),
+                "on_error" => {
+                    let value: Expr = input.parse()?;
+                    args.on_error_deny = Some(parse_on_error(&value)?);
                 }
                 _ => args.krate = Some(Path::parse_mod_style(input)?),
             }
@@ -115,4 +130,34 @@ fn parse_order(value: &Expr) -> syn::Result<i32> {
         .map_err(|_| syn::Error::new(int.span(), "`order` must fit in an `i32`"))?;
     let order = if negative { -magnitude } else { magnitude };
     i32::try_from(order).map_err(|_| syn::Error::new(value.span(), "`order` must fit in an `i32`"))
+}
+
+fn parse_timeout(value: &Expr) -> syn::Result<u32> {
+    const MSG: &str = "`timeout_ms` must be a positive integer literal of milliseconds, like \
+                       `timeout_ms = 500`";
+    let Expr::Lit(syn::ExprLit {
+        lit: Lit::Int(int), ..
+    }) = value
+    else {
+        return Err(syn::Error::new(value.span(), MSG));
+    };
+    match int.base10_parse::<u32>() {
+        Ok(ms) if ms > 0 => Ok(ms),
+        _ => Err(syn::Error::new(int.span(), MSG)),
+    }
+}
+
+/// `true` for `"deny"`, `false` for `"continue"`.
+fn parse_on_error(value: &Expr) -> syn::Result<bool> {
+    const MSG: &str = "`on_error` must be `\"deny\"` (fail closed) or `\"continue\"` (fail open)";
+    match value {
+        Expr::Lit(syn::ExprLit {
+            lit: Lit::Str(s), ..
+        }) => match s.value().as_str() {
+            "deny" => Ok(true),
+            "continue" => Ok(false),
+            _ => Err(syn::Error::new(s.span(), MSG)),
+        },
+        other => Err(syn::Error::new(other.span(), MSG)),
+    }
 }

@@ -32,6 +32,16 @@ pub fn hook(args: HookArgs, func: ItemFn) -> syn::Result<TokenStream2> {
         )),
     };
     let order = args.order.unwrap_or(0);
+    // Only when set, so the common expansion stays as short as it was.
+    let settings = (args.timeout_ms.is_some() || args.on_error_deny.is_some()).then(|| {
+        let timeout_ms = args.timeout_ms.unwrap_or(0);
+        let on_error = match args.on_error_deny {
+            Some(true) => quote!(::core::option::Option::Some(#core::OnError::Deny)),
+            Some(false) => quote!(::core::option::Option::Some(#core::OnError::Continue)),
+            None => quote!(::core::option::Option::None),
+        };
+        quote!(.__settings(#timeout_ms, #on_error))
+    });
     let file = quote_spanned!(ident.span()=> ::core::file!());
     let line = quote_spanned!(ident.span()=> ::core::line!());
 
@@ -83,6 +93,7 @@ pub fn hook(args: HookArgs, func: ItemFn) -> syn::Result<TokenStream2> {
                     #line,
                     #func_value,
                 )
+                #settings
             }
         };
     };

@@ -2,7 +2,7 @@
 //! `Result` returns, every argument, lifetimes, and a custom point.
 
 use hooks_core::context::{ErrorOccurred, PostToolUse, PreToolUse, SessionEnd, SessionStart};
-use hooks_core::{Recovery, Verdict, hook};
+use hooks_core::{HookPoint, Recovery, Verdict, hook};
 
 #[hook(pre_tool_use)]
 fn guard_sync(_ctx: &mut PreToolUse) -> Verdict {
@@ -12,6 +12,11 @@ fn guard_sync(_ctx: &mut PreToolUse) -> Verdict {
 #[hook(pre_tool_use, order = -3, name = "custom_name")]
 async fn guard_async(_ctx: &mut PreToolUse) -> Result<Verdict, std::io::Error> {
     Ok(Verdict::Allow)
+}
+
+#[hook(pre_tool_use, timeout_ms = 250, on_error = "continue", name = "lenient")]
+async fn guard_with_settings(_ctx: &mut PreToolUse) -> Verdict {
+    Verdict::Continue
 }
 
 #[hook(session_start, order = 7)]
@@ -61,9 +66,16 @@ fn main() {
         .into_iter()
         .map(|h| h.name.to_string())
         .collect();
-    assert_eq!(names.len(), 9, "{names:?}");
+    assert_eq!(names.len(), 10, "{names:?}");
     if let Ok(expected) = std::env::var("HOOKS_EXPECT_BACKEND") {
         assert_eq!(hooks_core::registry::BACKEND, expected);
     }
     assert!(names.contains(&"custom_name".to_string()));
+    let lenient = hooks_core::points::pre_tool_use::Point::registry()
+        .hooks()
+        .iter()
+        .find(|e| e.name() == "lenient")
+        .expect("the hook with settings is registered");
+    assert_eq!(lenient.timeout(), Some(std::time::Duration::from_millis(250)));
+    assert_eq!(lenient.on_error(), hooks_core::OnError::Continue);
 }
