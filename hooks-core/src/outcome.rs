@@ -145,6 +145,18 @@ impl HookName {
     }
 }
 
+impl PartialEq<str> for HookName {
+    fn eq(&self, other: &str) -> bool {
+        self.0 == other
+    }
+}
+
+impl PartialEq<&str> for HookName {
+    fn eq(&self, other: &&str) -> bool {
+        self.0 == *other
+    }
+}
+
 impl From<&'static str> for HookName {
     fn from(s: &'static str) -> Self {
         HookName::from_static(s)

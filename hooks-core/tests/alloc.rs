@@ -199,3 +199,45 @@ fn async_dispatch_costs_one_allocation_per_async_hook() {
     );
     assert_eq!(ctx.n, 3 * RUNS as u64);
 }
+
+/// The runtime's sync dispatch: a lock-free snapshot load, link-time fns, a provider's method
+/// and a runtime closure, with a subscriber attached. Nothing allocates.
+#[test]
+fn runtime_sync_dispatch_allocates_nothing() {
+    use hooks_core::runtime::{Hook, Hooks};
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    let hooks = Hooks::builder()
+        .ignore_env()
+        .hook(Hook::<points::guards::Point>::new("closure", |ctx| {
+            ctx.n += 1;
+            Verdict::Continue
+        }))
+        .build()
+        .expect("no duplicate names");
+    let runs = Arc::new(AtomicUsize::new(0));
+    let seen = runs.clone();
+    hooks.subscribe(move |_| {
+        seen.fetch_add(1, Ordering::Relaxed);
+    });
+    let mut ctx = Ctx::default();
+    warm(|| hooks.dispatch::<points::guards::Point>(&mut Ctx::default()));
+    let n = allocations_during(|| {
+        for _ in 0..RUNS {
+            let out = hooks.dispatch::<points::guards::Point>(&mut ctx);
+            assert_eq!(out.value.severity(), 2);
+        }
+    });
+    assert_eq!(n, 0);
+    assert_eq!(
+        ctx.n,
+        9 * RUNS as u64,
+        "eight link-time guards and the closure ran"
+    );
+    assert_eq!(
+        runs.load(Ordering::Relaxed),
+        9 * (RUNS + 1),
+        "every run was delivered"
+    );
+}

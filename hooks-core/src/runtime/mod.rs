@@ -567,13 +567,16 @@ fn build<P: HookPoint>(
         .map(|e| state.resolve(e))
         .collect();
     all.sort_by(|(a, _), (b, _)| (a.order, a.name.as_str()).cmp(&(b.order, b.name.as_str())));
-    if let Some(pair) = all.windows(2).find(|w| w[0].0.name == w[1].0.name) {
-        return Err(HooksError::DuplicateName {
-            point: P::NAME,
-            name: pair[0].0.name,
-            first: pair[0].0.source,
-            second: pair[1].0.source,
-        });
+    let mut seen: HashMap<HookName, HookSource> = HashMap::with_capacity(all.len());
+    for (e, _) in &all {
+        if let Some(first) = seen.insert(e.name, e.source) {
+            return Err(HooksError::DuplicateName {
+                point: P::NAME,
+                name: e.name,
+                first,
+                second: e.source,
+            });
+        }
     }
     let listing = all
         .iter()
