@@ -61,11 +61,15 @@ mod hook;
 mod provider;
 mod record;
 mod run;
+mod session;
 mod settings;
 
 pub use hook::{Arg, Hook, HookCtx, HookSource, Ret};
 pub use provider::HooksProvider;
 pub use record::{HookRun, RunResult, SubscriptionId};
+pub use session::{
+    AgentError, ModelReply, Session, SessionError, SessionStats, Subagent, ToolRun, TurnEnd,
+};
 pub use settings::default_timeout;
 
 use std::any::{Any, TypeId};

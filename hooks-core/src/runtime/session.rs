@@ -1,0 +1,752 @@
+//! [`Session`]: what an agent loop calls so that every point fires at the right moment with a
+//! filled context.
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::future::Future;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::context::{
+    CompactTrigger, ErrorKind, ErrorOccurred, Message, Meta, ModelStreamChunk, Notification,
+    PostModelCall, PostQueueDrain, PostToolUse, PreCompact, PreModelCall, PreQueueDrain,
+    PreToolUse, SessionEnd, SessionEndReason, SessionStart, StepEnd, StepStatus, Stop,
+    SubagentStart, SubagentStatus, SubagentStop, TokenUsage, UserPromptSubmit,
+};
+use crate::outcome::{HookFailure, HookName, Outcome, Recovery, Verdict};
+use crate::points;
+
+use super::Hooks;
+
+/// Why a session operation did not go ahead.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SessionError {
+    /// A guard denied (or asked and nobody approved). `failure` is true when the deny comes
+    /// from a failing guard (fail closed), not from a policy decision.
+    #[error("{point} denied{}: {reason}", by.map(|b| format!(" by `{b}`")).unwrap_or_default())]
+    Denied {
+        /// The point.
+        point: &'static str,
+        /// The deciding hook.
+        by: Option<HookName>,
+        /// The reason given.
+        reason: String,
+        /// True when a hook failure caused the deny.
+        failure: bool,
+    },
+    /// A hook with `on_error = "deny"` failed at a point that is not a guard.
+    #[error("{0} (fail closed)")]
+    FailedClosed(HookFailure),
+    /// The model call failed and no recovery applied (or the attempts ran out).
+    #[error("model call failed after {attempts} attempt(s): {error}")]
+    Model {
+        /// How many calls were made.
+        attempts: u32,
+        /// The last error.
+        error: AgentError,
+    },
+    /// An `error_occurred` hook chose [`Recovery::GiveUp`].
+    #[error("gave up: {reason} (after: {error})")]
+    GaveUp {
+        /// The hook's reason.
+        reason: String,
+        /// The error it gave up on.
+        error: AgentError,
+    },
+}
+
+/// An error of the agent's own work (a model call, the loop), reported to `error_occurred`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{kind:?} error: {message}")]
+pub struct AgentError {
+    /// What failed.
+    pub kind: ErrorKind,
+    /// The error message.
+    pub message: String,
+    /// An HTTP status, when there was one.
+    pub status_code: Option<u16>,
+}
+
+impl AgentError {
+    /// An error of `kind`.
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        AgentError {
+            kind,
+            message: message.into(),
+            status_code: None,
+        }
+    }
+
+    /// With an HTTP status.
+    #[must_use]
+    pub fn with_status(mut self, status: u16) -> Self {
+        self.status_code = Some(status);
+        self
+    }
+}
+
+/// What a model returned: its streamed chunks, usage and requested tools.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ModelReply {
+    /// The response as it streamed (one element for a non-streaming call).
+    pub chunks: Vec<String>,
+    /// Tokens used.
+    pub usage: TokenUsage,
+    /// Why the model stopped.
+    pub stop_reason: Option<String>,
+    /// Names of the tools it asked for.
+    pub tool_calls: Vec<String>,
+}
+
+/// The result of [`Session::tool`].
+#[derive(Debug)]
+pub enum ToolRun {
+    /// The tool ran; the `post_tool_use` context after its transforms (a scrubbed response,
+    /// added context, the error if the tool failed, the duration).
+    Ran(PostToolUse),
+    /// A guard denied the call (or asked and nobody approved); the tool did not run. Report
+    /// `reason` to the model.
+    Denied {
+        /// The deciding hook.
+        by: Option<HookName>,
+        /// The reason.
+        reason: String,
+        /// True when a failing guard caused the deny.
+        failure: bool,
+    },
+}
+
+/// The answer of [`Session::request_stop`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TurnEnd {
+    /// The agent may stop.
+    Stop,
+    /// A `stop` guard blocked the stop: the agent should keep working, told `reason`.
+    KeepWorking {
+        /// Why, as the hook said it.
+        reason: String,
+    },
+}
+
+/// The counters a session aggregates into `session_end` and `subagent_stop`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct SessionStats {
+    /// Tokens used by model calls.
+    pub tokens: TokenUsage,
+    /// Model calls that returned.
+    pub model_calls: u32,
+    /// Tool calls that ran.
+    pub tool_calls: u32,
+    /// Tool calls denied.
+    pub denied_tool_calls: u32,
+    /// Errors reported to `error_occurred`.
+    pub errors: u32,
+    /// Files written or edited, sorted.
+    pub files_modified: BTreeSet<String>,
+}
+
+type Approver = Arc<dyn Fn(&'static str, &str) -> bool + Send + Sync>;
+
+/// An agent session wired to a [`Hooks`] value: call its methods from the agent loop and every
+/// standard point fires at the right moment with a filled context.
+///
+/// | method | points |
+/// |---|---|
+/// | [`start`](Session::start) | `session_start` |
+/// | [`submit_prompt`](Session::submit_prompt) | `user_prompt_submit` |
+/// | [`call_model`](Session::call_model) | `pre_model_call`, `model_stream_chunk` per chunk, `post_model_call`; on error `error_occurred`, whose recovery is honoured (retry after backoff, fallback model, give up) |
+/// | [`tool`](Session::tool) | `pre_tool_use`, the tool unless denied, `post_tool_use` with the duration |
+/// | [`step_end`](Session::step_end) | `step_end` |
+/// | [`request_stop`](Session::request_stop) | `stop` |
+/// | [`compact`](Session::compact) | `pre_compact` |
+/// | [`start_subagent`](Session::start_subagent) / [`finish_subagent`](Session::finish_subagent) | `subagent_start`, `subagent_stop` |
+/// | [`drain_queue`](Session::drain_queue) | `pre_queue_drain`, `post_queue_drain` |
+/// | [`notify`](Session::notify) | `notification` |
+/// | [`error`](Session::error) | `error_occurred` |
+/// | [`end`](Session::end) | `session_end` with the aggregated counters |
+///
+/// Guards that deny stop the operation (a [`SessionError::Denied`], or [`ToolRun::Denied`]
+/// for tools). An `Ask` verdict goes to the approver ([`Session::with_approver`]); without
+/// one it is refused (fail closed). A hook failing closed at a transform or observe point
+/// stops the operation with [`SessionError::FailedClosed`].
+pub struct Session {
+    hooks: Hooks,
+    meta: Meta,
+    model: String,
+    stats: SessionStats,
+    started: Instant,
+    step: StepMark,
+    max_attempts: u32,
+    approver: Option<Approver>,
+    start_context: Vec<String>,
+    stop_blocks: u32,
+}
+
+/// The counters at the end of the previous step.
+#[derive(Clone)]
+struct StepMark {
+    at: Instant,
+    tokens: TokenUsage,
+    tool_calls: u32,
+}
+
+const WRITE_TOOLS: [&str; 4] = ["Write", "Edit", "MultiEdit", "NotebookEdit"];
+
+impl Session {
+    /// Start a session on `model` and fire `session_start`. The context that its hooks added
+    /// is in [`start_context`](Session::start_context).
+    ///
+    /// # Errors
+    ///
+    /// [`SessionError::FailedClosed`] if a `session_start` hook set to fail closed failed.
+    pub async fn start(
+        hooks: Hooks,
+        meta: Meta,
+        model: impl Into<String>,
+    ) -> Result<Session, SessionError> {
+        let model = model.into();
+        let mut ctx = SessionStart::new(meta.next(), model.clone());
+        let out = hooks
+            .dispatch_async::<points::session_start::Point>(&mut ctx)
+            .await;
+        closed(out)?;
+        let now = Instant::now();
+        Ok(Session {
+            hooks,
+            meta,
+            model: ctx.model,
+            stats: SessionStats::default(),
+            started: now,
+            step: StepMark {
+                at: now,
+                tokens: TokenUsage::default(),
+                tool_calls: 0,
+            },
+            max_attempts: 4,
+            approver: None,
+            start_context: ctx.additional_context,
+            stop_blocks: 0,
+        })
+    }
+
+    /// Decide `Ask` verdicts with `approve(point, reason)` (for instance by asking the user).
+    /// Without an approver every `Ask` is refused.
+    #[must_use]
+    pub fn with_approver(
+        mut self,
+        approve: impl Fn(&'static str, &str) -> bool + Send + Sync + 'static,
+    ) -> Self {
+        self.approver = Some(Arc::new(approve));
+        self
+    }
+
+    /// How many times one model call is attempted in all (first call, retries and
+    /// fallbacks); default 4.
+    #[must_use]
+    pub fn with_max_attempts(mut self, attempts: u32) -> Self {
+        self.max_attempts = attempts.max(1);
+        self
+    }
+
+    /// The context `session_start` hooks added (decisions, notes…), for the system prompt.
+    pub fn start_context(&self) -> &[String] {
+        &self.start_context
+    }
+
+    /// The session's shared fields.
+    pub fn meta(&self) -> &Meta {
+        &self.meta
+    }
+
+    /// The current model (a fallback recovery changes it).
+    pub fn model(&self) -> &str {
+        &self.model
+    }
+
+    /// The counters so far.
+    pub fn stats(&self) -> &SessionStats {
+        &self.stats
+    }
+
+    /// The hook set.
+    pub fn hooks(&self) -> &Hooks {
+        &self.hooks
+    }
+
+    /// Count a file as modified (tools named `Write`, `Edit`, `MultiEdit` and `NotebookEdit`
+    /// are counted automatically from their `file_path`).
+    pub fn record_file_modified(&mut self, path: impl Into<String>) {
+        self.stats.files_modified.insert(path.into());
+    }
+
+    /// A new user prompt: starts a turn and fires `user_prompt_submit`. Returns the context
+    /// after its hooks (the prompt, possibly rewritten; added context; captured directives).
+    ///
+    /// # Errors
+    ///
+    /// [`SessionError::Denied`] when a guard blocks the prompt.
+    pub async fn submit_prompt(
+        &mut self,
+        prompt: impl Into<String>,
+    ) -> Result<UserPromptSubmit, SessionError> {
+        self.meta.turn += 1;
+        let mut ctx = UserPromptSubmit::new(self.meta.next(), prompt);
+        let out = self
+            .hooks
+            .dispatch_async::<points::user_prompt_submit::Point>(&mut ctx)
+            .await;
+        self.pass("user_prompt_submit", out)?;
+        Ok(ctx)
+    }
+
+    /// One model call: `pre_model_call` (which may deny, add context or switch the model),
+    /// then `call`, then `model_stream_chunk` for each chunk and `post_model_call`. When
+    /// `call` fails, `error_occurred` decides: retry after a backoff, fall back to another
+    /// model (for the rest of the session), or give up; with no recovery the error is final.
+    ///
+    /// # Errors
+    ///
+    /// [`SessionError::Denied`], [`SessionError::Model`], [`SessionError::GaveUp`],
+    /// [`SessionError::FailedClosed`].
+    pub async fn call_model<F, Fut>(
+        &mut self,
+        messages: Vec<Message>,
+        mut call: F,
+    ) -> Result<PostModelCall, SessionError>
+    where
+        F: FnMut(&PreModelCall) -> Fut,
+        Fut: Future<Output = Result<ModelReply, AgentError>>,
+    {
+        let mut attempt = 1;
+        loop {
+            let mut pre = PreModelCall::new(self.meta.next(), self.model.clone(), messages.clone());
+            let out = self
+                .hooks
+                .dispatch_async::<points::pre_model_call::Point>(&mut pre)
+                .await;
+            self.pass("pre_model_call", out)?;
+            let model = pre.model.get().clone();
+            let started = Instant::now();
+            let error = match call(&pre).await {
+                Ok(reply) => return self.model_replied(model, reply, started).await,
+                Err(error) => error,
+            };
+            let recovery = self.report(error.kind, &error, Some(&model), attempt).await;
+            match recovery {
+                Some(Recovery::Retry { backoff }) if attempt < self.max_attempts => {
+                    tokio::time::sleep(backoff).await;
+                }
+                Some(Recovery::Fallback { model, backoff }) if attempt < self.max_attempts => {
+                    tracing::info!(from = %self.model, to = %model, "falling back to another model");
+                    self.model = model;
+                    tokio::time::sleep(backoff).await;
+                }
+                Some(Recovery::GiveUp { reason }) => {
+                    return Err(SessionError::GaveUp { reason, error });
+                }
+                _ => {
+                    return Err(SessionError::Model {
+                        attempts: attempt,
+                        error,
+                    });
+                }
+            }
+            attempt += 1;
+        }
+    }
+
+    async fn model_replied(
+        &mut self,
+        model: String,
+        reply: ModelReply,
+        started: Instant,
+    ) -> Result<PostModelCall, SessionError> {
+        let mut text = String::new();
+        for (index, chunk) in reply.chunks.into_iter().enumerate() {
+            let mut ctx =
+                ModelStreamChunk::new(self.meta.next(), model.clone(), index as u64, chunk);
+            let out = self
+                .hooks
+                .dispatch_async::<points::model_stream_chunk::Point>(&mut ctx)
+                .await;
+            closed(out)?;
+            text.push_str(&ctx.chunk);
+        }
+        let mut post = PostModelCall::new(
+            self.meta.next(),
+            model,
+            text,
+            reply.usage,
+            millis(started.elapsed()),
+        );
+        post.stop_reason = reply.stop_reason;
+        post.tool_calls = reply.tool_calls;
+        let out = self
+            .hooks
+            .dispatch_async::<points::post_model_call::Point>(&mut post)
+            .await;
+        self.stats.tokens += post.usage;
+        self.stats.model_calls += 1;
+        closed(out)?;
+        Ok(post)
+    }
+
+    /// One tool call: `pre_tool_use` (which may deny, ask, or rewrite the input), then `run`
+    /// with the input as the guards left it, unless denied, then `post_tool_use` with the
+    /// response (or error) and the duration.
+    ///
+    /// # Errors
+    ///
+    /// [`SessionError::FailedClosed`] when a `post_tool_use` hook set to fail closed failed.
+    /// A denial is not an error: it is [`ToolRun::Denied`], to report to the model.
+    pub async fn tool<F, Fut>(
+        &mut self,
+        name: &str,
+        input: Value,
+        run: F,
+    ) -> Result<ToolRun, SessionError>
+    where
+        F: FnOnce(&Value) -> Fut,
+        Fut: Future<Output = Result<Value, String>>,
+    {
+        let mut pre = PreToolUse::new(self.meta.next(), name, input);
+        let out = self
+            .hooks
+            .dispatch_async::<points::pre_tool_use::Point>(&mut pre)
+            .await;
+        if let Err(SessionError::Denied {
+            by,
+            reason,
+            failure,
+            ..
+        }) = self.pass("pre_tool_use", out)
+        {
+            self.stats.denied_tool_calls += 1;
+            return Ok(ToolRun::Denied {
+                by,
+                reason,
+                failure,
+            });
+        }
+        let started = Instant::now();
+        let result = run(pre.tool_input.get()).await;
+        let duration = millis(started.elapsed());
+        let (response, error) = match result {
+            Ok(v) => (v, None),
+            Err(e) => (Value::Null, Some(e)),
+        };
+        let mut post = PostToolUse::after(&pre, response, duration);
+        post.error = error;
+        self.stats.tool_calls += 1;
+        if post.error.is_none()
+            && WRITE_TOOLS.contains(&name)
+            && let Some(path) = pre.file_path()
+        {
+            self.stats.files_modified.insert(path.to_owned());
+        }
+        let out = self
+            .hooks
+            .dispatch_async::<points::post_tool_use::Point>(&mut post)
+            .await;
+        closed(out)?;
+        Ok(ToolRun::Ran(post))
+    }
+
+    /// The end of a step (a loop iteration, a plan step): `step_end` with the duration, tokens
+    /// and tool calls since the previous step.
+    pub async fn step_end(&mut self, step_id: impl Into<String>, status: StepStatus) -> StepEnd {
+        let mut ctx = StepEnd::new(self.meta.next(), step_id, status);
+        ctx.duration_ms = millis(self.step.at.elapsed());
+        ctx.tokens = TokenUsage::new(
+            self.stats.tokens.input - self.step.tokens.input,
+            self.stats.tokens.output - self.step.tokens.output,
+        );
+        ctx.tool_calls = self.stats.tool_calls - self.step.tool_calls;
+        self.step = StepMark {
+            at: Instant::now(),
+            tokens: self.stats.tokens,
+            tool_calls: self.stats.tool_calls,
+        };
+        let out = self
+            .hooks
+            .dispatch_async::<points::step_end::Point>(&mut ctx)
+            .await;
+        log_closed(&out);
+        ctx
+    }
+
+    /// The agent wants to stop: `stop` guards may block that and keep it working (as Claude
+    /// Code's Stop hooks do).
+    pub async fn request_stop(&mut self, last_message: Option<String>) -> TurnEnd {
+        let mut ctx = Stop::new(self.meta.next());
+        ctx.last_assistant_message = last_message;
+        ctx.stop_hook_active = self.stop_blocks > 0;
+        ctx.consecutive_blocks = self.stop_blocks;
+        let out = self
+            .hooks
+            .dispatch_async::<points::stop::Point>(&mut ctx)
+            .await;
+        match out.value {
+            Verdict::Deny(reason) => {
+                self.stop_blocks += 1;
+                TurnEnd::KeepWorking {
+                    reason: reason.into_owned(),
+                }
+            }
+            _ => {
+                self.stop_blocks = 0;
+                TurnEnd::Stop
+            }
+        }
+    }
+
+    /// Before compacting the context: `pre_compact`, whose hooks may choose what to preserve
+    /// and export state. Returns the context after them.
+    ///
+    /// # Errors
+    ///
+    /// [`SessionError::FailedClosed`].
+    pub async fn compact(
+        &mut self,
+        trigger: CompactTrigger,
+        current_tokens: u64,
+        max_tokens: u64,
+    ) -> Result<PreCompact, SessionError> {
+        let mut ctx = PreCompact::new(self.meta.next(), trigger, current_tokens, max_tokens);
+        let out = self
+            .hooks
+            .dispatch_async::<points::pre_compact::Point>(&mut ctx)
+            .await;
+        closed(out)?;
+        Ok(ctx)
+    }
+
+    /// Spawn a subagent: `subagent_start` (which may deny it or switch its model). Run the
+    /// subagent's work through the returned [`Subagent`]'s session, then hand it to
+    /// [`finish_subagent`](Session::finish_subagent).
+    ///
+    /// # Errors
+    ///
+    /// [`SessionError::Denied`] when a guard refuses the spawn.
+    pub async fn start_subagent(
+        &mut self,
+        name: impl Into<String>,
+        task: impl Into<String>,
+    ) -> Result<Subagent, SessionError> {
+        let name = name.into();
+        let mut ctx = SubagentStart::new(self.meta.next(), name.clone(), self.model.clone(), task);
+        let out = self
+            .hooks
+            .dispatch_async::<points::subagent_start::Point>(&mut ctx)
+            .await;
+        self.pass("subagent_start", out)?;
+        let meta = self.meta.next().with_agent(name.as_str());
+        let now = Instant::now();
+        let session = Session {
+            hooks: self.hooks.clone(),
+            meta,
+            model: ctx.model.get().clone(),
+            stats: SessionStats::default(),
+            started: now,
+            step: StepMark {
+                at: now,
+                tokens: TokenUsage::default(),
+                tool_calls: 0,
+            },
+            max_attempts: self.max_attempts,
+            approver: self.approver.clone(),
+            start_context: ctx.additional_context.clone(),
+            stop_blocks: 0,
+        };
+        Ok(Subagent {
+            name,
+            session,
+            start: ctx,
+        })
+    }
+
+    /// The subagent finished: `subagent_stop` with its counters, which are also added to this
+    /// session's.
+    pub async fn finish_subagent(
+        &mut self,
+        subagent: Subagent,
+        status: SubagentStatus,
+        last_message: Option<String>,
+    ) -> SubagentStop {
+        let Subagent { name, session, .. } = subagent;
+        let mut ctx = SubagentStop::new(self.meta.next(), name, session.model.clone(), status);
+        ctx.duration_ms = millis(session.started.elapsed());
+        ctx.tokens = session.stats.tokens;
+        ctx.tool_calls = session.stats.tool_calls;
+        ctx.files_modified = session.stats.files_modified.iter().cloned().collect();
+        ctx.last_assistant_message = last_message;
+        self.stats.tokens += session.stats.tokens;
+        self.stats.tool_calls += session.stats.tool_calls;
+        self.stats.denied_tool_calls += session.stats.denied_tool_calls;
+        self.stats.model_calls += session.stats.model_calls;
+        self.stats.errors += session.stats.errors;
+        self.stats
+            .files_modified
+            .extend(session.stats.files_modified);
+        let out = self
+            .hooks
+            .dispatch_async::<points::subagent_stop::Point>(&mut ctx)
+            .await;
+        log_closed(&out);
+        ctx
+    }
+
+    /// Drain a queue of pending work: `pre_queue_drain`, then `drain` (which returns how many
+    /// items it drained), then `post_queue_drain` with the count and duration.
+    pub async fn drain_queue<F, Fut>(&mut self, queue: &str, pending: usize, drain: F) -> usize
+    where
+        F: FnOnce() -> Fut,
+        Fut: Future<Output = usize>,
+    {
+        let mut pre = PreQueueDrain::new(self.meta.next(), queue, pending);
+        log_closed(
+            &self
+                .hooks
+                .dispatch_async::<points::pre_queue_drain::Point>(&mut pre)
+                .await,
+        );
+        let started = Instant::now();
+        let drained = drain().await;
+        let mut post =
+            PostQueueDrain::new(self.meta.next(), queue, drained, millis(started.elapsed()));
+        log_closed(
+            &self
+                .hooks
+                .dispatch_async::<points::post_queue_drain::Point>(&mut post)
+                .await,
+        );
+        drained
+    }
+
+    /// Tell observers something (`notification`).
+    pub async fn notify(&mut self, notification_type: &str, message: impl Into<String>) {
+        let mut ctx = Notification::new(self.meta.next(), notification_type, message);
+        log_closed(
+            &self
+                .hooks
+                .dispatch_async::<points::notification::Point>(&mut ctx)
+                .await,
+        );
+    }
+
+    /// Report an error of the agent loop to `error_occurred` and return the recovery its hooks
+    /// chose (the caller applies it; [`call_model`](Session::call_model) does so itself).
+    pub async fn error(&mut self, error: &AgentError, attempt: u32) -> Option<Recovery> {
+        let model = self.model.clone();
+        self.report(error.kind, error, Some(&model), attempt).await
+    }
+
+    async fn report(
+        &mut self,
+        kind: ErrorKind,
+        error: &AgentError,
+        model: Option<&str>,
+        attempt: u32,
+    ) -> Option<Recovery> {
+        self.stats.errors += 1;
+        let mut ctx = ErrorOccurred::new(self.meta.next(), kind, error.message.clone());
+        ctx.model = model.map(str::to_owned);
+        ctx.attempt = attempt;
+        ctx.status_code = error.status_code;
+        let out = self
+            .hooks
+            .dispatch_async::<points::error_occurred::Point>(&mut ctx)
+            .await;
+        log_closed(&out);
+        out.value
+    }
+
+    /// End the session: `session_end` with the aggregated counters. Returns its context.
+    pub async fn end(self, reason: SessionEndReason, success: bool) -> SessionEnd {
+        let mut ctx = SessionEnd::new(self.meta.next(), reason, success);
+        ctx.tokens = self.stats.tokens;
+        ctx.tool_calls = self.stats.tool_calls;
+        ctx.files_modified = self.stats.files_modified.iter().cloned().collect();
+        ctx.duration_ms = millis(self.started.elapsed());
+        log_closed(
+            &self
+                .hooks
+                .dispatch_async::<points::session_end::Point>(&mut ctx)
+                .await,
+        );
+        ctx
+    }
+
+    /// A guard's outcome: `Ok` to go on; a deny, or an ask nobody approved, is `Denied`.
+    fn pass(&self, point: &'static str, out: Outcome<Verdict>) -> Result<(), SessionError> {
+        let failure = out.decided_by_failure().is_some();
+        let by = out.decided_by;
+        let reason = match out.value {
+            Verdict::Deny(reason) => reason.into_owned(),
+            Verdict::Ask(reason) => {
+                let approved = self.approver.as_ref().is_some_and(|a| a(point, &reason));
+                if approved {
+                    return Ok(());
+                }
+                format!("needs approval: {reason}")
+            }
+            Verdict::Continue | Verdict::Allow => return Ok(()),
+        };
+        Err(SessionError::Denied {
+            point,
+            by,
+            reason,
+            failure,
+        })
+    }
+}
+
+impl fmt::Debug for Session {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Session")
+            .field("session_id", &self.meta.session_id)
+            .field("agent", &self.meta.agent_name)
+            .field("model", &self.model)
+            .field("turn", &self.meta.turn)
+            .field("stats", &self.stats)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A running subagent: its own [`Session`] (same hooks, its own counters) and the
+/// `subagent_start` context its hooks left (task, model, added context).
+#[derive(Debug)]
+pub struct Subagent {
+    name: String,
+    /// The subagent's session: run its model and tool calls through it.
+    pub session: Session,
+    /// `subagent_start` after its hooks.
+    pub start: SubagentStart,
+}
+
+/// A transform's outcome: a hook that failed closed stops the operation.
+fn closed(out: Outcome<()>) -> Result<(), SessionError> {
+    match out
+        .failures
+        .into_iter()
+        .find(|f| f.policy == crate::OnError::Deny)
+    {
+        Some(failure) => Err(SessionError::FailedClosed(failure)),
+        None => Ok(()),
+    }
+}
+
+/// An observer's or recoverer's outcome: nothing to stop, but a fail-closed failure is an
+/// error in the log.
+fn log_closed<T>(out: &Outcome<T>) {
+    if let Some(f) = out.failed_closed() {
+        tracing::error!(failure = %f, "a fail-closed hook failed at a point that cannot stop");
+    }
+}
+
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
