@@ -1,21 +1,31 @@
 //! A scripted agent session that fires every standard hook point.
 //!
 //! A fake model plays back a fixed script; the tools are real (files are written and shell
-//! commands run in a temporary directory). The hooks below are ordinary `#[hook]` fns: a
-//! destructive-command guard, directive capture, secret redaction of streamed text, retry on
-//! rate limits, a stop guard that insists on tests, and so on. The loop prints a trace of every
-//! dispatch and ends with a table of every point and how many times it fired.
+//! commands run in a temporary directory). The agent loop drives a
+//! [`Session`](hooks_core::runtime::Session), which fires every point at the right moment.
+//!
+//! The hooks come from all three sources a `Hooks` value merges:
+//! - `#[hook]` fns (below): a destructive-command guard, directive capture, secret redaction of
+//!   streamed text, retry on rate limits, a stop guard that insists on tests, and so on;
+//! - a provider, `Trace`, which prints a line as each point fires and counts the firings;
+//! - a closure registered at run time, which caps tool output for the reviewer subagent.
+//!
+//! A subscriber prints every hook run (hook, result, duration). The run ends with a table of
+//! every point and how many times it fired, and fails if any point never fired.
 //!
 //! Run: `cargo run --example agent`
 
 use std::collections::BTreeMap;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use hooks_core::context::*;
-use hooks_core::points::*;
-use hooks_core::{HookPoint, Kind, Outcome, Recovery, Verdict, hook};
+use hooks_core::runtime::{
+    AgentError, Hook, Hooks, HooksProvider, ModelReply, RunResult, Session, SessionError, ToolRun,
+    TurnEnd,
+};
+use hooks_core::{HookResult, Recovery, Verdict, hook};
 use hooks_examples::{ScriptedModel, ToolRequest, Turn, Workspace};
 use serde_json::json;
 
@@ -213,198 +223,263 @@ async fn session_report(ctx: &SessionEnd) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Tracing: a provider that sees every point fire, a subscriber that sees every hook run
+// ---------------------------------------------------------------------------------------------
+
+/// Prints a line as each point fires and counts the firings. It sorts first at every point, so
+/// it runs even where a guard later stops the chain.
+#[derive(Default)]
+struct Trace {
+    fired: Mutex<BTreeMap<&'static str, u32>>,
+}
+
+impl Trace {
+    fn fire(&self, point: &'static str, what: impl std::fmt::Display) {
+        *self
+            .fired
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(point)
+            .or_default() += 1;
+        println!("{point:<20} {what}");
+    }
+}
+
+impl HooksProvider for Trace {
+    fn name(&self) -> &str {
+        "trace"
+    }
+    fn session_start(&self, ctx: &mut SessionStart) -> HookResult<()> {
+        self.fire("session_start", format!("model {}", ctx.model));
+        Ok(())
+    }
+    fn session_end(&self, ctx: &SessionEnd) -> HookResult<()> {
+        let files = ctx.files_modified.join(", ");
+        let summary = format!(
+            "{} tool calls, {} tokens, files: {files}",
+            ctx.tool_calls,
+            ctx.tokens.total()
+        );
+        self.fire("session_end", summary);
+        Ok(())
+    }
+    fn user_prompt_submit(&self, ctx: &mut UserPromptSubmit) -> HookResult<Verdict> {
+        self.fire("user_prompt_submit", short(ctx.prompt.get()));
+        Ok(Verdict::Continue)
+    }
+    fn pre_model_call(&self, ctx: &mut PreModelCall) -> HookResult<Verdict> {
+        self.fire(
+            "pre_model_call",
+            format!("{} ({} messages)", ctx.model.get(), ctx.messages.len()),
+        );
+        Ok(Verdict::Continue)
+    }
+    fn model_stream_chunk(&self, ctx: &mut ModelStreamChunk) -> HookResult<()> {
+        self.fire(
+            "model_stream_chunk",
+            format!("#{} {:?}", ctx.index, ctx.chunk),
+        );
+        Ok(())
+    }
+    fn post_model_call(&self, ctx: &mut PostModelCall) -> HookResult<()> {
+        self.fire("post_model_call", short(&ctx.response));
+        Ok(())
+    }
+    fn pre_tool_use(&self, ctx: &mut PreToolUse) -> HookResult<Verdict> {
+        self.fire(
+            "pre_tool_use",
+            format!(
+                "{} {}",
+                ctx.tool_name,
+                short(&ctx.tool_input.get().to_string())
+            ),
+        );
+        Ok(Verdict::Continue)
+    }
+    fn post_tool_use(&self, ctx: &mut PostToolUse) -> HookResult<()> {
+        let result = ctx
+            .error
+            .clone()
+            .unwrap_or_else(|| short(&ctx.tool_response.to_string()));
+        self.fire(
+            "post_tool_use",
+            format!("{} in {} ms: {result}", ctx.tool_name, ctx.duration_ms),
+        );
+        Ok(())
+    }
+    fn step_end(&self, ctx: &StepEnd) -> HookResult<()> {
+        self.fire(
+            "step_end",
+            format!("{} ({} tool calls)", ctx.step_id, ctx.tool_calls),
+        );
+        Ok(())
+    }
+    fn stop(&self, ctx: &mut Stop) -> HookResult<Verdict> {
+        self.fire(
+            "stop",
+            format!(
+                "model wants to stop (blocked {} times)",
+                ctx.consecutive_blocks
+            ),
+        );
+        Ok(Verdict::Continue)
+    }
+    fn pre_compact(&self, ctx: &mut PreCompact) -> HookResult<()> {
+        self.fire(
+            "pre_compact",
+            format!("{} of {} tokens", ctx.current_tokens, ctx.max_tokens),
+        );
+        Ok(())
+    }
+    fn subagent_start(&self, ctx: &mut SubagentStart) -> HookResult<Verdict> {
+        self.fire(
+            "subagent_start",
+            format!("{}: {}", ctx.subagent_name, ctx.task),
+        );
+        Ok(Verdict::Continue)
+    }
+    fn subagent_stop(&self, ctx: &SubagentStop) -> HookResult<()> {
+        let summary = format!(
+            "{} {:?}, {} tool calls, {} tokens",
+            ctx.subagent_name,
+            ctx.status,
+            ctx.tool_calls,
+            ctx.tokens.total()
+        );
+        self.fire("subagent_stop", summary);
+        Ok(())
+    }
+    fn error_occurred(&self, ctx: &ErrorOccurred) -> HookResult<Option<Recovery>> {
+        self.fire(
+            "error_occurred",
+            format!("{:?} on attempt {}: {}", ctx.kind, ctx.attempt, ctx.error),
+        );
+        Ok(None)
+    }
+    fn notification(&self, ctx: &Notification) -> HookResult<()> {
+        self.fire("notification", &ctx.message);
+        Ok(())
+    }
+    fn pre_queue_drain(&self, ctx: &PreQueueDrain) -> HookResult<()> {
+        self.fire(
+            "pre_queue_drain",
+            format!("{}: {} pending", ctx.queue, ctx.pending),
+        );
+        Ok(())
+    }
+    fn post_queue_drain(&self, ctx: &PostQueueDrain) -> HookResult<()> {
+        self.fire(
+            "post_queue_drain",
+            format!("{}: {} drained", ctx.queue, ctx.drained),
+        );
+        Ok(())
+    }
+}
+
+/// One line per hook run that had something to say (the trace provider's own runs and silent
+/// `continue`/`done` results are left out to keep the trace readable).
+fn print_run(run: &hooks_core::runtime::HookRun<'_>) {
+    let quiet = matches!(
+        run.result,
+        RunResult::Done | RunResult::Recovery(None) | RunResult::Verdict(Verdict::Continue)
+    );
+    if run.hook != "trace" && !quiet {
+        println!(
+            "{:<20}   {} -> {} ({} µs)",
+            "",
+            run.hook,
+            run.result,
+            run.duration.as_micros()
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
 // The agent loop
 // ---------------------------------------------------------------------------------------------
 
-/// Fires points, prints one trace line per dispatch, and counts dispatches per point.
-#[derive(Default)]
-struct Tracer {
-    fired: BTreeMap<&'static str, u32>,
-}
-
-impl Tracer {
-    async fn fire<P: HookPoint>(
-        &mut self,
-        ctx: &mut P::Context,
-        what: &str,
-    ) -> Outcome<<P::Kind as Kind>::Ret>
-    where
-        <P::Kind as Kind>::Ret: std::fmt::Debug,
-    {
-        *self.fired.entry(P::NAME).or_default() += 1;
-        let out = hooks_core::dispatch_async::<P>(ctx).await;
-        let by = out
-            .decided_by
-            .map(|h| format!(" by {h}"))
-            .unwrap_or_default();
-        println!("  {:<20} {what:<44} -> {:?}{by}", P::NAME, out.value);
-        for f in &out.failures {
-            println!("  {:<20} FAILURE: {f}", "");
-        }
-        out
-    }
-}
-
 struct Agent {
-    tracer: Tracer,
-    meta: Meta,
     model: ScriptedModel,
     tools: Workspace,
-    totals: SessionEnd,
-    step: u32,
 }
 
 impl Agent {
-    /// One model call with streaming, recovery from errors, and the pre/post points.
-    async fn model_call(
+    /// One model call through the session (pre, stream chunks, post; errors go to
+    /// `error_occurred`, whose recovery the session applies).
+    async fn call(
         &mut self,
-        model: &str,
+        session: &mut Session,
         messages: Vec<Message>,
-    ) -> Option<hooks_examples::Reply> {
-        let mut pre = PreModelCall::new(self.meta.next(), model, messages);
-        pre.estimated_input_tokens = 300;
-        if self
-            .tracer
-            .fire::<pre_model_call::Point>(&mut pre, model)
-            .await
-            .is_denied()
-        {
-            return None;
-        }
-        let mut model = pre.model.get().clone();
-        let mut attempt = 1;
-        let reply = loop {
-            match self.model.call(pre.estimated_input_tokens) {
-                Ok(reply) => break reply,
-                Err((kind, msg)) => {
-                    let mut err = ErrorOccurred::new(self.meta.next(), kind, msg);
-                    err.model = Some(model.clone());
-                    err.attempt = attempt;
-                    let out = self
-                        .tracer
-                        .fire::<error_occurred::Point>(&mut err, "model call failed")
-                        .await;
-                    match out.value {
-                        Some(Recovery::Retry { backoff }) => tokio::time::sleep(backoff).await,
-                        Some(Recovery::Fallback { model: m, backoff }) => {
-                            tokio::time::sleep(backoff).await;
-                            model = m;
+    ) -> Result<(String, Vec<ToolRequest>), SessionError> {
+        let mut tools = Vec::new();
+        let post = session
+            .call_model(messages, |pre| {
+                let result = self.model.call(pre.estimated_input_tokens.max(300));
+                let result = result
+                    .map(|reply| {
+                        tools = reply.tools.clone();
+                        ModelReply {
+                            chunks: reply.chunks,
+                            usage: reply.usage,
+                            stop_reason: Some("end_turn".into()),
+                            tool_calls: reply.tools.iter().map(|t| t.name.clone()).collect(),
                         }
-                        Some(Recovery::GiveUp { .. }) | None => return None,
-                    }
-                    attempt += 1;
-                }
-            }
-        };
-        let started = Instant::now();
-        let mut text = String::new();
-        for (i, chunk) in reply.chunks.iter().enumerate() {
-            let mut c =
-                ModelStreamChunk::new(self.meta.next(), model.clone(), i as u64, chunk.clone());
-            self.tracer
-                .fire::<model_stream_chunk::Point>(&mut c, &format!("chunk {i}"))
-                .await;
-            text.push_str(&c.chunk);
-        }
-        let elapsed = started.elapsed().as_millis() as u64;
-        let mut post =
-            PostModelCall::new(self.meta.next(), model, text.clone(), reply.usage, elapsed);
-        post.tool_calls = reply.tools.iter().map(|t| t.name.clone()).collect();
-        let what = short(&post.response);
-        self.tracer
-            .fire::<post_model_call::Point>(&mut post, &what)
-            .await;
-        self.totals.tokens += reply.usage;
-        Some(reply)
+                    })
+                    .map_err(|(kind, message)| AgentError::new(kind, message));
+                std::future::ready(result)
+            })
+            .await?;
+        Ok((post.response, tools))
     }
 
-    /// One tool call: pre (guard) → run unless denied → post.
-    async fn tool_call(&mut self, req: &ToolRequest) {
-        let mut pre = PreToolUse::new(self.meta.next(), req.name.clone(), req.input.clone());
-        let what = format!("{} {}", req.name, short(&req.input.to_string()));
-        let verdict = self
-            .tracer
-            .fire::<pre_tool_use::Point>(&mut pre, &what)
-            .await
-            .value;
-        if pre.tool_input.is_rewritten() {
-            println!(
-                "  {:<20} rewritten: {} -> {}",
-                "",
-                pre.tool_input.original(),
-                pre.tool_input.get()
-            );
+    /// Run the tools the model asked for; a denial goes back to the model as the tool result.
+    async fn run_tools(
+        &mut self,
+        session: &mut Session,
+        tools: &[ToolRequest],
+    ) -> Result<Vec<String>, SessionError> {
+        let mut results = Vec::new();
+        for req in tools {
+            let workspace = &self.tools;
+            let run = session
+                .tool(&req.name, req.input.clone(), |input| {
+                    std::future::ready(workspace.run(&req.name, input))
+                })
+                .await?;
+            results.push(match run {
+                ToolRun::Ran(post) => post.tool_response.to_string(),
+                ToolRun::Denied { reason, .. } => format!("denied: {reason}"),
+            });
         }
-        if !matches!(verdict, Verdict::Continue | Verdict::Allow) {
-            return; // denied, or needs a human we do not have in a scripted run
-        }
-        let started = Instant::now();
-        let result = self.tools.run(&pre.tool_name, pre.tool_input.get());
-        let elapsed = started.elapsed().as_millis() as u64;
-        let mut post = PostToolUse::after(&pre, result.clone().unwrap_or_default(), elapsed);
-        post.error = result.err();
-        self.tracer
-            .fire::<post_tool_use::Point>(&mut post, &what)
-            .await;
-        self.totals.tool_calls += 1;
-        if pre.tool_name == "Write"
-            && let Some(path) = pre.file_path()
-        {
-            self.totals.files_modified.push(path.to_owned());
-        }
+        Ok(results)
     }
 
-    /// Model ↔ tools until the model stops asking for tools and the stop guard lets it stop.
-    async fn run_prompt(&mut self, prompt: &str) {
-        let mut submit = UserPromptSubmit::new(self.meta.next(), prompt);
-        if self
-            .tracer
-            .fire::<user_prompt_submit::Point>(&mut submit, &short(prompt))
-            .await
-            .is_denied()
-        {
-            return;
-        }
+    /// Model ↔ tools until the model stops asking for tools and the stop guards let it stop.
+    async fn run_prompt(
+        &mut self,
+        session: &mut Session,
+        prompt: &str,
+    ) -> Result<(), SessionError> {
+        let submit = session.submit_prompt(prompt).await?;
         let mut messages = vec![Message::new(Role::User, submit.prompt.get().clone())];
-        let mut blocks = 0;
+        let mut step = 0;
         loop {
-            self.step += 1;
-            let started = Instant::now();
-            let Some(reply) = self.model_call("large-model", messages.clone()).await else {
-                return;
-            };
-            let text = reply.chunks.concat();
-            for tool in &reply.tools {
-                self.tool_call(tool).await;
-            }
-            let mut step = StepEnd::new(
-                self.meta.next(),
-                format!("step-{}", self.step),
-                StepStatus::Completed,
-            );
-            step.duration_ms = started.elapsed().as_millis() as u64;
-            step.tool_calls = reply.tools.len() as u32;
-            step.tokens = reply.usage;
-            let what = step.step_id.clone();
-            self.tracer.fire::<step_end::Point>(&mut step, &what).await;
+            step += 1;
+            let (text, tools) = self.call(session, messages.clone()).await?;
             messages.push(Message::new(Role::Assistant, text.clone()));
-            if !reply.tools.is_empty() {
+            let results = self.run_tools(session, &tools).await?;
+            for r in results {
+                messages.push(Message::new(Role::Tool, r));
+            }
+            session
+                .step_end(format!("step-{step}"), StepStatus::Completed)
+                .await;
+            if !tools.is_empty() {
                 continue;
             }
-            let mut stop = Stop::new(self.meta.next());
-            stop.last_assistant_message = Some(text);
-            stop.stop_hook_active = blocks > 0;
-            stop.consecutive_blocks = blocks;
-            let out = self
-                .tracer
-                .fire::<stop::Point>(&mut stop, "model wants to stop")
-                .await;
-            match out.value {
-                Verdict::Deny(reason) if blocks < 8 => {
-                    blocks += 1;
-                    messages.push(Message::new(Role::User, reason.into_owned()));
-                }
-                _ => return,
+            match session.request_stop(Some(text)).await {
+                TurnEnd::Stop => return Ok(()),
+                TurnEnd::KeepWorking { reason } => messages.push(Message::new(Role::User, reason)),
             }
         }
     }
@@ -466,141 +541,102 @@ fn script() -> Vec<Turn> {
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let dir = tempfile::tempdir()?;
+    println!("Session in {}\n", dir.path().display());
+
+    let trace = Arc::new(Trace::default());
+    let hooks = Hooks::builder()
+        .provider_arc(i32::MIN, trace.clone())
+        .build()?;
+    hooks.subscribe(print_run);
+
+    let mut agent = Agent {
+        model: ScriptedModel::new(script()),
+        tools: Workspace::new(dir.path()),
+    };
     let meta = Meta::new("demo-session")
         .with_agent("lead")
         .with_cwd(dir.path());
-    println!("Session in {}\n", dir.path().display());
-
-    let mut agent = Agent {
-        tracer: Tracer::default(),
-        totals: SessionEnd::new(meta.next(), SessionEndReason::Completed, true),
-        meta,
-        model: ScriptedModel::new(script()),
-        tools: Workspace::new(dir.path()),
-        step: 0,
-    };
-    let started = Instant::now();
-
-    let mut start = SessionStart::new(agent.meta.next(), "large-model");
-    agent
-        .tracer
-        .fire::<session_start::Point>(&mut start, "startup")
-        .await;
+    let mut session = Session::start(hooks.clone(), meta, "large-model").await?;
+    for note in session.start_context() {
+        println!("{:<20}   context for the model: {note}", "");
+    }
 
     // A prompt was queued while the agent started; feed the queue in.
     let queue = ["Add a /health endpoint. Always run the tests before you stop."];
-    let mut pre_drain = PreQueueDrain::new(agent.meta.next(), "user", queue.len());
-    agent
-        .tracer
-        .fire::<pre_queue_drain::Point>(&mut pre_drain, "1 queued prompt")
-        .await;
-    let drain_started = Instant::now();
+    let drain = session.start_queue_drain("user", queue.len()).await;
     for prompt in queue {
-        agent.run_prompt(prompt).await;
+        agent.run_prompt(&mut session, prompt).await?;
     }
-    let mut post_drain = PostQueueDrain::new(
-        agent.meta.next(),
-        "user",
-        queue.len(),
-        drain_started.elapsed().as_millis() as u64,
-    );
-    agent
-        .tracer
-        .fire::<post_queue_drain::Point>(&mut post_drain, "drained")
-        .await;
+    session.finish_queue_drain(drain, queue.len()).await;
 
-    let mut compact = PreCompact::new(agent.meta.next(), CompactTrigger::Auto, 9_000, 10_000);
-    compact.strategy = "summarize-oldest".into();
-    agent
-        .tracer
-        .fire::<pre_compact::Point>(&mut compact, "context at 90%")
-        .await;
+    let compact = session.compact(CompactTrigger::Auto, 9_000, 10_000).await?;
+    println!("{:<20}   preserved: {:?}", "", compact.preserve);
 
-    // A reviewer subagent.
-    let mut sub = SubagentStart::new(
-        agent.meta.next(),
-        "reviewer",
-        "large-model",
-        "review src/health.rs",
-    );
-    if !agent
-        .tracer
-        .fire::<subagent_start::Point>(&mut sub, "reviewer")
-        .await
-        .is_denied()
-    {
-        let sub_started = Instant::now();
-        let reviewer = agent.meta.next().with_agent("reviewer");
-        let parent = std::mem::replace(&mut agent.meta, reviewer);
-        let model = sub.model.get().clone();
-        let reply = agent
-            .model_call(&model, vec![Message::new(Role::User, sub.task.clone())])
-            .await;
-        let mut tool_calls = 0;
-        if let Some(reply) = &reply {
-            for tool in &reply.tools {
-                agent.tool_call(tool).await;
-                tool_calls += 1;
+    // A reviewer subagent, with a runtime hook that caps the tool output it sees.
+    let cap = hooks.register(Hook::<hooks_core::points::post_tool_use::Point>::new(
+        "reviewer_output_cap",
+        |ctx: &mut PostToolUse| {
+            if ctx.meta.agent_name.as_ref() == "reviewer" {
+                ctx.add_context("output capped at 1 KiB for reviewers");
             }
-        }
-        agent.meta = parent;
-        let mut stop = SubagentStop::new(
-            agent.meta.next(),
-            "reviewer",
-            model,
+        },
+    ))?;
+    let mut reviewer = session
+        .start_subagent("reviewer", "review src/health.rs")
+        .await?;
+    let (_, tools) = agent
+        .call(
+            &mut reviewer.session,
+            vec![Message::new(Role::User, reviewer.start.task.clone())],
+        )
+        .await?;
+    agent.run_tools(&mut reviewer.session, &tools).await?;
+    session
+        .finish_subagent(
+            reviewer,
             SubagentStatus::Completed,
-        );
-        stop.duration_ms = sub_started.elapsed().as_millis() as u64;
-        stop.tool_calls = tool_calls;
-        stop.tokens = reply.map(|r| r.usage).unwrap_or_default();
-        agent
-            .tracer
-            .fire::<subagent_stop::Point>(&mut stop, "reviewer done")
-            .await;
-    }
-
-    let mut note = Notification::new(
-        agent.meta.next(),
-        "agent_completed",
-        "The /health endpoint is ready",
-    );
-    agent
-        .tracer
-        .fire::<notification::Point>(&mut note, "agent_completed")
+            Some("looks good".into()),
+        )
         .await;
+    hooks.unregister(cap);
 
-    let mut end = agent.totals.clone();
-    end.meta = agent.meta.next();
-    end.duration_ms = started.elapsed().as_millis() as u64;
-    let summary = format!(
-        "{} tool calls, {} tokens",
-        end.tool_calls,
-        end.tokens.total()
-    );
-    agent
-        .tracer
-        .fire::<session_end::Point>(&mut end, &summary)
+    session
+        .notify("agent_completed", "The /health endpoint is ready")
         .await;
+    let end = session.end(SessionEndReason::Completed, true).await;
 
     println!(
         "\n{:<20} {:<10} {:>6} {:>6}",
         "point", "kind", "hooks", "fired"
     );
+    let fired = trace
+        .fired
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone();
+    let listing = hooks.list();
     let mut missing = Vec::new();
     for point in hooks_core::registry::points() {
-        let fired = agent.tracer.fired.get(point.name()).copied().unwrap_or(0);
-        if fired == 0 {
+        let count = fired.get(point.name()).copied().unwrap_or(0);
+        if count == 0 {
             missing.push(point.name());
         }
+        let hooks_here = listing.iter().filter(|h| h.point == point.name()).count();
         println!(
             "{:<20} {:<10} {:>6} {:>6}",
             point.name(),
             point.kind(),
-            point.hooks().len(),
-            fired
+            hooks_here,
+            count
         );
     }
-    println!("\nlinked hooks: {}", hooks_core::registry::linked().len());
+    println!(
+        "\nsession: {} tool calls, {} tokens, {} ms; hooks in the set: {}",
+        end.tool_calls,
+        end.tokens.total(),
+        end.duration_ms,
+        listing.len()
+    );
     if !missing.is_empty() {
         return Err(format!("points that never fired: {missing:?}").into());
     }

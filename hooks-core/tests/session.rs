@@ -140,7 +140,12 @@ async fn a_session_fires_every_standard_point_and_aggregates_its_counters() {
         .compact(CompactTrigger::Auto, 9000, 10000)
         .await
         .unwrap();
-    session.drain_queue("inbox", 2, || async { 2 }).await;
+    let drain = session.start_queue_drain("inbox", 2).await;
+    let post_drain = session.finish_queue_drain(drain, 2).await;
+    assert_eq!(
+        (post_drain.queue.as_str(), post_drain.drained),
+        ("inbox", 2)
+    );
     session.notify("idle", "waiting for input").await;
     let recovery = session
         .error(&AgentError::new(ErrorKind::Network, "flaky"), 1)

@@ -44,8 +44,9 @@ macro_rules! provider_trait {
         ///     }
         /// }
         ///
-        /// let hooks = Hooks::builder().provider(ReadOnlyAgent).build();
+        /// let hooks = Hooks::builder().provider(ReadOnlyAgent).build()?;
         /// assert!(hooks.list().iter().any(|h| h.name == "read_only_agent"));
+        /// # Ok::<(), hooks_core::runtime::HooksError>(())
         /// ```
         pub trait HooksProvider: Send + Sync + 'static {
             /// The provider's name: the name of each of its entries (for ordering ties,

@@ -132,6 +132,9 @@ fn start<'a, P: HookPoint>(
     catch_unwind(AssertUnwindSafe(move || e.callable.start(arg))).map_err(panic_cause)
 }
 
+/// An async observer in flight: its entry, its start, its bounded future.
+type Running<'e, 'a, P> = (&'e Entry<P>, Instant, Timed<'a, Ret<P>>);
+
 /// Run observers: sync ones in order as they come, async ones all at once, each bounded by its
 /// timeout.
 pub(crate) async fn run_observers<P: HookPoint>(
@@ -142,7 +145,7 @@ pub(crate) async fn run_observers<P: HookPoint>(
     debug_assert_eq!(<P::Kind as Kind>::ID, KindId::Observe);
     let mut out = Outcome::default();
     let arg = <P::Kind as Kind>::from_mut(ctx);
-    let mut running: Vec<(&Entry<P>, Instant, Timed<'_, Ret<P>>)> = Vec::new();
+    let mut running: Vec<Running<'_, '_, P>> = Vec::new();
     for e in entries {
         let started = Instant::now();
         let shared = <P::Kind as Kind>::share(&arg)

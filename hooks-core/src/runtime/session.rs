@@ -106,7 +106,7 @@ pub struct ModelReply {
 pub enum ToolRun {
     /// The tool ran; the `post_tool_use` context after its transforms (a scrubbed response,
     /// added context, the error if the tool failed, the duration).
-    Ran(PostToolUse),
+    Ran(Box<PostToolUse>),
     /// A guard denied the call (or asked and nobody approved); the tool did not run. Report
     /// `reason` to the model.
     Denied {
@@ -163,7 +163,7 @@ type Approver = Arc<dyn Fn(&'static str, &str) -> bool + Send + Sync>;
 /// | [`request_stop`](Session::request_stop) | `stop` |
 /// | [`compact`](Session::compact) | `pre_compact` |
 /// | [`start_subagent`](Session::start_subagent) / [`finish_subagent`](Session::finish_subagent) | `subagent_start`, `subagent_stop` |
-/// | [`drain_queue`](Session::drain_queue) | `pre_queue_drain`, `post_queue_drain` |
+/// | [`start_queue_drain`](Session::start_queue_drain) / [`finish_queue_drain`](Session::finish_queue_drain) | `pre_queue_drain`, `post_queue_drain` |
 /// | [`notify`](Session::notify) | `notification` |
 /// | [`error`](Session::error) | `error_occurred` |
 /// | [`end`](Session::end) | `session_end` with the aggregated counters |
@@ -452,7 +452,7 @@ impl Session {
             .dispatch_async::<points::post_tool_use::Point>(&mut post)
             .await;
         closed(out)?;
-        Ok(ToolRun::Ran(post))
+        Ok(ToolRun::Ran(Box::new(post)))
     }
 
     /// The end of a step (a loop iteration, a plan step): `step_end` with the duration, tokens
@@ -599,31 +599,38 @@ impl Session {
         ctx
     }
 
-    /// Drain a queue of pending work: `pre_queue_drain`, then `drain` (which returns how many
-    /// items it drained), then `post_queue_drain` with the count and duration.
-    pub async fn drain_queue<F, Fut>(&mut self, queue: &str, pending: usize, drain: F) -> usize
-    where
-        F: FnOnce() -> Fut,
-        Fut: Future<Output = usize>,
-    {
-        let mut pre = PreQueueDrain::new(self.meta.next(), queue, pending);
+    /// A queue of pending work (queued prompts, inbox messages) is about to be drained:
+    /// `pre_queue_drain`. Drain it through this session, then hand the returned
+    /// [`QueueDrain`] to [`finish_queue_drain`](Session::finish_queue_drain).
+    pub async fn start_queue_drain(&mut self, queue: &str, pending: usize) -> QueueDrain {
+        let mut ctx = PreQueueDrain::new(self.meta.next(), queue, pending);
         log_closed(
             &self
                 .hooks
-                .dispatch_async::<points::pre_queue_drain::Point>(&mut pre)
+                .dispatch_async::<points::pre_queue_drain::Point>(&mut ctx)
                 .await,
         );
-        let started = Instant::now();
-        let drained = drain().await;
-        let mut post =
-            PostQueueDrain::new(self.meta.next(), queue, drained, millis(started.elapsed()));
+        QueueDrain {
+            queue: queue.to_owned(),
+            started: Instant::now(),
+        }
+    }
+
+    /// The queue was drained: `post_queue_drain` with the count and the duration.
+    pub async fn finish_queue_drain(
+        &mut self,
+        drain: QueueDrain,
+        drained: usize,
+    ) -> PostQueueDrain {
+        let duration = millis(drain.started.elapsed());
+        let mut ctx = PostQueueDrain::new(self.meta.next(), drain.queue, drained, duration);
         log_closed(
             &self
                 .hooks
-                .dispatch_async::<points::post_queue_drain::Point>(&mut post)
+                .dispatch_async::<points::post_queue_drain::Point>(&mut ctx)
                 .await,
         );
-        drained
+        ctx
     }
 
     /// Tell observers something (`notification`).
@@ -714,6 +721,13 @@ impl fmt::Debug for Session {
             .field("stats", &self.stats)
             .finish_non_exhaustive()
     }
+}
+
+/// A queue drain in progress, from [`Session::start_queue_drain`].
+#[derive(Debug)]
+pub struct QueueDrain {
+    queue: String,
+    started: Instant,
 }
 
 /// A running subagent: its own [`Session`] (same hooks, its own counters) and the
