@@ -1,11 +1,16 @@
 //! The static dispatcher: runs a point's link-time hooks with the point's semantics.
 //!
-//! | kind | order | stops early when | a failing hook (panic, error) |
+//! | kind | order | stops early when | a failing hook (panic, error), by default |
 //! |---|---|---|---|
 //! | guard | `(order, name)` | a hook denies | denies (fail closed) and stops |
 //! | transform | `(order, name)` | never | is reported; the chain continues (fail open) |
 //! | observe | sync ones in order, then all async ones concurrently | never | is reported; nothing else changes |
 //! | recover | `(order, name)` | a hook returns a recovery | is reported; the chain continues |
+//!
+//! A hook may choose its own policy with `#[hook(..., on_error = "deny" | "continue")]`; see
+//! [`OnError`]. These functions run the link-time hooks only and apply no timeouts; the
+//! [`runtime`](crate::runtime) merges them with providers and closures and bounds async hooks
+//! by their timeouts.
 //!
 //! A hook that panics after changing its context leaves the change in place: a failing
 //! transform is skipped (fail open), and the next hook sees what it left.

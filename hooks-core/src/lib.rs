@@ -35,6 +35,15 @@
 //! **recover** hook may return a [`Recovery`] (the first one wins). Crates can declare their own
 //! points with [`hook_points!`].
 //!
+//! # The runtime
+//!
+//! The static dispatcher runs the link-time hooks. A [`runtime::Hooks`] value merges them with
+//! [`runtime::HooksProvider`] objects and closures registered at run time, per point and in one
+//! order; it can change while other threads dispatch, bounds async hooks by timeouts, applies
+//! each hook's failure policy ([`OnError`]) and delivers a record of every run to `tracing` and
+//! to subscribers. [`runtime::Session`] wires a `Hooks` value into an agent loop so that every
+//! point fires with a filled context.
+//!
 //! # The linking rule
 //!
 //! **A crate that nothing references is not linked, and its hooks silently vanish.** If a crate
