@@ -232,8 +232,8 @@ impl<'a, T> Timed<'a, T> {
         if self.sleep.is_some() || self.no_timer {
             return;
         }
-        let left = self.limit.saturating_sub(self.started.elapsed());
-        let deadline = tokio::time::Instant::now() + left;
+        // From the hook's start, without reading either clock again.
+        let deadline = tokio::time::Instant::from_std(self.started) + self.limit;
         // Without a tokio runtime (or with its timer disabled) `sleep_until` panics: run the
         // hook unbounded rather than fail it for the caller's choice of executor.
         let armed = tokio::runtime::Handle::try_current()
