@@ -400,6 +400,10 @@ impl Semantics for Guard {
         hook: impl FnOnce() -> HookName,
         v: Verdict,
     ) -> ControlFlow<()> {
+        // The common answer: no opinion. Nothing to compare, keep or drop.
+        if let Verdict::Continue = v {
+            return ControlFlow::Continue(());
+        }
         let deny = v.is_deny();
         if v.severity() > out.value.severity() {
             out.value = v;
