@@ -213,11 +213,21 @@ impl Session {
             .dispatch_async::<points::session_start::Point>(&mut ctx)
             .await;
         closed(out)?;
-        let now = Instant::now();
-        Ok(Session {
+        Ok(Session::fresh(
             hooks,
             meta,
-            model: ctx.model,
+            ctx.model,
+            ctx.additional_context,
+        ))
+    }
+
+    /// A session with zeroed counters, starting now.
+    fn fresh(hooks: Hooks, meta: Meta, model: String, start_context: Vec<String>) -> Session {
+        let now = Instant::now();
+        Session {
+            hooks,
+            meta,
+            model,
             stats: SessionStats::default(),
             started: now,
             step: StepMark {
@@ -227,9 +237,9 @@ impl Session {
             },
             max_attempts: 4,
             approver: None,
-            start_context: ctx.additional_context,
+            start_context,
             stop_blocks: 0,
-        })
+        }
     }
 
     /// Decide `Ask` verdicts with `approve(point, reason)` (for instance by asking the user).
@@ -544,23 +554,14 @@ impl Session {
             .await;
         self.pass("subagent_start", out)?;
         let meta = self.meta.next().with_agent(name.as_str());
-        let now = Instant::now();
-        let session = Session {
-            hooks: self.hooks.clone(),
+        let mut session = Session::fresh(
+            self.hooks.clone(),
             meta,
-            model: ctx.model.get().clone(),
-            stats: SessionStats::default(),
-            started: now,
-            step: StepMark {
-                at: now,
-                tokens: TokenUsage::default(),
-                tool_calls: 0,
-            },
-            max_attempts: self.max_attempts,
-            approver: self.approver.clone(),
-            start_context: ctx.additional_context.clone(),
-            stop_blocks: 0,
-        };
+            ctx.model.get().clone(),
+            ctx.additional_context.clone(),
+        );
+        session.max_attempts = self.max_attempts;
+        session.approver = self.approver.clone();
         Ok(Subagent {
             name,
             session,
