@@ -399,3 +399,22 @@ async fn a_pre_model_call_guard_can_deny_and_a_stop_guard_can_keep_the_agent_wor
     );
     assert_eq!(session.request_stop(None).await, TurnEnd::Stop);
 }
+
+#[tokio::test]
+async fn a_stop_guard_that_always_blocks_cannot_keep_the_agent_busy_forever() {
+    let hooks = builder()
+        .hook(Hook::<stop::Point>::new("never_done", |_: &mut Stop| {
+            Verdict::deny("keep going")
+        }))
+        .build()
+        .unwrap();
+    let mut session = Session::start(hooks, Meta::new("s"), "m")
+        .await
+        .unwrap()
+        .with_max_stop_blocks(3);
+    for _ in 0..3 {
+        let end = session.request_stop(None).await;
+        assert!(matches!(end, TurnEnd::KeepWorking { .. }));
+    }
+    assert_eq!(session.request_stop(None).await, TurnEnd::Stop);
+}

@@ -183,6 +183,7 @@ pub struct Session {
     approver: Option<Approver>,
     start_context: Vec<String>,
     stop_blocks: u32,
+    max_stop_blocks: u32,
 }
 
 /// The counters at the end of the previous step.
@@ -239,6 +240,7 @@ impl Session {
             approver: None,
             start_context,
             stop_blocks: 0,
+            max_stop_blocks: 8,
         }
     }
 
@@ -258,6 +260,14 @@ impl Session {
     #[must_use]
     pub fn with_max_attempts(mut self, attempts: u32) -> Self {
         self.max_attempts = attempts.max(1);
+        self
+    }
+
+    /// How many times in a row `stop` guards may keep the agent working before
+    /// [`request_stop`](Session::request_stop) lets it stop anyway (logged); default 8.
+    #[must_use]
+    pub fn with_max_stop_blocks(mut self, blocks: u32) -> Self {
+        self.max_stop_blocks = blocks;
         self
     }
 
@@ -489,7 +499,8 @@ impl Session {
     }
 
     /// The agent wants to stop: `stop` guards may block that and keep it working (as Claude
-    /// Code's Stop hooks do).
+    /// Code's Stop hooks do), at most [`with_max_stop_blocks`](Session::with_max_stop_blocks)
+    /// times in a row. A failing stop guard blocks too (fail closed), within the same bound.
     pub async fn request_stop(&mut self, last_message: Option<String>) -> TurnEnd {
         let mut ctx = Stop::new(self.meta.next());
         ctx.last_assistant_message = last_message;
@@ -500,6 +511,17 @@ impl Session {
             .dispatch_async::<points::stop::Point>(&mut ctx)
             .await;
         match out.value {
+            Verdict::Deny(reason) if self.stop_blocks >= self.max_stop_blocks => {
+                // A guard that always blocks (or always fails) must not keep the agent busy
+                // forever.
+                tracing::warn!(
+                    blocks = self.stop_blocks,
+                    reason = %reason,
+                    "stop blocked too many times in a row; stopping anyway"
+                );
+                self.stop_blocks = 0;
+                TurnEnd::Stop
+            }
             Verdict::Deny(reason) => {
                 self.stop_blocks += 1;
                 TurnEnd::KeepWorking {
@@ -561,6 +583,7 @@ impl Session {
             ctx.additional_context.clone(),
         );
         session.max_attempts = self.max_attempts;
+        session.max_stop_blocks = self.max_stop_blocks;
         session.approver = self.approver.clone();
         Ok(Subagent {
             name,
