@@ -480,3 +480,112 @@ fn dispatch_async_future_is_send() {
     let fut = hooks.dispatch_async::<points::watch::Point>(&mut pipe);
     assert_send(&fut);
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_timeout_of_duration_max_means_unbounded_and_does_not_panic() {
+    let hooks = hooks()
+        .hook(
+            Hook::<points::gate::Point>::new_async("patient", |_ctx| {
+                Box::pin(async {
+                    tokio::time::sleep(Duration::from_secs(3600)).await;
+                    Verdict::Allow
+                })
+            })
+            .timeout(Duration::MAX)
+            .order(-1),
+        )
+        .build()
+        .unwrap();
+    let out = hooks
+        .dispatch_async::<points::gate::Point>(&mut Gate::default())
+        .await;
+    assert!(out.failures.is_empty(), "{:?}", out.failures);
+    assert_eq!(out.value, Verdict::Allow);
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_timed_out_observer_is_dropped_at_its_deadline_not_when_the_others_finish() {
+    struct SetOnDrop(Arc<tokio::sync::Notify>);
+    impl Drop for SetOnDrop {
+        fn drop(&mut self) {
+            self.0.notify_one();
+        }
+    }
+    let released = Arc::new(tokio::sync::Notify::new());
+    let held = released.clone();
+    let waiter = released.clone();
+    let hooks = hooks()
+        .hook(
+            Hook::<points::watch::Point>::new_async("hangs_holding", move |_ctx| {
+                let guard = SetOnDrop(held.clone());
+                Box::pin(async move {
+                    let _guard = guard;
+                    std::future::pending::<()>().await;
+                })
+            })
+            .timeout(Duration::from_millis(20)),
+        )
+        .hook(
+            Hook::<points::watch::Point>::new_async("waits_for_release", move |_ctx| {
+                let waiter = waiter.clone();
+                Box::pin(async move { waiter.notified().await })
+            })
+            .timeout(Duration::from_secs(5)),
+        )
+        .build()
+        .unwrap();
+    let out = hooks
+        .dispatch_async::<points::watch::Point>(&mut Pipe::default())
+        .await;
+    let failed: Vec<_> = out.failures.iter().map(|f| f.hook.as_str()).collect();
+    assert_eq!(
+        failed,
+        ["hangs_holding"],
+        "the waiter was released when the hung one was dropped"
+    );
+}
+
+#[tokio::test]
+async fn sync_observers_run_first_and_one_failing_closed_stops_the_rest() {
+    let ran = Arc::new(Mutex::new(Vec::new()));
+    let log = |name: &'static str| {
+        let ran = ran.clone();
+        move |_: &Pipe| -> Result<(), std::io::Error> {
+            ran.lock().unwrap().push(name);
+            if name == "b_fails_closed" {
+                Err(std::io::Error::other("audit sink down"))
+            } else {
+                Ok(())
+            }
+        }
+    };
+    let async_ran = ran.clone();
+    let hooks = hooks()
+        .hook(
+            Hook::<points::watch::Point>::new_async("a_async", move |_ctx| {
+                let ran = async_ran.clone();
+                Box::pin(async move { ran.lock().unwrap().push("a_async") })
+            })
+            .order(-10),
+        )
+        .hook(
+            Hook::<points::watch::Point>::new("b_fails_closed", log("b_fails_closed"))
+                .on_error(OnError::Deny),
+        )
+        .hook(Hook::<points::watch::Point>::new("c_sync", log("c_sync")))
+        .build()
+        .unwrap();
+    let out = hooks
+        .dispatch_async::<points::watch::Point>(&mut Pipe::default())
+        .await;
+    assert_eq!(
+        *ran.lock().unwrap(),
+        ["b_fails_closed"],
+        "nothing ran after the closed failure"
+    );
+    assert_eq!(out.failed_closed().unwrap().hook, "b_fails_closed");
+    // The same set through the sync dispatch stops at the same place.
+    ran.lock().unwrap().clear();
+    let _ = hooks.dispatch::<points::watch::Point>(&mut Pipe::default());
+    assert_eq!(*ran.lock().unwrap(), ["b_fails_closed"]);
+}

@@ -211,7 +211,7 @@ impl<P: HookPoint> Hook<P> {
         R: IntoHookResult<Ret<P>>,
     {
         let f: Arc<SyncDyn<P>> = Arc::new(move |arg| f(arg).into_hook_result());
-        Hook::with(name, Callable::Sync(f))
+        Hook::with(HookName::intern(&name.into()), Callable::Sync(f))
     }
 
     /// An async hook: the closure returns a boxed future (`Box::pin(async move { … })`) that
@@ -226,13 +226,13 @@ impl<P: HookPoint> Hook<P> {
             let fut = f(ctx);
             Box::pin(async move { fut.await.into_hook_result() })
         });
-        Hook::with(name, Callable::Async(f))
+        Hook::with(HookName::intern(&name.into()), Callable::Async(f))
     }
 
-    pub(crate) fn with(name: impl Into<String>, callable: Callable<P>) -> Self {
+    pub(crate) fn with(name: HookName, callable: Callable<P>) -> Self {
         Hook {
             entry: Entry {
-                name: HookName::intern(&name.into()),
+                name,
                 order: 0,
                 source: HookSource::Runtime,
                 callable,

@@ -175,7 +175,8 @@ struct PointTable<P: HookPoint> {
 /// Everything a snapshot is built from. Only writers touch it.
 struct State {
     points: Vec<PointSlot>,
-    providers: Vec<(i32, Arc<dyn HooksProvider>)>,
+    /// Order, name (asked once, when added) and the provider.
+    providers: Vec<(i32, HookName, Arc<dyn HooksProvider>)>,
     runtime: Vec<RuntimeHook>,
     disabled: HashSet<String>,
     timeouts: HashMap<String, Duration>,
@@ -296,7 +297,7 @@ impl Hooks {
 
     /// Run every hook of point `P` on `ctx`, sync and async, and merge their results by the
     /// point's kind: guards, transforms and recoverers one after another in order, observers
-    /// concurrently (sync ones first as they come). Each async hook is bounded by its timeout
+    /// concurrently (the sync ones first, in order). Each async hook is bounded by its timeout
     /// and every hook's panic is caught, so one hook cannot hang or crash the agent loop.
     ///
     /// Timeouts need a tokio runtime with its timer enabled; without one, hooks run unbounded
@@ -361,9 +362,19 @@ impl Hooks {
     /// Disable the hooks named `name` at every point, including hooks of that name registered
     /// later. Returns true if a hook of that name exists now.
     pub fn disable(&self, name: &str) -> bool {
-        let exists = self.list().iter().any(|h| h.name.as_str() == name);
-        self.change(|state| state.disabled.insert(name.to_owned()));
-        exists
+        let mut state = self.state();
+        state.disabled.insert(name.to_owned());
+        match state.snapshot() {
+            Ok(snapshot) => {
+                let exists = snapshot.listing.iter().any(|h| h.name.as_str() == name);
+                self.inner.snapshot.store(Arc::new(snapshot));
+                exists
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "hook set change not applied");
+                false
+            }
+        }
     }
 
     /// Deliver every hook run at every point to `f`, after the hook finished (on the
@@ -547,7 +558,7 @@ fn build_standard<P: Provided>(state: &State) -> Result<Built, HooksError> {
     let providers = state
         .providers
         .iter()
-        .map(|(order, p)| provider_hook::<P>(p, *order).entry);
+        .map(|(order, name, p)| provider_hook::<P>(p, *name, *order).entry);
     build::<P>(state, providers)
 }
 
@@ -618,14 +629,14 @@ impl HooksBuilder {
     }
 
     /// Add a provider whose entries sort at `order`.
-    pub fn provider_at(mut self, order: i32, provider: impl HooksProvider) -> Self {
-        self.state.providers.push((order, Arc::new(provider)));
-        self
+    pub fn provider_at(self, order: i32, provider: impl HooksProvider) -> Self {
+        self.provider_arc(order, Arc::new(provider))
     }
 
     /// Add a provider that is already shared.
     pub fn provider_arc(mut self, order: i32, provider: Arc<dyn HooksProvider>) -> Self {
-        self.state.providers.push((order, provider));
+        let name = HookName::intern(provider.name());
+        self.state.providers.push((order, name, provider));
         self
     }
 

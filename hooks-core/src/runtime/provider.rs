@@ -7,7 +7,7 @@ use crate::context::{
     PreCompact, PreModelCall, PreQueueDrain, PreToolUse, SessionEnd, SessionStart, StepEnd, Stop,
     SubagentStart, SubagentStop, UserPromptSubmit,
 };
-use crate::outcome::{HookResult, Recovery, Verdict};
+use crate::outcome::{HookName, HookResult, Recovery, Verdict};
 use crate::point::HookPoint;
 use crate::points;
 
@@ -110,10 +110,14 @@ provider_trait! {
 }
 
 /// The entry of `provider` at standard point `P`.
-pub(crate) fn provider_hook<P: Provided>(provider: &Arc<dyn HooksProvider>, order: i32) -> Hook<P> {
+pub(crate) fn provider_hook<P: Provided>(
+    provider: &Arc<dyn HooksProvider>,
+    name: HookName,
+    order: i32,
+) -> Hook<P> {
     let p = Arc::clone(provider);
     let callable = Callable::Sync(Arc::new(move |arg| P::call(&*p, arg)));
-    let mut hook = Hook::with(provider.name(), callable).order(order);
+    let mut hook = Hook::with(name, callable).order(order);
     hook.entry.source = HookSource::Provider;
     hook
 }

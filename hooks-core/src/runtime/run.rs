@@ -4,6 +4,7 @@
 use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
@@ -135,8 +136,9 @@ fn start<'a, P: HookPoint>(
 /// An async observer in flight: its entry, its start, its bounded future.
 type Running<'e, 'a, P> = (&'e Entry<P>, Instant, Timed<'a, Ret<P>>);
 
-/// Run observers: sync ones in order as they come, async ones all at once, each bounded by its
-/// timeout.
+/// Run observers: the sync ones first, in order (one that fails closed stops the rest, as in
+/// the static dispatcher); then all async ones at once, each bounded by its timeout from the
+/// moment it starts.
 pub(crate) async fn run_observers<P: HookPoint>(
     entries: &[Entry<P>],
     ctx: &mut P::Context,
@@ -145,8 +147,22 @@ pub(crate) async fn run_observers<P: HookPoint>(
     debug_assert_eq!(<P::Kind as Kind>::ID, KindId::Observe);
     let mut out = Outcome::default();
     let arg = <P::Kind as Kind>::from_mut(ctx);
+    for e in entries.iter().filter(|e| !e.callable.is_async()) {
+        let started = Instant::now();
+        let shared = <P::Kind as Kind>::share(&arg)
+            .expect("observers take their context by shared reference");
+        let result = match start(e, shared) {
+            Ok(Step::Ready(r)) => r.map_err(FailureCause::Error),
+            Ok(Step::Pending(_)) => Err(FailureCause::AsyncInSyncDispatch),
+            Err(cause) => Err(cause),
+        };
+        let ctx = <P::Kind as Kind>::as_ref(&arg);
+        if finish(&mut out, e, started, result, ctx, sink).is_break() {
+            return out;
+        }
+    }
     let mut running: Vec<Running<'_, '_, P>> = Vec::new();
-    for e in entries {
+    for e in entries.iter().filter(|e| e.callable.is_async()) {
         let started = Instant::now();
         let shared = <P::Kind as Kind>::share(&arg)
             .expect("observers take their context by shared reference");
@@ -179,7 +195,7 @@ pub(crate) async fn run_observers<P: HookPoint>(
     std::future::poll_fn(|cx| {
         for slot in running.iter_mut() {
             let (e, started, timed) = slot;
-            if timed.finished {
+            if timed.is_finished() {
                 continue;
             }
             if let Poll::Ready(result) = Pin::new(timed).poll(cx) {
@@ -198,18 +214,36 @@ pub(crate) async fn run_observers<P: HookPoint>(
     out
 }
 
+/// A tokio timer for `after`, if there is a tokio runtime with its timer enabled. Without one,
+/// `tokio::time::sleep` panics: callers run without the timer rather than fail for the
+/// caller's choice of executor (the missing timer is logged once per process).
+pub(crate) fn tokio_sleep(after: Duration) -> Option<Pin<Box<tokio::time::Sleep>>> {
+    static WARNED: AtomicBool = AtomicBool::new(false);
+    let sleep = tokio::runtime::Handle::try_current()
+        .ok()
+        .and_then(|_| catch_unwind(|| Box::pin(tokio::time::sleep(after))).ok());
+    if sleep.is_none() && !WARNED.swap(true, Ordering::Relaxed) {
+        tracing::warn!(
+            "no tokio runtime with its timer enabled: async hooks run without their timeouts \
+             and recovery backoffs are skipped"
+        );
+    }
+    sleep
+}
+
 /// An async hook's future with its panics caught and its time bounded.
 ///
 /// The timer is armed only when the future first returns `Pending`, so a hook that finishes
 /// on its first poll costs no timer at all. The deadline still counts from the hook's start.
+/// The future is dropped as soon as it finishes, fails or times out.
 pub(crate) struct Timed<'a, T> {
-    fut: BoxFuture<'a, HookResult<T>>,
+    /// `None` once finished.
+    fut: Option<BoxFuture<'a, HookResult<T>>>,
     limit: Duration,
     started: Instant,
     sleep: Option<Pin<Box<tokio::time::Sleep>>>,
-    /// No tokio timer is available: the hook runs unbounded (logged once per hook run).
+    /// No tokio timer is available: the hook runs unbounded.
     no_timer: bool,
-    finished: bool,
 }
 
 impl<'a, T> Timed<'a, T> {
@@ -219,35 +253,27 @@ impl<'a, T> Timed<'a, T> {
         started: Instant,
     ) -> Self {
         Timed {
-            fut,
+            fut: Some(fut),
             limit,
             started,
             sleep: None,
             no_timer: false,
-            finished: false,
         }
+    }
+
+    fn is_finished(&self) -> bool {
+        self.fut.is_none()
     }
 
     fn arm(&mut self) {
         if self.sleep.is_some() || self.no_timer {
             return;
         }
-        // From the hook's start, without reading either clock again.
-        let deadline = tokio::time::Instant::from_std(self.started) + self.limit;
-        // Without a tokio runtime (or with its timer disabled) `sleep_until` panics: run the
-        // hook unbounded rather than fail it for the caller's choice of executor.
-        let armed = tokio::runtime::Handle::try_current()
-            .ok()
-            .and_then(|_| catch_unwind(|| Box::pin(tokio::time::sleep_until(deadline))).ok());
-        match armed {
+        // `sleep` (not `sleep_until` an `Instant` sum) copes with any limit, `Duration::MAX`
+        // included, and with a paused tokio clock.
+        match tokio_sleep(self.limit.saturating_sub(self.started.elapsed())) {
             Some(sleep) => self.sleep = Some(sleep),
-            None => {
-                self.no_timer = true;
-                tracing::warn!(
-                    "no tokio runtime with its timer enabled: an async hook runs without its \
-                     timeout"
-                );
-            }
+            None => self.no_timer = true,
         }
     }
 }
@@ -257,26 +283,26 @@ impl<T> Future for Timed<'_, T> {
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = &mut *self;
-        let fut = &mut this.fut;
-        match catch_unwind(AssertUnwindSafe(|| fut.as_mut().poll(cx))) {
-            Err(payload) => {
-                this.finished = true;
-                Poll::Ready(Err(panic_cause(payload)))
-            }
-            Ok(Poll::Ready(r)) => {
-                this.finished = true;
-                Poll::Ready(r.map_err(FailureCause::Error))
-            }
+        let Some(fut) = this.fut.as_mut() else {
+            return Poll::Pending; // finished: the caller does not poll it again
+        };
+        let result = match catch_unwind(AssertUnwindSafe(|| fut.as_mut().poll(cx))) {
+            Err(payload) => Err(panic_cause(payload)),
+            Ok(Poll::Ready(r)) => r.map_err(FailureCause::Error),
             Ok(Poll::Pending) => {
                 this.arm();
-                if let Some(sleep) = &mut this.sleep
-                    && sleep.as_mut().poll(cx).is_ready()
-                {
-                    this.finished = true;
-                    return Poll::Ready(Err(FailureCause::Timeout(this.limit)));
+                let expired = this
+                    .sleep
+                    .as_mut()
+                    .is_some_and(|sleep| sleep.as_mut().poll(cx).is_ready());
+                if !expired {
+                    return Poll::Pending;
                 }
-                Poll::Pending
+                Err(FailureCause::Timeout(this.limit))
             }
-        }
+        };
+        this.fut = None;
+        this.sleep = None;
+        Poll::Ready(result)
     }
 }

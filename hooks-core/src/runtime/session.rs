@@ -357,12 +357,12 @@ impl Session {
             let recovery = self.report(error.kind, &error, Some(&model), attempt).await;
             match recovery {
                 Some(Recovery::Retry { backoff }) if attempt < self.max_attempts => {
-                    tokio::time::sleep(backoff).await;
+                    backoff_for(backoff).await;
                 }
                 Some(Recovery::Fallback { model, backoff }) if attempt < self.max_attempts => {
                     tracing::info!(from = %self.model, to = %model, "falling back to another model");
                     self.model = model;
-                    tokio::time::sleep(backoff).await;
+                    backoff_for(backoff).await;
                 }
                 Some(Recovery::GiveUp { reason }) => {
                     return Err(SessionError::GaveUp { reason, error });
@@ -384,6 +384,9 @@ impl Session {
         reply: ModelReply,
         started: Instant,
     ) -> Result<PostModelCall, SessionError> {
+        // Counted as the model reported them, before any hook can stop or rewrite the reply.
+        self.stats.tokens += reply.usage;
+        self.stats.model_calls = self.stats.model_calls.saturating_add(1);
         let mut text = String::new();
         for (index, chunk) in reply.chunks.into_iter().enumerate() {
             let mut ctx =
@@ -408,8 +411,6 @@ impl Session {
             .hooks
             .dispatch_async::<points::post_model_call::Point>(&mut post)
             .await;
-        self.stats.tokens += post.usage;
-        self.stats.model_calls += 1;
         closed(out)?;
         Ok(post)
     }
@@ -608,10 +609,19 @@ impl Session {
         ctx.files_modified = session.stats.files_modified.iter().cloned().collect();
         ctx.last_assistant_message = last_message;
         self.stats.tokens += session.stats.tokens;
-        self.stats.tool_calls += session.stats.tool_calls;
-        self.stats.denied_tool_calls += session.stats.denied_tool_calls;
-        self.stats.model_calls += session.stats.model_calls;
-        self.stats.errors += session.stats.errors;
+        self.stats.tool_calls = self
+            .stats
+            .tool_calls
+            .saturating_add(session.stats.tool_calls);
+        self.stats.denied_tool_calls = self
+            .stats
+            .denied_tool_calls
+            .saturating_add(session.stats.denied_tool_calls);
+        self.stats.model_calls = self
+            .stats
+            .model_calls
+            .saturating_add(session.stats.model_calls);
+        self.stats.errors = self.stats.errors.saturating_add(session.stats.errors);
         self.stats
             .files_modified
             .extend(session.stats.files_modified);
@@ -782,6 +792,16 @@ fn closed(out: Outcome<()>) -> Result<(), SessionError> {
 fn log_closed<T>(out: &Outcome<T>) {
     if let Some(f) = out.failed_closed() {
         tracing::error!(failure = %f, "a fail-closed hook failed at a point that cannot stop");
+    }
+}
+
+/// Wait out a recovery's backoff (skipped, with a warning, without a tokio timer).
+async fn backoff_for(backoff: Duration) {
+    if backoff.is_zero() {
+        return;
+    }
+    if let Some(sleep) = super::run::tokio_sleep(backoff) {
+        sleep.await;
     }
 }
 
