@@ -87,24 +87,23 @@ pub(crate) struct Subscriber {
 /// Deliver a run to the log and the subscribers. A panicking subscriber is logged and does not
 /// disturb the dispatch or the other subscribers.
 pub(crate) fn deliver(run: &HookRun<'_>, subscribers: &[Subscriber], debug: bool) {
+    // `tracing` levels are static per call site: one site per level, same fields.
+    macro_rules! log_run {
+        ($level:ident) => {
+            tracing::$level!(
+                point = run.point,
+                hook = %run.hook,
+                source = %run.source,
+                duration_us = run.duration.as_micros() as u64,
+                result = %run.result,
+                "hook run"
+            )
+        };
+    }
     if debug {
-        tracing::info!(
-            point = run.point,
-            hook = %run.hook,
-            source = %run.source,
-            duration_us = run.duration.as_micros() as u64,
-            result = %run.result,
-            "hook run"
-        );
+        log_run!(info);
     } else {
-        tracing::debug!(
-            point = run.point,
-            hook = %run.hook,
-            source = %run.source,
-            duration_us = run.duration.as_micros() as u64,
-            result = %run.result,
-            "hook run"
-        );
+        log_run!(debug);
     }
     for s in subscribers {
         if s.point.is_none_or(|p| p == run.point)

@@ -84,12 +84,7 @@ pub(crate) fn run_sync<P: HookPoint>(
         let result = if e.callable.is_async() {
             Err(FailureCause::AsyncInSyncDispatch)
         } else {
-            let a = <P::Kind as Kind>::reborrow(&mut arg);
-            match catch_unwind(AssertUnwindSafe(move || e.callable.start(a))) {
-                Ok(Step::Ready(r)) => r.map_err(FailureCause::Error),
-                Ok(Step::Pending(_)) => Err(FailureCause::AsyncInSyncDispatch),
-                Err(payload) => Err(panic_cause(payload)),
-            }
+            call_sync(e, <P::Kind as Kind>::reborrow(&mut arg))
         };
         let ctx = <P::Kind as Kind>::as_ref(&arg);
         if finish(&mut out, e, started, result, ctx, sink).is_break() {
@@ -124,6 +119,16 @@ pub(crate) async fn run_in_order<P: HookPoint>(
     out
 }
 
+/// Run a sync entry to its result, its panic caught (a future where a result was expected is
+/// an async hook in a sync run).
+#[inline]
+fn call_sync<P: HookPoint>(e: &Entry<P>, arg: Arg<'_, P>) -> Result<Ret<P>, FailureCause> {
+    match start(e, arg)? {
+        Step::Ready(r) => r.map_err(FailureCause::Error),
+        Step::Pending(_) => Err(FailureCause::AsyncInSyncDispatch),
+    }
+}
+
 /// Start an entry with its panic caught.
 #[inline]
 fn start<'a, P: HookPoint>(
@@ -151,11 +156,7 @@ pub(crate) async fn run_observers<P: HookPoint>(
         let started = Instant::now();
         let shared = <P::Kind as Kind>::share(&arg)
             .expect("observers take their context by shared reference");
-        let result = match start(e, shared) {
-            Ok(Step::Ready(r)) => r.map_err(FailureCause::Error),
-            Ok(Step::Pending(_)) => Err(FailureCause::AsyncInSyncDispatch),
-            Err(cause) => Err(cause),
-        };
+        let result = call_sync(e, shared);
         let ctx = <P::Kind as Kind>::as_ref(&arg);
         if finish(&mut out, e, started, result, ctx, sink).is_break() {
             return out;
