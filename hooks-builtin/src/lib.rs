@@ -1,8 +1,24 @@
 //! Builtin hook policies for [`hooks_core`], one cargo feature each.
 //!
-//! This crate holds no policies yet: they arrive with their own issue (command guard, write
-//! guard, secrets guard, PII scrubbing, budget, rate limit, audit, context injection,
-//! resilience, task tracking, reviewer lockout), each behind a cargo feature.
+//! Every policy is a value that implements [`HooksProvider`](hooks_core::runtime::HooksProvider):
+//! build it from its settings (in code, or deserialized from the `builtin:` section of a config
+//! file) and add it to a [`Hooks`](hooks_core::runtime::Hooks) builder. Policies are values,
+//! not link-time hooks, so two tenants in one process can run the same policy with different
+//! settings, and nothing is active unless you add it.
 //!
-//! Like every crate that only contains hooks, it must be named by the application to be linked:
-//! `use hooks_builtin as _;` (see [`hooks_core::registry`]).
+//! Settings are checked when the policy is built: a bad glob or pattern is a [`ConfigError`]
+//! that names the policy, the field and the problem. A guard that cannot decide denies.
+
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
+mod error;
+pub mod paths;
+pub mod tools;
+
+pub use error::ConfigError;
+
+#[cfg(any(feature = "command-guard", feature = "secrets-guard"))]
+pub mod shell;
+
+#[cfg(feature = "command-guard")]
+pub mod command_guard;

@@ -1,0 +1,657 @@
+//! The builtin rules: what each one catches.
+
+use std::cell::OnceCell;
+use std::path::{Component, Path, PathBuf};
+
+use crate::paths::{self, PathError};
+use crate::shell::{self, Command, Pipeline, RedirectOp, Script, ShellScript};
+
+use super::user::wildcard;
+
+/// How a builtin rule decides by default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Class {
+    /// Always denies.
+    Deny,
+    /// Decides as `builtin_ask` says (ask by default).
+    Ask,
+    /// Decides as `privileged` says (deny by default).
+    Privileged,
+}
+
+/// A builtin rule: its stable id (in reasons and in `disable_builtin`) and its class.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) struct Rule {
+    pub(super) id: &'static str,
+    pub(super) class: Class,
+}
+
+macro_rules! rules {
+    ($($name:ident = $id:literal, $class:ident;)*) => {
+        $(pub(super) const $name: &Rule = &Rule { id: $id, class: Class::$class };)*
+        /// Every builtin rule.
+        pub(super) const ALL: &[&Rule] = &[$($name),*];
+    };
+}
+
+rules! {
+    RM_ROOT = "rm-root", Deny;
+    RM_HOME = "rm-home", Deny;
+    RM_PROJECT = "rm-project", Deny;
+    RM_SYSTEM = "rm-system", Deny;
+    MKFS = "mkfs", Deny;
+    DD_DEVICE = "dd-device", Deny;
+    DEVICE_WRITE = "device-write", Deny;
+    SHRED_DEVICE = "shred-device", Deny;
+    FORK_BOMB = "fork-bomb", Deny;
+    CHMOD_ROOT = "chmod-root", Deny;
+    CHOWN_ROOT = "chown-root", Deny;
+    CURL_PIPE_SHELL = "curl-pipe-shell", Deny;
+    GIT_FORCE_PUSH_PROTECTED = "git-force-push-protected", Deny;
+    SUDO = "sudo", Privileged;
+    RM_OUTSIDE_PROJECT = "rm-outside-project", Ask;
+    GIT_RESET_HARD = "git-reset-hard", Ask;
+    GIT_CLEAN = "git-clean", Ask;
+    GIT_DISCARD = "git-discard", Ask;
+    GIT_FORCE_PUSH = "git-force-push", Ask;
+}
+
+/// A builtin rule that matched, and what it saw.
+pub(super) struct Hit {
+    pub(super) rule: &'static Rule,
+    pub(super) what: String,
+}
+
+fn hit(rule: &'static Rule, what: impl Into<String>) -> Hit {
+    Hit {
+        rule,
+        what: what.into(),
+    }
+}
+
+/// Programs that download.
+const DOWNLOADERS: &[&str] = &["curl", "wget", "fetch", "aria2c", "http", "https", "xh"];
+/// Programs that run code and are not shells (shells are known to [`Command::shell_script`]).
+const INTERPRETERS: &[&str] = &[
+    "perl", "ruby", "node", "nodejs", "php", "lua", "deno", "bun", "pwsh", "Rscript",
+];
+/// Directories under which a direct child is a system directory too (`/usr/lib`, `/etc/ssh`).
+#[rustfmt::skip]
+const SYSTEM_PARENTS: &[&str] = &[
+    "usr", "etc", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "boot", "var", "opt",
+    "root", "home", "Users", "System", "Library", "Applications", "private", "nix", "snap",
+    "dev", "proc", "sys", "srv",
+];
+/// `find` tests that select some files, so a `-delete` does not take the whole tree.
+#[rustfmt::skip]
+const FIND_TESTS: &[&str] = &[
+    "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex",
+    "-type", "-xtype", "-mtime", "-mmin", "-atime", "-amin", "-ctime", "-cmin", "-newer",
+    "-size", "-empty", "-user", "-group", "-uid", "-gid", "-perm", "-links", "-inum", "-lname",
+    "-samefile", "-nouser", "-nogroup", "-used",
+];
+
+/// Where the command runs: the project root, the home directory and the git branch.
+pub(super) struct Env<'a> {
+    cwd: &'a Path,
+    /// The project root and the home directory, resolved when a path is first checked.
+    resolved: OnceCell<(PathBuf, Option<PathBuf>)>,
+    protected: &'a [String],
+}
+
+/// Where a path operand points, from most to least dangerous to delete.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Place {
+    Root,
+    Home,
+    Project,
+    System,
+    Outside,
+    Inside,
+}
+
+impl<'a> Env<'a> {
+    pub(super) fn new(cwd: &'a Path, protected: &'a [String]) -> Self {
+        Env {
+            cwd,
+            resolved: OnceCell::new(),
+            protected,
+        }
+    }
+
+    /// Where `operand` of a command running in `dir` (see [`Command::dir`]) points; a glob
+    /// (`/*`, `*`, `~/{a,b}`) counts as its directory.
+    fn place(&self, operand: &str, dir: Option<&str>) -> (Place, PathBuf) {
+        let (root, home) = self.resolved.get_or_init(|| {
+            let home = paths::home_dir().map(|h| paths::resolve(".", &h, None).unwrap_or(h));
+            let root = paths::resolve(".", self.cwd, None).unwrap_or_else(|_| self.cwd.to_owned());
+            (root, home)
+        });
+        let home = home.as_deref();
+        let base = dir.and_then(|d| paths::resolve(&expand_variables(d), self.cwd, home).ok());
+        let operand = expand_variables(operand);
+        let dir = glob_dir(&operand);
+        let path = match paths::resolve(dir, base.as_deref().unwrap_or(self.cwd), home) {
+            Ok(path) => path,
+            Err(PathError::OtherUsersHome(_) | PathError::NoHome(_)) => {
+                return (Place::Home, PathBuf::from(dir));
+            }
+            Err(_) => return (Place::Outside, PathBuf::from(dir)),
+        };
+        let normal = path
+            .components()
+            .filter(|c| matches!(c, Component::Normal(_)))
+            .count();
+        let first = path
+            .components()
+            .nth(1)
+            .and_then(|c| c.as_os_str().to_str());
+        let place = if normal == 0 {
+            Place::Root
+        } else if home.is_some_and(|h| h.starts_with(&path)) {
+            Place::Home
+        } else if root.starts_with(&path) {
+            Place::Project
+        } else if path.starts_with(root) && root.parent().is_some() {
+            // A project at `/` would make everything inside it.
+            Place::Inside
+        } else if home.is_some_and(|h| path.starts_with(h)) {
+            Place::Outside
+        } else if normal == 1 || (normal == 2 && first.is_some_and(|f| SYSTEM_PARENTS.contains(&f)))
+        {
+            Place::System
+        } else {
+            Place::Outside
+        };
+        (place, path)
+    }
+
+    /// The hit for deleting `operand` with everything under it (`how`: `recursive delete`).
+    fn delete_hit(&self, operand: &str, dir: Option<&str>, how: &str) -> Option<Hit> {
+        let (place, path) = self.place(operand, dir);
+        let path = path.display();
+        Some(match place {
+            Place::Root if operand == "/" => hit(RM_ROOT, format!("{how} of /")),
+            Place::Root => hit(RM_ROOT, format!("{how} of / (`{operand}`)")),
+            Place::Home => hit(
+                RM_HOME,
+                format!("{how} of the home directory or a parent of it (`{operand}`)"),
+            ),
+            Place::Project => hit(
+                RM_PROJECT,
+                format!("{how} of the project root or a parent of it (`{operand}`)"),
+            ),
+            Place::System => hit(RM_SYSTEM, format!("{how} of system directory {path}")),
+            Place::Outside => hit(
+                RM_OUTSIDE_PROJECT,
+                format!("{how} outside the project root ({path})"),
+            ),
+            Place::Inside => {
+                let expanded = expand_variables(operand);
+                if !(expanded.contains("$(") || expanded.contains('`')) {
+                    return None;
+                }
+                hit(
+                    RM_OUTSIDE_PROJECT,
+                    format!("{how} of a path computed when it runs (`{operand}`)"),
+                )
+            }
+        })
+    }
+
+    /// The current branch, from `.git/HEAD` of the repository holding the working directory.
+    fn current_branch(&self) -> Option<String> {
+        let git = self
+            .cwd
+            .ancestors()
+            .map(|d| d.join(".git"))
+            .find(|g| g.exists())?;
+        let git = if git.is_file() {
+            let link = std::fs::read_to_string(&git).ok()?;
+            let dir = link.strip_prefix("gitdir:")?.trim();
+            git.parent()?.join(dir)
+        } else {
+            git
+        };
+        let head = std::fs::read_to_string(git.join("HEAD")).ok()?;
+        Some(head.trim().strip_prefix("ref: refs/heads/")?.to_owned())
+    }
+
+    fn is_protected(&self, branch: &str) -> bool {
+        self.protected.iter().any(|p| wildcard(p, branch))
+    }
+}
+
+/// `$HOME`, `${HOME}` → `~`; `$PWD`, `${PWD}`, `$(pwd)`, `` `pwd` ``, `~+` → `.`, when they
+/// start the operand.
+fn expand_variables(operand: &str) -> String {
+    const VARS: &[(&str, &str)] = &[
+        ("$HOME", "~"),
+        ("${HOME}", "~"),
+        ("$PWD", "."),
+        ("${PWD}", "."),
+        ("$(pwd)", "."),
+        ("`pwd`", "."),
+        ("~+", "."),
+    ];
+    for (var, value) in VARS {
+        if let Some(rest) = operand.strip_prefix(var)
+            && (rest.is_empty() || rest.starts_with('/'))
+        {
+            return format!("{value}{rest}");
+        }
+    }
+    operand.to_owned()
+}
+
+/// The directory part of a glob: `/` for `/*`, `.` for `*` or `.*`, `~` for `~/{a,b}`.
+fn glob_dir(operand: &str) -> &str {
+    let is_glob = |part: &str| {
+        part.contains(['*', '?', '['])
+            || (part.contains('{') && (part.contains(',') || part.contains("..")))
+    };
+    let mut offset = 0;
+    for part in operand.split('/') {
+        if is_glob(part) {
+            return match operand.get(..offset).unwrap_or_default() {
+                "" => ".",
+                dir => match dir.trim_end_matches('/') {
+                    "" => "/",
+                    dir => dir,
+                },
+            };
+        }
+        offset += part.len() + 1;
+    }
+    operand
+}
+
+/// Flags (before `--`) and operands of `args`.
+fn split_args(args: &[String]) -> (Vec<&str>, Vec<&str>) {
+    let (mut flags, mut operands) = (Vec::new(), Vec::new());
+    let mut args = args.iter().map(String::as_str);
+    while let Some(arg) = args.next() {
+        match arg {
+            "--" => operands.extend(args.by_ref()),
+            a if a.len() > 1 && a.starts_with('-') => flags.push(a),
+            a => operands.push(a),
+        }
+    }
+    (flags, operands)
+}
+
+/// True when `flags` hold `-x`, alone or in a cluster (`-rf`).
+pub(super) fn has_short(flags: &[&str], x: char) -> bool {
+    flags
+        .iter()
+        .any(|f| !f.starts_with("--") && f.get(1..).is_some_and(|c| c.contains(x)))
+}
+
+/// True when `flags` hold `--name` or `--name=…`.
+pub(super) fn has_long(flags: &[&str], name: &str) -> bool {
+    flags.iter().any(|f| {
+        f.strip_prefix("--")
+            .and_then(|f| f.strip_prefix(name))
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('='))
+    })
+}
+
+/// A block device: a disk, a partition, a volume (`/dev/sda1`, `/dev/nvme0n1`, `/dev/disk2`).
+fn is_disk(path: &str) -> bool {
+    const DISKS: &[&str] = &[
+        "sd", "hd", "vd", "xvd", "nvme", "mmcblk", "disk", "rdisk", "md", "dm-", "mapper/", "loop",
+        "nbd", "root",
+    ];
+    path.strip_prefix("/dev/")
+        .is_some_and(|name| DISKS.iter().any(|d| name.starts_with(d)))
+}
+
+/// The hits of script-wide rules: fork bombs and downloads piped into an interpreter.
+pub(super) fn script_hits(script: &Script) -> Vec<Hit> {
+    let mut hits: Vec<Hit> = script
+        .functions
+        .iter()
+        .filter(|f| f.calls.contains(&f.name))
+        .map(|f| {
+            hit(
+                FORK_BOMB,
+                format!("function `{}` calls itself (a fork bomb)", f.name),
+            )
+        })
+        .collect();
+    hits.extend(script.pipelines.iter().filter_map(pipe_to_interpreter));
+    hits
+}
+
+/// `curl … | sh`: a download piped into an interpreter that reads code on standard input.
+fn pipe_to_interpreter(pipeline: &Pipeline) -> Option<Hit> {
+    let download = pipeline
+        .commands
+        .iter()
+        .position(|c| DOWNLOADERS.contains(&c.program.as_str()))?;
+    let runner = pipeline.commands[download + 1..]
+        .iter()
+        .find(|c| matches!(code_of(c), Some(Code::Stdin)))?;
+    Some(hit(
+        CURL_PIPE_SHELL,
+        format!(
+            "downloads with {} and pipes it into {}",
+            pipeline.commands[download].program, runner.program
+        ),
+    ))
+}
+
+/// Where an interpreter reads the code it runs.
+enum Code<'a> {
+    Stdin,
+    /// These words are (or name) code.
+    Words(Vec<&'a str>),
+}
+
+fn code_of(command: &Command) -> Option<Code<'_>> {
+    if let Some(script) = command.shell_script() {
+        return Some(match script {
+            ShellScript::Stdin => Code::Stdin,
+            ShellScript::Inline(s) | ShellScript::File(s) => Code::Words(vec![s]),
+        });
+    }
+    let program = command.program.as_str();
+    match program {
+        "eval" => {
+            return Some(Code::Words(
+                command.args.iter().map(String::as_str).collect(),
+            ));
+        }
+        "source" | "." => {
+            return Some(Code::Words(
+                command.args.iter().take(1).map(String::as_str).collect(),
+            ));
+        }
+        _ if !(INTERPRETERS.contains(&program) || program.starts_with("python")) => return None,
+        _ => {}
+    }
+    let mut args = command.args.iter().map(String::as_str);
+    while let Some(arg) = args.next() {
+        match arg {
+            "-" => return Some(Code::Stdin),
+            "-c" | "-e" | "-E" | "-r" | "--eval" => {
+                return Some(Code::Words(args.next().into_iter().collect()));
+            }
+            "-m" => return None,
+            a if a.starts_with('-') => {}
+            a => return Some(Code::Words(vec![a])),
+        }
+    }
+    Some(Code::Stdin)
+}
+
+/// True when `word` holds a substitution (`$(…)`, backquotes, `<(…)`) that downloads.
+fn downloads(word: &str) -> bool {
+    word.contains(['`', '('])
+        && shell::parse(word).is_ok_and(|s| {
+            s.commands()
+                .any(|c| DOWNLOADERS.contains(&c.program.as_str()))
+        })
+}
+
+/// The hits of one simple command.
+pub(super) fn command_hits(command: &Command, env: &Env<'_>) -> Vec<Hit> {
+    let mut hits = Vec::new();
+    let program = command.program.as_str();
+    let (flags, operands) = split_args(&command.args);
+    let dir = command.dir.as_deref();
+    if command.privileged || matches!(program, "sudo" | "doas" | "su" | "pkexec" | "run0") {
+        hits.push(hit(SUDO, "runs a command as another user (sudo, doas, su)"));
+    }
+    for r in command
+        .redirects
+        .iter()
+        .filter(|r| r.writes_file() && is_disk(&r.target))
+    {
+        hits.push(hit(
+            DEVICE_WRITE,
+            format!("writes to disk device {}", r.target),
+        ));
+    }
+    match program {
+        "rm" if has_short(&flags, 'r')
+            || has_short(&flags, 'R')
+            || has_long(&flags, "recursive") =>
+        {
+            let operands = operands.iter().filter(|o| !o.is_empty());
+            hits.extend(operands.filter_map(|o| env.delete_hit(o, dir, "recursive delete")));
+        }
+        "find" => hits.extend(find_delete(&command.args, dir, env)),
+        "chmod" | "chown" | "chgrp" if has_short(&flags, 'R') || has_long(&flags, "recursive") => {
+            let rule = if program == "chmod" {
+                CHMOD_ROOT
+            } else {
+                CHOWN_ROOT
+            };
+            // The first operand is the mode or owner, unless `--reference` or a mode written
+            // like a flag (`chmod -R -w /`) took its place.
+            let mode_flag = |f: &&str| f.bytes().skip(1).all(|b| b"rwxXst".contains(&b));
+            let skip = usize::from(!has_long(&flags, "reference") && !flags.iter().any(mode_flag));
+            for operand in operands.iter().skip(skip) {
+                let (place, path) = env.place(operand, dir);
+                if matches!(place, Place::Root | Place::Home | Place::System) {
+                    hits.push(hit(
+                        rule,
+                        format!("recursive {program} of {}", path.display()),
+                    ));
+                }
+            }
+        }
+        p if p.starts_with("mkfs") || matches!(p, "mke2fs" | "wipefs") => {
+            hits.push(hit(MKFS, format!("{p} formats or wipes a disk")));
+        }
+        "dd" => hits.extend(
+            operands
+                .iter()
+                .filter_map(|o| o.strip_prefix("of=").filter(|d| is_disk(d)))
+                .map(|d| hit(DD_DEVICE, format!("dd writes to disk device {d}"))),
+        ),
+        "shred" => hits.extend(
+            operands
+                .iter()
+                .filter(|o| is_disk(o))
+                .map(|d| hit(SHRED_DEVICE, format!("shred overwrites disk device {d}"))),
+        ),
+        "tee" | "cp" => hits.extend(
+            operands
+                .iter()
+                .filter(|o| is_disk(o))
+                .map(|d| hit(DEVICE_WRITE, format!("{program} writes to disk device {d}"))),
+        ),
+        "git" => hits.extend(git(&command.args, env)),
+        _ => {}
+    }
+    if downloads(program) {
+        hits.push(hit(
+            CURL_PIPE_SHELL,
+            "runs the output of a download as a command",
+        ));
+    }
+    if let Some(Code::Words(code)) = code_of(command) {
+        let herestrings = command
+            .redirects
+            .iter()
+            .filter(|r| r.op == RedirectOp::HereString)
+            .map(|r| r.target.as_str());
+        if code.into_iter().chain(herestrings).any(downloads) {
+            hits.push(hit(
+                CURL_PIPE_SHELL,
+                format!("{program} runs code downloaded by a substitution"),
+            ));
+        }
+    }
+    hits
+}
+
+/// `find PATH -delete` or `find PATH -exec rm …`: with no test, the whole tree goes.
+fn find_delete(args: &[String], dir: Option<&str>, env: &Env<'_>) -> Vec<Hit> {
+    let mut rest = args.iter().map(String::as_str).peekable();
+    while let Some(option) =
+        rest.next_if(|a| matches!(*a, "-H" | "-L" | "-P" | "-D") || a.starts_with("-O"))
+    {
+        if option == "-D" {
+            rest.next();
+        }
+    }
+    let mut starts: Vec<&str> = Vec::new();
+    while let Some(path) = rest.next_if(|a| !a.starts_with(['-', '(', '!', ')', ','])) {
+        starts.push(path);
+    }
+    let expression: Vec<&str> = rest.collect();
+    let deletes = expression.contains(&"-delete")
+        || expression.windows(2).any(|w| {
+            matches!(w[0], "-exec" | "-execdir" | "-ok" | "-okdir")
+                && w[1].rsplit('/').next() == Some("rm")
+        });
+    if !deletes {
+        return Vec::new();
+    }
+    if starts.is_empty() {
+        starts.push(".");
+    }
+    let filtered = expression.iter().any(|a| FIND_TESTS.contains(a));
+    starts
+        .into_iter()
+        .filter_map(|start| {
+            if !filtered {
+                return env.delete_hit(start, dir, "recursive delete (find)");
+            }
+            let (place, path) = env.place(start, dir);
+            (!matches!(place, Place::Inside | Place::Project)).then(|| {
+                hit(
+                    RM_OUTSIDE_PROJECT,
+                    format!(
+                        "find deletes files outside the project root ({})",
+                        path.display()
+                    ),
+                )
+            })
+        })
+        .collect()
+}
+
+/// `git push --force` and friends, `git reset --hard`, `git clean -fd`, `git checkout -- .`.
+fn git(args: &[String], env: &Env<'_>) -> Vec<Hit> {
+    const WITH_VALUE: &[&str] = &[
+        "-C",
+        "-c",
+        "--git-dir",
+        "--work-tree",
+        "--namespace",
+        "--super-prefix",
+        "--config-env",
+        "--exec-path",
+    ];
+    let mut i = 0;
+    while let Some(arg) = args.get(i).filter(|a| a.starts_with('-')) {
+        i += if WITH_VALUE.contains(&arg.as_str()) {
+            2
+        } else {
+            1
+        };
+    }
+    let Some((sub, rest)) = args.get(i..).and_then(<[String]>::split_first) else {
+        return Vec::new();
+    };
+    let (flags, operands) = split_args(rest);
+    let discards = |ops: &[&str]| {
+        ops.iter()
+            .any(|o| matches!(*o, "." | "./" | "*" | ":/" | ":/*" | ":(top)"))
+    };
+    match sub.as_str() {
+        "push" => push(&flags, &operands, env),
+        "reset" if has_long(&flags, "hard") => {
+            vec![hit(
+                GIT_RESET_HARD,
+                "git reset --hard discards uncommitted changes",
+            )]
+        }
+        "clean"
+            if (has_short(&flags, 'f') || has_long(&flags, "force"))
+                && ['d', 'x', 'X'].iter().any(|x| has_short(&flags, *x)) =>
+        {
+            vec![hit(
+                GIT_CLEAN,
+                "git clean deletes untracked directories or ignored files",
+            )]
+        }
+        "checkout" if discards(&operands) => {
+            vec![hit(
+                GIT_DISCARD,
+                "git checkout of every path discards uncommitted changes",
+            )]
+        }
+        "restore"
+            if discards(&operands)
+                && (!(has_short(&flags, 'S') || has_long(&flags, "staged"))
+                    || has_short(&flags, 'W')
+                    || has_long(&flags, "worktree")) =>
+        {
+            vec![hit(
+                GIT_DISCARD,
+                "git restore of every path discards uncommitted changes",
+            )]
+        }
+        _ => Vec::new(),
+    }
+}
+
+fn push(flags: &[&str], operands: &[&str], env: &Env<'_>) -> Vec<Hit> {
+    let force = has_short(flags, 'f')
+        || ["force", "force-with-lease", "mirror"]
+            .iter()
+            .any(|f| has_long(flags, f));
+    let delete = has_short(flags, 'd') || has_long(flags, "delete");
+    let all = ["all", "mirror", "branches"]
+        .iter()
+        .any(|f| has_long(flags, f));
+    // (branch, forced, deleted); `None` is every branch, or a current branch not known.
+    let mut targets: Vec<(Option<String>, bool, bool)> = Vec::new();
+    for spec in operands.iter().skip(1) {
+        let (plus, spec) = match spec.strip_prefix('+') {
+            Some(spec) => (true, spec),
+            None => (false, *spec),
+        };
+        let (src, dst) = spec.split_once(':').unwrap_or((spec, spec));
+        let dst = dst.strip_prefix("refs/heads/").unwrap_or(dst);
+        let branch = if dst == "HEAD" {
+            env.current_branch()
+        } else {
+            Some(dst.to_owned())
+        };
+        targets.push((branch, force || plus, delete || src.is_empty()));
+    }
+    if targets.is_empty() && (force || delete) {
+        let branch = if all { None } else { env.current_branch() };
+        targets.push((branch, force, delete));
+    }
+    targets
+        .into_iter()
+        .filter(|(_, forced, deleted)| *forced || *deleted)
+        .filter_map(|(branch, _, deleted)| {
+            let verb = if deleted {
+                "remote delete of"
+            } else {
+                "force push to"
+            };
+            Some(match branch {
+                Some(b) if !env.is_protected(&b) => {
+                    return (!deleted).then(|| hit(GIT_FORCE_PUSH, format!("{verb} branch {b}")));
+                }
+                Some(b) => hit(
+                    GIT_FORCE_PUSH_PROTECTED,
+                    format!("{verb} protected branch {b}"),
+                ),
+                None => hit(
+                    GIT_FORCE_PUSH_PROTECTED,
+                    format!("{verb} every branch, or a current branch that cannot be told"),
+                ),
+            })
+        })
+        .collect()
+}

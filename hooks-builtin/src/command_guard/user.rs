@@ -1,0 +1,165 @@
+//! Rules from the settings: a program and the flags and operands it must have.
+
+use crate::shell::{self, Command};
+
+use super::rules::{has_long, has_short};
+
+/// A compiled `deny`, `ask` or `allow` entry.
+#[derive(Debug, Clone)]
+pub(super) struct UserRule {
+    /// Where it came from, for reasons: `deny[2]`.
+    pub(super) field: String,
+    /// As written.
+    pub(super) source: String,
+    program: String,
+    short: Vec<char>,
+    long: Vec<String>,
+    operands: Vec<String>,
+    privileged: bool,
+}
+
+impl UserRule {
+    /// Compiles `source` (`"kubectl delete namespace *"`); the error says what is wrong.
+    pub(super) fn new(field: String, source: &str) -> Result<Self, String> {
+        let script = shell::parse(source).map_err(|e| format!("`{source}`: {e}"))?;
+        let mut commands = script.commands();
+        let (Some(command), None) = (commands.next(), commands.next()) else {
+            return Err(format!("`{source}` must be exactly one command"));
+        };
+        if command.program.is_empty() || !command.redirects.is_empty() {
+            return Err(format!("`{source}` must be a program and its arguments"));
+        }
+        let (mut short, mut long, mut operands) = (Vec::new(), Vec::new(), Vec::new());
+        for arg in &command.args {
+            if let Some(name) = arg.strip_prefix("--").filter(|n| !n.is_empty()) {
+                long.push(name.to_owned());
+            } else if let Some(cluster) = arg.strip_prefix('-').filter(|c| !c.is_empty()) {
+                short.extend(cluster.chars());
+            } else {
+                operands.push(arg.clone());
+            }
+        }
+        Ok(UserRule {
+            field,
+            source: source.to_owned(),
+            program: command.program.clone(),
+            short,
+            long,
+            operands,
+            privileged: command.privileged,
+        })
+    }
+
+    /// True when `command` runs the rule's program (a glob) with all of its flags, in any
+    /// order and form, and its operands (globs) in order, other arguments allowed in between.
+    pub(super) fn matches(&self, command: &Command) -> bool {
+        if !wildcard(&self.program, &command.program) || (self.privileged && !command.privileged) {
+            return false;
+        }
+        let args: Vec<&str> = command.args.iter().map(String::as_str).collect();
+        let (flags, operands) = match args.iter().position(|a| *a == "--") {
+            Some(end) => (&args[..end], &args[end + 1..]),
+            None => (&args[..], &args[..0]),
+        };
+        let flags: Vec<&str> = flags
+            .iter()
+            .copied()
+            .filter(|a| a.len() > 1 && a.starts_with('-'))
+            .collect();
+        let before = args
+            .iter()
+            .take_while(|a| **a != "--")
+            .filter(|a| a.len() <= 1 || !a.starts_with('-'));
+        let mut candidates = before.chain(operands);
+        self.short.iter().all(|c| has_short(&flags, *c))
+            && self.long.iter().all(|l| has_long(&flags, l))
+            && self
+                .operands
+                .iter()
+                .all(|pattern| candidates.any(|a| wildcard(pattern, a)))
+    }
+}
+
+/// `*` matches any run of characters (`/` included), `?` any one; the rest matches itself.
+pub(super) fn wildcard(pattern: &str, text: &str) -> bool {
+    let (p, t): (Vec<char>, Vec<char>) = (pattern.chars().collect(), text.chars().collect());
+    let (mut pi, mut ti) = (0, 0);
+    // The last `*` and the text position it was tried at, to backtrack to.
+    let mut star: Option<(usize, usize)> = None;
+    while ti < t.len() {
+        match p.get(pi) {
+            Some('*') => {
+                star = Some((pi, ti));
+                pi += 1;
+            }
+            Some(&c) if c == '?' || c == t[ti] => {
+                pi += 1;
+                ti += 1;
+            }
+            _ => match star {
+                Some((sp, st)) => {
+                    star = Some((sp, st + 1));
+                    pi = sp + 1;
+                    ti = st + 1;
+                }
+                None => return false,
+            },
+        }
+    }
+    p[pi..].iter().all(|&c| c == '*')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rule(source: &str) -> UserRule {
+        UserRule::new("deny[0]".into(), source).unwrap()
+    }
+
+    fn cmd(src: &str) -> Command {
+        shell::parse(src)
+            .unwrap()
+            .commands()
+            .next()
+            .unwrap()
+            .clone()
+    }
+
+    #[test]
+    fn wildcards_match_runs_and_single_characters() {
+        assert!(wildcard("release/*", "release/1.2"));
+        assert!(wildcard("*", ""));
+        assert!(wildcard("a*b*c", "aXXbYYbc"));
+        assert!(wildcard("v?", "v1"));
+        assert!(!wildcard("v?", "v10"));
+        assert!(!wildcard("main", "main2"));
+    }
+
+    #[test]
+    fn flags_match_in_any_order_and_form_and_operands_in_order() {
+        let r = rule("rm -rf --no-preserve-root");
+        assert!(r.matches(&cmd("rm --no-preserve-root -f -r x")));
+        assert!(!r.matches(&cmd("rm -r x")));
+        let r = rule("kubectl delete namespace *");
+        assert!(r.matches(&cmd("kubectl --context prod delete namespace staging")));
+        assert!(!r.matches(&cmd("kubectl delete pod staging")));
+        assert!(!r.matches(&cmd("kubectl namespace delete x")));
+        assert!(rule("terraform destroy").matches(&cmd("/usr/bin/terraform -chdir=x destroy")));
+        assert!(rule("git push * main").matches(&cmd("git push origin -- main")));
+    }
+
+    #[test]
+    fn a_privileged_rule_matches_only_privileged_commands() {
+        let r = rule("sudo systemctl stop *");
+        assert!(r.matches(&cmd("sudo systemctl stop nginx")));
+        assert!(!r.matches(&cmd("systemctl stop nginx")));
+    }
+
+    #[test]
+    fn bad_rules_are_refused() {
+        for bad in ["", "a; b", "a | b", "'open", "> file"] {
+            assert!(UserRule::new("deny[0]".into(), bad).is_err(), "{bad:?}");
+        }
+    }
+}

@@ -1,0 +1,359 @@
+//! Words: quoting, escapes, and the expansions whose commands run (`$(…)`, backquotes,
+//! `<(…)`), kept as text in the word.
+
+use super::ShellError;
+use super::parser::{Parser, Result, Source};
+
+/// A word of a command, with quotes removed.
+pub(super) struct Word {
+    pub(super) text: String,
+    /// Written as `NAME=value` (unquoted name), so a variable assignment before a command.
+    pub(super) assign: bool,
+}
+
+/// True when `raw`, as written, starts with an assignment: `X=1`, `X+=1`, `a[0]=1`.
+pub(super) fn is_assignment(raw: &str) -> bool {
+    let name = raw
+        .bytes()
+        .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
+        .count();
+    let rest = raw.get(name..).unwrap_or_default();
+    name > 0
+        && !raw.starts_with(|c: char| c.is_ascii_digit())
+        && (rest.starts_with('=')
+            || rest.starts_with("+=")
+            || (rest.starts_with('[') && rest.contains("]=")))
+}
+
+impl Parser<'_, '_> {
+    pub(super) fn word(&mut self) -> Result<Option<Word>> {
+        self.word_in(false)
+    }
+
+    /// The word at the cursor, if any. In a `[[ … ]]` test (`cond`), only blanks end it.
+    pub(super) fn word_in(&mut self, cond: bool) -> Result<Option<Word>> {
+        let start = self.pos;
+        let mut buf = Vec::new();
+        while let Some(b) = self.peek() {
+            let prev = self
+                .pos
+                .checked_sub(1)
+                .and_then(|i| self.src.as_bytes().get(i));
+            match b {
+                b' ' | b'\t' | b'\r' | b'\n' => break,
+                _ if cond => self.unquoted(b, &mut buf)?,
+                b'<' | b'>' if self.peek_at(1) == Some(b'(') => {
+                    self.process_substitution(&mut buf)?;
+                }
+                b'(' if self.pos > start
+                    && self.since(start).ends_with('=')
+                    && is_assignment(self.since(start)) =>
+                {
+                    self.array(&mut buf)?;
+                }
+                b'(' if self.pos > start && prev.is_some_and(|p| b"?*+@!".contains(p)) => {
+                    self.extglob(&mut buf)?;
+                }
+                b'|' | b'&' | b';' | b'<' | b'>' | b'(' | b')' => break,
+                _ => self.unquoted(b, &mut buf)?,
+            }
+        }
+        if self.pos == start {
+            return Ok(None);
+        }
+        Ok(Some(Word {
+            text: String::from_utf8_lossy(&buf).into_owned(),
+            assign: is_assignment(self.since(start)),
+        }))
+    }
+
+    /// One unquoted element of a word, starting with `b`.
+    fn unquoted(&mut self, b: u8, buf: &mut Vec<u8>) -> Result<()> {
+        match b {
+            b'\\' => self.escape(buf),
+            b'\'' => self.single_quoted(buf)?,
+            b'"' => self.double_quoted(buf)?,
+            b'$' => self.dollar(buf, false)?,
+            b'`' => self.backtick(buf, false)?,
+            _ => self.literal(buf),
+        }
+        Ok(())
+    }
+
+    /// Copies the character at the cursor.
+    pub(super) fn literal(&mut self, buf: &mut Vec<u8>) {
+        let len = self
+            .src
+            .get(self.pos..)
+            .and_then(|s| s.chars().next())
+            .map_or(1, char::len_utf8);
+        buf.extend_from_slice(self.rest().get(..len).unwrap_or_default());
+        self.pos += len;
+    }
+
+    fn escape(&mut self, buf: &mut Vec<u8>) {
+        match self.peek_at(1) {
+            Some(b'\n') => self.pos += 2,
+            Some(_) => {
+                self.pos += 1;
+                self.literal(buf);
+            }
+            None => {
+                buf.push(b'\\');
+                self.pos += 1;
+            }
+        }
+    }
+
+    fn single_quoted(&mut self, buf: &mut Vec<u8>) -> Result<()> {
+        let body = self.rest().get(1..).unwrap_or_default();
+        let end = body
+            .iter()
+            .position(|&b| b == b'\'')
+            .ok_or(ShellError::Unterminated("single quote"))?;
+        buf.extend_from_slice(&body[..end]);
+        self.pos += end + 2;
+        Ok(())
+    }
+
+    fn double_quoted(&mut self, buf: &mut Vec<u8>) -> Result<()> {
+        self.pos += 1;
+        loop {
+            match self.peek() {
+                None => return Err(ShellError::Unterminated("double quote")),
+                Some(b'"') => {
+                    self.pos += 1;
+                    return Ok(());
+                }
+                Some(b'\\') => match self.peek_at(1) {
+                    Some(b'\n') => self.pos += 2,
+                    Some(b'$' | b'`' | b'"' | b'\\') => {
+                        self.pos += 1;
+                        self.literal(buf);
+                    }
+                    _ => {
+                        buf.push(b'\\');
+                        self.pos += 1;
+                    }
+                },
+                Some(b'$') => self.dollar(buf, true)?,
+                Some(b'`') => self.backtick(buf, true)?,
+                Some(_) => self.literal(buf),
+            }
+        }
+    }
+
+    /// `$'…'`, `$"…"`, `$(…)`, `$((…))`, `${…}`, `$NAME` or a lone `$`. Expansions are kept
+    /// as written; the commands in them are parsed.
+    pub(super) fn dollar(&mut self, buf: &mut Vec<u8>, quoted: bool) -> Result<()> {
+        let start = self.pos;
+        match self.peek_at(1) {
+            Some(b'\'') if !quoted => return self.ansi_c(buf),
+            Some(b'"') if !quoted => {
+                self.pos += 1;
+                return self.double_quoted(buf);
+            }
+            Some(b'(') => {
+                self.pos += 1;
+                if self.starts("((") && self.arith_ahead()? {
+                    self.arith()?;
+                } else {
+                    self.pos += 1;
+                    self.subshell_scope(|p| p.list_to_paren())?;
+                    self.pos += 1;
+                }
+            }
+            Some(b'{') => {
+                self.pos += 2;
+                self.nested(|p| p.braced(quoted))?;
+            }
+            Some(b) if b == b'_' || b.is_ascii_alphabetic() => {
+                self.pos += 1;
+                let name = self.rest().iter();
+                self.pos += name
+                    .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+                    .count();
+            }
+            Some(b) if b.is_ascii_digit() || b"@*#?-$!".contains(&b) => self.pos += 2,
+            _ => self.pos += 1,
+        }
+        buf.extend_from_slice(self.since(start).as_bytes());
+        Ok(())
+    }
+
+    /// The rest of `${…}`, up to and including its `}`.
+    fn braced(&mut self, quoted: bool) -> Result<()> {
+        let mut scratch = Vec::new();
+        loop {
+            match self.peek() {
+                None => return Err(ShellError::Unterminated("`${`")),
+                Some(b'}') => {
+                    self.pos += 1;
+                    return Ok(());
+                }
+                Some(b'\'') if quoted => self.literal(&mut scratch),
+                Some(b'$') => self.dollar(&mut scratch, quoted)?,
+                Some(b) => self.unquoted(b, &mut scratch)?,
+            }
+        }
+    }
+
+    /// A backquoted command: its text, unescaped, is queued as a script.
+    pub(super) fn backtick(&mut self, buf: &mut Vec<u8>, quoted: bool) -> Result<()> {
+        let start = self.pos;
+        self.pos += 1;
+        let mut inner = Vec::new();
+        loop {
+            match self.peek() {
+                None => return Err(ShellError::Unterminated("backquote")),
+                Some(b'`') => break,
+                Some(b'\\')
+                    if matches!(self.peek_at(1), Some(b'`' | b'\\' | b'$'))
+                        || (quoted && self.peek_at(1) == Some(b'"')) =>
+                {
+                    self.pos += 1;
+                    self.literal(&mut inner);
+                }
+                Some(_) => self.literal(&mut inner),
+            }
+        }
+        self.pos += 1;
+        buf.extend_from_slice(self.since(start).as_bytes());
+        let text = String::from_utf8_lossy(&inner).into_owned();
+        self.queue(Source::Text(text), self.privileged)
+    }
+
+    /// `<(…)` or `>(…)`.
+    fn process_substitution(&mut self, buf: &mut Vec<u8>) -> Result<()> {
+        let start = self.pos;
+        self.pos += 2;
+        self.subshell_scope(|p| p.list_to_paren())?;
+        self.pos += 1;
+        buf.extend_from_slice(self.since(start).as_bytes());
+        Ok(())
+    }
+
+    /// A pattern group of an extended glob (`!(*.rs)`), kept as text.
+    fn extglob(&mut self, buf: &mut Vec<u8>) -> Result<()> {
+        let start = self.pos;
+        let mut level = 0usize;
+        let mut scratch = Vec::new();
+        loop {
+            match self.peek() {
+                None => return Err(ShellError::Unterminated("pattern group")),
+                Some(b'(') => {
+                    level += 1;
+                    self.pos += 1;
+                }
+                Some(b')') => {
+                    self.pos += 1;
+                    level = level.saturating_sub(1);
+                    if level == 0 {
+                        break;
+                    }
+                }
+                Some(b) => self.unquoted(b, &mut scratch)?,
+            }
+        }
+        buf.extend_from_slice(self.since(start).as_bytes());
+        Ok(())
+    }
+
+    /// The value of an array assignment, `(a b c)`, kept as text.
+    fn array(&mut self, buf: &mut Vec<u8>) -> Result<()> {
+        let start = self.pos;
+        self.pos += 1;
+        loop {
+            self.skip_space()?;
+            if self.peek() == Some(b')') {
+                self.pos += 1;
+                break;
+            }
+            if self.word()?.is_none() {
+                return Err(match self.peek() {
+                    None => ShellError::Unterminated("array"),
+                    Some(_) => self.unexpected(),
+                });
+            }
+        }
+        buf.extend_from_slice(self.since(start).as_bytes());
+        Ok(())
+    }
+
+    /// ANSI-C quoting, `$'…'`, with its escapes decoded.
+    fn ansi_c(&mut self, buf: &mut Vec<u8>) -> Result<()> {
+        self.pos += 2;
+        loop {
+            match self.peek() {
+                None => return Err(ShellError::Unterminated("`$'`")),
+                Some(b'\'') => {
+                    self.pos += 1;
+                    return Ok(());
+                }
+                Some(b'\\') => {
+                    self.pos += 1;
+                    self.ansi_escape(buf);
+                }
+                Some(_) => self.literal(buf),
+            }
+        }
+    }
+
+    fn ansi_escape(&mut self, buf: &mut Vec<u8>) {
+        let Some(c) = self.peek() else {
+            buf.push(b'\\');
+            return;
+        };
+        let simple = match c {
+            b'n' => Some(b'\n'),
+            b't' => Some(b'\t'),
+            b'r' => Some(b'\r'),
+            b'a' => Some(7),
+            b'b' => Some(8),
+            b'e' | b'E' => Some(27),
+            b'f' => Some(12),
+            b'v' => Some(11),
+            b'\\' | b'\'' | b'"' | b'?' => Some(c),
+            _ => None,
+        };
+        if let Some(byte) = simple {
+            self.pos += 1;
+            buf.push(byte);
+            return;
+        }
+        let decoded = match c {
+            b'x' => self.code(1, 16, 2).map(|v| vec![(v & 0xff) as u8]),
+            b'u' => self.code(1, 16, 4).and_then(char_bytes),
+            b'U' => self.code(1, 16, 8).and_then(char_bytes),
+            b'0'..=b'7' => self.code(0, 8, 3).map(|v| vec![(v & 0xff) as u8]),
+            b'c' => self.peek_at(1).map(|x| {
+                self.pos += 2;
+                vec![x & 0x1f]
+            }),
+            _ => None,
+        };
+        match decoded {
+            Some(bytes) => buf.extend(bytes),
+            None => buf.push(b'\\'),
+        }
+    }
+
+    /// Up to `max` digits in `radix`, `skip` bytes after the cursor; consumes them and the
+    /// skipped bytes when there is at least one.
+    fn code(&mut self, skip: usize, radix: u32, max: usize) -> Option<u32> {
+        let digits = self.rest().get(skip..)?;
+        let len = digits
+            .iter()
+            .take(max)
+            .take_while(|b| char::from(**b).is_digit(radix))
+            .count();
+        let value = std::str::from_utf8(&digits[..len]).ok()?;
+        let value = u32::from_str_radix(value, radix).ok()?;
+        self.pos += skip + len;
+        Some(value)
+    }
+}
+
+fn char_bytes(code: u32) -> Option<Vec<u8>> {
+    char::from_u32(code).map(|c| c.to_string().into_bytes())
+}

@@ -1,0 +1,279 @@
+//! A parser for the shell command lines agents send, so guards judge the commands a shell
+//! would really run and not the text they were given.
+//!
+//! [`parse`] reads the POSIX/bash subset agents use (quotes of every kind, escapes, `;`, `&&`,
+//! `||`, `|`, `&`, newlines, comments, subshells, groups, `if`/`for`/`while`/`case`, functions,
+//! redirections and here-documents) and returns a [`Script`]: every simple command it would run,
+//! flattened. Flattening sees through what hides a command from a naive reader:
+//!
+//! - quoting and escapes (`\rm`, `'r'm`, `"rm"`, `$'\x72m'`) are removed;
+//! - wrappers are stripped and their options skipped (`/bin/rm`, `command`, `builtin`, `exec`,
+//!   `nohup`, `time`, `nice`, `env [-i] [X=1 …]`, `timeout`, `stdbuf`, `ionice`, `setsid`,
+//!   `busybox`, and `sudo`/`doas`, which also set [`Command::privileged`]);
+//! - commands inside `$(…)`, backticks, `<(…)`/`>(…)`, `${x:-$(…)}` and `$((…))` are included;
+//! - scripts run by `bash -c`/`sh -c`/`zsh -c`/…, `su -c`, `eval`, `watch`, `xargs cmd` and
+//!   `find … -exec cmd {} \;` are parsed in turn, as are here-documents, here-strings and
+//!   `echo`/`printf` output fed to a shell that reads its script from standard input
+//!   (`bash <<EOF`, `echo 'rm -rf /' | sh`).
+//!
+//! A `cd` is followed, so [`Command::dir`] says where a later command runs (`cd / && rm -rf *`).
+//! Words keep the text of what the shell expands at run time (`$HOME`, `${HOME}`, `$(pwd)`,
+//! `~`, globs), so a guard can treat `$HOME` as `~` and `$(pwd)` as the working directory.
+//!
+//! The parser never panics and its work is bounded: input longer than [`MAX_LEN`], nesting
+//! deeper than [`MAX_DEPTH`] levels or re-parsing that would cost more than a fixed multiple of
+//! the input length is an error, and guards deny what they cannot parse. It does not expand
+//! variables or aliases, so `X=rm; $X -rf /` is seen as a command named `$X`.
+//!
+//! ```
+//! use hooks_builtin::shell;
+//!
+//! let script = shell::parse(r#"cd /tmp && sudo env X=1 \rm -rf "$HOME" | bash -c 'eval "ls -l"'"#)?;
+//! let programs: Vec<&str> = script.commands().map(|c| c.program.as_str()).collect();
+//! assert_eq!(programs, ["cd", "rm", "bash", "eval", "ls"]);
+//! let rm = script.commands().find(|c| c.program == "rm").unwrap();
+//! assert_eq!(rm.args, ["-rf", "$HOME"]);
+//! assert!(rm.privileged);
+//! # Ok::<(), hooks_builtin::shell::ShellError>(())
+//! ```
+
+mod lex;
+mod parser;
+mod resolve;
+
+use std::borrow::Cow;
+use std::fmt;
+
+/// The longest command line [`parse`] accepts, in bytes (1 MiB).
+pub const MAX_LEN: usize = 1 << 20;
+
+/// How deeply subshells, substitutions and re-parsed scripts (`bash -c`, `eval`, …) may nest.
+pub const MAX_DEPTH: usize = 32;
+
+/// A command line could not be parsed. Guards deny such commands.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ShellError {
+    /// A quote, substitution, group or similar construct is not closed.
+    #[error("unterminated {0}")]
+    Unterminated(&'static str),
+    /// A token appears where the grammar does not allow it (`| ls`, `ls &&`, `)`).
+    #[error("syntax error near `{0}`")]
+    Unexpected(String),
+    /// A construct the parser does not support, named.
+    #[error("unsupported: {0}")]
+    Unsupported(&'static str),
+    /// Nesting is deeper than [`MAX_DEPTH`].
+    #[error("nested more than {MAX_DEPTH} levels deep")]
+    TooDeep,
+    /// The input is longer than [`MAX_LEN`] bytes.
+    #[error("{0} bytes long, more than the {MAX_LEN} accepted")]
+    TooLong(usize),
+    /// Re-parsing nested scripts would cost more than the work bound allows.
+    #[error("too complex to check")]
+    TooComplex,
+}
+
+/// Everything a command line runs, flattened: the pipelines typed at top level and the ones
+/// nested in substitutions, subshells, functions and re-parsed scripts.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Script {
+    /// Every pipeline, nested ones included. A single command is a pipeline of one.
+    pub pipelines: Vec<Pipeline>,
+    /// Every function definition (`f() { …; }`, `function f { …; }`).
+    pub functions: Vec<Function>,
+}
+
+impl Script {
+    /// Every simple command, in pipeline order.
+    pub fn commands(&self) -> impl Iterator<Item = &Command> {
+        self.pipelines.iter().flat_map(|p| &p.commands)
+    }
+}
+
+/// Commands joined by `|`, each reading the previous one's output.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Pipeline {
+    /// The stages, in order. A compound stage (`( … )`, `{ …; }`) is not a stage here; its
+    /// commands are pipelines of their own.
+    pub commands: Vec<Command>,
+}
+
+/// A simple command, as it will run.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Command {
+    /// The program's file name after wrappers are stripped (`rm` for `sudo /bin/rm`), or the
+    /// word's text when it is a substitution (`$(which rm)` becomes `rm`, other ones stay as
+    /// written). Empty for a command that only redirects (`> /dev/sda`).
+    pub program: String,
+    /// The arguments, with quotes removed and escapes applied.
+    pub args: Vec<String>,
+    /// The redirections, in order.
+    pub redirects: Vec<Redirect>,
+    /// Runs as another user: under `sudo`, `doas`, or in an `su -c` script (`su` itself too).
+    pub privileged: bool,
+    /// The directory it runs in, when a `cd` earlier in the script changed it: as written
+    /// (`/tmp`, `~/x`, `$HOME`), relative ones joined (`cd a && cd b` gives `a/b`). A `cd` in a
+    /// subshell or substitution ends with it; `bash -c` scripts start where they were run.
+    pub dir: Option<String>,
+}
+
+impl fmt::Display for Command {
+    /// The command as a shell would read it back: program and arguments, quoted when needed.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut sep = "";
+        if !self.program.is_empty() {
+            for word in std::iter::once(&self.program).chain(&self.args) {
+                write!(f, "{sep}{}", quote(word))?;
+                sep = " ";
+            }
+        }
+        for r in &self.redirects {
+            write!(f, "{sep}{r}")?;
+            sep = " ";
+        }
+        Ok(())
+    }
+}
+
+/// A redirection of one of a command's file descriptors.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Redirect {
+    /// The descriptor written before the operator (`2` in `2>&1`), if any.
+    pub fd: Option<u32>,
+    /// The operator.
+    pub op: RedirectOp,
+    /// The file, descriptor (`1` in `2>&1`), here-string, or here-document body.
+    pub target: String,
+}
+
+impl Redirect {
+    /// True when the redirection opens `target` as a file for writing (`>`, `>>`, `>|`, `<>`,
+    /// `&>`, `&>>`, and `>&file`).
+    pub fn writes_file(&self) -> bool {
+        match self.op {
+            RedirectOp::Out
+            | RedirectOp::Append
+            | RedirectOp::ReadWrite
+            | RedirectOp::OutErr
+            | RedirectOp::AppendErr => true,
+            RedirectOp::DupOut => !self.target.bytes().all(|b| b.is_ascii_digit() || b == b'-'),
+            RedirectOp::In | RedirectOp::DupIn | RedirectOp::HereDoc | RedirectOp::HereString => {
+                false
+            }
+        }
+    }
+}
+
+impl fmt::Display for Redirect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(fd) = self.fd {
+            write!(f, "{fd}")?;
+        }
+        match self.op {
+            RedirectOp::HereDoc => f.write_str("<<EOF"),
+            op => write!(f, "{}{}", op.as_str(), quote(&self.target)),
+        }
+    }
+}
+
+/// A redirection operator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RedirectOp {
+    /// `<`
+    In,
+    /// `>` and `>|`
+    Out,
+    /// `>>`
+    Append,
+    /// `<>`
+    ReadWrite,
+    /// `<&`
+    DupIn,
+    /// `>&` (with a file as target, `>&file` writes stdout and stderr to it)
+    DupOut,
+    /// `&>`
+    OutErr,
+    /// `&>>`
+    AppendErr,
+    /// `<<` and `<<-`; the target is the body.
+    HereDoc,
+    /// `<<<`
+    HereString,
+}
+
+impl RedirectOp {
+    /// The operator as written.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RedirectOp::In => "<",
+            RedirectOp::Out => ">",
+            RedirectOp::Append => ">>",
+            RedirectOp::ReadWrite => "<>",
+            RedirectOp::DupIn => "<&",
+            RedirectOp::DupOut => ">&",
+            RedirectOp::OutErr => "&>",
+            RedirectOp::AppendErr => "&>>",
+            RedirectOp::HereDoc => "<<",
+            RedirectOp::HereString => "<<<",
+        }
+    }
+}
+
+/// Where a shell reads the script it runs (see [`Command::shell_script`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShellScript<'a> {
+    /// `-c 'script'`: the script is this argument.
+    Inline(&'a str),
+    /// No script operand, or `-s`: the script is read on standard input.
+    Stdin,
+    /// A script file.
+    File(&'a str),
+}
+
+/// A shell function definition.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Function {
+    /// The function's name.
+    pub name: String,
+    /// The programs its body runs (nested commands included), in order.
+    pub calls: Vec<String>,
+}
+
+/// Parses a command line into the commands it runs.
+///
+/// ```
+/// let script = hooks_builtin::shell::parse("git log --oneline | head -n 5 > /tmp/log")?;
+/// assert_eq!(script.pipelines.len(), 1);
+/// assert_eq!(script.pipelines[0].commands[1].to_string(), "head -n 5 >/tmp/log");
+/// assert!(hooks_builtin::shell::parse("echo 'unclosed").is_err());
+/// # Ok::<(), hooks_builtin::shell::ShellError>(())
+/// ```
+pub fn parse(src: &str) -> Result<Script, ShellError> {
+    parser::parse(src)
+}
+
+/// `word` as a shell reads it back as one word: unchanged when that is safe, else
+/// single-quoted. Expansions (`$HOME`, `*`) are left unquoted, as they were written.
+///
+/// ```
+/// use hooks_builtin::shell::quote;
+///
+/// assert_eq!(quote("src/main.rs"), "src/main.rs");
+/// assert_eq!(quote("it's here"), r"'it'\''s here'");
+/// ```
+pub fn quote(word: &str) -> Cow<'_, str> {
+    let plain = !word.is_empty()
+        && word.bytes().all(|b| {
+            b.is_ascii_alphanumeric() || b"-_./=:,+@%^~$*?{}[]!#".contains(&b) || b >= 0x80
+        });
+    if plain {
+        Cow::Borrowed(word)
+    } else {
+        Cow::Owned(format!("'{}'", word.replace('\'', r"'\''")))
+    }
+}
+
+#[cfg(test)]
+mod tests;

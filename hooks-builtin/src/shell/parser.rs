@@ -1,0 +1,740 @@
+//! The grammar: lists, pipelines, compound commands, redirections and here-documents.
+
+use std::collections::VecDeque;
+
+use super::{
+    Command, Function, MAX_DEPTH, MAX_LEN, Pipeline, Redirect, RedirectOp, Script, ShellError,
+};
+
+pub(super) type Result<T> = std::result::Result<T, ShellError>;
+
+/// Work allowed per input byte, across every re-parse of nested scripts. Each nesting level
+/// re-reads at most the input once, so honest commands use a few units per byte; the bound only
+/// stops inputs built to make re-parsing explode (`bash -c "$(bash -c "$(…)")"` repeated).
+const FUEL_PER_BYTE: usize = 32;
+/// Work allowed on top, so short commands with a little nesting are never refused.
+const FUEL_BASE: usize = 1 << 16;
+/// The work charged for each command found, which bounds the size of the result.
+const COMMAND_COST: usize = 8;
+
+/// Where a redirection sits in the script: pipeline, stage and redirection index.
+pub(super) type Slot = (usize, usize, usize);
+
+/// What every parse of one command line adds to.
+pub(super) struct Sink {
+    pub(super) script: Script,
+    tasks: VecDeque<Task>,
+    fuel: usize,
+}
+
+/// A script to parse after the current one: the text of `bash -c`, `eval`, a backquote, …
+struct Task {
+    source: Source,
+    depth: usize,
+    privileged: bool,
+    dir: Option<String>,
+}
+
+/// Where a queued script's text is.
+pub(super) enum Source {
+    Text(String),
+    /// The body of a here-document, known once the text that holds it is parsed.
+    HereDoc(Slot),
+}
+
+impl Sink {
+    fn charge(&mut self, cost: usize) -> Result<()> {
+        self.fuel = self.fuel.checked_sub(cost).ok_or(ShellError::TooComplex)?;
+        Ok(())
+    }
+
+    fn redirect_mut(&mut self, (p, c, r): Slot) -> Option<&mut Redirect> {
+        self.script
+            .pipelines
+            .get_mut(p)?
+            .commands
+            .get_mut(c)?
+            .redirects
+            .get_mut(r)
+    }
+}
+
+pub(super) fn parse(src: &str) -> Result<Script> {
+    if src.len() > MAX_LEN {
+        return Err(ShellError::TooLong(src.len()));
+    }
+    let mut sink = Sink {
+        script: Script::default(),
+        tasks: VecDeque::new(),
+        fuel: FUEL_PER_BYTE * src.len() + FUEL_BASE,
+    };
+    run(src, &mut sink, 0, false, None)?;
+    while let Some(task) = sink.tasks.pop_front() {
+        let text = match task.source {
+            Source::Text(text) => text,
+            Source::HereDoc(slot) => sink
+                .redirect_mut(slot)
+                .map(|r| r.target.clone())
+                .unwrap_or_default(),
+        };
+        run(&text, &mut sink, task.depth, task.privileged, task.dir)?;
+    }
+    sink.script.pipelines.retain(|p| !p.commands.is_empty());
+    Ok(sink.script)
+}
+
+/// Parses one script (the command line, or a nested one) into `sink`.
+fn run(
+    text: &str,
+    sink: &mut Sink,
+    depth: usize,
+    privileged: bool,
+    dir: Option<String>,
+) -> Result<()> {
+    sink.charge(text.len())?;
+    let mut parser = Parser {
+        src: text,
+        pos: 0,
+        depth,
+        privileged,
+        dir,
+        sink,
+        heredocs: Vec::new(),
+    };
+    parser.list(End::Eof)?;
+    // A here-document still open at the end of the input is empty, as in bash.
+    parser.read_heredocs()
+}
+
+/// A parse of one script text.
+pub(super) struct Parser<'a, 's> {
+    pub(super) src: &'a str,
+    pub(super) pos: usize,
+    /// Nesting level: of the script (0 for the command line) plus the constructs entered.
+    pub(super) depth: usize,
+    /// The script runs as another user (`sudo bash -c '…'`).
+    pub(super) privileged: bool,
+    /// Where the next command runs, when a `cd` before it changed that (see [`Command::dir`]).
+    pub(super) dir: Option<String>,
+    pub(super) sink: &'s mut Sink,
+    /// Here-documents whose body starts after the next newline.
+    heredocs: Vec<HereDoc>,
+}
+
+struct HereDoc {
+    delimiter: String,
+    strip_tabs: bool,
+    slot: Slot,
+}
+
+/// What closes a list.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum End {
+    Eof,
+    Paren,
+    Brace,
+    Case,
+}
+
+/// Reserved words that open or close a construct whose commands are parsed like any others
+/// (`if x; then y; fi` runs `x` and `y`).
+const TRANSPARENT: &[&str] = &[
+    "if", "then", "else", "elif", "fi", "do", "done", "while", "until", "!",
+];
+
+pub(super) fn is_meta(b: u8) -> bool {
+    b" \t\r\n|&;<>()".contains(&b)
+}
+
+impl<'a> Parser<'a, '_> {
+    pub(super) fn rest(&self) -> &'a [u8] {
+        self.src.as_bytes().get(self.pos..).unwrap_or_default()
+    }
+
+    pub(super) fn peek(&self) -> Option<u8> {
+        self.rest().first().copied()
+    }
+
+    pub(super) fn peek_at(&self, n: usize) -> Option<u8> {
+        self.rest().get(n).copied()
+    }
+
+    pub(super) fn starts(&self, s: &str) -> bool {
+        self.rest().starts_with(s.as_bytes())
+    }
+
+    /// The source text from `start` to the current position.
+    pub(super) fn since(&self, start: usize) -> &'a str {
+        self.src.get(start..self.pos).unwrap_or_default()
+    }
+
+    /// True when `word` is next, unquoted and complete (`}` in `};`, not in `}x`).
+    fn keyword_ahead(&self, word: &str) -> bool {
+        self.starts(word) && self.peek_at(word.len()).is_none_or(is_meta)
+    }
+
+    pub(super) fn unexpected(&self) -> ShellError {
+        let token: String = self
+            .src
+            .get(self.pos..)
+            .unwrap_or_default()
+            .chars()
+            .take_while(|c| !c.is_whitespace())
+            .take(16)
+            .collect();
+        match self.peek() {
+            None => ShellError::Unexpected("end of input".into()),
+            Some(b'\n') => ShellError::Unexpected("newline".into()),
+            Some(_) => ShellError::Unexpected(token),
+        }
+    }
+
+    fn expect(&mut self, b: u8) -> Result<()> {
+        if self.peek() != Some(b) {
+            return Err(self.unexpected());
+        }
+        self.pos += 1;
+        Ok(())
+    }
+
+    /// Runs `f` one nesting level deeper.
+    pub(super) fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
+        if self.depth >= MAX_DEPTH {
+            return Err(ShellError::TooDeep);
+        }
+        self.depth += 1;
+        let result = f(self);
+        self.depth -= 1;
+        result
+    }
+
+    /// Queues `source` to be parsed as a script one level deeper.
+    pub(super) fn queue(&mut self, source: Source, privileged: bool) -> Result<()> {
+        if self.depth >= MAX_DEPTH {
+            return Err(ShellError::TooDeep);
+        }
+        self.sink.tasks.push_back(Task {
+            source,
+            dir: self.dir.clone(),
+            depth: self.depth + 1,
+            privileged,
+        });
+        Ok(())
+    }
+
+    /// Runs `f` in a subshell, where a `cd` does not outlast it.
+    pub(super) fn subshell_scope<T>(
+        &mut self,
+        f: impl FnOnce(&mut Self) -> Result<T>,
+    ) -> Result<T> {
+        let dir = self.dir.clone();
+        let result = self.nested(f);
+        self.dir = dir;
+        result
+    }
+
+    /// A command with no words yet, running where the parser is.
+    pub(super) fn blank_command(&self) -> Command {
+        Command {
+            privileged: self.privileged,
+            dir: self.dir.clone(),
+            ..Command::default()
+        }
+    }
+
+    /// Skips blanks, escaped newlines and comments, but not newlines.
+    pub(super) fn skip_blank(&mut self) {
+        loop {
+            match self.peek() {
+                Some(b' ' | b'\t' | b'\r') => self.pos += 1,
+                Some(b'\\') if self.peek_at(1) == Some(b'\n') => self.pos += 2,
+                Some(b'#') => {
+                    let rest = self.rest();
+                    self.pos += rest.iter().position(|&b| b == b'\n').unwrap_or(rest.len());
+                }
+                _ => return,
+            }
+        }
+    }
+
+    /// Skips blanks and newlines, reading the bodies of pending here-documents.
+    pub(super) fn skip_space(&mut self) -> Result<()> {
+        loop {
+            self.skip_blank();
+            if self.peek() != Some(b'\n') {
+                return Ok(());
+            }
+            self.newline()?;
+        }
+    }
+
+    fn newline(&mut self) -> Result<()> {
+        self.pos += 1;
+        self.read_heredocs()
+    }
+
+    fn read_heredocs(&mut self) -> Result<()> {
+        for doc in std::mem::take(&mut self.heredocs) {
+            let body = self.heredoc_body(&doc);
+            let redirect = self
+                .sink
+                .redirect_mut(doc.slot)
+                .ok_or(ShellError::Unsupported(
+                    "a here-document whose body starts inside its own command",
+                ))?;
+            redirect.target = body;
+        }
+        Ok(())
+    }
+
+    fn heredoc_body(&mut self, doc: &HereDoc) -> String {
+        let mut body = String::new();
+        while let Some(rest) = self.src.get(self.pos..).filter(|r| !r.is_empty()) {
+            let line = rest.split('\n').next().unwrap_or_default();
+            self.pos += (line.len() + 1).min(rest.len());
+            let line = if doc.strip_tabs {
+                line.trim_start_matches('\t')
+            } else {
+                line
+            };
+            if line.trim_end_matches('\r') == doc.delimiter {
+                break;
+            }
+            body.push_str(line);
+            body.push('\n');
+        }
+        body
+    }
+
+    fn at_end(&self, end: End) -> Result<bool> {
+        if self.peek().is_none() {
+            return match end {
+                End::Eof => Ok(true),
+                End::Paren => Err(ShellError::Unterminated("`(`")),
+                End::Brace => Err(ShellError::Unterminated("`{`")),
+                End::Case => Err(ShellError::Unterminated("`case`")),
+            };
+        }
+        Ok(match end {
+            End::Eof => false,
+            End::Paren => self.peek() == Some(b')'),
+            End::Brace => self.keyword_ahead("}"),
+            End::Case => self.starts(";;") || self.starts(";&") || self.keyword_ahead("esac"),
+        })
+    }
+
+    /// Commands separated by `;`, `&` or newlines, up to `end` (not consumed).
+    fn list(&mut self, end: End) -> Result<()> {
+        loop {
+            self.skip_space()?;
+            if self.at_end(end)? {
+                return Ok(());
+            }
+            self.and_or()?;
+            self.skip_blank();
+            match self.peek() {
+                Some(b';') if !matches!(self.peek_at(1), Some(b';' | b'&')) => self.pos += 1,
+                Some(b'&') => self.pos += 1,
+                Some(b'\n') => self.newline()?,
+                _ if self.at_end(end)? => return Ok(()),
+                _ => return Err(self.unexpected()),
+            }
+        }
+    }
+
+    /// A list closed by `)`, which is left for the caller.
+    pub(super) fn list_to_paren(&mut self) -> Result<()> {
+        self.list(End::Paren)
+    }
+
+    fn and_or(&mut self) -> Result<()> {
+        loop {
+            self.pipeline()?;
+            self.skip_blank();
+            if !(self.starts("&&") || self.starts("||")) {
+                return Ok(());
+            }
+            self.pos += 2;
+            self.skip_space()?;
+        }
+    }
+
+    fn pipeline(&mut self) -> Result<()> {
+        let pi = self.sink.script.pipelines.len();
+        self.sink.script.pipelines.push(Pipeline::default());
+        loop {
+            self.command(pi)?;
+            self.skip_blank();
+            if self.peek() != Some(b'|') || self.starts("||") {
+                break;
+            }
+            self.pos += if self.starts("|&") { 2 } else { 1 };
+            self.skip_space()?;
+        }
+        self.stdin_scripts(pi)
+    }
+
+    pub(super) fn new_pipeline(&mut self, command: Command) -> Result<usize> {
+        let pi = self.sink.script.pipelines.len();
+        self.sink.script.pipelines.push(Pipeline::default());
+        self.push(pi, command)?;
+        Ok(pi)
+    }
+
+    fn push(&mut self, pi: usize, command: Command) -> Result<()> {
+        self.sink.charge(COMMAND_COST)?;
+        if let Some(p) = self.sink.script.pipelines.get_mut(pi) {
+            p.commands.push(command);
+        }
+        Ok(())
+    }
+
+    fn stage_count(&self, pi: usize) -> usize {
+        self.sink
+            .script
+            .pipelines
+            .get(pi)
+            .map_or(0, |p| p.commands.len())
+    }
+
+    fn command(&mut self, pi: usize) -> Result<()> {
+        let mut after_keyword = false;
+        loop {
+            self.skip_blank();
+            let Some(kw) = TRANSPARENT.iter().find(|kw| self.keyword_ahead(kw)) else {
+                break;
+            };
+            self.pos += kw.len();
+            after_keyword = true;
+        }
+        if self.peek() == Some(b'(') {
+            self.subshell(pi)
+        } else if self.keyword_ahead("{") {
+            self.group(pi)
+        } else if self.keyword_ahead("for") || self.keyword_ahead("select") {
+            self.for_loop()
+        } else if self.keyword_ahead("case") {
+            self.case(pi)
+        } else if self.keyword_ahead("function") {
+            self.function_keyword(pi)
+        } else if self.keyword_ahead("[[") {
+            self.condition(pi)
+        } else {
+            self.simple(pi, after_keyword)
+        }
+    }
+
+    /// `( list )`, or the arithmetic command `(( expr ))`.
+    fn subshell(&mut self, pi: usize) -> Result<()> {
+        if self.starts("((") && self.arith_ahead()? {
+            self.arith()?;
+        } else {
+            self.pos += 1;
+            self.subshell_scope(|p| p.list(End::Paren))?;
+            self.pos += 1;
+        }
+        self.trailing_redirects(pi)
+    }
+
+    fn group(&mut self, pi: usize) -> Result<()> {
+        self.pos += 1;
+        self.nested(|p| p.list(End::Brace))?;
+        self.pos += 1;
+        self.trailing_redirects(pi)
+    }
+
+    /// True when the `((` at the cursor opens an arithmetic expression that closes with `))`,
+    /// and not two subshells (`((a); (b))`), as bash decides.
+    pub(super) fn arith_ahead(&mut self) -> Result<bool> {
+        let rest = self.rest();
+        let mut level = 0usize;
+        for (i, &b) in rest.iter().enumerate().skip(2) {
+            match b {
+                b'(' => level += 1,
+                b')' if level > 0 => level -= 1,
+                b')' => {
+                    self.sink.charge(i)?;
+                    return Ok(rest.get(i + 1) == Some(&b')'));
+                }
+                _ => {}
+            }
+        }
+        self.sink.charge(rest.len())?;
+        Ok(false)
+    }
+
+    /// Consumes `(( expr ))`, parsing the substitutions in it.
+    pub(super) fn arith(&mut self) -> Result<()> {
+        self.pos += 2;
+        let mut scratch = Vec::new();
+        self.nested(|p| {
+            let mut level = 0usize;
+            loop {
+                match p.peek() {
+                    None => return Err(ShellError::Unterminated("`((`")),
+                    Some(b'(') => level += 1,
+                    Some(b')') if level > 0 => level -= 1,
+                    Some(b')') if p.peek_at(1) == Some(b')') => {
+                        p.pos += 2;
+                        return Ok(());
+                    }
+                    Some(b')') => return Err(p.unexpected()),
+                    Some(b'$') => {
+                        p.dollar(&mut scratch, true)?;
+                        continue;
+                    }
+                    Some(b'`') => {
+                        p.backtick(&mut scratch, true)?;
+                        continue;
+                    }
+                    Some(_) => {
+                        p.literal(&mut scratch);
+                        continue;
+                    }
+                }
+                p.pos += 1;
+            }
+        })
+    }
+
+    /// `for NAME in WORDS` or `for ((…))`; the body follows as ordinary commands.
+    fn for_loop(&mut self) -> Result<()> {
+        self.pos += if self.starts("for") { 3 } else { 6 };
+        self.skip_blank();
+        if self.starts("((") {
+            if !self.arith_ahead()? {
+                return Err(self.unexpected());
+            }
+            return self.arith();
+        }
+        self.word()?.ok_or_else(|| self.unexpected())?;
+        self.skip_blank();
+        if self.keyword_ahead("in") {
+            self.pos += 2;
+            loop {
+                self.skip_blank();
+                if self.word()?.is_none() {
+                    return Ok(());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn case(&mut self, pi: usize) -> Result<()> {
+        self.pos += 4;
+        self.skip_blank();
+        self.word()?.ok_or_else(|| self.unexpected())?;
+        self.skip_space()?;
+        if !self.keyword_ahead("in") {
+            return Err(self.unexpected());
+        }
+        self.pos += 2;
+        self.nested(|p| {
+            loop {
+                p.skip_space()?;
+                if p.keyword_ahead("esac") {
+                    p.pos += 4;
+                    return Ok(());
+                }
+                if p.peek() == Some(b'(') {
+                    p.pos += 1;
+                }
+                loop {
+                    p.skip_blank();
+                    p.word()?.ok_or_else(|| p.unexpected())?;
+                    p.skip_blank();
+                    match p.peek() {
+                        Some(b'|') => p.pos += 1,
+                        Some(b')') => break,
+                        _ => return Err(p.unexpected()),
+                    }
+                }
+                p.pos += 1;
+                p.list(End::Case)?;
+                if let Some(t) = [";;&", ";;", ";&"].iter().find(|t| p.starts(t)) {
+                    p.pos += t.len();
+                }
+            }
+        })?;
+        self.trailing_redirects(pi)
+    }
+
+    fn function_keyword(&mut self, pi: usize) -> Result<()> {
+        self.pos += "function".len();
+        self.skip_blank();
+        let name = self.word()?.ok_or_else(|| self.unexpected())?.text;
+        self.skip_blank();
+        if self.peek() == Some(b'(') {
+            self.pos += 1;
+            self.skip_blank();
+            self.expect(b')')?;
+        }
+        self.function_body(pi, name)
+    }
+
+    fn function_body(&mut self, pi: usize, name: String) -> Result<()> {
+        self.skip_space()?;
+        let first = self.sink.script.pipelines.len();
+        if self.peek() == Some(b'(') {
+            self.subshell(pi)?;
+        } else if self.keyword_ahead("{") {
+            self.group(pi)?;
+        } else {
+            return Err(self.unexpected());
+        }
+        let calls = self.sink.script.pipelines[first..]
+            .iter()
+            .flat_map(|p| &p.commands)
+            .map(|c| c.program.clone())
+            .collect();
+        self.sink.script.functions.push(Function { name, calls });
+        Ok(())
+    }
+
+    /// `[[ … ]]`, whose operators (`<`, `&&`, `(`) are words of the test, not shell syntax.
+    fn condition(&mut self, pi: usize) -> Result<()> {
+        self.pos += 2;
+        let mut args = Vec::new();
+        loop {
+            self.skip_space()?;
+            if self.keyword_ahead("]]") {
+                self.pos += 2;
+                break;
+            }
+            let word = self
+                .word_in(true)?
+                .ok_or(ShellError::Unterminated("`[[`"))?;
+            args.push(word.text);
+        }
+        let command = Command {
+            program: "[[".into(),
+            args,
+            ..self.blank_command()
+        };
+        self.push(pi, command)?;
+        self.trailing_redirects(pi)
+    }
+
+    /// Redirections after a compound command (`done < list`, `} > log`), kept as a command
+    /// with no program so guards see where it writes.
+    fn trailing_redirects(&mut self, pi: usize) -> Result<()> {
+        let ci = self.stage_count(pi);
+        let mut redirects = Vec::new();
+        loop {
+            self.skip_blank();
+            match self.redirect((pi, ci, redirects.len()))? {
+                Some(r) => redirects.push(r),
+                None => break,
+            }
+        }
+        if redirects.is_empty() {
+            return Ok(());
+        }
+        let command = Command {
+            redirects,
+            ..self.blank_command()
+        };
+        self.push(pi, command)
+    }
+
+    fn simple(&mut self, pi: usize, after_keyword: bool) -> Result<()> {
+        let ci = self.stage_count(pi);
+        let (mut words, mut redirects, mut assigned) = (Vec::new(), Vec::new(), false);
+        loop {
+            self.skip_blank();
+            if let Some(r) = self.redirect((pi, ci, redirects.len()))? {
+                redirects.push(r);
+                continue;
+            }
+            match self.peek() {
+                None | Some(b'\n' | b';' | b'&' | b'|' | b')') => break,
+                Some(b'(') if words.len() == 1 && redirects.is_empty() && !assigned => {
+                    self.pos += 1;
+                    self.skip_blank();
+                    self.expect(b')')?;
+                    let name = words.pop().unwrap_or_default();
+                    return self.function_body(pi, name);
+                }
+                Some(b'(') => return Err(self.unexpected()),
+                Some(_) => {}
+            }
+            let word = self.word()?.ok_or_else(|| self.unexpected())?;
+            if words.is_empty() && word.assign {
+                assigned = true;
+            } else {
+                words.push(word.text);
+            }
+        }
+        if words.is_empty() && redirects.is_empty() {
+            return if assigned || after_keyword {
+                Ok(())
+            } else {
+                Err(self.unexpected())
+            };
+        }
+        let command = self.resolve(words, redirects, self.privileged)?;
+        if matches!(command.program.as_str(), "cd" | "pushd") {
+            self.change_dir(&command.args);
+        }
+        self.push(pi, command)
+    }
+
+    /// A redirection at the cursor, if there is one. `slot` is where it will be stored, for a
+    /// here-document's body.
+    fn redirect(&mut self, slot: Slot) -> Result<Option<Redirect>> {
+        const OPS: &[(&str, RedirectOp)] = &[
+            ("<<<", RedirectOp::HereString),
+            ("<<-", RedirectOp::HereDoc),
+            ("<<", RedirectOp::HereDoc),
+            ("<>", RedirectOp::ReadWrite),
+            ("<&", RedirectOp::DupIn),
+            (">>", RedirectOp::Append),
+            (">|", RedirectOp::Out),
+            (">&", RedirectOp::DupOut),
+            ("&>>", RedirectOp::AppendErr),
+            ("&>", RedirectOp::OutErr),
+            ("<", RedirectOp::In),
+            (">", RedirectOp::Out),
+        ];
+        let rest = self.rest();
+        let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+        let after = rest.get(digits..).unwrap_or_default();
+        let Some(&(text, op)) = OPS.iter().find(|(t, _)| after.starts_with(t.as_bytes())) else {
+            return Ok(None);
+        };
+        let process_substitution = text.len() == 1 && after.get(1) == Some(&b'(');
+        if process_substitution || (digits > 0 && text.starts_with('&')) {
+            return Ok(None);
+        }
+        let fd = match digits {
+            0 => None,
+            _ => Some(
+                self.since_len(digits)
+                    .parse()
+                    .map_err(|_| ShellError::Unsupported("a file descriptor out of range"))?,
+            ),
+        };
+        self.pos += digits + text.len();
+        self.skip_blank();
+        let target = self.word()?.ok_or_else(|| self.unexpected())?.text;
+        if op == RedirectOp::HereDoc {
+            self.heredocs.push(HereDoc {
+                delimiter: target,
+                strip_tabs: text == "<<-",
+                slot,
+            });
+            return Ok(Some(Redirect {
+                fd,
+                op,
+                target: String::new(),
+            }));
+        }
+        Ok(Some(Redirect { fd, op, target }))
+    }
+
+    /// The `len` bytes at the cursor, as text.
+    fn since_len(&self, len: usize) -> &'a str {
+        self.src.get(self.pos..self.pos + len).unwrap_or_default()
+    }
+}

@@ -1,0 +1,461 @@
+use super::*;
+
+/// Every command, as `program args` (`!` in front when privileged).
+fn flat(src: &str) -> Vec<String> {
+    let script = parse(src).unwrap_or_else(|e| panic!("{src:?}: {e}"));
+    script
+        .commands()
+        .map(|c| format!("{}{c}", if c.privileged { "!" } else { "" }))
+        .collect()
+}
+
+fn first(src: &str) -> Command {
+    let script = parse(src).unwrap_or_else(|e| panic!("{src:?}: {e}"));
+    script.commands().next().cloned().expect("a command")
+}
+
+#[test]
+fn quotes_and_escapes_are_removed() {
+    assert_eq!(flat(r#"'r'm -rf "/""#), ["rm -rf /"]);
+    assert_eq!(flat(r"\rm -rf \/"), ["rm -rf /"]);
+    assert_eq!(flat(r#""r""m" -r'f' /"#), ["rm -rf /"]);
+    assert_eq!(
+        flat(r"$'\x72\155' $'a\tb\'c' $'\u00e9'"),
+        ["rm 'a\tb'\\''c' é"]
+    );
+    assert_eq!(first(r#"echo "a \"b\" \$c \n""#).args, [r#"a "b" $c \n"#]);
+    assert_eq!(flat("rm \\\n  -rf /"), ["rm -rf /"]);
+    assert_eq!(first("echo  a\t\tb ").args, ["a", "b"]);
+}
+
+#[test]
+fn wrappers_are_stripped_with_their_options() {
+    for src in [
+        "/bin/rm -rf /",
+        "/usr/bin/../bin/rm -rf /",
+        "command rm -rf /",
+        "command -p -- rm -rf /",
+        "builtin rm -rf /",
+        "exec -a name rm -rf /",
+        "nohup rm -rf /",
+        "time -p rm -rf /",
+        "/usr/bin/time -f %e -o out rm -rf /",
+        "nice -n 10 rm -rf /",
+        "nice -10 rm -rf /",
+        "env rm -rf /",
+        "env -i X=1 Y='a b' rm -rf /",
+        "env -u HOME -- rm -rf /",
+        "env -S 'rm -rf /'",
+        "timeout -s KILL 5 rm -rf /",
+        "timeout --signal=KILL 5s rm -rf /",
+        "stdbuf -o0 rm -rf /",
+        "ionice -c 3 rm -rf /",
+        "setsid nohup nice rm -rf /",
+        "busybox rm -rf /",
+        "X=1 Y=2 rm -rf /",
+        "$(which rm) -rf /",
+        "`command -v rm` -rf /",
+    ] {
+        assert!(flat(src).contains(&"rm -rf /".to_owned()), "{src}");
+    }
+    assert_eq!(flat("command -v rm"), ["command -v rm"]);
+    assert_eq!(flat("env"), ["env"]);
+    assert_eq!(flat("timeout 5"), ["timeout 5"]);
+}
+
+#[test]
+fn sudo_and_doas_mark_the_command_privileged() {
+    for src in [
+        "sudo rm -rf /",
+        "sudo -u root -E rm -rf /",
+        "sudo --user=root -- rm -rf /",
+        "sudo -Eu root FOO=1 rm -rf /",
+        "doas -u root rm -rf /",
+        "pkexec rm -rf /",
+        "sudo env X=1 nice rm -rf /",
+    ] {
+        assert_eq!(flat(src), ["!rm -rf /"], "{src}");
+    }
+    assert_eq!(flat("sudo -i"), ["sudo -i"]);
+    assert_eq!(
+        flat("su - root -c 'rm -rf /'"),
+        ["!su - root -c 'rm -rf /'", "!rm -rf /"]
+    );
+    assert_eq!(
+        flat("sudo bash -c 'rm -rf /'"),
+        ["!bash -c 'rm -rf /'", "!rm -rf /"]
+    );
+    // The substitution runs in the calling shell, not under sudo.
+    assert_eq!(flat("sudo rm $(ls)"), ["!rm '$(ls)'", "ls"]);
+}
+
+#[test]
+fn operators_newlines_and_pipelines() {
+    let script = parse("a; b && c || d | e & f\ng |& h").unwrap();
+    let pipelines: Vec<Vec<&str>> = script
+        .pipelines
+        .iter()
+        .map(|p| p.commands.iter().map(|c| c.program.as_str()).collect())
+        .collect();
+    assert_eq!(
+        pipelines,
+        [
+            vec!["a"],
+            vec!["b"],
+            vec!["c"],
+            vec!["d", "e"],
+            vec!["f"],
+            vec!["g", "h"]
+        ]
+    );
+}
+
+#[test]
+fn subshells_groups_and_control_flow_are_entered() {
+    assert_eq!(flat("(cd x && rm -rf y)"), ["cd x", "rm -rf y"]);
+    assert_eq!(flat("{ a; b; } > log"), [">log", "a", "b"]);
+    assert_eq!(
+        flat("if [ -d x ]; then rm -rf x; else echo no; fi"),
+        ["[ -d x ]", "rm -rf x", "echo no"]
+    );
+    assert_eq!(
+        flat("for f in *.txt $(ls); do rm \"$f\"; done"),
+        ["ls", "rm $f"]
+    );
+    assert_eq!(flat("for ((i=0; i<3; i++)); do echo $i; done"), ["echo $i"]);
+    assert_eq!(
+        flat("while read l; do echo $l; done < list"),
+        ["read l", "echo $l", "<list"]
+    );
+    assert_eq!(flat("until false\ndo\n  ls\ndone"), ["false", "ls"]);
+    assert_eq!(flat("case $x in a|b) rm a;; (*) ls;& esac"), ["rm a", "ls"]);
+    assert_eq!(flat("! grep -q x f || rm f"), ["grep -q x f", "rm f"]);
+    assert_eq!(
+        flat("[[ $a =~ ^(x|y)$ && -f b ]] && rm c"),
+        ["[[ $a =~ '^(x|y)$' '&&' -f b", "rm c"]
+    );
+    assert_eq!(flat("((i++)); ((ls); (pwd))"), ["ls", "pwd"]);
+}
+
+#[test]
+fn substitutions_are_parsed_and_kept_as_text() {
+    assert_eq!(flat("echo $(rm -rf /)"), ["echo '$(rm -rf /)'", "rm -rf /"]);
+    assert_eq!(
+        flat("echo \"$(a $(b))\""),
+        ["echo '$(a $(b))'", "a '$(b)'", "b"]
+    );
+    assert_eq!(
+        flat("echo `a \\`b\\``"),
+        ["echo '`a \\`b\\``'", "a '`b`'", "b"]
+    );
+    assert_eq!(
+        flat("diff <(curl a) >(tee b)"),
+        ["diff '<(curl a)' '>(tee b)'", "curl a", "tee b"]
+    );
+    assert_eq!(
+        flat("echo ${X:-$(rm y)} $((1 + $(c)))"),
+        ["echo '${X:-$(rm y)}' '$((1 + $(c)))'", "rm y", "c"]
+    );
+    assert_eq!(flat("a=(1 $(rm x) 3) b=$(id)"), ["rm x", "id"]);
+    assert_eq!(
+        flat("echo $(case x in a) ls;; esac)"),
+        ["echo '$(case x in a) ls;; esac)'", "ls"]
+    );
+    assert_eq!(
+        first("rm -rf $HOME ${HOME} \"$HOME\"/ ~ $(pwd)").args,
+        ["-rf", "$HOME", "${HOME}", "$HOME/", "~", "$(pwd)"]
+    );
+}
+
+#[test]
+fn shell_strings_and_eval_are_parsed_again() {
+    assert_eq!(
+        flat("bash -c 'rm -rf /'"),
+        ["bash -c 'rm -rf /'", "rm -rf /"]
+    );
+    assert_eq!(
+        flat("sh -c \"cd /; rm -rf *\""),
+        ["sh -c 'cd /; rm -rf *'", "cd /", "rm -rf *"]
+    );
+    assert_eq!(flat("zsh -lc 'rm -rf ~' x").last().unwrap(), "rm -rf ~");
+    assert_eq!(
+        flat("bash -o pipefail -ec 'rm -rf /'").last().unwrap(),
+        "rm -rf /"
+    );
+    assert_eq!(flat("dash -c -- 'rm -rf /'").last().unwrap(), "rm -rf /");
+    assert_eq!(flat("eval \"rm -rf\" /"), ["eval 'rm -rf' /", "rm -rf /"]);
+    assert_eq!(
+        flat("bash -c \"bash -c 'eval rm\\ -rf\\ /'\"")
+            .last()
+            .unwrap(),
+        "rm -rf /"
+    );
+    assert_eq!(flat("bash script.sh"), ["bash script.sh"]);
+    assert_eq!(
+        first("bash -c 'x' name").shell_script(),
+        Some(ShellScript::Inline("x"))
+    );
+    assert_eq!(
+        first("bash -x script.sh a").shell_script(),
+        Some(ShellScript::File("script.sh"))
+    );
+    assert_eq!(first("sh").shell_script(), Some(ShellScript::Stdin));
+    assert_eq!(first("ls").shell_script(), None);
+}
+
+#[test]
+fn xargs_and_find_exec_commands_are_added() {
+    assert_eq!(
+        flat("find . -name '*.o' -exec rm -rf {} \\;"),
+        ["find . -name *.o -exec rm -rf {} ';'", "rm -rf {}"]
+    );
+    assert_eq!(
+        flat("find / -execdir sudo rm {} +").last().unwrap(),
+        "!rm {}"
+    );
+    assert_eq!(flat("ls | xargs -0 -I{} -n 1 rm -rf {}")[2], "rm -rf {}");
+    assert_eq!(
+        flat("xargs -I {} sh -c 'rm -rf \"$1\"' _ {}")
+            .last()
+            .unwrap(),
+        "rm -rf $1"
+    );
+    assert_eq!(flat("xargs"), ["xargs"]);
+}
+
+#[test]
+fn heredoc_bodies_are_data_unless_a_shell_reads_them() {
+    let script = parse("cat <<EOF > f\nrm -rf /\nEOF\nls").unwrap();
+    assert_eq!(
+        script
+            .commands()
+            .map(|c| c.program.as_str())
+            .collect::<Vec<_>>(),
+        ["cat", "ls"]
+    );
+    let cat = &script.pipelines[0].commands[0];
+    assert_eq!(cat.redirects[0].target, "rm -rf /\n");
+    assert_eq!(cat.redirects[1].target, "f");
+    assert_eq!(
+        flat("bash <<'EOF'\nrm -rf /\nEOF").last().unwrap(),
+        "rm -rf /"
+    );
+    assert_eq!(
+        flat("sh <<-EOF\n\trm -rf /\n\tEOF\nls"),
+        ["sh <<EOF", "ls", "rm -rf /"]
+    );
+    assert_eq!(
+        flat("cat <<A <<B; ls\na\nA\nb\nB\npwd"),
+        ["cat <<EOF <<EOF", "ls", "pwd"]
+    );
+    assert_eq!(flat("sh <<< 'rm -rf /'").last().unwrap(), "rm -rf /");
+    assert_eq!(flat("echo 'rm -rf /' | sh").last().unwrap(), "rm -rf /");
+    assert_eq!(
+        flat("echo -n rm -rf / | sudo bash").last().unwrap(),
+        "!rm -rf /"
+    );
+    assert_eq!(
+        flat("printf 'rm -rf /\\n' | bash").last().unwrap(),
+        "rm -rf /"
+    );
+    assert_eq!(
+        flat("printf '%s\\n' 'rm -rf /' | bash").last().unwrap(),
+        "rm -rf /"
+    );
+    assert_eq!(
+        flat("cat <<EOF | sh\nrm -rf /\nEOF").last().unwrap(),
+        "rm -rf /"
+    );
+    assert_eq!(flat("sh < script.sh"), ["sh <script.sh"]);
+    assert_eq!(flat("cat <<EOF\nunterminated"), ["cat <<EOF"]);
+}
+
+#[test]
+fn cd_sets_the_directory_of_later_commands_until_its_subshell_ends() {
+    let dirs = |src| {
+        let script = parse(src).unwrap();
+        let dir = |c: &Command| c.dir.clone().unwrap_or_else(|| ".".into());
+        script
+            .commands()
+            .map(|c| format!("{}@{}", c.program, dir(c)))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        dirs("ls; cd /tmp && cd build; rm x"),
+        ["ls@.", "cd@.", "cd@/tmp", "rm@/tmp/build"]
+    );
+    assert_eq!(
+        dirs("(cd /; rm a); rm b; echo $(cd /)"),
+        ["cd@.", "rm@/", "rm@.", "echo@.", "cd@."]
+    );
+    assert_eq!(
+        dirs("cd / && bash -c 'rm a; cd ~; rm b'"),
+        ["cd@.", "bash@/", "rm@/", "cd@/", "rm@~"]
+    );
+    assert_eq!(
+        dirs("cd; cd -P x; cd -; ls"),
+        ["cd@.", "cd@~", "cd@~/x", "ls@$OLDPWD"]
+    );
+}
+
+#[test]
+fn redirections_are_recorded() {
+    let c = first("ls > out 2>&1 &>>all 3<in 2>> log <> rw >| clobber");
+    let ops: Vec<String> = c.redirects.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        ops,
+        [
+            ">out", "2>&1", "&>>all", "3<in", "2>>log", "<>rw", ">clobber"
+        ]
+    );
+    assert!(c.redirects[0].writes_file() && !c.redirects[1].writes_file());
+    assert_eq!(flat("> /dev/sda"), [">/dev/sda"]);
+    assert!(first(">&file").redirects[0].writes_file());
+}
+
+#[test]
+fn comments_are_skipped() {
+    assert_eq!(flat("# rm -rf /"), Vec::<String>::new());
+    assert_eq!(flat("ls # rm -rf /\npwd"), ["ls", "pwd"]);
+    assert_eq!(first("echo a#b $# ${#x}").args, ["a#b", "$#", "${#x}"]);
+}
+
+#[test]
+fn functions_record_what_they_call() {
+    let script = parse(":(){ :|:& };:").unwrap();
+    assert_eq!(
+        script.functions,
+        [Function {
+            name: ":".into(),
+            calls: vec![":".into(), ":".into()]
+        }]
+    );
+    assert_eq!(script.commands().count(), 3);
+    let script = parse("function f() { g; (h); }\nf").unwrap();
+    assert_eq!(script.functions[0].calls, ["g", "h"]);
+}
+
+#[test]
+fn malformed_input_is_an_error() {
+    for src in [
+        "echo 'open",
+        "echo \"open",
+        "echo $(ls",
+        "echo `ls",
+        "echo ${x",
+        "| ls",
+        "ls |",
+        "ls &&",
+        "ls ||",
+        "(ls",
+        "ls )",
+        ")",
+        "{ ls",
+        "case x in a) ls",
+        "ls;;",
+        "; ls",
+        "echo $'x",
+        "f() ls",
+        "cat <",
+        "a=(1 2",
+        "ls & ;",
+    ] {
+        assert!(parse(src).is_err(), "{src:?} parsed");
+    }
+}
+
+#[test]
+fn nesting_is_bounded() {
+    let deep_parens = "(".repeat(100_000);
+    assert!(matches!(
+        parse(&deep_parens),
+        Err(ShellError::TooDeep | ShellError::TooComplex)
+    ));
+    let deep_subst = "$(".repeat(100_000);
+    assert_eq!(
+        parse(&format!("echo {deep_subst}")),
+        Err(ShellError::TooDeep)
+    );
+    let evals = "eval ".repeat(MAX_DEPTH);
+    assert_eq!(
+        flat(&format!("{evals}rm -rf /")).last().unwrap(),
+        "rm -rf /"
+    );
+    assert_eq!(
+        parse(&format!("eval {evals}rm -rf /")),
+        Err(ShellError::TooDeep)
+    );
+    let mut script = "rm -rf /".to_owned();
+    for _ in 0..6 {
+        script = format!("bash -c {}", quote(&script));
+    }
+    assert_eq!(flat(&script).last().unwrap(), "rm -rf /");
+    assert_eq!(parse(&"xargs ".repeat(1000)), Err(ShellError::TooDeep));
+    assert_eq!(
+        parse(&"sudo ".repeat(100_000)).unwrap().commands().count(),
+        1
+    );
+}
+
+#[test]
+fn reparsing_that_would_explode_is_refused() {
+    // Each level holds its substitution twice (once parsed in place, once re-parsed as the
+    // `bash -c` script), so the work doubles per level.
+    let mut script = "ls".to_owned();
+    for _ in 0..24 {
+        script = format!("bash -c \"$({script}) $({script})\"");
+        if script.len() > 16 * 1024 {
+            break;
+        }
+    }
+    assert!(matches!(
+        parse(&script),
+        Err(ShellError::TooComplex | ShellError::TooDeep)
+    ));
+    assert_eq!(
+        parse(&"x".repeat(MAX_LEN + 1)),
+        Err(ShellError::TooLong(MAX_LEN + 1))
+    );
+}
+
+#[test]
+fn carriage_returns_are_blanks() {
+    assert_eq!(flat("rm -rf /\r\nls\r\n"), ["rm -rf /", "ls"]);
+}
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Bytes of shell syntax, so random strings reach the parser's corners.
+    fn shellish() -> impl Strategy<Value = String> {
+        let atoms = prop::sample::select(vec![
+            "a", "rm", " ", "\n", ";", "&", "&&", "|", "||", "(", ")", "{", "}", "$(", "`", "'",
+            "\"", "\\", "$'", "${", "<<", "EOF", "<", ">", "2>&1", "#", "bash -c ", "eval ",
+            "sudo ", "((", "))", "case ", " in ", "esac", "for ", "do ", "done", "xargs ",
+            "-exec ", "=", "é",
+        ]);
+        prop::collection::vec(atoms, 0..64).prop_map(|v| v.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        #[test]
+        fn arbitrary_text_never_panics_and_stays_bounded(src in any::<String>()) {
+            if let Ok(script) = parse(&src) {
+                prop_assert!(script.commands().count() <= 4 * src.len() + 8192);
+            }
+        }
+
+        #[test]
+        fn shell_like_text_never_panics_and_stays_bounded(src in shellish()) {
+            if let Ok(script) = parse(&src) {
+                prop_assert!(script.commands().count() <= 4 * src.len() + 8192);
+                for c in script.commands() {
+                    prop_assert!(c.args.iter().all(|a| a.len() <= src.len() * 4 + 16));
+                }
+            }
+        }
+    }
+}
