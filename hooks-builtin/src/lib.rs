@@ -22,3 +22,9 @@ pub mod shell;
 
 #[cfg(feature = "command-guard")]
 pub mod command_guard;
+#[cfg(feature = "reviewer-lockout")]
+pub mod reviewer_lockout;
+#[cfg(feature = "secrets-guard")]
+pub mod secrets_guard;
+#[cfg(feature = "write-guard")]
+pub mod write_guard;

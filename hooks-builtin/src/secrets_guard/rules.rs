@@ -1,0 +1,260 @@
+//! Which paths are secrets: the builtin rules, the configured ones, and how a path is matched.
+
+use std::path::{Component, Path, PathBuf};
+
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+
+use super::POLICY;
+use crate::ConfigError;
+use crate::paths::{self, PathError, resolve};
+
+/// The builtin secrets rules: the name shown in reasons, and the globs matched (anywhere in
+/// the absolute path, case-insensitively).
+pub(super) const BUILTIN_DENY: &[(&str, &[&str])] = &[
+    (".env", &["**/.env"]),
+    (".env.*", &["**/.env.*"]),
+    ("*.pem", &["**/*.pem"]),
+    ("*.key", &["**/*.key"]),
+    ("id_rsa*", &["**/id_rsa*"]),
+    ("id_dsa*", &["**/id_dsa*"]),
+    ("id_ecdsa*", &["**/id_ecdsa*"]),
+    ("id_ed25519*", &["**/id_ed25519*"]),
+    ("*.p12", &["**/*.p12"]),
+    ("*.pfx", &["**/*.pfx"]),
+    ("*.jks", &["**/*.jks"]),
+    ("*.keystore", &["**/*.keystore"]),
+    (".netrc", &["**/.netrc", "**/_netrc"]),
+    (".npmrc", &["**/.npmrc"]),
+    (".pypirc", &["**/.pypirc"]),
+    (".git-credentials", &["**/.git-credentials"]),
+    (".pgpass", &["**/.pgpass"]),
+    ("~/.ssh/**", &["**/.ssh", "**/.ssh/**"]),
+    ("~/.aws/**", &["**/.aws", "**/.aws/**"]),
+    (
+        "~/.config/gcloud/**",
+        &["**/.config/gcloud", "**/.config/gcloud/**"],
+    ),
+    ("~/.azure/**", &["**/.azure", "**/.azure/**"]),
+    ("~/.gnupg/**", &["**/.gnupg", "**/.gnupg/**"]),
+    ("~/.kube/config", &["**/.kube/config"]),
+    ("~/.docker/config.json", &["**/.docker/config.json"]),
+];
+
+/// Files the builtin rules would match that hold no secret.
+pub(super) const BUILTIN_ALLOW: &[(&str, &[&str])] = &[
+    (".env.example", &["**/.env.example"]),
+    (".env.sample", &["**/.env.sample"]),
+    (".env.template", &["**/.env.template"]),
+    ("*.pub", &["**/*.pub"]),
+];
+
+/// A compiled list of named rules. Relative globs match the path relative to the project root
+/// (or, outside it, the absolute path without its leading `/`); absolute ones the absolute
+/// path.
+#[derive(Debug, Clone)]
+pub(super) struct Rules {
+    names: Vec<String>,
+    relative: GlobSet,
+    relative_idx: Vec<usize>,
+    absolute: GlobSet,
+    absolute_idx: Vec<usize>,
+    /// Relative globs also match paths outside the root (deny lists and builtin rules).
+    relative_outside: bool,
+}
+
+impl Rules {
+    /// The builtin `table`.
+    pub(super) fn builtin(table: &[(&str, &[&str])]) -> Rules {
+        let mut set = GlobSetBuilder::new();
+        let (mut names, mut idx) = (Vec::new(), Vec::new());
+        for (i, (name, globs)) in table.iter().enumerate() {
+            names.push((*name).to_owned());
+            for g in *globs {
+                // The table is fixed and tested; a bad entry is skipped rather than panicking.
+                if let Ok(glob) = GlobBuilder::new(g)
+                    .literal_separator(true)
+                    .case_insensitive(true)
+                    .build()
+                {
+                    set.add(glob);
+                    idx.push(i);
+                }
+            }
+        }
+        Rules {
+            names,
+            relative: set.build().unwrap_or_else(|_| GlobSet::empty()),
+            relative_idx: idx,
+            absolute: GlobSet::empty(),
+            absolute_idx: Vec::new(),
+            relative_outside: true,
+        }
+    }
+
+    /// A configured list (`field`), compiled.
+    pub(super) fn configured(
+        field: &'static str,
+        patterns: &[String],
+        relative_outside: bool,
+        home: Option<&Path>,
+    ) -> Result<Rules, ConfigError> {
+        let mut relative = GlobSetBuilder::new();
+        let mut absolute = GlobSetBuilder::new();
+        let (mut relative_idx, mut absolute_idx) = (Vec::new(), Vec::new());
+        for (i, pattern) in patterns.iter().enumerate() {
+            let err = |msg: String| ConfigError::new(POLICY, format!("{field}[{i}]"), msg);
+            let (text, is_absolute) = prepare(pattern, home).map_err(err)?;
+            let glob = GlobBuilder::new(&text)
+                .literal_separator(true)
+                .case_insensitive(true)
+                .build()
+                .map_err(|e| err(e.kind().to_string()))?;
+            if is_absolute {
+                absolute.add(glob);
+                absolute_idx.push(i);
+            } else {
+                relative.add(glob);
+                relative_idx.push(i);
+            }
+        }
+        let build = |b: GlobSetBuilder| {
+            b.build()
+                .map_err(|e| ConfigError::new(POLICY, field, e.to_string()))
+        };
+        Ok(Rules {
+            names: patterns.to_vec(),
+            relative: build(relative)?,
+            relative_idx,
+            absolute: build(absolute)?,
+            absolute_idx,
+            relative_outside,
+        })
+    }
+
+    /// The name of the first rule matching `abs` (absolute, normalized) in a project rooted at
+    /// `root`.
+    pub(super) fn first_match(&self, abs: &Path, root: &Path) -> Option<&str> {
+        let rel = match paths::inside(abs, root) {
+            Some(rel) => Some(rel),
+            None if self.relative_outside => Some(strip_root(abs)),
+            None => None,
+        };
+        let r = rel.and_then(|rel| first(&self.relative, &self.relative_idx, rel));
+        let a = first(&self.absolute, &self.absolute_idx, abs);
+        let i = match (r, a) {
+            (Some(r), Some(a)) => r.min(a),
+            (r, a) => r.or(a)?,
+        };
+        self.names.get(i).map(String::as_str)
+    }
+}
+
+/// The configured index of the first glob of `set` matching `path`.
+fn first(set: &GlobSet, idx: &[usize], path: &Path) -> Option<usize> {
+    if set.is_empty() || !set.is_match(path) {
+        return None;
+    }
+    set.matches(path)
+        .into_iter()
+        .filter_map(|m| idx.get(m).copied())
+        .min()
+}
+
+/// A configured glob as text to compile, and whether it is absolute (`/…`, `~/…`; the literal
+/// directories before its first wildcard are resolved, so it matches resolved paths).
+fn prepare(pattern: &str, home: Option<&Path>) -> Result<(String, bool), String> {
+    if pattern.is_empty() {
+        return Err("empty glob".to_owned());
+    }
+    if pattern.contains('\0') {
+        return Err("glob contains a NUL byte".to_owned());
+    }
+    let is_absolute = pattern.starts_with('~') || Path::new(pattern).is_absolute();
+    if !is_absolute {
+        let text = pattern.trim_start_matches("./");
+        if Path::new(text)
+            .components()
+            .any(|c| matches!(c, Component::ParentDir))
+        {
+            return Err(format!(
+                "`{pattern}`: relative globs may not contain `..`; use an absolute glob"
+            ));
+        }
+        if text.is_empty() {
+            return Err(format!("`{pattern}` names no path"));
+        }
+        return Ok((text.to_owned(), false));
+    }
+    let meta = |c: char| matches!(c, '*' | '?' | '[' | ']' | '{' | '}' | '\\');
+    let literal_end = match pattern.find(meta) {
+        Some(at) => pattern[..at].rfind('/').unwrap_or(0),
+        None => pattern.len(),
+    };
+    let (literal, rest) = pattern.split_at(literal_end);
+    let literal = if literal.is_empty() { "/" } else { literal };
+    let resolved = resolve(literal, Path::new("/"), home).map_err(|e| e.to_string())?;
+    let resolved = resolved
+        .to_str()
+        .ok_or_else(|| format!("`{pattern}` expands to a path that is not UTF-8"))?;
+    let mut text = globset::escape(resolved);
+    let rest = rest.trim_start_matches('/');
+    if !rest.is_empty() {
+        if !text.ends_with('/') {
+            text.push('/');
+        }
+        text.push_str(rest);
+    }
+    Ok((text, true))
+}
+
+/// `abs` without its root (`/a/b` → `a/b`).
+pub(super) fn strip_root(abs: &Path) -> &Path {
+    let mut comps = abs.components();
+    while matches!(
+        comps.clone().next(),
+        Some(Component::RootDir | Component::Prefix(_))
+    ) {
+        comps.next();
+    }
+    comps.as_path()
+}
+
+/// `raw` as an absolute path without following symlinks: `~` expanded when there is a home
+/// (else kept as a name), joined to `cwd`, `.` and `..` applied to the text.
+pub(super) fn lexical(raw: &str, cwd: &Path, home: Option<&Path>) -> PathBuf {
+    let expanded = match (raw.strip_prefix('~'), home) {
+        (Some(""), Some(h)) => h.to_path_buf(),
+        (Some(rest), Some(h)) if rest.starts_with('/') => h.join(rest.trim_start_matches('/')),
+        _ => PathBuf::from(raw),
+    };
+    let joined = if expanded.is_absolute() {
+        expanded
+    } else {
+        cwd.join(expanded)
+    };
+    let mut out = PathBuf::new();
+    for comp in joined.components() {
+        match comp {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+/// `raw` resolved through symlinks; `Ok(None)` when it names another user's home or `~` has
+/// nowhere to go (the lexical path is all there is to judge).
+pub(super) fn resolved(
+    raw: &str,
+    cwd: &Path,
+    home: Option<&Path>,
+) -> Result<Option<PathBuf>, PathError> {
+    match resolve(raw, cwd, home) {
+        Ok(p) => Ok(Some(p)),
+        Err(PathError::OtherUsersHome(_) | PathError::NoHome(_)) => Ok(None),
+        Err(e) => Err(e),
+    }
+}

@@ -1,0 +1,276 @@
+#![cfg(feature = "secrets-guard")]
+//! `secrets-guard` through a real `Hooks` dispatch, on a temporary project with real files and
+//! symlinks.
+
+use std::path::{Path, PathBuf};
+
+use hooks_builtin::secrets_guard::{SecretsGuard, SecretsGuardConfig};
+use hooks_core::Verdict;
+use hooks_core::context::{Meta, PreToolUse};
+use hooks_core::points::pre_tool_use;
+use hooks_core::runtime::{Hooks, Session, ToolRun};
+use proptest::prelude::*;
+use serde_json::{Value, json};
+
+struct Project {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+    home: PathBuf,
+}
+
+/// `<tmp>/project` with `.env`, `.env.example`, `src/main.rs`, `certs/server.pem`, and
+/// `<tmp>/home/.ssh/id_ed25519{,.pub}`.
+fn project() -> Project {
+    let dir = tempfile::tempdir().unwrap();
+    let base = std::fs::canonicalize(dir.path()).unwrap();
+    let root = base.join("project");
+    let home = base.join("home");
+    for d in [root.join("src"), root.join("certs"), home.join(".ssh")] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    for f in [
+        root.join(".env"),
+        root.join(".env.example"),
+        root.join("src/main.rs"),
+        root.join("certs/server.pem"),
+        home.join(".ssh/id_ed25519"),
+        home.join(".ssh/id_ed25519.pub"),
+    ] {
+        std::fs::write(f, "x").unwrap();
+    }
+    Project {
+        _dir: dir,
+        root,
+        home,
+    }
+}
+
+fn hooks(p: &Project) -> Hooks {
+    let guard =
+        SecretsGuard::with_home(SecretsGuardConfig::default(), Some(p.home.clone())).unwrap();
+    Hooks::builder()
+        .ignore_env()
+        .provider_at(-100, guard)
+        .build()
+        .unwrap()
+}
+
+fn dispatch(h: &Hooks, cwd: &Path, tool: &str, input: Value) -> Verdict {
+    let mut ctx = PreToolUse::new(Meta::new("s1").with_cwd(cwd), tool, input);
+    h.dispatch::<pre_tool_use::Point>(&mut ctx).value
+}
+
+fn bash(h: &Hooks, cwd: &Path, command: &str) -> Verdict {
+    dispatch(h, cwd, "Bash", json!({ "command": command }))
+}
+
+fn denied(v: &Verdict) -> &str {
+    match v {
+        Verdict::Deny(r) => r,
+        other => panic!("expected a deny, got {other:?}"),
+    }
+}
+
+#[cfg(unix)]
+mod symlinks {
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    #[test]
+    fn a_harmless_name_linked_to_a_secret_is_the_secret() {
+        let p = project();
+        symlink(p.root.join(".env"), p.root.join("notes.txt")).unwrap();
+        symlink(p.home.join(".ssh"), p.root.join("docs")).unwrap();
+        let h = hooks(&p);
+        let v = dispatch(&h, &p.root, "Read", json!({"file_path": "notes.txt"}));
+        assert_eq!(
+            denied(&v),
+            "secrets-guard: Read: \"notes.txt\" (resolves to .env) matches secrets rule \".env\""
+        );
+        assert!(bash(&h, &p.root, "cat notes.txt").is_deny());
+        assert!(bash(&h, &p.root, "cat docs/id_ed25519").is_deny());
+        // The public key is still fine through the link.
+        assert_eq!(
+            bash(&h, &p.root, "cat docs/id_ed25519.pub"),
+            Verdict::Continue
+        );
+    }
+
+    #[test]
+    fn a_secret_named_dotenv_that_links_elsewhere_is_still_denied_by_its_name() {
+        let p = project();
+        std::fs::remove_file(p.root.join(".env")).unwrap();
+        std::fs::write(p.root.join("dev-settings"), "x").unwrap();
+        symlink(p.root.join("dev-settings"), p.root.join(".env")).unwrap();
+        let h = hooks(&p);
+        assert!(bash(&h, &p.root, "cat .env").is_deny());
+        assert!(dispatch(&h, &p.root, "Read", json!({"file_path": ".env"})).is_deny());
+    }
+
+    #[test]
+    fn symlink_loops_are_denied_as_unresolvable() {
+        let p = project();
+        symlink(p.root.join("b"), p.root.join("a")).unwrap();
+        symlink(p.root.join("a"), p.root.join("b")).unwrap();
+        let h = hooks(&p);
+        let v = dispatch(&h, &p.root, "Read", json!({"file_path": "a/x"}));
+        assert!(denied(&v).contains("cannot be resolved"), "{v:?}");
+        assert!(bash(&h, &p.root, "cat a/x").is_deny());
+    }
+}
+
+#[test]
+fn wildcards_are_expanded_against_the_file_system_like_bash() {
+    let p = project();
+    let h = hooks(&p);
+    for cmd in [
+        "cat .en?",
+        "cat .e*",
+        "cat certs/*",
+        "cat */*.pem",
+        "cat .*",
+        "tail -n1 ~/.ssh/id_*",
+    ] {
+        assert!(bash(&h, &p.root, cmd).is_deny(), "{cmd}");
+    }
+    let v = bash(&h, &p.root, "cat .en?");
+    assert!(denied(&v).contains("\".en?\", which expands to"), "{v:?}");
+    // `*` does not match dotfiles, so `.env` is not read by these.
+    for cmd in ["cat *", "ls src/*", "cat src/mai?.rs", "wc -l src/*.rs"] {
+        assert_eq!(bash(&h, &p.root, cmd), Verdict::Continue, "{cmd}");
+    }
+}
+
+#[test]
+fn must_allow_commands_pass_in_a_real_project() {
+    let p = project();
+    let h = hooks(&p);
+    for cmd in [
+        "ls",
+        "grep -r TODO src",
+        "cat .env.example",
+        "cat ~/.ssh/id_ed25519.pub",
+        "cp .env.example /tmp/example",
+        "git status",
+    ] {
+        assert_eq!(bash(&h, &p.root, cmd), Verdict::Continue, "{cmd}");
+    }
+}
+
+#[test]
+fn the_issue_examples_are_denied_and_name_the_rule() {
+    let p = project();
+    let h = hooks(&p);
+    for (cmd, rule) in [
+        ("cat .env", ".env"),
+        ("grep KEY .env", ".env"),
+        ("source .env", ".env"),
+        (". .env", ".env"),
+        ("cat \"$HOME/.ssh/id_ed25519\"", "id_ed25519*"),
+        ("bash -c 'cat .env'", ".env"),
+        ("base64 < certs/server.pem", "*.pem"),
+    ] {
+        let v = bash(&h, &p.root, cmd);
+        assert!(
+            denied(&v).ends_with(&format!("matches secrets rule {rule:?}")),
+            "{cmd}: {v:?}"
+        );
+    }
+}
+
+#[test]
+fn deny_is_decided_by_the_builtin_name_without_failures() {
+    let p = project();
+    let h = hooks(&p);
+    let mut ctx = PreToolUse::new(
+        Meta::new("s1").with_cwd(&p.root),
+        "Grep",
+        json!({"pattern": "AWS_SECRET", "path": ".env"}),
+    );
+    let out = h.dispatch::<pre_tool_use::Point>(&mut ctx);
+    assert!(out.is_denied());
+    assert_eq!(out.decided_by.as_deref(), Some("builtin.secrets_guard"));
+    assert!(out.failures.is_empty());
+}
+
+#[test]
+fn odd_tool_input_shapes_never_let_a_secret_through() {
+    let p = project();
+    let h = hooks(&p);
+    for (tool, input) in [
+        ("Read", json!({"file_path": [".env"]})),
+        ("Read", json!({"file_path": ".env", "path": "src"})),
+        ("Read", json!({"paths": ["src/main.rs", ".env"]})),
+        ("Bash", json!({"command": {"script": "cat .env"}})),
+        ("Bash", json!({"command": ["sh", "-c", "cat .env"]})),
+        ("Bash", json!({"command": "cat .e\\nv"})),
+        ("Bash", json!({"command": "cat $'\\x2eenv'"})),
+        ("Bash", json!({"command": "cat .env\u{0}"})),
+    ] {
+        let v = dispatch(&h, &p.root, tool, input.clone());
+        assert!(v.is_deny(), "{tool} {input}: {v:?}");
+    }
+}
+
+#[tokio::test]
+async fn session_does_not_run_a_command_that_prints_a_secret() {
+    let p = project();
+    let mut session = Session::start(hooks(&p), Meta::new("s1").with_cwd(&p.root), "m")
+        .await
+        .unwrap();
+    let run = session
+        .tool(
+            "Bash",
+            json!({"command": "env | grep KEY; cat .env"}),
+            |_| async { Ok(json!("SECRET=1")) },
+        )
+        .await
+        .unwrap();
+    match run {
+        ToolRun::Denied { by, reason, .. } => {
+            assert_eq!(by.as_deref(), Some("builtin.secrets_guard"));
+            assert!(reason.contains("`cat .env`"), "{reason}");
+        }
+        ToolRun::Ran(_) => panic!("the command ran"),
+    }
+    let run = session
+        .tool("Read", json!({"file_path": "src/main.rs"}), |_| async {
+            Ok(json!("fn main() {}"))
+        })
+        .await
+        .unwrap();
+    assert!(matches!(run, ToolRun::Ran(_)));
+}
+
+proptest! {
+    /// Any command text gets an answer without a panic, and a deny reason is one line that
+    /// starts with the policy's name.
+    #[test]
+    fn any_command_text_gets_a_one_line_answer(cmd in "\\PC{0,60}|[ .a-z'\"$(){}|;&<>\\\\\n*?~/-]{0,40}") {
+        let guard = SecretsGuard::with_home(SecretsGuardConfig::default(), None).unwrap();
+        let v = guard.check("Bash", &json!({ "command": cmd }), Path::new("/nonexistent/proptest"));
+        if let Verdict::Deny(r) = &v {
+            prop_assert!(r.starts_with("secrets-guard: "), "{r}");
+            prop_assert!(!r.contains('\n'), "{r}");
+        }
+    }
+
+    /// However `.env` is quoted or split into quoted pieces, `cat` of it is denied.
+    #[test]
+    fn quoting_does_not_hide_dotenv(pieces in proptest::collection::vec(0usize..4, 4)) {
+        let chars = ['.', 'e', 'n', 'v'];
+        let word: String = chars
+            .iter()
+            .zip(&pieces)
+            .map(|(c, q)| match q {
+                0 => c.to_string(),
+                1 => format!("'{c}'"),
+                2 => format!("\"{c}\""),
+                _ => format!("\\{c}"),
+            })
+            .collect();
+        let guard = SecretsGuard::with_home(SecretsGuardConfig::default(), None).unwrap();
+        let v = guard.check("Bash", &json!({ "command": format!("cat {word}") }), Path::new("/nonexistent/proptest"));
+        prop_assert!(v.is_deny(), "cat {}: {:?}", word, v);
+    }
+}
