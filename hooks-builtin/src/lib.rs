@@ -22,6 +22,8 @@ pub mod shell;
 
 #[cfg(feature = "command-guard")]
 pub mod command_guard;
+#[cfg(feature = "pii-scrub")]
+pub mod pii_scrub;
 #[cfg(feature = "reviewer-lockout")]
 pub mod reviewer_lockout;
 #[cfg(feature = "secrets-guard")]
