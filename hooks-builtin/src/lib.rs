@@ -20,10 +20,16 @@ pub use error::ConfigError;
 #[cfg(any(feature = "command-guard", feature = "secrets-guard"))]
 pub mod shell;
 
+#[cfg(feature = "budget")]
+pub mod budget;
 #[cfg(feature = "command-guard")]
 pub mod command_guard;
 #[cfg(feature = "pii-scrub")]
 pub mod pii_scrub;
+#[cfg(feature = "rate-limit")]
+pub mod rate_limit;
+#[cfg(feature = "resilience")]
+pub mod resilience;
 #[cfg(feature = "reviewer-lockout")]
 pub mod reviewer_lockout;
 #[cfg(feature = "secrets-guard")]

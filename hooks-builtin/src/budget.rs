@@ -1,0 +1,1420 @@
+//! `budget`: token and cost accounting per session and per tenant, with soft limits that
+//! switch to a cheaper model and hard limits that stop model calls and subagent spawns (seed
+//! 000, need 2: "agents ran up a $200 bill overnight").
+//!
+//! # Points
+//!
+//! | point | what it does |
+//! |---|---|
+//! | `post_model_call` | adds the call's `usage` to its session and tenant, priced by `model` |
+//! | `pre_model_call` | over a hard limit: deny; over a soft limit: switch `model` to [`BudgetConfig::cheaper_model`] |
+//! | `subagent_start` | the same for the subagent's `model` |
+//! | `subagent_stop` | adds the subagent's `tokens` only with [`BudgetConfig::count_subagent_stop`] (see below) |
+//! | `session_end` | closes the session's [`SpendReport`], logs it and keeps it for [`Budget::report`] |
+//!
+//! # Counting
+//!
+//! Tokens are counted once, at `post_model_call`, with the price of the model that answered.
+//! A subagent started with [`Session::start_subagent`](hooks_core::runtime::Session) runs its
+//! model calls through the same hooks and the same `session_id`, so they are counted there
+//! already, under the parent session and tenant; `subagent_stop` repeats those tokens and is
+//! therefore ignored by default. Set `count_subagent_stop` only for a runtime whose subagents'
+//! model calls do not pass through these hooks, or they are counted twice.
+//!
+//! Prices are US dollars per million input and output tokens. A model is priced by its exact
+//! entry in [`BudgetConfig::prices`], else by the longest entry that is a prefix of its name
+//! (`claude-sonnet-4` prices `claude-sonnet-4-20250514`), else by `default_price`. With no
+//! default price an unknown model's tokens still count toward token limits but cost nothing,
+//! and a warning is logged once per model. Money is kept in integers (picodollars per token,
+//! micro-dollars in reports), so long sessions do not drift.
+//!
+//! # Limits
+//!
+//! [`BudgetLimits`] apply per session (`session`) and per tenant (`tenant`, or an entry of
+//! `tenants`), in dollars and/or tokens. They are checked before each model call and spawn
+//! against the spend so far: at or over a **soft** limit the call goes to `cheaper_model`
+//! (logged once per session; with no cheaper model, only logged); at or over a **hard** limit
+//! it is denied, with a reason such as `budget: session s1 spent $5.02 of its $5.00 hard
+//! limit`. A call's own cost is only known once it returns, so one call (or several running
+//! at once) can overshoot a limit; the next one is refused. A session without a tenant has no
+//! tenant limit.
+//!
+//! # State
+//!
+//! Open sessions are kept until their `session_end` (at most `max_sessions`; beyond that the
+//! least recently active is closed early, with a warning, and would start again from zero).
+//! Reports of ended sessions are kept for [`Budget::report`] up to `max_reports`, oldest
+//! dropped first; [`Budget::take_report`] removes one. Tenant totals accumulate until
+//! [`Budget::reset_tenant`] (call it at the start of each billing period). `Budget` is
+//! `Clone`; clones share all of this, so keep one to read reports after handing another to
+//! the hooks. All of it is behind one mutex held for a few map operations per call.
+//!
+//! # Example
+//!
+//! ```
+//! use hooks_builtin::budget::{Budget, BudgetConfig, BudgetLimits, ModelPrice};
+//! use hooks_core::context::{Meta, PostModelCall, PreModelCall, TokenUsage};
+//! use hooks_core::points::{post_model_call, pre_model_call};
+//! use hooks_core::runtime::Hooks;
+//!
+//! let config = BudgetConfig {
+//!     prices: [
+//!         ("big".to_owned(), ModelPrice::new(3.0, 15.0)),
+//!         ("small".to_owned(), ModelPrice::new(0.25, 1.25)),
+//!     ]
+//!     .into(),
+//!     session: BudgetLimits { soft_usd: Some(1.0), hard_usd: Some(5.0), ..BudgetLimits::default() },
+//!     cheaper_model: Some("small".into()),
+//!     ..BudgetConfig::default()
+//! };
+//! let budget = Budget::new(config)?;
+//! let hooks = Hooks::builder().ignore_env().provider_at(-50, budget.clone()).build()?;
+//!
+//! // One big call: 200k tokens in, 40k out = $0.60 + $0.60.
+//! let mut post = PostModelCall::new(Meta::new("s1"), "big", "…", TokenUsage::new(200_000, 40_000), 900);
+//! hooks.dispatch::<post_model_call::Point>(&mut post);
+//! assert_eq!(budget.report("s1").unwrap().cost_micros, 1_200_000);
+//!
+//! // Over the soft limit: the next call goes to the cheaper model.
+//! let mut pre = PreModelCall::new(Meta::new("s1"), "big", vec![]);
+//! assert!(!hooks.dispatch::<pre_model_call::Point>(&mut pre).is_denied());
+//! assert_eq!(pre.model.get(), "small");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::fmt;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use hooks_core::context::{
+    Meta, PostModelCall, PreModelCall, SessionEnd, SubagentStart, SubagentStop, TokenUsage,
+};
+use hooks_core::runtime::HooksProvider;
+use hooks_core::{HookResult, Verdict};
+use serde::{Deserialize, Serialize};
+
+use crate::ConfigError;
+
+/// The policy's name in config files and errors.
+const POLICY: &str = "budget";
+
+/// The highest price accepted, in USD per million tokens.
+const MAX_PRICE: f64 = 1_000_000.0;
+
+/// The highest dollar limit accepted (it must fit in micro-dollars with room to spare).
+const MAX_USD: f64 = 1_000_000_000_000.0;
+
+/// Unknown models warned about, at most (the names come from the runtime).
+const MAX_WARNED: usize = 1024;
+
+const PICO_PER_MICRO: u128 = 1_000_000;
+
+/// The price of a model, in US dollars per million tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelPrice {
+    /// USD per million input (prompt) tokens; from 0 to 1 000 000.
+    pub input_usd_per_mtok: f64,
+    /// USD per million output (completion) tokens; from 0 to 1 000 000.
+    pub output_usd_per_mtok: f64,
+}
+
+impl ModelPrice {
+    /// `input` and `output` USD per million tokens.
+    pub const fn new(input: f64, output: f64) -> Self {
+        ModelPrice {
+            input_usd_per_mtok: input,
+            output_usd_per_mtok: output,
+        }
+    }
+}
+
+/// Soft and hard limits in dollars and tokens; each is off when `None`. Soft limits switch
+/// to the cheaper model, hard limits deny. A limit must be above zero and a soft limit may not
+/// be above the hard limit of the same unit.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct BudgetLimits {
+    /// Soft limit in USD. Default `None`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub soft_usd: Option<f64>,
+    /// Hard limit in USD. Default `None`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hard_usd: Option<f64>,
+    /// Soft limit in tokens (input plus output). Default `None`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub soft_tokens: Option<u64>,
+    /// Hard limit in tokens (input plus output). Default `None`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hard_tokens: Option<u64>,
+}
+
+/// Settings of [`Budget`].
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct BudgetConfig {
+    /// Prices by model name: exact name, else the longest entry that is a prefix of the
+    /// model's name. Default empty.
+    pub prices: BTreeMap<String, ModelPrice>,
+    /// The price of models not in `prices`. `None`: their tokens count toward token limits but
+    /// cost nothing, and a warning is logged once per model. Default `None`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub default_price: Option<ModelPrice>,
+    /// Limits of each session. Default: none.
+    pub session: BudgetLimits,
+    /// Limits of each tenant, over all its sessions until [`Budget::reset_tenant`]. Default:
+    /// none.
+    pub tenant: BudgetLimits,
+    /// Limits of particular tenants, replacing `tenant` for them. Default empty.
+    pub tenants: BTreeMap<String, BudgetLimits>,
+    /// The model that model calls and subagents switch to at a soft limit. Calls of a model
+    /// known to cost no more per token are left alone. `None`: a soft limit is only logged.
+    /// Default `None`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cheaper_model: Option<String>,
+    /// Also count the tokens of `subagent_stop`, for runtimes whose subagents' model calls do
+    /// not pass through these hooks (with [`Session`](hooks_core::runtime::Session) they do,
+    /// and this would count them twice). Default `false`.
+    pub count_subagent_stop: bool,
+    /// Reports of ended sessions kept for [`Budget::report`]; the oldest go first. Default
+    /// 1024.
+    pub max_reports: usize,
+    /// Open sessions tracked at once, at least 1; beyond that the least recently active is
+    /// closed early. Default 10 000.
+    pub max_sessions: usize,
+}
+
+impl Default for BudgetConfig {
+    fn default() -> Self {
+        BudgetConfig {
+            prices: BTreeMap::new(),
+            default_price: None,
+            session: BudgetLimits::default(),
+            tenant: BudgetLimits::default(),
+            tenants: BTreeMap::new(),
+            cheaper_model: None,
+            count_subagent_stop: false,
+            max_reports: 1024,
+            max_sessions: 10_000,
+        }
+    }
+}
+
+/// Whose limit: a session's or a tenant's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LimitScope {
+    /// The session's limit.
+    Session,
+    /// The tenant's limit.
+    Tenant,
+}
+
+/// Which limit: soft (switch model) or hard (deny).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LimitLevel {
+    /// The soft limit.
+    Soft,
+    /// The hard limit.
+    Hard,
+}
+
+/// What a limit counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LimitUnit {
+    /// US dollars.
+    Usd,
+    /// Tokens, input plus output.
+    Tokens,
+}
+
+/// A limit a session reached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize, Serialize)]
+pub struct LimitHit {
+    /// Whose limit.
+    pub scope: LimitScope,
+    /// Soft or hard.
+    pub level: LimitLevel,
+    /// Dollars or tokens.
+    pub unit: LimitUnit,
+}
+
+/// Tokens and cost of one model.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+pub struct ModelSpend {
+    /// Tokens used.
+    pub tokens: TokenUsage,
+    /// Their cost in micro-dollars (millionths of a US dollar), rounded down.
+    pub cost_micros: u64,
+    /// False when the model had no price (its cost is 0).
+    pub priced: bool,
+}
+
+/// What one session spent, per model and in total, and the limits it reached.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[non_exhaustive]
+pub struct SpendReport {
+    /// The session.
+    pub session_id: String,
+    /// Its tenant, if any.
+    pub tenant: Option<String>,
+    /// Per model.
+    pub models: BTreeMap<String, ModelSpend>,
+    /// All tokens.
+    pub tokens: TokenUsage,
+    /// The total cost in micro-dollars, rounded down.
+    pub cost_micros: u64,
+    /// The limits reached, in the order first seen.
+    pub limits_hit: Vec<LimitHit>,
+    /// Model calls and spawns switched to the cheaper model.
+    pub downgraded_calls: u32,
+    /// Model calls and spawns denied.
+    pub denied_calls: u32,
+    /// True once `session_end` was seen; false for an open session, or one closed early
+    /// because there were more than `max_sessions`.
+    pub ended: bool,
+}
+
+impl SpendReport {
+    /// The total cost in US dollars (for display; the exact figure is `cost_micros`).
+    pub fn cost_usd(&self) -> f64 {
+        self.cost_micros as f64 / 1e6
+    }
+}
+
+/// What one tenant spent over all its sessions since the last [`Budget::reset_tenant`].
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[non_exhaustive]
+pub struct TenantSpend {
+    /// The tenant.
+    pub tenant: String,
+    /// Per model.
+    pub models: BTreeMap<String, ModelSpend>,
+    /// All tokens.
+    pub tokens: TokenUsage,
+    /// The total cost in micro-dollars, rounded down.
+    pub cost_micros: u64,
+}
+
+impl TenantSpend {
+    /// The total cost in US dollars (for display; the exact figure is `cost_micros`).
+    pub fn cost_usd(&self) -> f64 {
+        self.cost_micros as f64 / 1e6
+    }
+}
+
+/// A price in picodollars per token (1 USD per million tokens = 1 000 000 pico-USD per token).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Price {
+    input: u64,
+    output: u64,
+}
+
+impl Price {
+    fn cost(self, usage: TokenUsage) -> u128 {
+        u128::from(usage.input)
+            .saturating_mul(u128::from(self.input))
+            .saturating_add(u128::from(usage.output).saturating_mul(u128::from(self.output)))
+    }
+
+    fn per_token(self) -> u128 {
+        u128::from(self.input) + u128::from(self.output)
+    }
+}
+
+/// [`BudgetLimits`] checked and in integer units.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Limits {
+    soft_micros: Option<u64>,
+    hard_micros: Option<u64>,
+    soft_tokens: Option<u64>,
+    hard_tokens: Option<u64>,
+}
+
+impl Limits {
+    fn compile(limits: &BudgetLimits, field: &str) -> Result<Limits, ConfigError> {
+        let usd = |v: Option<f64>, name: &str| -> Result<Option<u64>, ConfigError> {
+            let Some(v) = v else { return Ok(None) };
+            if !v.is_finite() || v <= 0.0 || v > MAX_USD {
+                return Err(ConfigError::new(
+                    POLICY,
+                    format!("{field}.{name}"),
+                    format!("must be a dollar amount above 0 and at most {MAX_USD}, not {v}"),
+                ));
+            }
+            // In range, so the cast cannot truncate; at least one micro-dollar.
+            Ok(Some(((v * 1e6).round() as u64).max(1)))
+        };
+        let tokens = |v: Option<u64>, name: &str| -> Result<Option<u64>, ConfigError> {
+            match v {
+                Some(0) => Err(ConfigError::new(
+                    POLICY,
+                    format!("{field}.{name}"),
+                    "must be at least 1 token",
+                )),
+                v => Ok(v),
+            }
+        };
+        let out = Limits {
+            soft_micros: usd(limits.soft_usd, "soft_usd")?,
+            hard_micros: usd(limits.hard_usd, "hard_usd")?,
+            soft_tokens: tokens(limits.soft_tokens, "soft_tokens")?,
+            hard_tokens: tokens(limits.hard_tokens, "hard_tokens")?,
+        };
+        if let (Some(s), Some(h)) = (out.soft_micros, out.hard_micros)
+            && s > h
+        {
+            return Err(ConfigError::new(
+                POLICY,
+                format!("{field}.soft_usd"),
+                format!(
+                    "the soft limit ({}) is above the hard limit ({})",
+                    usd_text(s),
+                    usd_text(h)
+                ),
+            ));
+        }
+        if let (Some(s), Some(h)) = (out.soft_tokens, out.hard_tokens)
+            && s > h
+        {
+            return Err(ConfigError::new(
+                POLICY,
+                format!("{field}.soft_tokens"),
+                format!("the soft limit ({s} tokens) is above the hard limit ({h} tokens)"),
+            ));
+        }
+        Ok(out)
+    }
+
+    fn any_soft(&self) -> bool {
+        self.soft_micros.is_some() || self.soft_tokens.is_some()
+    }
+}
+
+fn compile_price(price: &ModelPrice, field: &str) -> Result<Price, ConfigError> {
+    let one = |v: f64, name: &str| -> Result<u64, ConfigError> {
+        if !v.is_finite() || !(0.0..=MAX_PRICE).contains(&v) {
+            return Err(ConfigError::new(
+                POLICY,
+                format!("{field}.{name}"),
+                format!("must be a price from 0 to {MAX_PRICE} USD per million tokens, not {v}"),
+            ));
+        }
+        // USD per million tokens = micro-USD per token = 10^6 pico-USD per token.
+        Ok((v * 1e6).round() as u64)
+    };
+    Ok(Price {
+        input: one(price.input_usd_per_mtok, "input_usd_per_mtok")?,
+        output: one(price.output_usd_per_mtok, "output_usd_per_mtok")?,
+    })
+}
+
+/// `$5.02`, `$5.004`, `$0.000001`: micro-dollars with at least two decimals and no trailing
+/// zeros beyond them.
+fn usd_text(micros: u64) -> String {
+    let frac = format!("{:06}", micros % 1_000_000);
+    let trimmed = frac.trim_end_matches('0');
+    let digits = if trimmed.len() < 2 {
+        &frac[..2]
+    } else {
+        trimmed
+    };
+    format!("${}.{digits}", micros / 1_000_000)
+}
+
+fn micros(pico: u128) -> u64 {
+    u64::try_from(pico / PICO_PER_MICRO).unwrap_or(u64::MAX)
+}
+
+/// One model's running totals.
+#[derive(Debug, Clone, Copy, Default)]
+struct ModelLedger {
+    tokens: TokenUsage,
+    cost_pico: u128,
+    priced: bool,
+}
+
+/// Running totals of a session or a tenant. Costs are summed exactly in picodollars.
+#[derive(Debug, Default)]
+struct Ledger {
+    models: BTreeMap<String, ModelLedger>,
+    tokens: TokenUsage,
+    cost_pico: u128,
+}
+
+impl Ledger {
+    fn add(&mut self, model: &str, usage: TokenUsage, price: Option<Price>) {
+        let cost = price.map_or(0, |p| p.cost(usage));
+        let entry = self.models.entry(model.to_owned()).or_insert(ModelLedger {
+            priced: price.is_some(),
+            ..ModelLedger::default()
+        });
+        entry.tokens += usage;
+        entry.cost_pico = entry.cost_pico.saturating_add(cost);
+        self.tokens += usage;
+        self.cost_pico = self.cost_pico.saturating_add(cost);
+    }
+
+    fn micros(&self) -> u64 {
+        micros(self.cost_pico)
+    }
+
+    fn models(&self) -> BTreeMap<String, ModelSpend> {
+        self.models
+            .iter()
+            .map(|(name, m)| {
+                let spend = ModelSpend {
+                    tokens: m.tokens,
+                    cost_micros: micros(m.cost_pico),
+                    priced: m.priced,
+                };
+                (name.clone(), spend)
+            })
+            .collect()
+    }
+}
+
+#[derive(Debug)]
+struct OpenSession {
+    tenant: Option<Arc<str>>,
+    ledger: Ledger,
+    hits: Vec<LimitHit>,
+    downgraded: u32,
+    denied: u32,
+    /// When it was last active (a counter, not a time).
+    seen: u64,
+    /// The soft-limit switch was logged.
+    announced: bool,
+}
+
+impl OpenSession {
+    fn hit(&mut self, hit: LimitHit) -> bool {
+        if self.hits.contains(&hit) {
+            return false;
+        }
+        self.hits.push(hit);
+        true
+    }
+
+    fn report(&self, session_id: &str, ended: bool) -> SpendReport {
+        SpendReport {
+            session_id: session_id.to_owned(),
+            tenant: self.tenant.as_deref().map(str::to_owned),
+            models: self.ledger.models(),
+            tokens: self.ledger.tokens,
+            cost_micros: self.ledger.micros(),
+            limits_hit: self.hits.clone(),
+            downgraded_calls: self.downgraded,
+            denied_calls: self.denied,
+            ended,
+        }
+    }
+}
+
+#[derive(Debug, Default)]
+struct State {
+    sessions: HashMap<Arc<str>, OpenSession>,
+    tenants: HashMap<Arc<str>, Ledger>,
+    ended: HashMap<String, SpendReport>,
+    ended_order: VecDeque<String>,
+    warned: HashSet<String>,
+    tick: u64,
+}
+
+/// The `budget` policy: token and cost accounting with soft and hard limits. See the
+/// [module docs](self).
+///
+/// Cloning is cheap and clones share their accounts: keep a clone to read reports.
+#[derive(Clone)]
+pub struct Budget {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    prices: Vec<(String, Price)>,
+    default_price: Option<Price>,
+    session: Limits,
+    tenant: Limits,
+    tenants: HashMap<String, Limits>,
+    cheaper_model: Option<String>,
+    count_subagent_stop: bool,
+    max_reports: usize,
+    max_sessions: usize,
+    state: Mutex<State>,
+}
+
+impl fmt::Debug for Budget {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Budget")
+            .field("models_priced", &self.inner.prices.len())
+            .field("session", &self.inner.session)
+            .field("tenant", &self.inner.tenant)
+            .field("cheaper_model", &self.inner.cheaper_model)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for Budget {
+    /// Accounting only: no prices, no limits.
+    fn default() -> Self {
+        Budget::new(BudgetConfig::default())
+            .unwrap_or_else(|e| unreachable!("the default budget settings are invalid: {e}"))
+    }
+}
+
+/// The outcome of a limit check.
+enum Check {
+    Within,
+    Soft,
+    Hard(String),
+}
+
+impl Budget {
+    /// Check `config` and build the policy.
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError`] for a negative, infinite or NaN price, a limit of zero or below (or not
+    /// a number), a soft limit above its hard limit, an empty model or tenant name, or
+    /// `max_sessions` of zero.
+    pub fn new(config: BudgetConfig) -> Result<Self, ConfigError> {
+        let mut prices = Vec::with_capacity(config.prices.len());
+        for (model, price) in &config.prices {
+            if model.trim().is_empty() {
+                return Err(ConfigError::new(
+                    POLICY,
+                    "prices",
+                    "a model name cannot be empty",
+                ));
+            }
+            prices.push((
+                model.clone(),
+                compile_price(price, &format!("prices.{model}"))?,
+            ));
+        }
+        let default_price = config
+            .default_price
+            .as_ref()
+            .map(|p| compile_price(p, "default_price"))
+            .transpose()?;
+        let session = Limits::compile(&config.session, "session")?;
+        let tenant = Limits::compile(&config.tenant, "tenant")?;
+        let mut tenants = HashMap::with_capacity(config.tenants.len());
+        for (name, limits) in &config.tenants {
+            if name.trim().is_empty() {
+                return Err(ConfigError::new(
+                    POLICY,
+                    "tenants",
+                    "a tenant name cannot be empty",
+                ));
+            }
+            tenants.insert(
+                name.clone(),
+                Limits::compile(limits, &format!("tenants.{name}"))?,
+            );
+        }
+        if let Some(model) = &config.cheaper_model
+            && model.trim().is_empty()
+        {
+            return Err(ConfigError::new(
+                POLICY,
+                "cheaper_model",
+                "cannot be empty; leave it out to only log soft limits",
+            ));
+        }
+        if config.max_sessions == 0 {
+            return Err(ConfigError::new(
+                POLICY,
+                "max_sessions",
+                "must be at least 1",
+            ));
+        }
+        let soft =
+            session.any_soft() || tenant.any_soft() || tenants.values().any(Limits::any_soft);
+        if soft && config.cheaper_model.is_none() {
+            tracing::warn!(
+                target: "hooks_builtin::budget",
+                "soft limits are set but no cheaper_model: reaching them is only logged"
+            );
+        }
+        Ok(Budget {
+            inner: Arc::new(Inner {
+                prices,
+                default_price,
+                session,
+                tenant,
+                tenants,
+                cheaper_model: config.cheaper_model,
+                count_subagent_stop: config.count_subagent_stop,
+                max_reports: config.max_reports,
+                max_sessions: config.max_sessions,
+                state: Mutex::new(State::default()),
+            }),
+        })
+    }
+
+    /// The report of `session_id`: its running totals while it is open, its final report
+    /// after `session_end` (while kept). `None` for a session never seen (or whose report was
+    /// dropped or taken).
+    pub fn report(&self, session_id: &str) -> Option<SpendReport> {
+        let state = self.lock();
+        if let Some(open) = state.sessions.get(session_id) {
+            return Some(open.report(session_id, false));
+        }
+        state.ended.get(session_id).cloned()
+    }
+
+    /// Remove and return the final report of an ended session.
+    pub fn take_report(&self, session_id: &str) -> Option<SpendReport> {
+        let mut state = self.lock();
+        let report = state.ended.remove(session_id)?;
+        state.ended_order.retain(|id| id != session_id);
+        Some(report)
+    }
+
+    /// What `tenant` spent since its last reset. `None` for a tenant with no model call yet.
+    pub fn tenant_spend(&self, tenant: &str) -> Option<TenantSpend> {
+        let state = self.lock();
+        state
+            .tenants
+            .get(tenant)
+            .map(|ledger| tenant_spend(tenant, ledger))
+    }
+
+    /// Start a new period for `tenant`: its totals go back to zero. Returns what it had spent.
+    pub fn reset_tenant(&self, tenant: &str) -> Option<TenantSpend> {
+        let mut state = self.lock();
+        state
+            .tenants
+            .remove(tenant)
+            .map(|ledger| tenant_spend(tenant, &ledger))
+    }
+
+    /// How many sessions are open (seen and not ended).
+    pub fn open_sessions(&self) -> usize {
+        self.lock().sessions.len()
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // Every update leaves the maps consistent, so a lock poisoned by a panic elsewhere is
+        // still usable.
+        self.inner
+            .state
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn price(&self, model: &str) -> Option<Price> {
+        let exact = self
+            .inner
+            .prices
+            .iter()
+            .find(|(name, _)| name == model)
+            .map(|(_, p)| *p);
+        exact
+            .or_else(|| {
+                self.inner
+                    .prices
+                    .iter()
+                    .filter(|(name, _)| model.starts_with(name.as_str()))
+                    .max_by_key(|(name, _)| name.len())
+                    .map(|(_, p)| *p)
+            })
+            .or(self.inner.default_price)
+    }
+
+    fn tenant_limits(&self, tenant: &str) -> &Limits {
+        self.inner.tenants.get(tenant).unwrap_or(&self.inner.tenant)
+    }
+
+    /// The open session of `meta`, created if needed (closing the least recently active one
+    /// when there are too many).
+    fn session<'s>(&self, state: &'s mut State, meta: &Meta) -> &'s mut OpenSession {
+        state.tick += 1;
+        let tick = state.tick;
+        if !state.sessions.contains_key(&*meta.session_id) {
+            if state.sessions.len() >= self.inner.max_sessions
+                && let Some(oldest) = state
+                    .sessions
+                    .iter()
+                    .min_by_key(|(_, s)| s.seen)
+                    .map(|(id, _)| Arc::clone(id))
+                && let Some(open) = state.sessions.remove(&oldest)
+            {
+                tracing::warn!(
+                    target: "hooks_builtin::budget",
+                    session = %oldest,
+                    max_sessions = self.inner.max_sessions,
+                    "too many open sessions; closing the least recently active one early"
+                );
+                let report = open.report(&oldest, false);
+                self.keep_report(state, report);
+            }
+            state.sessions.insert(
+                Arc::clone(&meta.session_id),
+                OpenSession {
+                    tenant: meta.tenant.clone(),
+                    ledger: Ledger::default(),
+                    hits: Vec::new(),
+                    downgraded: 0,
+                    denied: 0,
+                    seen: tick,
+                    announced: false,
+                },
+            );
+        }
+        let session = state
+            .sessions
+            .get_mut(&*meta.session_id)
+            .unwrap_or_else(|| unreachable!("inserted above"));
+        session.seen = tick;
+        session
+    }
+
+    fn keep_report(&self, state: &mut State, report: SpendReport) {
+        if self.inner.max_reports == 0 {
+            return;
+        }
+        let id = report.session_id.clone();
+        if state.ended.insert(id.clone(), report).is_none() {
+            state.ended_order.push_back(id);
+        }
+        while state.ended.len() > self.inner.max_reports {
+            match state.ended_order.pop_front() {
+                Some(old) => {
+                    state.ended.remove(&old);
+                }
+                None => break,
+            }
+        }
+    }
+
+    /// Check the limits of `meta`'s session and tenant; record what was reached.
+    fn check(&self, state: &mut State, meta: &Meta) -> Check {
+        let tenant = meta.tenant.clone();
+        let (t_micros, t_tokens) = tenant
+            .as_deref()
+            .and_then(|t| state.tenants.get(t))
+            .map_or((0, 0), |l| (l.micros(), l.tokens.total()));
+        let session = self.session(state, meta);
+        let (s_micros, s_tokens) = (session.ledger.micros(), session.ledger.tokens.total());
+        let mut soft = false;
+        let mut scopes = vec![(
+            LimitScope::Session,
+            format!("session {}", meta.session_id),
+            &self.inner.session,
+            s_micros,
+            s_tokens,
+        )];
+        if let Some(t) = tenant.as_deref() {
+            scopes.push((
+                LimitScope::Tenant,
+                format!("tenant {t}"),
+                self.tenant_limits(t),
+                t_micros,
+                t_tokens,
+            ));
+        }
+        for (scope, who, limits, spent, used) in scopes {
+            let reached = |limit: Option<u64>, value: u64| limit.is_some_and(|l| value >= l);
+            if reached(limits.hard_micros, spent) {
+                session.hit(LimitHit {
+                    scope,
+                    level: LimitLevel::Hard,
+                    unit: LimitUnit::Usd,
+                });
+                return Check::Hard(format!(
+                    "budget: {who} spent {} of its {} hard limit",
+                    usd_text(spent),
+                    usd_text(limits.hard_micros.unwrap_or_default())
+                ));
+            }
+            if reached(limits.hard_tokens, used) {
+                session.hit(LimitHit {
+                    scope,
+                    level: LimitLevel::Hard,
+                    unit: LimitUnit::Tokens,
+                });
+                return Check::Hard(format!(
+                    "budget: {who} used {used} tokens of its {}-token hard limit",
+                    limits.hard_tokens.unwrap_or_default()
+                ));
+            }
+            for (limit, value, unit) in [
+                (limits.soft_micros, spent, LimitUnit::Usd),
+                (limits.soft_tokens, used, LimitUnit::Tokens),
+            ] {
+                if reached(limit, value) {
+                    soft = true;
+                    session.hit(LimitHit {
+                        scope,
+                        level: LimitLevel::Soft,
+                        unit,
+                    });
+                }
+            }
+        }
+        if soft { Check::Soft } else { Check::Within }
+    }
+
+    /// Whether a call of `model` should go to the cheaper model: not if it is that model, or
+    /// if it is known to cost no more per token.
+    fn cheaper_than(&self, model: &str) -> Option<&str> {
+        let cheaper = self.inner.cheaper_model.as_deref()?;
+        if model == cheaper {
+            return None;
+        }
+        if let (Some(current), Some(target)) = (self.price(model), self.price(cheaper))
+            && current.per_token() <= target.per_token()
+        {
+            return None;
+        }
+        Some(cheaper)
+    }
+
+    /// The guard of `pre_model_call` and `subagent_start`: deny at a hard limit, switch
+    /// `model` at a soft one.
+    fn guard(
+        &self,
+        meta: &Meta,
+        model: &mut hooks_core::context::Rewritable<String>,
+        what: &str,
+    ) -> Verdict {
+        let mut state = self.lock();
+        match self.check(&mut state, meta) {
+            Check::Within => Verdict::Continue,
+            Check::Hard(reason) => {
+                let session = self.session(&mut state, meta);
+                session.denied = session.denied.saturating_add(1);
+                tracing::warn!(
+                    target: "hooks_builtin::budget",
+                    session = %meta.session_id,
+                    tenant = meta.tenant.as_deref(),
+                    what,
+                    reason = %reason,
+                    "hard budget limit reached; denied"
+                );
+                Verdict::deny(reason)
+            }
+            Check::Soft => {
+                let target = self.cheaper_than(model.get()).map(str::to_owned);
+                let session = self.session(&mut state, meta);
+                let first = !std::mem::replace(&mut session.announced, true);
+                match target {
+                    Some(cheaper) => {
+                        session.downgraded = session.downgraded.saturating_add(1);
+                        if first {
+                            tracing::info!(
+                                target: "hooks_builtin::budget",
+                                session = %meta.session_id,
+                                tenant = meta.tenant.as_deref(),
+                                from = %model.get(),
+                                to = %cheaper,
+                                "soft budget limit reached; switching {what} to the cheaper model"
+                            );
+                        }
+                        model.set(cheaper);
+                    }
+                    None if first => tracing::info!(
+                        target: "hooks_builtin::budget",
+                        session = %meta.session_id,
+                        tenant = meta.tenant.as_deref(),
+                        model = %model.get(),
+                        "soft budget limit reached"
+                    ),
+                    None => {}
+                }
+                Verdict::Continue
+            }
+        }
+    }
+
+    /// Add `usage` of `model` to the session and tenant of `meta`.
+    fn count(&self, meta: &Meta, model: &str, usage: TokenUsage) {
+        let price = self.price(model);
+        let mut state = self.lock();
+        if price.is_none()
+            && state.warned.len() < MAX_WARNED
+            && state.warned.insert(model.to_owned())
+        {
+            tracing::warn!(
+                target: "hooks_builtin::budget",
+                model,
+                "no price for this model: its tokens count toward token limits but cost nothing"
+            );
+        }
+        if let Some(tenant) = &meta.tenant {
+            state
+                .tenants
+                .entry(Arc::clone(tenant))
+                .or_default()
+                .add(model, usage, price);
+        }
+        self.session(&mut state, meta)
+            .ledger
+            .add(model, usage, price);
+        // Record limits reached by this call now, so the report lists them even if no other
+        // call follows.
+        if let Check::Hard(reason) = self.check(&mut state, meta) {
+            tracing::debug!(target: "hooks_builtin::budget", reason = %reason, "hard budget limit reached");
+        }
+    }
+}
+
+fn tenant_spend(tenant: &str, ledger: &Ledger) -> TenantSpend {
+    TenantSpend {
+        tenant: tenant.to_owned(),
+        models: ledger.models(),
+        tokens: ledger.tokens,
+        cost_micros: ledger.micros(),
+    }
+}
+
+impl HooksProvider for Budget {
+    fn name(&self) -> &str {
+        "builtin.budget"
+    }
+
+    fn pre_model_call(&self, ctx: &mut PreModelCall) -> HookResult<Verdict> {
+        Ok(self.guard(&ctx.meta, &mut ctx.model, "model calls"))
+    }
+
+    fn subagent_start(&self, ctx: &mut SubagentStart) -> HookResult<Verdict> {
+        Ok(self.guard(&ctx.meta, &mut ctx.model, "subagents"))
+    }
+
+    fn post_model_call(&self, ctx: &mut PostModelCall) -> HookResult<()> {
+        self.count(&ctx.meta, &ctx.model, ctx.usage);
+        Ok(())
+    }
+
+    fn subagent_stop(&self, ctx: &SubagentStop) -> HookResult<()> {
+        if self.inner.count_subagent_stop {
+            self.count(&ctx.meta, &ctx.model, ctx.tokens);
+        }
+        Ok(())
+    }
+
+    fn session_end(&self, ctx: &SessionEnd) -> HookResult<()> {
+        let mut state = self.lock();
+        let Some(open) = state.sessions.remove(&*ctx.meta.session_id) else {
+            return Ok(());
+        };
+        let report = open.report(&ctx.meta.session_id, true);
+        tracing::info!(
+            target: "hooks_builtin::budget",
+            session = %report.session_id,
+            tenant = report.tenant.as_deref(),
+            cost_usd = report.cost_usd(),
+            input_tokens = report.tokens.input,
+            output_tokens = report.tokens.output,
+            limits_hit = report.limits_hit.len(),
+            downgraded_calls = report.downgraded_calls,
+            denied_calls = report.denied_calls,
+            report = %serde_json::to_string(&report).unwrap_or_default(),
+            "session spend"
+        );
+        self.keep_report(&mut state, report);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn prices() -> BTreeMap<String, ModelPrice> {
+        [
+            ("big".to_owned(), ModelPrice::new(3.0, 15.0)),
+            ("small".to_owned(), ModelPrice::new(0.25, 1.25)),
+            ("claude-sonnet-4".to_owned(), ModelPrice::new(3.0, 15.0)),
+            ("claude-sonnet-4-5".to_owned(), ModelPrice::new(6.0, 30.0)),
+        ]
+        .into()
+    }
+
+    fn post(session: &str, model: &str, input: u64, output: u64) -> PostModelCall {
+        PostModelCall::new(
+            Meta::new(session),
+            model,
+            "",
+            TokenUsage::new(input, output),
+            1,
+        )
+    }
+
+    fn pre(session: &str, model: &str) -> PreModelCall {
+        PreModelCall::new(Meta::new(session), model, Vec::new())
+    }
+
+    fn refused(config: BudgetConfig) -> ConfigError {
+        Budget::new(config).unwrap_err()
+    }
+
+    #[test]
+    fn default_settings_are_valid_and_round_trip_through_json() {
+        let config = BudgetConfig {
+            prices: prices(),
+            session: BudgetLimits {
+                hard_usd: Some(5.0),
+                ..BudgetLimits::default()
+            },
+            ..BudgetConfig::default()
+        };
+        let json = serde_json::to_value(&config).unwrap();
+        assert_eq!(json["prices"]["big"]["input_usd_per_mtok"], 3.0);
+        assert_eq!(json["session"], json!({"hard_usd": 5.0}));
+        let back: BudgetConfig = serde_json::from_value(json).unwrap();
+        assert_eq!(back, config);
+        assert_eq!(
+            serde_json::from_value::<BudgetConfig>(json!({})).unwrap(),
+            BudgetConfig::default()
+        );
+        let _ = Budget::default();
+    }
+
+    #[test]
+    fn unknown_fields_are_refused_when_deserializing() {
+        for bad in [
+            json!({"session": {"hard": 5}}),
+            json!({"prices": {"m": {"input": 1, "output": 2}}}),
+            json!({"cheap_model": "x"}),
+        ] {
+            assert!(
+                serde_json::from_value::<BudgetConfig>(bad.clone()).is_err(),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn zero_negative_and_non_finite_settings_are_refused_with_the_field() {
+        let limits = |l: BudgetLimits| BudgetConfig {
+            session: l,
+            ..BudgetConfig::default()
+        };
+        let cases = [
+            (
+                limits(BudgetLimits {
+                    hard_usd: Some(0.0),
+                    ..BudgetLimits::default()
+                }),
+                "session.hard_usd",
+            ),
+            (
+                limits(BudgetLimits {
+                    soft_usd: Some(-1.0),
+                    ..BudgetLimits::default()
+                }),
+                "session.soft_usd",
+            ),
+            (
+                limits(BudgetLimits {
+                    hard_usd: Some(f64::NAN),
+                    ..BudgetLimits::default()
+                }),
+                "session.hard_usd",
+            ),
+            (
+                limits(BudgetLimits {
+                    hard_usd: Some(f64::INFINITY),
+                    ..BudgetLimits::default()
+                }),
+                "session.hard_usd",
+            ),
+            (
+                limits(BudgetLimits {
+                    hard_tokens: Some(0),
+                    ..BudgetLimits::default()
+                }),
+                "session.hard_tokens",
+            ),
+            (
+                limits(BudgetLimits {
+                    soft_usd: Some(6.0),
+                    hard_usd: Some(5.0),
+                    ..BudgetLimits::default()
+                }),
+                "session.soft_usd",
+            ),
+            (
+                limits(BudgetLimits {
+                    soft_tokens: Some(10),
+                    hard_tokens: Some(9),
+                    ..BudgetLimits::default()
+                }),
+                "session.soft_tokens",
+            ),
+            (
+                BudgetConfig {
+                    tenants: [(
+                        "acme".to_owned(),
+                        BudgetLimits {
+                            soft_tokens: Some(0),
+                            ..BudgetLimits::default()
+                        },
+                    )]
+                    .into(),
+                    ..BudgetConfig::default()
+                },
+                "tenants.acme.soft_tokens",
+            ),
+            (
+                BudgetConfig {
+                    tenants: [(" ".to_owned(), BudgetLimits::default())].into(),
+                    ..BudgetConfig::default()
+                },
+                "tenants",
+            ),
+            (
+                BudgetConfig {
+                    prices: [("m".to_owned(), ModelPrice::new(-0.5, 1.0))].into(),
+                    ..BudgetConfig::default()
+                },
+                "prices.m.input_usd_per_mtok",
+            ),
+            (
+                BudgetConfig {
+                    prices: [(String::new(), ModelPrice::new(1.0, 1.0))].into(),
+                    ..BudgetConfig::default()
+                },
+                "prices",
+            ),
+            (
+                BudgetConfig {
+                    default_price: Some(ModelPrice::new(1.0, f64::NAN)),
+                    ..BudgetConfig::default()
+                },
+                "default_price.output_usd_per_mtok",
+            ),
+            (
+                BudgetConfig {
+                    cheaper_model: Some("  ".into()),
+                    ..BudgetConfig::default()
+                },
+                "cheaper_model",
+            ),
+            (
+                BudgetConfig {
+                    max_sessions: 0,
+                    ..BudgetConfig::default()
+                },
+                "max_sessions",
+            ),
+        ];
+        for (config, field) in cases {
+            let err = refused(config);
+            assert_eq!((err.policy, err.field.as_ref()), ("budget", field), "{err}");
+        }
+    }
+
+    #[test]
+    fn money_is_written_with_cents_and_no_noise() {
+        assert_eq!(usd_text(5_020_000), "$5.02");
+        assert_eq!(usd_text(5_000_000), "$5.00");
+        assert_eq!(usd_text(5_004_000), "$5.004");
+        assert_eq!(usd_text(1), "$0.000001");
+        assert_eq!(usd_text(0), "$0.00");
+        assert_eq!(usd_text(u64::MAX), "$18446744073709.551615");
+    }
+
+    #[test]
+    fn prices_match_exactly_then_by_longest_prefix_then_default() {
+        let budget = Budget::new(BudgetConfig {
+            prices: prices(),
+            default_price: Some(ModelPrice::new(1.0, 1.0)),
+            ..BudgetConfig::default()
+        })
+        .unwrap();
+        let p = |m: &str| budget.price(m).unwrap();
+        assert_eq!(p("claude-sonnet-4").input, 3_000_000);
+        assert_eq!(p("claude-sonnet-4-5-20250929").input, 6_000_000);
+        assert_eq!(p("claude-sonnet-4-20250514").input, 3_000_000);
+        assert_eq!(p("mystery").input, 1_000_000);
+    }
+
+    #[test]
+    fn costs_are_exact_over_many_tiny_calls() {
+        // 0.25 USD per million input tokens is a quarter of a micro-dollar per token: a float
+        // or per-call rounding would drift; integer picodollars do not.
+        let budget = Budget::new(BudgetConfig {
+            prices: prices(),
+            ..BudgetConfig::default()
+        })
+        .unwrap();
+        for _ in 0..1000 {
+            budget
+                .post_model_call(&mut post("s1", "small", 1, 0))
+                .unwrap();
+        }
+        // 1000 tokens × 0.25 µ$ = 250 µ$.
+        assert_eq!(budget.report("s1").unwrap().cost_micros, 250);
+    }
+
+    #[test]
+    fn unknown_models_count_tokens_but_cost_nothing_and_token_limits_still_hold() {
+        let budget = Budget::new(BudgetConfig {
+            session: BudgetLimits {
+                hard_tokens: Some(100),
+                ..BudgetLimits::default()
+            },
+            ..BudgetConfig::default()
+        })
+        .unwrap();
+        budget
+            .post_model_call(&mut post("s1", "mystery", 60, 40))
+            .unwrap();
+        let report = budget.report("s1").unwrap();
+        assert_eq!(report.cost_micros, 0);
+        assert!(!report.models["mystery"].priced);
+        let v = budget.pre_model_call(&mut pre("s1", "mystery")).unwrap();
+        assert_eq!(
+            v.reason(),
+            Some("budget: session s1 used 100 tokens of its 100-token hard limit")
+        );
+    }
+
+    #[test]
+    fn huge_token_counts_saturate_instead_of_overflowing() {
+        let budget = Budget::new(BudgetConfig {
+            prices: [("m".to_owned(), ModelPrice::new(MAX_PRICE, MAX_PRICE))].into(),
+            session: BudgetLimits {
+                hard_usd: Some(MAX_USD),
+                ..BudgetLimits::default()
+            },
+            ..BudgetConfig::default()
+        })
+        .unwrap();
+        let mut meta = Meta::new("s1").with_tenant("acme");
+        meta.turn = u32::MAX;
+        for _ in 0..3 {
+            let mut ctx = PostModelCall::new(
+                meta.clone(),
+                "m",
+                "",
+                TokenUsage::new(u64::MAX, u64::MAX),
+                0,
+            );
+            budget.post_model_call(&mut ctx).unwrap();
+        }
+        let report = budget.report("s1").unwrap();
+        assert_eq!(report.tokens, TokenUsage::new(u64::MAX, u64::MAX));
+        assert_eq!(report.cost_micros, u64::MAX);
+        assert_eq!(budget.tenant_spend("acme").unwrap().cost_micros, u64::MAX);
+        let mut call = PreModelCall::new(meta, "m", Vec::new());
+        assert!(budget.pre_model_call(&mut call).unwrap().is_deny());
+    }
+
+    #[test]
+    fn soft_limit_switches_to_the_cheaper_model_but_never_to_a_dearer_one() {
+        let budget = Budget::new(BudgetConfig {
+            prices: prices(),
+            session: BudgetLimits {
+                soft_usd: Some(0.000001),
+                ..BudgetLimits::default()
+            },
+            cheaper_model: Some("big".into()),
+            ..BudgetConfig::default()
+        })
+        .unwrap();
+        budget
+            .post_model_call(&mut post("s1", "big", 1, 0))
+            .unwrap();
+        let mut call = pre("s1", "small");
+        budget.pre_model_call(&mut call).unwrap();
+        assert_eq!(
+            call.model.get(),
+            "small",
+            "small is already cheaper than big"
+        );
+        let mut call = pre("s1", "claude-sonnet-4-5");
+        budget.pre_model_call(&mut call).unwrap();
+        assert_eq!(call.model.get(), "big");
+        assert_eq!(call.model.original(), "claude-sonnet-4-5");
+        let mut call = pre("s1", "unpriced");
+        budget.pre_model_call(&mut call).unwrap();
+        assert_eq!(
+            call.model.get(),
+            "big",
+            "an unknown model may be dear: switch"
+        );
+        let report = budget.report("s1").unwrap();
+        assert_eq!(report.downgraded_calls, 2);
+        assert_eq!(
+            report.limits_hit,
+            [LimitHit {
+                scope: LimitScope::Session,
+                level: LimitLevel::Soft,
+                unit: LimitUnit::Usd
+            }]
+        );
+    }
+
+    #[test]
+    fn a_missing_tenant_has_no_tenant_limit_and_no_tenant_account() {
+        let budget = Budget::new(BudgetConfig {
+            tenant: BudgetLimits {
+                hard_tokens: Some(1),
+                ..BudgetLimits::default()
+            },
+            ..BudgetConfig::default()
+        })
+        .unwrap();
+        budget
+            .post_model_call(&mut post("s1", "m", 10, 10))
+            .unwrap();
+        assert!(
+            !budget
+                .pre_model_call(&mut pre("s1", "m"))
+                .unwrap()
+                .is_deny()
+        );
+        assert_eq!(budget.tenant_spend(""), None);
+    }
+
+    #[test]
+    fn ended_reports_are_bounded_and_can_be_taken() {
+        let budget = Budget::new(BudgetConfig {
+            max_reports: 2,
+            ..BudgetConfig::default()
+        })
+        .unwrap();
+        for s in ["a", "b", "c"] {
+            budget.post_model_call(&mut post(s, "m", 1, 1)).unwrap();
+            budget
+                .session_end(&SessionEnd::new(
+                    Meta::new(s),
+                    hooks_core::context::SessionEndReason::Completed,
+                    true,
+                ))
+                .unwrap();
+        }
+        assert_eq!(budget.open_sessions(), 0);
+        assert_eq!(budget.report("a"), None, "the oldest report was dropped");
+        assert!(budget.report("b").unwrap().ended);
+        assert!(budget.take_report("c").is_some());
+        assert_eq!(budget.report("c"), None);
+        assert_eq!(budget.take_report("c"), None);
+    }
+
+    #[test]
+    fn too_many_open_sessions_close_the_least_recently_active() {
+        let budget = Budget::new(BudgetConfig {
+            max_sessions: 2,
+            ..BudgetConfig::default()
+        })
+        .unwrap();
+        budget.post_model_call(&mut post("a", "m", 1, 0)).unwrap();
+        budget.post_model_call(&mut post("b", "m", 1, 0)).unwrap();
+        budget.post_model_call(&mut post("a", "m", 1, 0)).unwrap();
+        budget.post_model_call(&mut post("c", "m", 1, 0)).unwrap();
+        assert_eq!(budget.open_sessions(), 2);
+        let b = budget.report("b").unwrap();
+        assert!(!b.ended, "closed early, not ended");
+        assert_eq!(b.tokens.input, 1);
+        assert_eq!(budget.report("a").unwrap().tokens.input, 2);
+    }
+}

@@ -1,0 +1,1468 @@
+//! `resilience`: retry with exponential backoff and jitter, a model fallback chain, and a
+//! circuit breaker that gives up and raises an alert after repeated failures (seed 000, need
+//! 5: "CI bot died at 3am").
+//!
+//! # Points
+//!
+//! | point | what it does |
+//! |---|---|
+//! | `error_occurred` | chooses the [`Recovery`]: retry after a backoff, fall back to the next model, or give up |
+//! | `pre_model_call` | denies model calls while the circuit is open (until the cool-down lets one trial through) |
+//! | `post_model_call` | a success: closes the circuit and resets the failure count |
+//! | `post_tool_use` | a tool call without error resets the failure count (an open circuit stays open) |
+//! | `session_end` | forgets the session's state |
+//!
+//! # Which errors, which recovery
+//!
+//! An error is **retryable** when its HTTP status is 408, 429 or 5xx; with another 4xx status
+//! it is not; without a status it is when its kind is `network` or `rate_limit`, or its
+//! message says it timed out (`timeout`, `timed out`). An error of kind `model` is a **model
+//! error**. Anything else (permission errors, context overflow, a tool's own failure) is left
+//! to other hooks: this policy returns no recovery and does not count it.
+//!
+//! For a counted error, in this order:
+//!
+//! 1. the circuit breaker counts it; at [`ResilienceConfig::breaker_failures`] consecutive
+//!    failures the circuit opens: [`Recovery::GiveUp`] and an alert (below);
+//! 2. at the operation's `max_attempts`-th failure: give up;
+//! 3. a model error falls back to the next model of the chain not yet tried in this operation
+//!    (the chain of `fallbacks` for the model the operation started with, else `fallback`),
+//!    at once, or after the backoff if the error is also retryable; with the chain used up, a
+//!    retryable error is retried, another gives up (with no chain configured: no recovery);
+//! 4. a retryable error is retried after the backoff.
+//!
+//! The backoff before retry *n* is capped at `min(max_backoff_ms, base_backoff_ms × 2^(n-1))`;
+//! with [`Jitter::Full`] (the default) it is a random duration up to that cap, with
+//! [`Jitter::Decorrelated`] a random one between `base_backoff_ms` and three times the
+//! previous one (capped), with [`Jitter::None`] the cap itself. [`Resilience::with_seed`]
+//! makes the random sequence repeatable. An operation starts at `attempt == 1` (as
+//! [`Session::call_model`](hooks_core::runtime::Session::call_model) reports it).
+//!
+//! # The circuit breaker
+//!
+//! [`BreakerScope::Session`] (the default) counts consecutive failures per session (a
+//! subagent shares its parent's `session_id`, so its failures count there too);
+//! [`BreakerScope::Model`] counts them per model across all sessions, so that a provider
+//! outage fails fast everywhere. When the circuit opens, the error gives up and an alert is
+//! raised once: a `tracing` event at error level with target `hooks_builtin::resilience` and
+//! field `alert = "circuit_open"` (plus `scope`, `key`, `session`, `tenant`, `failures`,
+//! `error_kind`, `error`), and the callback set with [`Resilience::on_alert`]. While open,
+//! model calls in its scope are denied; after `breaker_cooldown_ms` it is half-open: one trial
+//! call goes through (another one if the trial has not finished after a further cool-down).
+//! The trial's success closes the circuit; its failure opens it again at once (logged at warn
+//! level, no new alert). With `breaker_cooldown_ms: 0` an open circuit stays open until
+//! [`Resilience::reset`] or the session's end. A model call that succeeds resets the count; so
+//! does a tool call without error, but only while the circuit is closed.
+//!
+//! Time for the cool-down comes from a [`Clock`] ([`SystemClock`] by default,
+//! [`Resilience::with_clock`] in tests). Backoffs are waited by the runtime, not here.
+//!
+//! # State
+//!
+//! Per session: the operation in progress (models tried, last backoff) per agent, and the
+//! session's breaker; dropped at `session_end` or on success. Per model (model scope): one
+//! breaker. At most `max_tracked` entries each; beyond that the least recently used one is
+//! dropped (a dropped breaker is closed again), with a warning.
+//!
+//! # Example
+//!
+//! ```
+//! use hooks_builtin::resilience::{Jitter, Resilience, ResilienceConfig};
+//! use hooks_core::context::{ErrorKind, ErrorOccurred, Meta};
+//! use hooks_core::points::error_occurred;
+//! use hooks_core::runtime::Hooks;
+//! use hooks_core::Recovery;
+//! use std::time::Duration;
+//!
+//! let config = ResilienceConfig {
+//!     fallback: vec!["claude-sonnet".into(), "claude-haiku".into()],
+//!     jitter: Jitter::None,
+//!     ..ResilienceConfig::default()
+//! };
+//! let alerts = std::sync::Arc::new(std::sync::atomic::AtomicU32::new(0));
+//! let seen = alerts.clone();
+//! let policy = Resilience::new(config)?.on_alert(move |alert| {
+//!     assert_eq!(alert.kind.as_str(), "circuit_open");
+//!     seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+//! });
+//! let hooks = Hooks::builder().ignore_env().provider(policy).build()?;
+//!
+//! let mut err = ErrorOccurred::new(Meta::new("s1"), ErrorKind::RateLimit, "429 Too Many Requests");
+//! err.status_code = Some(429);
+//! err.model = Some("claude-opus".into());
+//! let out = hooks.dispatch::<error_occurred::Point>(&mut err);
+//! assert_eq!(out.value, Some(Recovery::Retry { backoff: Duration::from_millis(500) }));
+//!
+//! let mut err = ErrorOccurred::new(Meta::new("s1"), ErrorKind::Model, "model overloaded");
+//! err.model = Some("claude-opus".into());
+//! let out = hooks.dispatch::<error_occurred::Point>(&mut err);
+//! assert_eq!(
+//!     out.value,
+//!     Some(Recovery::Fallback { model: "claude-sonnet".into(), backoff: Duration::ZERO })
+//! );
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use hooks_core::context::{
+    ErrorKind, ErrorOccurred, PostModelCall, PostToolUse, PreModelCall, SessionEnd,
+};
+use hooks_core::runtime::HooksProvider;
+use hooks_core::{HookResult, Recovery, Verdict};
+use serde::{Deserialize, Serialize};
+
+use crate::ConfigError;
+
+#[cfg(feature = "rate-limit")]
+pub use crate::rate_limit::{Clock, ManualClock, SystemClock};
+
+#[cfg(not(feature = "rate-limit"))]
+#[path = "rate_limit/clock.rs"]
+mod clock;
+#[cfg(not(feature = "rate-limit"))]
+pub use clock::{Clock, ManualClock, SystemClock};
+
+/// The policy's name in config files and errors.
+const POLICY: &str = "resilience";
+
+/// The longest backoff or cool-down accepted: one day.
+const MAX_MS: u64 = 24 * 3600 * 1000;
+
+const TARGET: &str = "hooks_builtin::resilience";
+
+/// How the backoff is randomized.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Jitter {
+    /// A random duration from zero to the exponential cap ("full jitter").
+    #[default]
+    Full,
+    /// A random duration from the base to three times the previous backoff, capped
+    /// ("decorrelated jitter").
+    Decorrelated,
+    /// The exponential cap itself.
+    None,
+}
+
+/// What the circuit breaker counts consecutive failures of.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BreakerScope {
+    /// Each session (`meta.session_id`) on its own.
+    #[default]
+    Session,
+    /// Each model (`model` of the error), across all sessions; tool errors are not counted.
+    Model,
+}
+
+impl BreakerScope {
+    /// `session` or `model`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            BreakerScope::Session => "session",
+            BreakerScope::Model => "model",
+        }
+    }
+}
+
+/// Settings of [`Resilience`].
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ResilienceConfig {
+    /// Calls per operation, the first included: the failure of the last one gives up. At least
+    /// 1. Default 4.
+    pub max_attempts: u32,
+    /// The first backoff's cap, in milliseconds; from 1 to `max_backoff_ms`. Default 500.
+    pub base_backoff_ms: u64,
+    /// The largest backoff, in milliseconds; at most one day. Default 30 000.
+    pub max_backoff_ms: u64,
+    /// How backoffs are randomized. Default `full`.
+    pub jitter: Jitter,
+    /// The fallback chain for model errors, in order. Default empty.
+    pub fallback: Vec<String>,
+    /// Fallback chains by the model an operation started with, replacing `fallback` for it.
+    /// Default empty.
+    pub fallbacks: BTreeMap<String, Vec<String>>,
+    /// Consecutive failures that open the circuit; at least 1. Default 5.
+    pub breaker_failures: u32,
+    /// What the breaker counts failures of. Default `session`.
+    pub breaker_scope: BreakerScope,
+    /// How long an open circuit waits before letting a trial call through, in milliseconds;
+    /// at most one day; 0 keeps it open until [`Resilience::reset`] or the session's end.
+    /// Default 60 000.
+    pub breaker_cooldown_ms: u64,
+    /// Sessions' operations and breakers tracked at once, each; at least 1. Default 10 000.
+    pub max_tracked: usize,
+}
+
+impl Default for ResilienceConfig {
+    fn default() -> Self {
+        ResilienceConfig {
+            max_attempts: 4,
+            base_backoff_ms: 500,
+            max_backoff_ms: 30_000,
+            jitter: Jitter::Full,
+            fallback: Vec::new(),
+            fallbacks: BTreeMap::new(),
+            breaker_failures: 5,
+            breaker_scope: BreakerScope::Session,
+            breaker_cooldown_ms: 60_000,
+            max_tracked: 10_000,
+        }
+    }
+}
+
+/// What an alert is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum AlertKind {
+    /// A circuit breaker opened: repeated failures, the agent gave up.
+    CircuitOpen,
+}
+
+impl AlertKind {
+    /// The stable name, as in the `alert` field of the tracing event: `circuit_open`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            AlertKind::CircuitOpen => "circuit_open",
+        }
+    }
+}
+
+/// An alert raised by the policy (for paging someone), given to [`Resilience::on_alert`]
+/// callbacks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Alert {
+    /// What happened.
+    pub kind: AlertKind,
+    /// The breaker's scope.
+    pub scope: BreakerScope,
+    /// The breaker's key: the session id or the model.
+    pub key: String,
+    /// The session whose error opened it.
+    pub session_id: String,
+    /// The agent that reported the error.
+    pub agent: String,
+    /// The tenant, if any.
+    pub tenant: Option<String>,
+    /// Consecutive failures counted.
+    pub failures: u32,
+    /// The last error's kind.
+    pub error_kind: ErrorKind,
+    /// The last error's message.
+    pub error: String,
+    /// The last error's HTTP status, if any.
+    pub status_code: Option<u16>,
+    /// The model in use, if known.
+    pub model: Option<String>,
+}
+
+/// A breaker's state, from [`Resilience::breaker`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum BreakerState {
+    /// Calls go through; `failures` consecutive failures so far.
+    Closed {
+        /// Consecutive failures counted.
+        failures: u32,
+    },
+    /// Calls are denied.
+    Open,
+    /// A trial call has been let through.
+    HalfOpen,
+}
+
+type AlertFn = Arc<dyn Fn(&Alert) + Send + Sync>;
+
+/// The settings, checked.
+#[derive(Debug)]
+struct Settings {
+    max_attempts: u32,
+    base_ms: u64,
+    max_ms: u64,
+    jitter: Jitter,
+    fallback: Vec<String>,
+    fallbacks: HashMap<String, Vec<String>>,
+    breaker_failures: u32,
+    scope: BreakerScope,
+    cooldown: Option<Duration>,
+    max_tracked: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Circuit {
+    Closed,
+    Open { since: Duration },
+    HalfOpen { trial: Duration },
+}
+
+#[derive(Debug)]
+struct Breaker {
+    failures: u32,
+    circuit: Circuit,
+    seen: u64,
+}
+
+/// The operation in progress of one agent of a session.
+#[derive(Debug, Default)]
+struct Op {
+    /// The model it started with (whose chain applies).
+    origin: Option<String>,
+    tried: Vec<String>,
+    last_backoff_ms: u64,
+    seen: u64,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    breakers: HashMap<String, Breaker>,
+    ops: HashMap<(Arc<str>, Arc<str>), Op>,
+    tick: u64,
+}
+
+/// The `resilience` policy: retries, model fallback and a circuit breaker. See the [module
+/// docs](self).
+///
+/// Cloning is cheap and clones share their state.
+#[derive(Clone)]
+pub struct Resilience {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    settings: Arc<Settings>,
+    clock: Arc<dyn Clock>,
+    rng: Mutex<fastrand::Rng>,
+    alert: Option<AlertFn>,
+    state: Mutex<State>,
+}
+
+impl fmt::Debug for Resilience {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Resilience")
+            .field("settings", &self.inner.settings)
+            .field("on_alert", &self.inner.alert.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for Resilience {
+    fn default() -> Self {
+        Resilience::new(ResilienceConfig::default())
+            .unwrap_or_else(|e| unreachable!("the default resilience settings are invalid: {e}"))
+    }
+}
+
+/// What the policy makes of an error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Class {
+    retryable: bool,
+    model: bool,
+}
+
+fn classify(ctx: &ErrorOccurred) -> Class {
+    let retryable = match ctx.status_code {
+        Some(s @ 400..=499) => s == 408 || s == 429,
+        Some(500..=599) => true,
+        _ => ctx.kind.is_transient() || mentions_timeout(&ctx.error),
+    };
+    Class {
+        retryable,
+        model: ctx.kind == ErrorKind::Model,
+    }
+}
+
+fn mentions_timeout(message: &str) -> bool {
+    let lower = message.to_ascii_lowercase();
+    lower.contains("timeout") || lower.contains("timed out")
+}
+
+/// `1 consecutive failure`, `3 consecutive failures`.
+fn failures_text(n: u32) -> String {
+    if n == 1 {
+        "1 consecutive failure".to_owned()
+    } else {
+        format!("{n} consecutive failures")
+    }
+}
+
+fn seconds_up(d: Duration) -> String {
+    let tenths = d.as_nanos().div_ceil(100_000_000).max(1);
+    format!("{}.{} s", tenths / 10, tenths % 10)
+}
+
+impl Resilience {
+    /// Check `config` and build the policy (system clock, random seed, no alert callback).
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError`] for `max_attempts`, `breaker_failures` or `max_tracked` of zero, a
+    /// backoff of zero, above `max_backoff_ms` or above one day, a cool-down above one day, or
+    /// an empty model name in a chain.
+    pub fn new(config: ResilienceConfig) -> Result<Self, ConfigError> {
+        if config.max_attempts == 0 {
+            return Err(ConfigError::new(
+                POLICY,
+                "max_attempts",
+                "must be at least 1",
+            ));
+        }
+        if config.max_backoff_ms == 0 || config.max_backoff_ms > MAX_MS {
+            return Err(ConfigError::new(
+                POLICY,
+                "max_backoff_ms",
+                format!("must be from 1 to {MAX_MS} (one day)"),
+            ));
+        }
+        if config.base_backoff_ms == 0 || config.base_backoff_ms > config.max_backoff_ms {
+            return Err(ConfigError::new(
+                POLICY,
+                "base_backoff_ms",
+                format!(
+                    "must be from 1 to max_backoff_ms ({})",
+                    config.max_backoff_ms
+                ),
+            ));
+        }
+        if config.breaker_failures == 0 {
+            return Err(ConfigError::new(
+                POLICY,
+                "breaker_failures",
+                "must be at least 1",
+            ));
+        }
+        if config.breaker_cooldown_ms > MAX_MS {
+            return Err(ConfigError::new(
+                POLICY,
+                "breaker_cooldown_ms",
+                format!("must be at most {MAX_MS} (one day); 0 keeps an open circuit open"),
+            ));
+        }
+        if config.max_tracked == 0 {
+            return Err(ConfigError::new(
+                POLICY,
+                "max_tracked",
+                "must be at least 1",
+            ));
+        }
+        let check_chain = |chain: &[String], field: &str| -> Result<(), ConfigError> {
+            match chain.iter().position(|m| m.trim().is_empty()) {
+                Some(i) => Err(ConfigError::new(
+                    POLICY,
+                    format!("{field}[{i}]"),
+                    "a model name cannot be empty",
+                )),
+                None => Ok(()),
+            }
+        };
+        check_chain(&config.fallback, "fallback")?;
+        for (model, chain) in &config.fallbacks {
+            if model.trim().is_empty() {
+                return Err(ConfigError::new(
+                    POLICY,
+                    "fallbacks",
+                    "a model name cannot be empty",
+                ));
+            }
+            check_chain(chain, &format!("fallbacks.{model}"))?;
+        }
+        let settings = Settings {
+            max_attempts: config.max_attempts,
+            base_ms: config.base_backoff_ms,
+            max_ms: config.max_backoff_ms,
+            jitter: config.jitter,
+            fallback: config.fallback,
+            fallbacks: config.fallbacks.into_iter().collect(),
+            breaker_failures: config.breaker_failures,
+            scope: config.breaker_scope,
+            cooldown: (config.breaker_cooldown_ms > 0)
+                .then(|| Duration::from_millis(config.breaker_cooldown_ms)),
+            max_tracked: config.max_tracked,
+        };
+        Ok(Resilience {
+            inner: Arc::new(Inner {
+                settings: Arc::new(settings),
+                clock: Arc::new(SystemClock),
+                rng: Mutex::new(fastrand::Rng::new()),
+                alert: None,
+                state: Mutex::new(State::default()),
+            }),
+        })
+    }
+
+    /// A copy with fresh state (not shared with `self`'s clones) and one part replaced.
+    fn rebuilt(
+        &self,
+        clock: Arc<dyn Clock>,
+        rng: fastrand::Rng,
+        alert: Option<AlertFn>,
+    ) -> Resilience {
+        Resilience {
+            inner: Arc::new(Inner {
+                settings: Arc::clone(&self.inner.settings),
+                clock,
+                rng: Mutex::new(rng),
+                alert,
+                state: Mutex::new(State::default()),
+            }),
+        }
+    }
+
+    fn current_rng(&self) -> fastrand::Rng {
+        lock(&self.inner.rng).clone()
+    }
+
+    /// Use `clock` for cool-downs (a [`ManualClock`] in tests). Call it when building the
+    /// policy: the result starts with fresh state.
+    #[must_use]
+    pub fn with_clock(self, clock: Arc<dyn Clock>) -> Self {
+        self.rebuilt(clock, self.current_rng(), self.inner.alert.clone())
+    }
+
+    /// Draw jitter from a generator seeded with `seed`, so that backoffs repeat from run to
+    /// run (for tests). Call it when building the policy: the result starts with fresh state.
+    #[must_use]
+    pub fn with_seed(self, seed: u64) -> Self {
+        self.rebuilt(
+            Arc::clone(&self.inner.clock),
+            fastrand::Rng::with_seed(seed),
+            self.inner.alert.clone(),
+        )
+    }
+
+    /// Call `f` with every alert (after the tracing event), for paging. It runs on the agent's
+    /// thread inside the `error_occurred` dispatch: keep it quick, hand slow work to a queue.
+    /// Call it when building the policy: the result starts with fresh state.
+    #[must_use]
+    pub fn on_alert(self, f: impl Fn(&Alert) + Send + Sync + 'static) -> Self {
+        self.rebuilt(
+            Arc::clone(&self.inner.clock),
+            self.current_rng(),
+            Some(Arc::new(f)),
+        )
+    }
+
+    /// The state of the breaker of `key` (a session id, or a model with
+    /// [`BreakerScope::Model`]).
+    pub fn breaker(&self, key: &str) -> BreakerState {
+        match self.lock().breakers.get(key) {
+            None => BreakerState::Closed { failures: 0 },
+            Some(b) => match b.circuit {
+                Circuit::Closed => BreakerState::Closed {
+                    failures: b.failures,
+                },
+                Circuit::Open { .. } => BreakerState::Open,
+                Circuit::HalfOpen { .. } => BreakerState::HalfOpen,
+            },
+        }
+    }
+
+    /// Close the breaker of `key` and forget its failures. Returns whether there was one.
+    pub fn reset(&self, key: &str) -> bool {
+        self.lock().breakers.remove(key).is_some()
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        lock(&self.inner.state)
+    }
+
+    /// The backoff before retry number `attempt` (1 for the first retry).
+    fn backoff(&self, attempt: u32, op: &mut Op) -> Duration {
+        let s = &self.inner.settings;
+        let shift = attempt.saturating_sub(1).min(63);
+        let cap = s.base_ms.saturating_mul(1u64 << shift).min(s.max_ms);
+        let ms = match s.jitter {
+            Jitter::None => cap,
+            Jitter::Full => lock(&self.inner.rng).u64(0..=cap),
+            Jitter::Decorrelated => {
+                let previous = op.last_backoff_ms.max(s.base_ms);
+                let high = previous.saturating_mul(3).min(s.max_ms).max(s.base_ms);
+                lock(&self.inner.rng).u64(s.base_ms..=high)
+            }
+        };
+        op.last_backoff_ms = ms;
+        Duration::from_millis(ms)
+    }
+
+    /// The fallback chain of the operation: the one of the model it started with, else the
+    /// general one.
+    fn chain(&self, op: &Op) -> &[String] {
+        let s = &self.inner.settings;
+        op.origin
+            .as_deref()
+            .and_then(|m| s.fallbacks.get(m))
+            .unwrap_or(&s.fallback)
+    }
+
+    /// The next model of the operation's chain not tried yet.
+    fn next_model(&self, op: &Op) -> Option<String> {
+        self.chain(op)
+            .iter()
+            .find(|m| !op.tried.contains(m))
+            .cloned()
+    }
+
+    /// The breaker key of an error, or `None` when the scope does not count it.
+    fn breaker_key(&self, ctx: &ErrorOccurred) -> Option<String> {
+        match self.inner.settings.scope {
+            BreakerScope::Session => Some(ctx.meta.session_id.to_string()),
+            BreakerScope::Model if ctx.kind == ErrorKind::Tool => None,
+            BreakerScope::Model => ctx.model.clone(),
+        }
+    }
+
+    fn describe_key(&self, key: &str) -> String {
+        format!("{} {key}", self.inner.settings.scope.as_str())
+    }
+
+    /// Count a failure against `key`. Returns the reason to give up when the circuit is (or
+    /// just became) open, and the alert to raise when it just opened.
+    fn count_failure(
+        &self,
+        state: &mut State,
+        key: &str,
+        ctx: &ErrorOccurred,
+    ) -> (Option<String>, Option<Alert>) {
+        let s = &self.inner.settings;
+        let now = self.inner.clock.now();
+        state.tick += 1;
+        let tick = state.tick;
+        if !state.breakers.contains_key(key) {
+            evict(&mut state.breakers, s.max_tracked, |b| b.seen, "breakers");
+        }
+        let breaker = state.breakers.entry(key.to_owned()).or_insert(Breaker {
+            failures: 0,
+            circuit: Circuit::Closed,
+            seen: tick,
+        });
+        breaker.seen = tick;
+        breaker.failures = breaker.failures.saturating_add(1);
+        let failures = breaker.failures;
+        let who = self.describe_key(key);
+        match breaker.circuit {
+            Circuit::Open { .. } => (
+                Some(format!(
+                    "resilience: circuit open for {who} after {}",
+                    failures_text(failures)
+                )),
+                None,
+            ),
+            Circuit::HalfOpen { .. } => {
+                breaker.circuit = Circuit::Open { since: now };
+                tracing::warn!(
+                    target: TARGET,
+                    scope = s.scope.as_str(),
+                    key,
+                    failures,
+                    error = %ctx.error,
+                    "circuit breaker trial failed; open again"
+                );
+                (
+                    Some(format!(
+                        "resilience: circuit open again for {who}: the trial call failed too"
+                    )),
+                    None,
+                )
+            }
+            Circuit::Closed if failures >= s.breaker_failures => {
+                breaker.circuit = Circuit::Open { since: now };
+                let alert = Alert {
+                    kind: AlertKind::CircuitOpen,
+                    scope: s.scope,
+                    key: key.to_owned(),
+                    session_id: ctx.meta.session_id.to_string(),
+                    agent: ctx.meta.agent_name.to_string(),
+                    tenant: ctx.meta.tenant.as_deref().map(str::to_owned),
+                    failures,
+                    error_kind: ctx.kind,
+                    error: ctx.error.clone(),
+                    status_code: ctx.status_code,
+                    model: ctx.model.clone(),
+                };
+                (
+                    Some(format!(
+                        "resilience: circuit open for {who} after {} (last: {})",
+                        failures_text(failures),
+                        ctx.error
+                    )),
+                    Some(alert),
+                )
+            }
+            Circuit::Closed => (None, None),
+        }
+    }
+
+    fn raise(&self, alert: &Alert) {
+        tracing::error!(
+            target: TARGET,
+            alert = alert.kind.as_str(),
+            scope = alert.scope.as_str(),
+            key = %alert.key,
+            session = %alert.session_id,
+            agent = %alert.agent,
+            tenant = alert.tenant.as_deref(),
+            failures = alert.failures,
+            error_kind = ?alert.error_kind,
+            status_code = alert.status_code,
+            model = alert.model.as_deref(),
+            error = %alert.error,
+            "circuit breaker open: giving up"
+        );
+        if let Some(f) = &self.inner.alert {
+            f(alert);
+        }
+    }
+
+    fn recover(&self, ctx: &ErrorOccurred) -> Option<Recovery> {
+        let class = classify(ctx);
+        if !class.retryable && !class.model {
+            return None;
+        }
+        let s = &self.inner.settings;
+        let mut state = self.lock();
+        let (open, alert) = match self.breaker_key(ctx) {
+            Some(key) => self.count_failure(&mut state, &key, ctx),
+            None => (None, None),
+        };
+        if let Some(reason) = open {
+            drop(state);
+            if let Some(alert) = alert {
+                self.raise(&alert);
+            }
+            return Some(Recovery::GiveUp { reason });
+        }
+
+        state.tick += 1;
+        let tick = state.tick;
+        let op_key = (
+            Arc::clone(&ctx.meta.session_id),
+            Arc::clone(&ctx.meta.agent_name),
+        );
+        if !state.ops.contains_key(&op_key) {
+            evict(&mut state.ops, s.max_tracked, |o| o.seen, "operations");
+        }
+        let op = state.ops.entry(op_key).or_default();
+        if ctx.attempt <= 1 {
+            *op = Op::default();
+        }
+        op.seen = tick;
+        if op.origin.is_none() {
+            op.origin.clone_from(&ctx.model);
+        }
+        if let Some(model) = &ctx.model
+            && !op.tried.contains(model)
+        {
+            op.tried.push(model.clone());
+        }
+        if ctx.attempt >= s.max_attempts {
+            return Some(Recovery::GiveUp {
+                reason: format!(
+                    "resilience: gave up after {} attempts (last: {})",
+                    ctx.attempt, ctx.error
+                ),
+            });
+        }
+        if class.model {
+            if let Some(model) = self.next_model(op) {
+                let backoff = if class.retryable {
+                    self.backoff(ctx.attempt, op)
+                } else {
+                    Duration::ZERO
+                };
+                op.tried.push(model.clone());
+                return Some(Recovery::Fallback { model, backoff });
+            }
+            if !class.retryable {
+                if self.chain(op).is_empty() {
+                    return None;
+                }
+                return Some(Recovery::GiveUp {
+                    reason: format!(
+                        "resilience: no untried fallback model left (tried {})",
+                        op.tried.join(", ")
+                    ),
+                });
+            }
+        }
+        Some(Recovery::Retry {
+            backoff: self.backoff(ctx.attempt, op),
+        })
+    }
+
+    /// A success of `key`: the count goes back to zero; `closes` also closes an open circuit.
+    fn success(&self, key: &str, closes: bool) {
+        let mut state = self.lock();
+        let Some(breaker) = state.breakers.get_mut(key) else {
+            return;
+        };
+        match breaker.circuit {
+            Circuit::Closed => {
+                state.breakers.remove(key);
+            }
+            _ if closes => {
+                tracing::info!(target: TARGET, key, "circuit breaker closed after a successful call");
+                state.breakers.remove(key);
+            }
+            _ => {}
+        }
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // Each update leaves the state consistent, so a lock poisoned by a panicking alert
+    // callback elsewhere is still usable.
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Make room for one more entry: drop the least recently used when `map` is full.
+fn evict<K: Clone + Eq + std::hash::Hash + fmt::Debug, V>(
+    map: &mut HashMap<K, V>,
+    max: usize,
+    seen: impl Fn(&V) -> u64,
+    what: &str,
+) {
+    while map.len() >= max {
+        let Some(oldest) = map
+            .iter()
+            .min_by_key(|(_, v)| seen(v))
+            .map(|(k, _)| k.clone())
+        else {
+            return;
+        };
+        map.remove(&oldest);
+        tracing::warn!(target: TARGET, what, max, evicted = ?oldest, "too many tracked entries; dropped the least recently used");
+    }
+}
+
+impl HooksProvider for Resilience {
+    fn name(&self) -> &str {
+        "builtin.resilience"
+    }
+
+    fn error_occurred(&self, ctx: &ErrorOccurred) -> HookResult<Option<Recovery>> {
+        Ok(self.recover(ctx))
+    }
+
+    fn pre_model_call(&self, ctx: &mut PreModelCall) -> HookResult<Verdict> {
+        let key = match self.inner.settings.scope {
+            BreakerScope::Session => ctx.meta.session_id.to_string(),
+            BreakerScope::Model => ctx.model.get().clone(),
+        };
+        let now = self.inner.clock.now();
+        let mut state = self.lock();
+        let Some(breaker) = state.breakers.get_mut(&key) else {
+            return Ok(Verdict::Continue);
+        };
+        let cooldown = self.inner.settings.cooldown;
+        let who = self.describe_key(&key);
+        let failures = breaker.failures;
+        let (since, half_open) = match breaker.circuit {
+            Circuit::Closed => return Ok(Verdict::Continue),
+            Circuit::Open { since } => (since, false),
+            Circuit::HalfOpen { trial } => (trial, true),
+        };
+        let Some(cooldown) = cooldown else {
+            return Ok(Verdict::deny(format!(
+                "resilience: circuit open for {who} after {}; \
+                 it stays open until reset",
+                failures_text(failures)
+            )));
+        };
+        let due = since.saturating_add(cooldown);
+        if now >= due {
+            breaker.circuit = Circuit::HalfOpen { trial: now };
+            tracing::info!(target: TARGET, key = %key, "circuit breaker half-open: letting one trial call through");
+            return Ok(Verdict::Continue);
+        }
+        let wait = seconds_up(due - now);
+        Ok(Verdict::deny(if half_open {
+            format!(
+                "resilience: circuit half-open for {who}: a trial call is in progress; next trial in {wait}"
+            )
+        } else {
+            format!(
+                "resilience: circuit open for {who} after {}; next trial in {wait}",
+                failures_text(failures)
+            )
+        }))
+    }
+
+    fn post_model_call(&self, ctx: &mut PostModelCall) -> HookResult<()> {
+        let key = match self.inner.settings.scope {
+            BreakerScope::Session => ctx.meta.session_id.to_string(),
+            BreakerScope::Model => ctx.model.clone(),
+        };
+        self.success(&key, true);
+        let op_key = (
+            Arc::clone(&ctx.meta.session_id),
+            Arc::clone(&ctx.meta.agent_name),
+        );
+        self.lock().ops.remove(&op_key);
+        Ok(())
+    }
+
+    fn post_tool_use(&self, ctx: &mut PostToolUse) -> HookResult<()> {
+        if ctx.error.is_none() && self.inner.settings.scope == BreakerScope::Session {
+            self.success(&ctx.meta.session_id, false);
+        }
+        Ok(())
+    }
+
+    fn session_end(&self, ctx: &SessionEnd) -> HookResult<()> {
+        let mut state = self.lock();
+        state
+            .ops
+            .retain(|(session, _), _| *session != ctx.meta.session_id);
+        if self.inner.settings.scope == BreakerScope::Session {
+            state.breakers.remove(&*ctx.meta.session_id);
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hooks_core::context::Meta;
+    use serde_json::json;
+
+    fn error(kind: ErrorKind, status: Option<u16>, attempt: u32, model: &str) -> ErrorOccurred {
+        let mut ctx = ErrorOccurred::new(Meta::new("s1"), kind, "boom");
+        ctx.status_code = status;
+        ctx.attempt = attempt;
+        ctx.model = Some(model.to_owned());
+        ctx
+    }
+
+    fn no_jitter(config: ResilienceConfig) -> Resilience {
+        Resilience::new(ResilienceConfig {
+            jitter: Jitter::None,
+            ..config
+        })
+        .unwrap()
+    }
+
+    fn retry(ms: u64) -> Option<Recovery> {
+        Some(Recovery::Retry {
+            backoff: Duration::from_millis(ms),
+        })
+    }
+
+    #[test]
+    fn default_settings_are_valid_and_round_trip_through_json() {
+        let config = ResilienceConfig::default();
+        let json = serde_json::to_value(&config).unwrap();
+        assert_eq!(json["jitter"], "full");
+        assert_eq!(json["breaker_scope"], "session");
+        let back: ResilienceConfig = serde_json::from_value(json).unwrap();
+        assert_eq!(back, config);
+        assert!(serde_json::from_value::<ResilienceConfig>(json!({"retries": 3})).is_err());
+        let _ = Resilience::default();
+    }
+
+    #[test]
+    fn zero_and_out_of_range_settings_are_refused_with_the_field() {
+        let d = ResilienceConfig::default;
+        let cases = [
+            (
+                ResilienceConfig {
+                    max_attempts: 0,
+                    ..d()
+                },
+                "max_attempts",
+            ),
+            (
+                ResilienceConfig {
+                    base_backoff_ms: 0,
+                    ..d()
+                },
+                "base_backoff_ms",
+            ),
+            (
+                ResilienceConfig {
+                    base_backoff_ms: 40_000,
+                    ..d()
+                },
+                "base_backoff_ms",
+            ),
+            (
+                ResilienceConfig {
+                    max_backoff_ms: 0,
+                    ..d()
+                },
+                "max_backoff_ms",
+            ),
+            (
+                ResilienceConfig {
+                    max_backoff_ms: MAX_MS + 1,
+                    ..d()
+                },
+                "max_backoff_ms",
+            ),
+            (
+                ResilienceConfig {
+                    breaker_failures: 0,
+                    ..d()
+                },
+                "breaker_failures",
+            ),
+            (
+                ResilienceConfig {
+                    breaker_cooldown_ms: MAX_MS + 1,
+                    ..d()
+                },
+                "breaker_cooldown_ms",
+            ),
+            (
+                ResilienceConfig {
+                    max_tracked: 0,
+                    ..d()
+                },
+                "max_tracked",
+            ),
+            (
+                ResilienceConfig {
+                    fallback: vec!["a".into(), "".into()],
+                    ..d()
+                },
+                "fallback[1]",
+            ),
+            (
+                ResilienceConfig {
+                    fallbacks: [("big".to_owned(), vec![" ".to_owned()])].into(),
+                    ..d()
+                },
+                "fallbacks.big[0]",
+            ),
+        ];
+        for (config, field) in cases {
+            let err = Resilience::new(config).unwrap_err();
+            assert_eq!(
+                (err.policy, err.field.as_ref()),
+                ("resilience", field),
+                "{err}"
+            );
+        }
+    }
+
+    #[test]
+    fn status_codes_and_kinds_decide_what_is_retried() {
+        let p = no_jitter(ResilienceConfig::default());
+        let cases = [
+            (ErrorKind::RateLimit, Some(429), true),
+            (ErrorKind::Unknown, Some(408), true),
+            (ErrorKind::Unknown, Some(500), true),
+            (ErrorKind::Network, Some(503), true),
+            (ErrorKind::Network, None, true),
+            (ErrorKind::RateLimit, None, true),
+            (ErrorKind::Network, Some(401), false),
+            (ErrorKind::Unknown, Some(400), false),
+            (ErrorKind::RateLimit, Some(404), false),
+            (ErrorKind::Permission, None, false),
+            (ErrorKind::ContextOverflow, None, false),
+            (ErrorKind::Tool, None, false),
+            (ErrorKind::Unknown, None, false),
+            (ErrorKind::Other, Some(600), false),
+        ];
+        for (kind, status, retried) in cases {
+            let mut ctx = error(kind, status, 1, "m");
+            ctx.meta = Meta::new(format!("{kind:?}{status:?}"));
+            let got = p.recover(&ctx);
+            assert_eq!(got.is_some(), retried, "{kind:?} {status:?}: {got:?}");
+        }
+        let mut ctx = error(ErrorKind::Unknown, None, 1, "m");
+        ctx.error = "request Timed Out after 30s".into();
+        assert_eq!(p.recover(&ctx), retry(500), "timeouts without a status");
+    }
+
+    #[test]
+    fn backoff_doubles_per_attempt_up_to_the_cap() {
+        let p = no_jitter(ResilienceConfig {
+            base_backoff_ms: 100,
+            max_backoff_ms: 1000,
+            max_attempts: 100,
+            breaker_failures: 100,
+            ..ResilienceConfig::default()
+        });
+        let got: Vec<_> = [1, 2, 3, 4, 5, 6, 80]
+            .into_iter()
+            .map(|a| p.recover(&error(ErrorKind::Network, None, a, "m")))
+            .collect();
+        let want: Vec<_> = [100, 200, 400, 800, 1000, 1000, 1000]
+            .into_iter()
+            .map(retry)
+            .collect();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn seeded_full_jitter_repeats_and_stays_under_the_cap() {
+        let run = |seed| {
+            let p = Resilience::new(ResilienceConfig {
+                base_backoff_ms: 100,
+                max_backoff_ms: 5_000,
+                max_attempts: 50,
+                breaker_failures: 50,
+                ..ResilienceConfig::default()
+            })
+            .unwrap()
+            .with_seed(seed);
+            (1..40)
+                .map(
+                    |a| match p.recover(&error(ErrorKind::Network, None, a, "m")) {
+                        Some(Recovery::Retry { backoff }) => backoff.as_millis() as u64,
+                        other => panic!("{other:?}"),
+                    },
+                )
+                .collect::<Vec<u64>>()
+        };
+        let a = run(7);
+        assert_eq!(a, run(7), "same seed, same backoffs");
+        assert_ne!(a, run(8));
+        for (i, ms) in a.iter().enumerate() {
+            let cap = (100u64 << i.min(20)).min(5_000);
+            assert!(*ms <= cap, "attempt {}: {ms} > {cap}", i + 1);
+        }
+    }
+
+    #[test]
+    fn decorrelated_jitter_stays_between_the_base_and_three_times_the_previous() {
+        let p = Resilience::new(ResilienceConfig {
+            base_backoff_ms: 100,
+            max_backoff_ms: 10_000,
+            jitter: Jitter::Decorrelated,
+            max_attempts: 200,
+            breaker_failures: 200,
+            ..ResilienceConfig::default()
+        })
+        .unwrap()
+        .with_seed(3);
+        let mut previous = 100;
+        for a in 1..150 {
+            let Some(Recovery::Retry { backoff }) =
+                p.recover(&error(ErrorKind::Network, None, a, "m"))
+            else {
+                panic!("not a retry")
+            };
+            let ms = backoff.as_millis() as u64;
+            assert!(
+                (100..=(previous * 3).min(10_000)).contains(&ms),
+                "{ms} after {previous}"
+            );
+            previous = ms;
+        }
+    }
+
+    #[test]
+    fn model_errors_walk_the_chain_of_the_original_model_skipping_tried_ones() {
+        let p = no_jitter(ResilienceConfig {
+            fallback: vec!["general".into()],
+            fallbacks: [(
+                "opus".to_owned(),
+                vec!["sonnet".into(), "opus".into(), "haiku".into()],
+            )]
+            .into(),
+            max_attempts: 10,
+            breaker_failures: 10,
+            ..ResilienceConfig::default()
+        });
+        let fallback = |m: &str, ms| {
+            Some(Recovery::Fallback {
+                model: m.into(),
+                backoff: Duration::from_millis(ms),
+            })
+        };
+        assert_eq!(
+            p.recover(&error(ErrorKind::Model, None, 1, "opus")),
+            fallback("sonnet", 0)
+        );
+        // A retryable model error on the fallback: the next one, after the backoff.
+        assert_eq!(
+            p.recover(&error(ErrorKind::Model, Some(529), 2, "sonnet")),
+            fallback("haiku", 1000),
+            "opus was tried already"
+        );
+        // The chain is used up: a retryable error is retried, another gives up.
+        assert_eq!(
+            p.recover(&error(ErrorKind::Model, Some(503), 3, "haiku")),
+            retry(2000)
+        );
+        let Some(Recovery::GiveUp { reason }) =
+            p.recover(&error(ErrorKind::Model, None, 4, "haiku"))
+        else {
+            panic!("expected a give-up")
+        };
+        assert_eq!(
+            reason,
+            "resilience: no untried fallback model left (tried opus, sonnet, haiku)"
+        );
+        // A new operation (attempt 1) starts over, on the general chain for another model.
+        assert_eq!(
+            p.recover(&error(ErrorKind::Model, None, 1, "other")),
+            fallback("general", 0)
+        );
+    }
+
+    #[test]
+    fn model_errors_without_a_chain_are_left_to_other_hooks() {
+        let p = no_jitter(ResilienceConfig::default());
+        assert_eq!(p.recover(&error(ErrorKind::Model, Some(400), 1, "m")), None);
+        assert_eq!(
+            p.recover(&error(ErrorKind::Model, Some(500), 1, "m")),
+            retry(500)
+        );
+    }
+
+    #[test]
+    fn the_last_attempt_gives_up_with_the_error() {
+        let p = no_jitter(ResilienceConfig {
+            max_attempts: 3,
+            ..ResilienceConfig::default()
+        });
+        assert!(matches!(
+            p.recover(&error(ErrorKind::Network, None, 2, "m")),
+            Some(Recovery::Retry { .. })
+        ));
+        assert_eq!(
+            p.recover(&error(ErrorKind::Network, None, 3, "m")),
+            Some(Recovery::GiveUp {
+                reason: "resilience: gave up after 3 attempts (last: boom)".into()
+            })
+        );
+        // Absurd attempt numbers do not overflow the backoff.
+        let p = no_jitter(ResilienceConfig {
+            max_attempts: u32::MAX,
+            breaker_failures: u32::MAX,
+            ..ResilienceConfig::default()
+        });
+        assert_eq!(
+            p.recover(&error(ErrorKind::Network, None, u32::MAX - 1, "m")),
+            retry(30_000)
+        );
+    }
+
+    #[test]
+    fn the_breaker_opens_after_n_failures_denies_calls_and_lets_a_trial_through_after_the_cooldown()
+    {
+        let clock = ManualClock::new();
+        let alerts = Arc::new(Mutex::new(Vec::new()));
+        let sink = alerts.clone();
+        let p = no_jitter(ResilienceConfig {
+            breaker_failures: 3,
+            breaker_cooldown_ms: 10_000,
+            max_attempts: 100,
+            ..ResilienceConfig::default()
+        })
+        .with_clock(Arc::new(clock.clone()))
+        .on_alert(move |a| sink.lock().unwrap().push(a.clone()));
+        for a in 1..3 {
+            assert!(matches!(
+                p.recover(&error(ErrorKind::Network, Some(502), a, "m")),
+                Some(Recovery::Retry { .. })
+            ));
+        }
+        assert_eq!(p.breaker("s1"), BreakerState::Closed { failures: 2 });
+        let got = p.recover(&error(ErrorKind::Network, Some(502), 3, "m"));
+        assert_eq!(
+            got,
+            Some(Recovery::GiveUp {
+                reason: "resilience: circuit open for session s1 after 3 consecutive failures (last: boom)".into()
+            })
+        );
+        assert_eq!(p.breaker("s1"), BreakerState::Open);
+        let alerts_now = alerts.lock().unwrap().clone();
+        assert_eq!(alerts_now.len(), 1);
+        assert_eq!(alerts_now[0].kind, AlertKind::CircuitOpen);
+        assert_eq!(
+            (alerts_now[0].key.as_str(), alerts_now[0].failures),
+            ("s1", 3)
+        );
+        assert_eq!(alerts_now[0].status_code, Some(502));
+
+        let mut call = PreModelCall::new(Meta::new("s1"), "m", Vec::new());
+        clock.advance(Duration::from_millis(2500));
+        assert_eq!(
+            p.pre_model_call(&mut call).unwrap().reason(),
+            Some(
+                "resilience: circuit open for session s1 after 3 consecutive failures; next trial in 7.5 s"
+            )
+        );
+        // Other sessions are not affected.
+        let mut other = PreModelCall::new(Meta::new("s2"), "m", Vec::new());
+        assert_eq!(p.pre_model_call(&mut other).unwrap(), Verdict::Continue);
+        // A tool success does not close an open circuit.
+        let mut tool = PostToolUse::new(Meta::new("s1"), "Read", json!({}), json!("ok"), 1);
+        p.post_tool_use(&mut tool).unwrap();
+        assert_eq!(p.breaker("s1"), BreakerState::Open);
+
+        clock.advance(Duration::from_millis(7500));
+        assert_eq!(
+            p.pre_model_call(&mut call).unwrap(),
+            Verdict::Continue,
+            "the trial"
+        );
+        assert_eq!(p.breaker("s1"), BreakerState::HalfOpen);
+        assert!(
+            p.pre_model_call(&mut call).unwrap().is_deny(),
+            "one trial at a time"
+        );
+        // The trial fails: open again at once, without a second alert.
+        assert!(matches!(
+            p.recover(&error(ErrorKind::Network, Some(502), 1, "m")),
+            Some(Recovery::GiveUp { ref reason }) if reason.contains("open again")
+        ));
+        assert_eq!(alerts.lock().unwrap().len(), 1);
+        assert!(p.pre_model_call(&mut call).unwrap().is_deny());
+
+        // Next trial succeeds: closed.
+        clock.advance(Duration::from_secs(10));
+        assert_eq!(p.pre_model_call(&mut call).unwrap(), Verdict::Continue);
+        let mut ok = PostModelCall::new(Meta::new("s1"), "m", "hi", Default::default(), 1);
+        p.post_model_call(&mut ok).unwrap();
+        assert_eq!(p.breaker("s1"), BreakerState::Closed { failures: 0 });
+        assert_eq!(p.pre_model_call(&mut call).unwrap(), Verdict::Continue);
+    }
+
+    #[test]
+    fn a_trial_that_never_reports_back_does_not_block_forever() {
+        let clock = ManualClock::new();
+        let p = no_jitter(ResilienceConfig {
+            breaker_failures: 1,
+            breaker_cooldown_ms: 1000,
+            ..ResilienceConfig::default()
+        })
+        .with_clock(Arc::new(clock.clone()));
+        p.recover(&error(ErrorKind::Network, None, 1, "m"));
+        let mut call = PreModelCall::new(Meta::new("s1"), "m", Vec::new());
+        clock.advance(Duration::from_secs(1));
+        assert_eq!(p.pre_model_call(&mut call).unwrap(), Verdict::Continue);
+        assert!(p.pre_model_call(&mut call).unwrap().is_deny());
+        clock.advance(Duration::from_secs(1));
+        assert_eq!(p.pre_model_call(&mut call).unwrap(), Verdict::Continue);
+    }
+
+    #[test]
+    fn without_a_cooldown_the_circuit_stays_open_until_reset() {
+        let clock = ManualClock::new();
+        let p = no_jitter(ResilienceConfig {
+            breaker_failures: 1,
+            breaker_cooldown_ms: 0,
+            ..ResilienceConfig::default()
+        })
+        .with_clock(Arc::new(clock.clone()));
+        p.recover(&error(ErrorKind::Network, None, 1, "m"));
+        clock.advance(Duration::from_secs(365 * 24 * 3600));
+        let mut call = PreModelCall::new(Meta::new("s1"), "m", Vec::new());
+        assert_eq!(
+            p.pre_model_call(&mut call).unwrap().reason(),
+            Some(
+                "resilience: circuit open for session s1 after 1 consecutive failure; it stays open until reset"
+            )
+        );
+        assert!(p.reset("s1"));
+        assert_eq!(p.pre_model_call(&mut call).unwrap(), Verdict::Continue);
+    }
+
+    #[test]
+    fn successes_reset_the_consecutive_count() {
+        let p = no_jitter(ResilienceConfig {
+            breaker_failures: 2,
+            ..ResilienceConfig::default()
+        });
+        p.recover(&error(ErrorKind::Network, None, 1, "m"));
+        let mut tool = PostToolUse::new(Meta::new("s1"), "Read", json!({}), json!("ok"), 1);
+        p.post_tool_use(&mut tool).unwrap();
+        assert_eq!(p.breaker("s1"), BreakerState::Closed { failures: 0 });
+        p.recover(&error(ErrorKind::Network, None, 1, "m"));
+        // A failed tool call is not a success.
+        tool.error = Some("exit 1".into());
+        p.post_tool_use(&mut tool).unwrap();
+        assert_eq!(p.breaker("s1"), BreakerState::Closed { failures: 1 });
+        let mut ok = PostModelCall::new(Meta::new("s1"), "m", "", Default::default(), 1);
+        p.post_model_call(&mut ok).unwrap();
+        assert_eq!(p.breaker("s1"), BreakerState::Closed { failures: 0 });
+        // Errors this policy does not handle are not counted either.
+        p.recover(&error(ErrorKind::Permission, None, 1, "m"));
+        assert_eq!(p.breaker("s1"), BreakerState::Closed { failures: 0 });
+    }
+
+    #[test]
+    fn model_scope_shares_a_breaker_across_sessions_and_ignores_tool_errors() {
+        let p = no_jitter(ResilienceConfig {
+            breaker_failures: 2,
+            breaker_scope: BreakerScope::Model,
+            ..ResilienceConfig::default()
+        });
+        let mut e = error(ErrorKind::Network, None, 1, "big");
+        p.recover(&e);
+        e.meta = Meta::new("s2");
+        let mut tool_err = error(ErrorKind::Tool, Some(503), 1, "big");
+        tool_err.tool_name = Some("WebFetch".into());
+        p.recover(&tool_err);
+        assert_eq!(p.breaker("big"), BreakerState::Closed { failures: 1 });
+        assert!(
+            matches!(p.recover(&e), Some(Recovery::GiveUp { ref reason })
+            if reason.starts_with("resilience: circuit open for model big after 2"))
+        );
+        let mut call = PreModelCall::new(Meta::new("s3"), "big", Vec::new());
+        assert!(p.pre_model_call(&mut call).unwrap().is_deny());
+        let mut call = PreModelCall::new(Meta::new("s3"), "small", Vec::new());
+        assert_eq!(p.pre_model_call(&mut call).unwrap(), Verdict::Continue);
+    }
+
+    #[test]
+    fn state_is_bounded_and_dropped_at_session_end() {
+        let p = no_jitter(ResilienceConfig {
+            max_tracked: 8,
+            breaker_failures: 100,
+            ..ResilienceConfig::default()
+        });
+        for i in 0..100 {
+            let mut e = error(ErrorKind::Network, None, 1, "m");
+            e.meta = Meta::new(format!("s{i}"));
+            p.recover(&e);
+        }
+        {
+            let state = p.lock();
+            assert!(state.breakers.len() <= 8 && state.ops.len() <= 8);
+        }
+        assert_eq!(p.breaker("s99"), BreakerState::Closed { failures: 1 });
+        p.session_end(&SessionEnd::new(
+            Meta::new("s99"),
+            hooks_core::context::SessionEndReason::Completed,
+            true,
+        ))
+        .unwrap();
+        assert_eq!(p.breaker("s99"), BreakerState::Closed { failures: 0 });
+        assert!(!p.lock().ops.keys().any(|(s, _)| &**s == "s99"));
+    }
+
+    #[test]
+    fn a_panicking_alert_callback_does_not_break_the_policy() {
+        let p = no_jitter(ResilienceConfig {
+            breaker_failures: 1,
+            ..ResilienceConfig::default()
+        })
+        .on_alert(|_| panic!("pager down"));
+        let hooks = hooks_core::runtime::Hooks::builder()
+            .ignore_env()
+            .provider(p.clone())
+            .build()
+            .unwrap();
+        let mut e = error(ErrorKind::Network, None, 1, "m");
+        let out = hooks.dispatch::<hooks_core::points::error_occurred::Point>(&mut e);
+        assert_eq!(out.failures.len(), 1, "the runtime caught the panic");
+        assert_eq!(
+            p.breaker("s1"),
+            BreakerState::Open,
+            "the state was updated first"
+        );
+        let mut call = PreModelCall::new(Meta::new("s1"), "m", Vec::new());
+        assert!(p.pre_model_call(&mut call).unwrap().is_deny());
+    }
+}
