@@ -20,6 +20,8 @@ pub use error::ConfigError;
 #[cfg(any(feature = "command-guard", feature = "secrets-guard"))]
 pub mod shell;
 
+#[cfg(feature = "audit")]
+pub mod audit;
 #[cfg(feature = "budget")]
 pub mod budget;
 #[cfg(feature = "command-guard")]
