@@ -26,6 +26,8 @@ pub mod audit;
 pub mod budget;
 #[cfg(feature = "command-guard")]
 pub mod command_guard;
+#[cfg(feature = "context-inject")]
+pub mod context_inject;
 #[cfg(feature = "pii-scrub")]
 pub mod pii_scrub;
 #[cfg(feature = "rate-limit")]
@@ -36,5 +38,7 @@ pub mod resilience;
 pub mod reviewer_lockout;
 #[cfg(feature = "secrets-guard")]
 pub mod secrets_guard;
+#[cfg(feature = "task-tracker")]
+pub mod task_tracker;
 #[cfg(feature = "write-guard")]
 pub mod write_guard;
