@@ -13,9 +13,11 @@
 
 mod error;
 pub mod paths;
+mod set;
 pub mod tools;
 
 pub use error::ConfigError;
+pub use set::{BuiltinConfig, Builtins, NotBuilt, order};
 
 #[cfg(any(feature = "command-guard", feature = "secrets-guard"))]
 pub mod shell;

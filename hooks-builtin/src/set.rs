@@ -1,0 +1,241 @@
+//! [`BuiltinConfig`] and [`Builtins`]: every policy's settings in one value, and the policies
+//! they build, added to a hook set at their documented [`order`](crate::order)s.
+
+use std::sync::Arc;
+
+use hooks_core::runtime::{Hooks, HooksBuilder, HooksError, HooksProvider};
+use serde::{Deserialize, Serialize};
+
+use crate::ConfigError;
+
+/// Where each policy runs among a point's entries: lower runs first. Guards run before
+/// accounting, accounting before the hooks that change context or output, and the audit
+/// last so it records what the others decided.
+///
+/// Use these to place your own hooks around the builtins (`#[hook(pre_tool_use, order = -200)]`
+/// runs before every builtin guard).
+pub mod order {
+    /// `command-guard`, `write-guard`, `secrets-guard`: deny before anything else runs.
+    pub const GUARD: i32 = -100;
+    /// `reviewer-lockout`: after the path guards, so their reasons win for paths both deny.
+    pub const REVIEWER_LOCKOUT: i32 = -90;
+    /// `budget`: charges and limits after the guards, so denied calls cost nothing.
+    pub const BUDGET: i32 = -50;
+    /// `rate-limit`: after the budget, before any work is done.
+    pub const RATE_LIMIT: i32 = -10;
+    /// `context-inject` and `resilience`: after user hooks at the default order 0.
+    pub const CONTEXT: i32 = 50;
+    /// `pii-scrub` and `task-tracker`: last before the audit, so scrubbed text is what is
+    /// recorded and tasks see the final outcome.
+    pub const OUTPUT: i32 = 100;
+    /// `audit`: the very last entry of every point.
+    pub const AUDIT: i32 = i32::MAX;
+}
+
+/// Settings of a policy this build of `hooks-builtin` does not have (its cargo feature is
+/// off), kept as they were written: accepted by the deserializer, so one config file serves
+/// several builds, and refused by [`Builtins::new`] with a [`ConfigError`] that names the
+/// missing feature.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(transparent)]
+pub struct NotBuilt(pub serde_json::Value);
+
+macro_rules! builtins {
+    ($(
+        $(#[$doc:meta])*
+        $field:ident: $feature:literal, $module:ident::$config:ident => $policy:ident, $order:expr;
+    )*) => {
+        /// Every builtin policy's settings: the `builtin:` section of a config file, or built
+        /// in code. A policy runs when its entry is present (`Some`), with the defaults of its
+        /// settings type for the fields left out; unknown keys are errors.
+        ///
+        /// A field whose cargo feature is off still deserializes (as [`NotBuilt`]), so one
+        /// config file serves several builds; [`Builtins::new`] then refuses it by name.
+        ///
+        /// ```
+        /// # #[cfg(all(feature = "command-guard", feature = "budget"))] {
+        /// use hooks_builtin::{BuiltinConfig, Builtins};
+        ///
+        /// let config: BuiltinConfig = serde_json::from_str(r#"{
+        ///     "command_guard": {},
+        ///     "budget": { "session": { "hard_usd": 5.0 } }
+        /// }"#)?;
+        /// let builtins = Builtins::new(config)?;
+        /// let hooks = builtins.install(hooks_core::runtime::Hooks::builder())?;
+        /// assert!(hooks.list().iter().any(|h| h.name == "builtin.command_guard"));
+        /// # }
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+        #[serde(default, deny_unknown_fields)]
+        #[non_exhaustive]
+        pub struct BuiltinConfig {
+            $(
+                $(#[$doc])*
+                #[cfg(feature = $feature)]
+                #[serde(skip_serializing_if = "Option::is_none")]
+                pub $field: Option<crate::$module::$config>,
+                $(#[$doc])*
+                #[doc = concat!("\n\nThis build lacks the `", $feature, "` feature: settings here are refused.")]
+                #[cfg(not(feature = $feature))]
+                #[serde(skip_serializing_if = "Option::is_none")]
+                pub $field: Option<NotBuilt>,
+            )*
+        }
+
+        /// The policies a [`BuiltinConfig`] turns on, built and ready to add to a hook set.
+        ///
+        /// Stateful policies are cheap handles that share state with the copies installed in
+        /// the hook set: keep this value to read a [`Budget`](crate::budget::Budget) report,
+        /// query the audit trail or record a reviewer's rejection.
+        #[derive(Clone, Default)]
+        #[non_exhaustive]
+        pub struct Builtins {
+            $(
+                #[cfg(feature = $feature)]
+                $field: Option<crate::$module::$policy>,
+            )*
+        }
+
+        impl Builtins {
+            /// Builds every policy that `config` turns on.
+            ///
+            /// # Errors
+            ///
+            /// The first refused setting, as a [`ConfigError`] naming the policy and field; a
+            /// policy whose cargo feature is off is refused with field `""`.
+            pub fn new(config: BuiltinConfig) -> Result<Self, ConfigError> {
+                $(
+                    #[cfg(feature = $feature)]
+                    let $field = match config.$field {
+                        Some(settings) => Some(crate::$module::$policy::new(settings)?),
+                        None => None,
+                    };
+                    #[cfg(not(feature = $feature))]
+                    if config.$field.is_some() {
+                        return Err(ConfigError::new(
+                            stringify!($field),
+                            "",
+                            concat!(
+                                "this build of hooks-builtin lacks the `", $feature,
+                                "` cargo feature; enable it or remove these settings"
+                            ),
+                        ));
+                    }
+                )*
+                Ok(Builtins { $(#[cfg(feature = $feature)] $field,)* })
+            }
+
+            /// The policies that are on, each with the [`order`](crate::order) it runs at.
+            pub fn providers(&self) -> Vec<(i32, Arc<dyn HooksProvider>)> {
+                let mut providers: Vec<(i32, Arc<dyn HooksProvider>)> = Vec::new();
+                $(
+                    #[cfg(feature = $feature)]
+                    if let Some(policy) = &self.$field {
+                        providers.push(($order, Arc::new(policy.clone())));
+                    }
+                )*
+                providers
+            }
+
+            /// Adds every policy that is on to `builder` at its [`order`](crate::order).
+            ///
+            /// The audit records hook runs through a subscription, which needs the built hook
+            /// set: prefer [`install`](Builtins::install), or call
+            /// [`Audit::attach`](crate::audit::Audit::attach) on the result yourself.
+            pub fn add_to(&self, builder: HooksBuilder) -> HooksBuilder {
+                self.providers()
+                    .into_iter()
+                    .fold(builder, |builder, (order, p)| builder.provider_arc(order, p))
+            }
+
+            /// Adds every policy that is on to `builder`, builds the hook set and attaches the
+            /// audit (when on) to it.
+            ///
+            /// # Errors
+            ///
+            /// [`HooksError`] from [`HooksBuilder::build`], e.g. a hook of the same name
+            /// (`builtin.command_guard`) is already in the builder.
+            pub fn install(&self, builder: HooksBuilder) -> Result<Hooks, HooksError> {
+                let hooks = self.add_to(builder).build()?;
+                #[cfg(feature = "audit")]
+                if let Some(audit) = &self.audit {
+                    audit.attach(&hooks);
+                }
+                Ok(hooks)
+            }
+
+            $(
+                #[cfg(feature = $feature)]
+                #[doc = concat!("The `", $feature, "` policy, when it is on.")]
+                pub fn $field(&self) -> Option<&crate::$module::$policy> {
+                    self.$field.as_ref()
+                }
+            )*
+        }
+
+        impl std::fmt::Debug for Builtins {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                let mut on = f.debug_list();
+                $(
+                    #[cfg(feature = $feature)]
+                    if self.$field.is_some() {
+                        on.entry(&stringify!($field));
+                    }
+                )*
+                on.finish()
+            }
+        }
+    };
+}
+
+builtins! {
+    /// `command-guard`: destructive shell commands.
+    command_guard: "command-guard", command_guard::CommandGuardConfig => CommandGuard, order::GUARD;
+    /// `write-guard`: file writes only under allowed globs.
+    write_guard: "write-guard", write_guard::WriteGuardConfig => WriteGuard, order::GUARD;
+    /// `secrets-guard`: no reading of secrets files.
+    secrets_guard: "secrets-guard", secrets_guard::SecretsGuardConfig => SecretsGuard, order::GUARD;
+    /// `reviewer-lockout`: rejected artifacts locked against their author.
+    reviewer_lockout: "reviewer-lockout", reviewer_lockout::ReviewerLockoutConfig => ReviewerLockout, order::REVIEWER_LOCKOUT;
+    /// `budget`: token and cost limits.
+    budget: "budget", budget::BudgetConfig => Budget, order::BUDGET;
+    /// `rate-limit`: calls per time window.
+    rate_limit: "rate-limit", rate_limit::RateLimitConfig => RateLimit, order::RATE_LIMIT;
+    /// `context-inject`: decisions in, directives captured.
+    context_inject: "context-inject", context_inject::ContextInjectConfig => ContextInject, order::CONTEXT;
+    /// `resilience`: retries, model fallback, circuit breaker.
+    resilience: "resilience", resilience::ResilienceConfig => Resilience, order::CONTEXT;
+    /// `pii-scrub`: PII and credentials redacted from output.
+    pii_scrub: "pii-scrub", pii_scrub::PiiScrubConfig => PiiScrub, order::OUTPUT;
+    /// `task-tracker`: a tracking task per session.
+    task_tracker: "task-tracker", task_tracker::TaskTrackerConfig => TaskTracker, order::OUTPUT;
+    /// `audit`: the trail of hook runs and tool calls.
+    audit: "audit", audit::AuditConfig => Audit, order::AUDIT;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[cfg(not(feature = "budget"))]
+    #[test]
+    fn settings_of_a_policy_this_build_lacks_load_and_are_refused_by_feature() {
+        let config: BuiltinConfig =
+            serde_json::from_str(r#"{ "budget": { "session": { "hard_usd": 1 } } }"#).unwrap();
+        assert!(config.budget.is_some());
+        let err = Builtins::new(config).unwrap_err();
+        assert_eq!(err.policy, "budget");
+        assert!(err.message.contains("lacks the `budget` cargo feature"), "{err}");
+        // Absent settings of a missing policy are fine.
+        assert!(Builtins::new(BuiltinConfig::default()).is_ok());
+    }
+
+    #[cfg(not(feature = "budget"))]
+    #[test]
+    fn settings_of_a_policy_this_build_lacks_are_kept_as_written() {
+        let written = r#"{"budget":{"session":{"hard_usd":1}}}"#;
+        let config: BuiltinConfig = serde_json::from_str(written).unwrap();
+        assert_eq!(serde_json::to_string(&config).unwrap(), written);
+    }
+}
