@@ -214,11 +214,11 @@ builtins! {
     audit: "audit", audit::AuditConfig => Audit, order::AUDIT;
 }
 
-#[cfg(test)]
+// Runs in builds without `budget` (CI: `--no-default-features --features command-guard`).
+#[cfg(all(test, not(feature = "budget")))]
 mod tests {
     use super::*;
 
-    #[cfg(not(feature = "budget"))]
     #[test]
     fn settings_of_a_policy_this_build_lacks_load_and_are_refused_by_feature() {
         let config: BuiltinConfig =
@@ -231,7 +231,6 @@ mod tests {
         assert!(Builtins::new(BuiltinConfig::default()).is_ok());
     }
 
-    #[cfg(not(feature = "budget"))]
     #[test]
     fn settings_of_a_policy_this_build_lacks_are_kept_as_written() {
         let written = r#"{"budget":{"session":{"hard_usd":1}}}"#;
