@@ -1,25 +1,33 @@
-//! A scripted agent session that fires every standard hook point.
+//! A scripted agent session that fires every standard hook point, with every builtin policy
+//! on.
 //!
 //! A fake model plays back a fixed script; the tools are real (files are written and shell
-//! commands run in a temporary directory). The agent loop drives a
+//! commands run in a temporary project directory). The agent loop drives a
 //! [`Session`](hooks_core::runtime::Session), which fires every point at the right moment.
 //!
-//! The hooks come from all three sources a `Hooks` value merges:
-//! - `#[hook]` fns (below): a destructive-command guard, directive capture, secret redaction of
-//!   streamed text, retry on rate limits, a stop guard that insists on tests, and so on;
+//! The hooks come from every source a `Hooks` value merges:
+//! - the builtin policies of `hooks-builtin` (feature `full`), configured from one settings
+//!   document ([`SETTINGS`], the `builtin:` section of a config file): the command, write and
+//!   secrets guards, the reviewer lockout, the budget, rate limits, context injection,
+//!   resilience (retry and model fallback), PII scrubbing, task tracking and the audit trail;
+//! - `#[hook]` fns (below): a rewrite of `ls`, a stop guard that insists on tests when the
+//!   user asked for them, and small observers;
 //! - a provider, `Trace`, which prints a line as each point fires and counts the firings;
-//! - a closure registered at run time, which caps tool output for the reviewer subagent.
+//! - closures registered at run time: PII scrubbing of streamed chunks with the same policy
+//!   value, and an output note for the reviewer subagent.
 //!
-//! A subscriber prints every hook run (hook, result, duration). The run ends with a table of
-//! every point and how many times it fired, and fails if any point never fired.
+//! A subscriber prints every hook run that decided something (hook, result, duration). The
+//! run ends with the audit trail read back from SQLite, the budget's spend report, and a table
+//! of every point and how many times it fired; it fails if any point never fired.
 //!
-//! Run: `cargo run --example agent`
+//! Run: `cargo run --example agent` (set `RUST_LOG=debug` to see the policies' logs).
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
+use hooks_builtin::audit::AuditReader;
+use hooks_builtin::{BuiltinConfig, Builtins};
 use hooks_core::context::*;
 use hooks_core::runtime::{
     AgentError, Hook, Hooks, HooksProvider, ModelReply, RunResult, Session, SessionError, ToolRun,
@@ -30,87 +38,49 @@ use hooks_examples::{ScriptedModel, ToolRequest, Turn, Workspace};
 use serde_json::json;
 
 // ---------------------------------------------------------------------------------------------
-// Hooks
+// The builtin policies' settings
 // ---------------------------------------------------------------------------------------------
 
-/// Directives the user gave ("always …", "never …"), captured from prompts.
+/// The `builtin:` section of a config file, as JSON. `{project}` is the session's directory.
+const SETTINGS: &str = r#"{
+    "command_guard": { "ask": ["git reset --hard"] },
+    "write_guard": { "allow": ["src/**", "tests/**"] },
+    "secrets_guard": {},
+    "reviewer_lockout": {},
+    "budget": {
+        "prices": {
+            "large-model": { "input_usd_per_mtok": 15.0, "output_usd_per_mtok": 75.0 },
+            "small-model": { "input_usd_per_mtok": 0.25, "output_usd_per_mtok": 1.25 },
+            "backup-model": { "input_usd_per_mtok": 3.0, "output_usd_per_mtok": 15.0 }
+        },
+        "session": { "soft_usd": 0.005, "hard_usd": 1.0 },
+        "cheaper_model": "small-model"
+    },
+    "rate_limit": { "tool_calls": [{ "calls": 20, "window_ms": 60000 }] },
+    "context_inject": { "files": [{ "path": ".agents/notes.md", "label": "Team notes" }] },
+    "resilience": { "max_attempts": 3, "base_backoff_ms": 20, "fallback": ["backup-model"] },
+    "pii_scrub": {},
+    "task_tracker": {},
+    "audit": { "path": "{project}/.agents/audit.db" }
+}"#;
+
+// ---------------------------------------------------------------------------------------------
+// Hooks of this program
+// ---------------------------------------------------------------------------------------------
+
+/// Directives the user gave, as `context-inject` captured them.
 static DIRECTIVES: Mutex<Vec<String>> = Mutex::new(Vec::new());
 /// Set once a test command ran.
 static TESTS_RAN: AtomicBool = AtomicBool::new(false);
-/// Model calls so far, for the call budget.
-static MODEL_CALLS: AtomicU64 = AtomicU64::new(0);
 
-#[hook(session_start)]
-fn team_notes(ctx: &mut SessionStart) {
-    ctx.add_context("Team notes: services live in src/, every change needs a passing test.");
-}
-
-#[hook(user_prompt_submit)]
-fn capture_directives(ctx: &mut UserPromptSubmit) -> Verdict {
-    let found: Vec<String> = ctx
-        .prompt
-        .split_terminator(['.', '!'])
-        .map(str::trim)
-        .filter(|s| {
-            let lower = s.to_lowercase();
-            lower.starts_with("always ") || lower.starts_with("never ")
-        })
-        .map(str::to_owned)
-        .collect();
-    for d in found {
-        ctx.add_directive(d.clone());
-        DIRECTIVES.lock().unwrap_or_else(|e| e.into_inner()).push(d);
-    }
-    Verdict::Continue
-}
-
-#[hook(pre_model_call)]
-fn model_call_budget(ctx: &mut PreModelCall) -> Verdict {
-    if MODEL_CALLS.fetch_add(1, Ordering::Relaxed) >= 20 {
-        return Verdict::deny("model call budget (20 per session) exhausted");
-    }
-    if ctx.meta.agent_name.as_ref() != "lead" {
-        ctx.model.set("small-model".into());
-    }
-    Verdict::Continue
-}
-
-/// Redacts anything that looks like an API key before it is shown.
-#[hook(model_stream_chunk)]
-fn redact_keys(ctx: &mut ModelStreamChunk) {
-    if ctx.chunk.contains("sk-") {
-        ctx.chunk = ctx
-            .chunk
-            .split(' ')
-            .map(|w| {
-                if w.starts_with("sk-") {
-                    "[REDACTED]"
-                } else {
-                    w
-                }
-            })
-            .collect::<Vec<_>>()
-            .join(" ");
-    }
-}
-
-#[hook(post_model_call)]
-fn note_usage(ctx: &mut PostModelCall) {
-    if ctx.usage.total() > 10_000 {
-        ctx.stop_reason = Some("token budget".into());
-    }
-}
-
-/// Refuses destructive shell commands.
-#[hook(pre_tool_use, order = -100)]
-fn deny_destructive(ctx: &mut PreToolUse) -> Verdict {
-    let Some(cmd) = ctx.command() else {
-        return Verdict::Continue;
-    };
-    let words: Vec<&str> = cmd.split_whitespace().collect();
-    let recursive = words.iter().any(|w| w.starts_with('-') && w.contains('r'));
-    if words.first() == Some(&"rm") && recursive && words.contains(&"/") {
-        return Verdict::deny("refusing to delete the filesystem root");
+/// Runs after `context-inject` (order 50), which found the directives in the prompt.
+#[hook(user_prompt_submit, order = 60)]
+fn remember_directives(ctx: &mut UserPromptSubmit) -> Verdict {
+    let mut directives = DIRECTIVES.lock().unwrap_or_else(|e| e.into_inner());
+    for d in &ctx.directives {
+        if !directives.contains(d) {
+            directives.push(d.clone());
+        }
     }
     Verdict::Continue
 }
@@ -128,21 +98,12 @@ fn one_entry_per_line(ctx: &mut PreToolUse) -> Verdict {
 
 #[hook(post_tool_use)]
 fn remember_tests(ctx: &mut PostToolUse) {
-    if ctx.tool_input["command"]
-        .as_str()
-        .is_some_and(|c| c.contains("test"))
+    if ctx.error.is_none()
+        && ctx.tool_input["command"]
+            .as_str()
+            .is_some_and(|c| c.contains("test"))
     {
         TESTS_RAN.store(true, Ordering::Relaxed);
-    }
-}
-
-#[hook(post_tool_use, order = 10)]
-fn truncate_output(ctx: &mut PostToolUse) {
-    if let Some(out) = ctx.tool_response["stdout"].as_str()
-        && out.len() > 200
-    {
-        let cut: String = out.chars().take(200).collect();
-        ctx.tool_response["stdout"] = format!("{cut}… [truncated]").into();
     }
 }
 
@@ -173,34 +134,11 @@ fn keep_directives(ctx: &mut PreCompact) {
     ctx.preserve.extend(directives);
 }
 
-#[hook(subagent_start)]
-fn cheap_reviewers(ctx: &mut SubagentStart) -> Verdict {
-    if ctx.subagent_name == "reviewer" {
-        ctx.model.set("small-model".into());
-    }
-    Verdict::Allow
-}
-
-/// An async observer: a real one would write an audit record somewhere.
+/// An async observer.
 #[hook(subagent_stop)]
-async fn audit_subagent(ctx: &SubagentStop) {
+async fn subagent_done(ctx: &SubagentStop) {
     tokio::task::yield_now().await;
     assert!(!ctx.subagent_name.is_empty());
-}
-
-#[hook(error_occurred)]
-fn retry_rate_limits(ctx: &ErrorOccurred) -> Option<Recovery> {
-    (ctx.kind.is_transient() && ctx.attempt <= 3).then(|| Recovery::Retry {
-        backoff: Duration::from_millis(20 * u64::from(ctx.attempt)),
-    })
-}
-
-#[hook(error_occurred, order = 10)]
-fn fall_back_model(ctx: &ErrorOccurred) -> Option<Recovery> {
-    (ctx.kind == ErrorKind::Model).then(|| Recovery::Fallback {
-        model: "backup-model".into(),
-        backoff: Duration::ZERO,
-    })
 }
 
 #[hook(notification)]
@@ -282,7 +220,10 @@ impl HooksProvider for Trace {
         Ok(())
     }
     fn post_model_call(&self, ctx: &mut PostModelCall) -> HookResult<()> {
-        self.fire("post_model_call", short(&ctx.response));
+        self.fire(
+            "post_model_call",
+            format!("{}: {}", ctx.model, short(&ctx.response)),
+        );
         Ok(())
     }
     fn pre_tool_use(&self, ctx: &mut PreToolUse) -> HookResult<Verdict> {
@@ -496,21 +437,33 @@ fn short(s: &str) -> String {
 
 fn script() -> Vec<Turn> {
     vec![
+        // resilience: a rate limit is retried with backoff.
         Turn::Fail(ErrorKind::RateLimit, "429 Too Many Requests"),
         Turn::Reply {
             chunks: vec!["Let me look ", "at the project."],
-            tools: vec![ToolRequest::bash("ls")],
+            // secrets-guard: reading `.env` through the shell is denied.
+            tools: vec![ToolRequest::bash("ls"), ToolRequest::bash("cat .env")],
         },
+        // resilience: a model error falls back to the next model of the chain.
+        Turn::Fail(ErrorKind::Model, "500 model overloaded"),
         Turn::Reply {
             chunks: vec!["Adding the endpoint."],
-            tools: vec![ToolRequest::write(
-                "src/health.rs",
-                "pub fn health() -> &'static str { \"ok\" }\n",
-            )],
+            // write-guard: src/ is allowed, a file outside the project is not.
+            tools: vec![
+                ToolRequest::write(
+                    "src/health.rs",
+                    "pub fn health() -> &'static str { \"ok\" }\n",
+                ),
+                ToolRequest::write("../outside.txt", "escaped"),
+            ],
         },
         Turn::Reply {
             chunks: vec!["Cleaning up."],
-            tools: vec![ToolRequest::bash("rm -rf / --no-preserve-root")],
+            // command-guard sees through quotes, `\rm` and `sh -c`; `git reset --hard` asks.
+            tools: vec![
+                ToolRequest::bash(r"sh -c '\rm -fr  /'"),
+                ToolRequest::bash("git reset --hard"),
+            ],
         },
         Turn::Reply {
             chunks: vec!["Done."],
@@ -518,47 +471,106 @@ fn script() -> Vec<Turn> {
         },
         Turn::Reply {
             chunks: vec!["Running the tests."],
+            // pii-scrub: the e-mail address in the output is redacted before the model sees it.
             tools: vec![ToolRequest::bash(
-                "grep -q ok src/health.rs && echo 'test health ... ok'",
+                "grep -q ok src/health.rs && echo 'test health ... ok (owner: jane.doe@example.com)'",
             )],
         },
         Turn::Reply {
             chunks: vec![
                 "Tests pass. ",
-                "Deployed with key sk-live-123abc ",
+                "Deployed with key AKIAIOSFODNN7EXAMPLE ",
                 "as configured.",
             ],
             tools: vec![],
         },
-        // The reviewer subagent's single turn.
+        // The reviewer subagent's turn: it reads the file and rejects it.
         Turn::Reply {
-            chunks: vec!["Reviewed: looks good."],
+            chunks: vec!["REJECTED: src/health.rs no test covers it"],
             tools: vec![ToolRequest::read("src/health.rs")],
+        },
+        // Back to the lead, whose rewrite of the rejected file is locked out.
+        Turn::Reply {
+            chunks: vec!["Fixing it myself."],
+            tools: vec![ToolRequest::write(
+                "src/health.rs",
+                "pub fn health() -> &'static str { \"OK\" }\n",
+            )],
+        },
+        Turn::Reply {
+            chunks: vec!["Another agent has to revise src/health.rs."],
+            tools: vec![],
         },
     ]
 }
 
+/// The project the session works in: team notes for `context-inject` and a `.env` for
+/// `secrets-guard` to protect.
+fn project() -> Result<tempfile::TempDir, std::io::Error> {
+    let dir = tempfile::tempdir()?;
+    std::fs::create_dir_all(dir.path().join(".agents"))?;
+    std::fs::write(
+        dir.path().join(".agents/notes.md"),
+        "Services live in src/; every change needs a passing test.\n",
+    )?;
+    std::fs::write(dir.path().join(".env"), "DATABASE_PASSWORD=hunter2\n")?;
+    Ok(dir)
+}
+
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let dir = tempfile::tempdir()?;
-    println!("Session in {}\n", dir.path().display());
+    // The policies log through `tracing` (a missing `bd` for the task tracker, a circuit
+    // breaker that opens); show warnings unless RUST_LOG says otherwise.
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into()),
+        )
+        .with_writer(std::io::stderr)
+        .init();
 
+    let dir = project()?;
+    let root = dir.path().canonicalize()?;
+    println!("Session in {}\n", root.display());
+
+    // Every builtin policy, from one settings document; `install` adds them at their
+    // documented orders and attaches the audit trail to the built set.
+    let settings = SETTINGS.replace("{project}", &root.display().to_string());
+    let config: BuiltinConfig = serde_json::from_str(&settings)?;
+    let builtins = Builtins::new(config)?;
     let trace = Arc::new(Trace::default());
-    let hooks = Hooks::builder()
-        .provider_arc(i32::MIN, trace.clone())
-        .build()?;
+    let hooks = builtins.install(Hooks::builder().provider_arc(i32::MIN, trace.clone()))?;
     hooks.subscribe(print_run);
+
+    // The same PII policy value scrubs streamed chunks too, through a runtime closure. It
+    // runs first (before the trace, which sorts after it by name), so nothing shows a secret.
+    if let Some(pii) = builtins.pii_scrub().cloned() {
+        let scrub = Hook::<hooks_core::points::model_stream_chunk::Point>::new(
+            "scrub_stream",
+            move |ctx: &mut ModelStreamChunk| {
+                if let std::borrow::Cow::Owned(clean) = pii.scrub_str(&ctx.chunk) {
+                    ctx.chunk = clean;
+                }
+            },
+        );
+        hooks.register(scrub.order(i32::MIN))?;
+    }
 
     let mut agent = Agent {
         model: ScriptedModel::new(script()),
-        tools: Workspace::new(dir.path()),
+        tools: Workspace::new(&root),
     };
     let meta = Meta::new("demo-session")
         .with_agent("lead")
-        .with_cwd(dir.path());
-    let mut session = Session::start(hooks.clone(), meta, "large-model").await?;
+        .with_tenant("acme")
+        .with_cwd(&root);
+    // Nobody is there to approve `ask` verdicts: say so, and refuse.
+    let session = Session::start(hooks.clone(), meta, "large-model").await?;
+    let mut session = session.with_approver(|point, reason| {
+        println!("{:<20}   approval asked ({point}): {reason} -> refused", "");
+        false
+    });
     for note in session.start_context() {
-        println!("{:<20}   context for the model: {note}", "");
+        println!("{:<20}   context for the model: {}", "", short(note));
     }
 
     // A prompt was queued while the agent started; feed the queue in.
@@ -572,38 +584,77 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let compact = session.compact(CompactTrigger::Auto, 9_000, 10_000).await?;
     println!("{:<20}   preserved: {:?}", "", compact.preserve);
 
-    // A reviewer subagent, with a runtime hook that caps the tool output it sees.
-    let cap = hooks.register(Hook::<hooks_core::points::post_tool_use::Point>::new(
-        "reviewer_output_cap",
+    // A reviewer subagent, with a runtime hook that notes the reviewer's tool output.
+    let note = hooks.register(Hook::<hooks_core::points::post_tool_use::Point>::new(
+        "reviewer_note",
         |ctx: &mut PostToolUse| {
             if ctx.meta.agent_name.as_ref() == "reviewer" {
-                ctx.add_context("output capped at 1 KiB for reviewers");
+                ctx.add_context("reviewers see files read-only");
             }
         },
     ))?;
     let mut reviewer = session
         .start_subagent("reviewer", "review src/health.rs")
         .await?;
-    let (_, tools) = agent
+    let (verdict, tools) = agent
         .call(
             &mut reviewer.session,
             vec![Message::new(Role::User, reviewer.start.task.clone())],
         )
         .await?;
     agent.run_tools(&mut reviewer.session, &tools).await?;
+    // reviewer-lockout reads the `REJECTED: …` line of the reviewer's last message.
     session
-        .finish_subagent(
-            reviewer,
-            SubagentStatus::Completed,
-            Some("looks good".into()),
-        )
+        .finish_subagent(reviewer, SubagentStatus::Completed, Some(verdict))
         .await;
-    hooks.unregister(cap);
+    hooks.unregister(note);
+
+    agent
+        .run_prompt(&mut session, "Address the review of src/health.rs.")
+        .await?;
 
     session
         .notify("agent_completed", "The /health endpoint is ready")
         .await;
     let end = session.end(SessionEndReason::Completed, true).await;
+
+    // The audit trail, read back from SQLite.
+    if let Some(audit) = builtins.audit() {
+        audit.flush()?;
+        let reader = AuditReader::open(root.join(".agents/audit.db"))?;
+        println!("\naudit trail: {} records", reader.count()?);
+        println!("{:<8} {:<9} {:<42} reason", "tool", "status", "input");
+        let calls = reader.tool_calls("demo-session")?;
+        let statuses: Vec<&str> = calls.iter().map(|c| c.status.as_str()).collect();
+        // The script's calls, as the policies must have decided them (CI runs this example).
+        let expected = [
+            "ok", "denied", "ok", "denied", "denied", "asked", "ok", "ok", "denied",
+        ];
+        if statuses != expected {
+            return Err(format!("audit trail: {statuses:?}, expected {expected:?}").into());
+        }
+        for call in calls {
+            println!(
+                "{:<8} {:<9} {:<42} {}",
+                call.tool_name,
+                call.status.as_str(),
+                short(&call.input),
+                call.reason.as_deref().map(short).unwrap_or_default()
+            );
+        }
+    }
+    if let Some(report) = builtins.budget().and_then(|b| b.report("demo-session")) {
+        println!(
+            "\nspend: ${:.4} for {} tokens; {} calls moved to the cheaper model; limits hit: {:?}",
+            report.cost_usd(),
+            report.tokens.total(),
+            report.downgraded_calls,
+            report.limits_hit
+        );
+    }
+    if let Ok(decisions) = std::fs::read_to_string(root.join(".agents/decisions.md")) {
+        println!("\n.agents/decisions.md:\n{}", decisions.trim_end());
+    }
 
     println!(
         "\n{:<20} {:<10} {:>6} {:>6}",

@@ -226,7 +226,10 @@ mod tests {
         assert!(config.budget.is_some());
         let err = Builtins::new(config).unwrap_err();
         assert_eq!(err.policy, "budget");
-        assert!(err.message.contains("lacks the `budget` cargo feature"), "{err}");
+        assert!(
+            err.message.contains("lacks the `budget` cargo feature"),
+            "{err}"
+        );
         // Absent settings of a missing policy are fine.
         assert!(Builtins::new(BuiltinConfig::default()).is_ok());
     }

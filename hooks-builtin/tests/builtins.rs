@@ -36,7 +36,10 @@ fn every_policy_in_the_settings_is_installed_at_its_documented_order() {
             .map(|h| h.order)
             .collect();
         assert!(!orders.is_empty(), "{name} is not installed");
-        assert!(orders.windows(2).all(|w| w[0] == w[1]), "{name}: {orders:?}");
+        assert!(
+            orders.windows(2).all(|w| w[0] == w[1]),
+            "{name}: {orders:?}"
+        );
         orders[0]
     };
     for (name, expected) in [
