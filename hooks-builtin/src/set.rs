@@ -86,8 +86,8 @@ macro_rules! builtins {
         /// The policies a [`BuiltinConfig`] turns on, built and ready to add to a hook set.
         ///
         /// Stateful policies are cheap handles that share state with the copies installed in
-        /// the hook set: keep this value to read a [`Budget`](crate::budget::Budget) report,
-        /// query the audit trail or record a reviewer's rejection.
+        /// the hook set: keep this value to read the budget's spend report, query the audit
+        /// trail or record a reviewer's rejection.
         #[derive(Clone, Default)]
         #[non_exhaustive]
         pub struct Builtins {
@@ -141,8 +141,8 @@ macro_rules! builtins {
             /// Adds every policy that is on to `builder` at its [`order`](crate::order).
             ///
             /// The audit records hook runs through a subscription, which needs the built hook
-            /// set: prefer [`install`](Builtins::install), or call
-            /// [`Audit::attach`](crate::audit::Audit::attach) on the result yourself.
+            /// set: prefer [`install`](Builtins::install), or call `Audit::attach` on the result
+            /// yourself.
             pub fn add_to(&self, builder: HooksBuilder) -> HooksBuilder {
                 self.providers()
                     .into_iter()
