@@ -1,0 +1,481 @@
+//! Claude Code's hook config, read as it is: the `hooks` section of `settings.json` and a
+//! plugin's `hooks/hooks.json`.
+//!
+//! ```json
+//! { "hooks": { "PreToolUse": [ { "matcher": "Bash",
+//!     "hooks": [ { "type": "command", "command": "./guard.sh", "timeout": 30 } ] } ] } }
+//! ```
+//!
+//! Rules:
+//! - Other top-level keys of `settings.json` (and a plugin's `description`) are ignored;
+//!   `disableAllHooks: true` puts every hook in [`LoadedConfig::dormant`].
+//! - No `enabled: true` is needed: reading a Claude Code file is the explicit act, and Claude
+//!   Code has no per-hook switch either, so every hook is enabled.
+//! - Ids come from the position: `PreToolUse[0].hooks[1]` is the second handler of the first
+//!   matcher group of `PreToolUse`. A plugin's ids are prefixed with its directory name
+//!   (`my-plugin:PreToolUse[0].hooks[0]`), so plugins never collide; its command hooks get the
+//!   plugin directory as `CLAUDE_PLUGIN_ROOT`.
+//! - Only Claude Code event names are accepted (`PreToolUse`, not `pre_tool_use`); events
+//!   with no point here are reported, with all their hooks.
+//! - `type: command` is a command hook: `command` runs in the shell, or, with `args`, is the
+//!   program run without a shell (`[command, args…]`); `shell: bash` runs
+//!   `bash -c <command>`. `type: http` is an HTTP hook; every `${VAR}` in its `headers` must
+//!   be listed in `allowedEnvVars`. `timeout` is in seconds.
+//! - `async: true` hooks cannot affect decisions in Claude Code: they load as non-blocking
+//!   hooks (run, decision logged and ignored). `asyncRewake` is not supported: such a hook
+//!   loads as non-blocking and a problem says so. `statusMessage` becomes the summary;
+//!   `once` (skills only) is ignored.
+//! - Not supported, so reported and skipped (a hook is not run under different conditions
+//!   than written): `type` `prompt`, `agent` and `mcp_tool`; `if` conditions;
+//!   `shell: powershell`; unknown fields.
+//! - A matcher on an event that has none (`Stop`, `UserPromptSubmit`) is ignored, as by
+//!   Claude Code, and reported.
+//! - Claude Code hooks get no `on_error`: the point's default applies (guards fail closed,
+//!   where Claude Code fails open).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::entry::location;
+use super::fields::{self, Fields, Issues};
+use super::handler;
+use super::node::{Node, Value};
+use super::{Format, LoadedConfig, Problem, parse_text, read_text};
+use crate::events::{closest, did_you_mean, resolve_claude};
+use crate::matcher::{compile_tool_matcher, target_of};
+use crate::spec::{
+    CommandHandler, CommandLine, Handler, HookSpec, HttpHandler, Matcher, ToolMatcher,
+};
+
+const GROUP_FIELDS: &[&str] = &["matcher", "hooks"];
+const COMMON_FIELDS: &[&str] = &["type", "timeout", "statusMessage", "once", "if"];
+const COMMAND_FIELDS: &[&str] = &["command", "args", "async", "asyncRewake", "shell"];
+const HTTP_FIELDS: &[&str] = &["url", "headers", "allowedEnvVars"];
+const TYPES: &[&str] = &["command", "http", "prompt", "agent", "mcp_tool"];
+
+/// Reads a Claude Code `settings.json` (or `settings.local.json`, or any file of that shape).
+pub fn load_claude_settings(path: &Path) -> Result<LoadedConfig, Problem> {
+    parse_claude(&read_text(path)?, path, None)
+}
+
+/// Reads a Claude Code plugin's `hooks/hooks.json`; `plugin_dir` is the plugin's root.
+pub fn load_claude_plugin(plugin_dir: &Path) -> Result<LoadedConfig, Problem> {
+    let path = plugin_dir.join("hooks").join("hooks.json");
+    parse_claude(&read_text(&path)?, &path, Some(plugin_dir))
+}
+
+/// Reads Claude Code hook config from a string; `file` names it in locations, and
+/// `plugin_root` is the plugin's root for a plugin's `hooks.json`.
+///
+/// `Err` only when the text is not JSON or not an object.
+///
+/// ```
+/// use std::path::Path;
+///
+/// let json = r#"{ "model": "x", "hooks": { "PreToolUse": [
+///     { "matcher": "Bash", "hooks": [ { "type": "command", "command": "./guard.sh", "timeout": 30 } ] } ] } }"#;
+/// let config = hooks_config::file::parse_claude(json, Path::new("settings.json"), None).unwrap();
+/// assert!(config.problems.is_empty());
+/// assert_eq!(config.hooks[0].id, "PreToolUse[0].hooks[0]");
+/// assert_eq!(config.hooks[0].timeout, Some(std::time::Duration::from_secs(30)));
+/// ```
+pub fn parse_claude(
+    text: &str,
+    file: &Path,
+    plugin_root: Option<&Path>,
+) -> Result<LoadedConfig, Problem> {
+    let file = Arc::new(file.to_path_buf());
+    let node = parse_text(text, Format::Json, &file)?;
+    let Value::Map(top) = &node.value else {
+        return Err(Problem::at(
+            &file,
+            node.pos,
+            None,
+            format!("expected a JSON object, found {}", node.value.kind()),
+        ));
+    };
+    let mut reader = Reader {
+        file: &file,
+        plugin_root,
+        prefix: plugin_root
+            .and_then(|r| r.file_name())
+            .map(|n| format!("{}:", n.to_string_lossy()))
+            .unwrap_or_default(),
+        config: LoadedConfig {
+            enabled: true,
+            files: vec![file.to_path_buf()],
+            ..LoadedConfig::default()
+        },
+    };
+    for (key, value) in top {
+        match key.name.as_str() {
+            "hooks" => reader.events(value),
+            "disableAllHooks" => match value.value {
+                Value::Bool(disable) => reader.config.enabled = !disable,
+                _ => reader.problem(
+                    value,
+                    None,
+                    format!(
+                        "`disableAllHooks` must be true or false, found {}; ignored",
+                        value.value.kind()
+                    ),
+                ),
+            },
+            _ => {}
+        }
+    }
+    let mut config = reader.config;
+    if !config.enabled {
+        config.dormant.append(&mut config.hooks);
+    }
+    Ok(config)
+}
+
+struct Reader<'a> {
+    file: &'a Arc<PathBuf>,
+    plugin_root: Option<&'a Path>,
+    prefix: String,
+    config: LoadedConfig,
+}
+
+impl Reader<'_> {
+    fn problem(&mut self, node: &Node, id: Option<&str>, message: String) {
+        self.config.problems.push(Problem::at(
+            self.file,
+            node.pos,
+            id.map(str::to_owned),
+            message,
+        ));
+    }
+
+    fn issues(&mut self, id: Option<&str>, issues: Issues, what: &str) {
+        for (pos, message) in issues.0 {
+            let message = match id {
+                Some(id) => format!("hook `{id}` {what}: {message}"),
+                None => format!("{what}: {message}"),
+            };
+            self.config
+                .problems
+                .push(Problem::at(self.file, pos, id.map(str::to_owned), message));
+        }
+    }
+
+    fn events(&mut self, node: &Node) {
+        let Value::Map(events) = &node.value else {
+            self.problem(
+                node,
+                None,
+                format!(
+                    "`hooks` must map event names to matcher groups, found {}",
+                    node.value.kind()
+                ),
+            );
+            return;
+        };
+        for (key, groups) in events {
+            let event = key.name.as_str();
+            let point = match resolve_claude(event) {
+                Ok(point) => point,
+                Err(e) => {
+                    let count = count_handlers(groups);
+                    self.config.problems.push(Problem::at(
+                        self.file,
+                        key.pos,
+                        None,
+                        format!("{e}; its {count} hook(s) skipped"),
+                    ));
+                    continue;
+                }
+            };
+            let Value::Seq(groups) = &groups.value else {
+                self.problem(
+                    groups,
+                    None,
+                    format!(
+                        "`{event}` must be a list of matcher groups, found {}; its hooks skipped",
+                        groups.value.kind()
+                    ),
+                );
+                continue;
+            };
+            for (g, group) in groups.iter().enumerate() {
+                self.group(event, point, g, group);
+            }
+        }
+    }
+
+    fn group(&mut self, event: &str, point: &'static str, g: usize, node: &Node) {
+        let what = format!("matcher group {event}[{g}] skipped");
+        let mut issues = Issues::default();
+        let Some(mut f) = Fields::of(node, "a matcher group", &mut issues) else {
+            self.issues(None, issues, &what);
+            return;
+        };
+        let mut tool = None;
+        if let Some(n) = f.take("matcher")
+            && let Some(pattern) = fields::string(n, "matcher", &mut issues)
+        {
+            match compile_tool_matcher(pattern) {
+                Ok(ToolMatcher::All) => {}
+                Ok(_) if target_of(point).is_none() => {
+                    self.problem(
+                        n,
+                        None,
+                        format!(
+                            "matcher \"{pattern}\" of {event}[{g}] ignored: {event} has no matcher (Claude Code ignores it too)"
+                        ),
+                    );
+                }
+                Ok(m) => tool = Some(m),
+                Err(e) => issues.push(n.pos, e.to_string()),
+            }
+        }
+        let handlers = match f.take("hooks") {
+            Some(Node {
+                value: Value::Seq(items),
+                ..
+            }) => items.as_slice(),
+            Some(other) => {
+                issues.push(
+                    other.pos,
+                    format!(
+                        "`hooks` must be a list of handlers, found {}",
+                        other.value.kind()
+                    ),
+                );
+                &[]
+            }
+            None => {
+                issues.push(node.pos, "missing `hooks` (the list of handlers)");
+                &[]
+            }
+        };
+        f.finish("a matcher group", GROUP_FIELDS, |_| None, &mut issues);
+        if !issues.is_empty() {
+            self.issues(None, issues, &what);
+            return;
+        }
+        for (h, handler) in handlers.iter().enumerate() {
+            let id = format!("{}{event}[{g}].hooks[{h}]", self.prefix);
+            let matcher = Matcher {
+                tool: tool.clone(),
+                ..Matcher::default()
+            };
+            let mut issues = Issues::default();
+            match self.handler(handler, &id, point, matcher, &mut issues) {
+                Some(spec) if issues.is_empty() => self.config.add(spec, true),
+                _ => self.issues(Some(&id), issues, "skipped"),
+            }
+        }
+    }
+
+    fn handler(
+        &mut self,
+        node: &Node,
+        id: &str,
+        point: &'static str,
+        matcher: Matcher,
+        issues: &mut Issues,
+    ) -> Option<HookSpec> {
+        let mut f = Fields::of(node, "a hook handler", issues)?;
+        let kind = match f.take("type") {
+            Some(n) => fields::string(n, "type", issues).map(|t| (t, n)),
+            None => {
+                issues.push(node.pos, "missing `type` (command or http)");
+                None
+            }
+        };
+        let timeout = f
+            .take("timeout")
+            .and_then(|n| handler::timeout_secs(n, issues));
+        let summary = f
+            .take("statusMessage")
+            .and_then(|n| fields::string(n, "statusMessage", issues))
+            .map(str::to_owned);
+        if let Some(n) = f.take("once") {
+            fields::boolean(n, "once", issues);
+        }
+        if let Some(n) = f.take("if") {
+            issues.push(
+                n.pos,
+                "`if` conditions are not supported; the hook is skipped rather than run on every matching call",
+            );
+        }
+        let (kind, kind_node) = kind?;
+        let mut blocking = true;
+        let handler = match kind {
+            "command" => {
+                let command = f.take("command");
+                let args = f.take("args");
+                let shell = f.take("shell");
+                for field in ["async", "asyncRewake"] {
+                    let Some(n) = f.take(field) else { continue };
+                    if fields::boolean(n, field, issues) == Some(true) {
+                        blocking = false;
+                        if field == "asyncRewake" {
+                            self.problem(
+                                n,
+                                Some(id),
+                                format!(
+                                    "hook `{id}`: `asyncRewake` is not supported: it runs as a non-blocking hook, and exit 2 does not wake the agent"
+                                ),
+                            );
+                        }
+                    }
+                }
+                f.finish(
+                    "a command hook",
+                    &[COMMON_FIELDS, COMMAND_FIELDS].concat(),
+                    |_| None,
+                    issues,
+                );
+                self.command_line(node, command, args, shell, issues)
+                    .map(|line| {
+                        Handler::Command(CommandHandler {
+                            line,
+                            env: Default::default(),
+                            plugin_root: self.plugin_root.map(Path::to_path_buf),
+                        })
+                    })
+            }
+            "http" => {
+                let url = f.take("url");
+                let headers = f.take("headers");
+                let allowed = f.take("allowedEnvVars");
+                f.finish(
+                    "an http hook",
+                    &[COMMON_FIELDS, HTTP_FIELDS].concat(),
+                    |_| None,
+                    issues,
+                );
+                http(node, url, headers, allowed, issues)
+            }
+            "prompt" | "agent" | "mcp_tool" => {
+                issues.push(
+                    kind_node.pos,
+                    format!("hook type `{kind}` is not supported (only command and http)"),
+                );
+                None
+            }
+            other => {
+                let hint = did_you_mean(closest(other, TYPES.iter().copied()));
+                issues.push(kind_node.pos, format!("unknown hook type `{other}`{hint}"));
+                None
+            }
+        }?;
+        Some(HookSpec {
+            id: id.to_owned(),
+            point,
+            enabled: true,
+            blocking,
+            matcher,
+            handler,
+            timeout,
+            on_error: None,
+            order: 0,
+            effects: Vec::new(),
+            summary,
+            location: location(self.file, node.pos),
+        })
+    }
+
+    fn command_line(
+        &self,
+        node: &Node,
+        command: Option<&Node>,
+        args: Option<&Node>,
+        shell: Option<&Node>,
+        issues: &mut Issues,
+    ) -> Option<CommandLine> {
+        let Some(command) = command else {
+            issues.push(node.pos, "missing `command`");
+            return None;
+        };
+        let program = handler::command(command, "command", issues)?;
+        if let Some(args) = args {
+            let args = fields::strings(args, "args", false, issues)?;
+            if args.iter().any(|a| a.contains('\0')) {
+                issues.push(node.pos, "`args` contains a NUL character");
+                return None;
+            }
+            return Some(CommandLine::Exec(
+                std::iter::once(program).chain(args).collect(),
+            ));
+        }
+        match shell.map(|n| (fields::string(n, "shell", issues), n)) {
+            None | Some((Some("sh"), _)) => Some(CommandLine::Shell(program)),
+            Some((Some("bash"), _)) => Some(CommandLine::Exec(vec![
+                "bash".to_owned(),
+                "-c".to_owned(),
+                program,
+            ])),
+            Some((Some(other), n)) => {
+                issues.push(
+                    n.pos,
+                    format!("`shell: {other}` is not supported (sh or bash)"),
+                );
+                None
+            }
+            Some((None, _)) => None,
+        }
+    }
+}
+
+fn http(
+    node: &Node,
+    url: Option<&Node>,
+    headers: Option<&Node>,
+    allowed: Option<&Node>,
+    issues: &mut Issues,
+) -> Option<Handler> {
+    let Some(url) = url else {
+        issues.push(node.pos, "missing `url`");
+        return None;
+    };
+    let url = handler::url(url, issues);
+    let allowed = allowed.map_or(Some(Vec::new()), |n| {
+        fields::strings(n, "allowedEnvVars", false, issues)
+    });
+    let headers = match headers {
+        Some(n) => {
+            let headers = handler::headers(n, issues)?;
+            let allowed = allowed.clone().unwrap_or_default();
+            for (name, value) in &headers {
+                for var in handler::env_refs(value) {
+                    if !allowed.iter().any(|a| a == var) {
+                        issues.push(
+                            n.pos,
+                            format!(
+                                "header `{name}` uses ${{{var}}}, which is not listed in `allowedEnvVars`"
+                            ),
+                        );
+                    }
+                }
+            }
+            Some(headers)
+        }
+        None => Some(Default::default()),
+    };
+    allowed?;
+    Some(Handler::Http(HttpHandler {
+        url: url?,
+        headers: headers?,
+    }))
+}
+
+fn count_handlers(groups: &Node) -> usize {
+    let Value::Seq(groups) = &groups.value else {
+        return 0;
+    };
+    groups
+        .iter()
+        .filter_map(|g| match &g.value {
+            Value::Map(entries) => entries.iter().find(|(k, _)| k.name == "hooks"),
+            _ => None,
+        })
+        .map(|(_, hooks)| match &hooks.value {
+            Value::Seq(h) => h.len(),
+            _ => 0,
+        })
+        .sum()
+}

@@ -1,0 +1,275 @@
+//! Our schema: the project file (`hooks.yaml`, …) and the `.hooks/` directory.
+
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::entry::{self, location};
+use super::fields::{self, Fields, Issues};
+use super::node::{Node, Value};
+use super::{
+    AllowEntry, BuiltinSettings, Format, LoadedConfig, Problem, from_yaml, parse_text, read_text,
+};
+
+const TOP_FIELDS: &[&str] = &["enabled", "sequential", "allow", "builtin", "hooks"];
+
+/// The project file names, in the order they are looked for.
+const PROJECT_FILES: &[&str] = &["hooks.yaml", "hooks.yml", "hooks.toml", "hooks.json"];
+
+/// Reads a project: its project file (`hooks.yaml`, `hooks.yml`, `hooks.toml` or
+/// `hooks.json` in `root`) and its `.hooks/` directory, both switched on by the project
+/// file's `enabled: true`.
+///
+/// Without a project file the feature is off: the result has `enabled: false` and every hook
+/// of `.hooks/` in `dormant`. `Err` when the project file does not parse (its switch is then
+/// unknown, so nothing may run) or when there are two project files.
+pub fn load_project(root: &Path) -> Result<LoadedConfig, Problem> {
+    let found: Vec<PathBuf> = PROJECT_FILES
+        .iter()
+        .map(|name| root.join(name))
+        .filter(|path| path.is_file())
+        .collect();
+    let project = match found.as_slice() {
+        [] => {
+            tracing::debug!(root = %root.display(), "no project hooks file: config hooks are off");
+            LoadedConfig::default()
+        }
+        [path] => load_project_file(path)?,
+        [first, second, ..] => {
+            return Err(Problem::file(
+                second,
+                format!(
+                    "two project hook files: {} and {}; keep one",
+                    first.display(),
+                    second.display()
+                ),
+            ));
+        }
+    };
+    let enabled = project.enabled;
+    let mut parts = vec![project];
+    match load_hooks_dir(&root.join(".hooks"), enabled) {
+        Ok(dir) => parts.push(dir),
+        Err(problem) => parts.push(LoadedConfig {
+            problems: vec![problem],
+            ..LoadedConfig::default()
+        }),
+    }
+    let mut merged = LoadedConfig::merge(parts);
+    // The directory follows the project's switch; it has no switch of its own.
+    merged.enabled = enabled;
+    Ok(merged)
+}
+
+/// Reads one file of our schema; the format comes from its extension.
+pub fn load_project_file(path: &Path) -> Result<LoadedConfig, Problem> {
+    let Some(format) = Format::from_path(path) else {
+        return Err(Problem::file(
+            path,
+            "unsupported file type: expected .yaml, .yml, .toml or .json".to_owned(),
+        ));
+    };
+    parse_project(&read_text(path)?, format, path)
+}
+
+/// Reads our schema from a string; `file` names it in locations.
+///
+/// `Err` only when the text does not parse, or its top level is not a map.
+pub fn parse_project(text: &str, format: Format, file: &Path) -> Result<LoadedConfig, Problem> {
+    let file = Arc::new(file.to_path_buf());
+    let node = parse_text(text, format, &file)?;
+    let mut config = LoadedConfig {
+        files: vec![file.to_path_buf()],
+        ..LoadedConfig::default()
+    };
+    match &node.value {
+        Value::Null => return Ok(config),
+        Value::Map(_) => {}
+        other => {
+            return Err(Problem::at(
+                &file,
+                node.pos,
+                None,
+                format!(
+                    "expected a map at the top level (enabled, sequential, allow, builtin, hooks), found {}",
+                    other.kind()
+                ),
+            ));
+        }
+    }
+    let mut issues = Issues::default();
+    let mut hooks = Vec::new();
+    if let Some(mut f) = Fields::of(&node, "the config", &mut issues) {
+        config.enabled = f
+            .take("enabled")
+            .and_then(|n| fields::boolean(n, "enabled", &mut issues))
+            .unwrap_or(false);
+        config.sequential = f
+            .take("sequential")
+            .and_then(|n| fields::boolean(n, "sequential", &mut issues))
+            .unwrap_or(false);
+        if let Some(n) = f.take("allow") {
+            config.allow = read_allow(n, &file, &mut issues);
+        }
+        if let Some(n) = f.take("builtin") {
+            match n.to_json() {
+                Ok(value) => {
+                    config.builtin = Some(BuiltinSettings {
+                        value,
+                        location: location(&file, n.pos),
+                    });
+                }
+                Err((pos, message)) => issues.push(pos, format!("`builtin`: {message}")),
+            }
+        }
+        if let Some(n) = f.take("hooks") {
+            match &n.value {
+                Value::Seq(items) => hooks = items.iter().collect(),
+                Value::Null => {}
+                Value::Map(_) => issues.push(
+                    n.pos,
+                    "`hooks` must be a list of hook entries; a map of event names is Claude Code's settings.json shape, which is read as a Claude Code file",
+                ),
+                other => issues.push(
+                    n.pos,
+                    format!("`hooks` must be a list of hook entries, found {}", other.kind()),
+                ),
+            }
+        }
+        f.finish("the config", TOP_FIELDS, |_| None, &mut issues);
+    }
+    for (pos, message) in issues.0 {
+        config.problems.push(Problem::at(&file, pos, None, message));
+    }
+    for item in hooks {
+        read_entry_into(&mut config, item, None, &file);
+    }
+    if !config.enabled {
+        switch_off(&mut config, &file);
+    }
+    Ok(config)
+}
+
+/// Reads `.hooks/*.yaml` and `*.yml` (one entry each, in file-name order); `enabled` is the
+/// project's switch (without it the hooks land in `dormant`).
+///
+/// A missing directory is an empty result; a broken file is a problem, the others load.
+/// `Err` only when the directory exists but cannot be listed.
+pub fn load_hooks_dir(dir: &Path, enabled: bool) -> Result<LoadedConfig, Problem> {
+    let mut config = LoadedConfig {
+        enabled,
+        ..LoadedConfig::default()
+    };
+    let listing = match std::fs::read_dir(dir) {
+        Ok(listing) => listing,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(config),
+        Err(e) => {
+            return Err(Problem::file(
+                dir,
+                format!("cannot list the directory: {e}"),
+            ));
+        }
+    };
+    let mut paths: Vec<PathBuf> = listing
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|path| {
+            matches!(
+                path.extension().and_then(OsStr::to_str),
+                Some("yaml" | "yml")
+            ) && path.is_file()
+        })
+        .collect();
+    paths.sort_by(|a, b| a.file_name().cmp(&b.file_name()));
+    for path in paths {
+        let file = Arc::new(path.clone());
+        config.files.push(path.clone());
+        let node = match read_text(&path).and_then(|text| {
+            let text = text.strip_prefix('\u{feff}').unwrap_or(&text).to_owned();
+            from_yaml::parse(&text).map_err(|(pos, message)| {
+                Problem::at(&file, pos, None, format!("invalid YAML: {message}"))
+            })
+        }) {
+            Ok(node) => node,
+            Err(problem) => {
+                config.problems.push(problem);
+                continue;
+            }
+        };
+        if node.value == Value::Null {
+            config.problems.push(Problem::at(
+                &file,
+                node.pos,
+                None,
+                "empty hook file: expected one hook entry".to_owned(),
+            ));
+            continue;
+        }
+        let stem = path.file_stem().and_then(OsStr::to_str).map(str::to_owned);
+        read_entry_into(&mut config, &node, stem.as_deref(), &file);
+    }
+    if !enabled {
+        switch_off(&mut config, dir);
+    }
+    Ok(config)
+}
+
+/// Reads one entry into `config.hooks`, or its problems into `config.problems`.
+fn read_entry_into(
+    config: &mut LoadedConfig,
+    node: &Node,
+    default_id: Option<&str>,
+    file: &Arc<PathBuf>,
+) {
+    let read = entry::read(node, default_id, file);
+    match read.result {
+        Ok(spec) => config.add(spec, true),
+        Err(issues) => {
+            for (pos, message) in issues.0 {
+                let message = match &read.id {
+                    Some(id) => format!("hook `{id}` skipped: {message}"),
+                    None => format!("hook entry skipped: {message}"),
+                };
+                config
+                    .problems
+                    .push(Problem::at(file, pos, read.id.clone(), message));
+            }
+        }
+    }
+}
+
+/// Moves every hook to `dormant`: the project is not switched on.
+fn switch_off(config: &mut LoadedConfig, source: &Path) {
+    if !config.hooks.is_empty() {
+        tracing::info!(
+            source = %source.display(),
+            hooks = config.hooks.len(),
+            "config hooks are off (no `enabled: true` in the project file): none will run"
+        );
+    }
+    config.dormant.append(&mut config.hooks);
+}
+
+fn read_allow(node: &Node, file: &Arc<PathBuf>, issues: &mut Issues) -> Vec<AllowEntry> {
+    let items: Vec<&Node> = match &node.value {
+        Value::Seq(items) => items.iter().collect(),
+        Value::Str(_) => vec![node],
+        Value::Null => Vec::new(),
+        other => {
+            issues.push(
+                node.pos,
+                format!("`allow` must be a list of strings, found {}", other.kind()),
+            );
+            return Vec::new();
+        }
+    };
+    items
+        .into_iter()
+        .filter_map(|item| {
+            let pattern = fields::non_empty(item, "allow", issues)?;
+            Some(AllowEntry {
+                pattern: pattern.to_owned(),
+                location: location(file, item.pos),
+            })
+        })
+        .collect()
+}

@@ -1,0 +1,384 @@
+//! Unit tests of the loaders: schema rules at exact positions.
+
+use std::path::Path;
+
+use super::*;
+use crate::spec::{CommandLine, Handler, OnFailure, ToolMatcher};
+
+fn yaml(text: &str) -> LoadedConfig {
+    parse_project(text, Format::Yaml, Path::new("hooks.yaml")).unwrap()
+}
+
+fn messages(config: &LoadedConfig) -> Vec<String> {
+    config.problems.iter().map(ToString::to_string).collect()
+}
+
+const GOOD: &str = "
+  - id: good
+    event_type: pre_tool_use
+    handler: { command: ./ok.sh }
+";
+
+#[test]
+fn an_entry_with_defaults_loads() {
+    let config = yaml(&format!("enabled: true\nhooks:{GOOD}"));
+    assert!(config.problems.is_empty(), "{:?}", messages(&config));
+    let hook = &config.hooks[0];
+    assert_eq!(hook.id, "good");
+    assert!(hook.enabled && hook.blocking);
+    assert_eq!(hook.timeout, None);
+    assert_eq!(hook.on_error, None);
+    assert_eq!(hook.order, 0);
+    assert_eq!(hook.location.to_string(), "hooks.yaml:3:5");
+}
+
+#[test]
+fn strict_booleans_reject_yes_for_the_switch_and_keep_the_feature_off() {
+    let config = yaml(&format!("enabled: yes\nhooks:{GOOD}"));
+    assert!(!config.enabled);
+    assert!(config.hooks.is_empty());
+    assert_eq!(config.dormant.len(), 1);
+    assert_eq!(
+        messages(&config),
+        [
+            "hooks.yaml:1:10: `enabled`: expected true or false, found the string \"yes\" (yes/no/on/off are not booleans here)"
+        ]
+    );
+}
+
+#[test]
+fn a_misspelled_top_level_key_is_reported_with_a_suggestion() {
+    let config = yaml("enable: true\n");
+    assert_eq!(
+        messages(&config),
+        ["hooks.yaml:1:1: unknown field `enable` in the config; did you mean `enabled`?"]
+    );
+}
+
+#[test]
+fn timeouts_in_milliseconds_or_seconds_within_one_hour() {
+    let entry = |t: &str| {
+        yaml(&format!(
+            "enabled: true\nhooks:\n  - id: t\n    event_type: stop\n    handler: {{ command: x }}\n    {t}\n"
+        ))
+    };
+    assert_eq!(
+        entry("timeout_ms: 1500").hooks[0].timeout,
+        Some(std::time::Duration::from_millis(1500))
+    );
+    assert_eq!(
+        entry("timeout: 2.5").hooks[0].timeout,
+        Some(std::time::Duration::from_millis(2500))
+    );
+    for bad in [
+        "timeout_ms: 0",
+        "timeout_ms: -5",
+        "timeout_ms: 3600001",
+        "timeout: 0",
+        "timeout: 7200",
+        "timeout_ms: 1.5",
+        "timeout: \"5\"",
+        "timeout: .nan",
+    ] {
+        let config = entry(bad);
+        assert!(config.hooks.is_empty(), "{bad}");
+        assert_eq!(config.problems.len(), 1, "{bad}: {:?}", messages(&config));
+        assert!(
+            config.problems[0].to_string().starts_with("hooks.yaml:6:"),
+            "{bad}"
+        );
+    }
+    let both = entry("timeout_ms: 5\n    timeout: 5");
+    assert!(messages(&both)[0].contains("not both"));
+}
+
+#[test]
+fn handler_forms_and_their_mistakes() {
+    let entry = |h: &str| {
+        yaml(&format!(
+            "enabled: true\nhooks:\n  - id: h\n    event_type: stop\n    handler: {h}\n"
+        ))
+    };
+    let Handler::Command(c) = &entry("{ kind: script, command: ./a.sh }").hooks[0].handler else {
+        panic!()
+    };
+    assert_eq!(c.line, CommandLine::Shell("./a.sh".into()));
+    let Handler::Command(c) = &entry("{ args: [prog, '--x'], env: { N: 1 } }").hooks[0].handler
+    else {
+        panic!()
+    };
+    assert_eq!(c.line, CommandLine::Exec(vec!["prog".into(), "--x".into()]));
+    assert_eq!(c.env["N"], "1");
+    let Handler::Http(h) = &entry("{ url: 'https://x.test/h' }").hooks[0].handler else {
+        panic!()
+    };
+    assert_eq!(h.url, "https://x.test/h");
+
+    for (bad, expected) in [
+        ("{ command: x, args: [x] }", "not both"),
+        ("{ command: '  ' }", "`handler.command` is empty"),
+        ("{ args: [] }", "`handler.args` is empty"),
+        (
+            "{ kind: shell, command: x }",
+            "unknown handler kind \"shell\"",
+        ),
+        ("{ kind: http }", "missing `handler.url`"),
+        (
+            "{ kind: http, url: 'ftp://x' }",
+            "must start with http:// or https://",
+        ),
+        (
+            "{ url: 'https://x', command: x }",
+            "`handler.command` does not apply",
+        ),
+        (
+            "{ command: x, headers: { A: b } }",
+            "`handler.headers` does not apply",
+        ),
+        ("{ env: { A: b } }", "missing `handler.command`"),
+        (
+            "{ command: x, env: { V: 1.10 } }",
+            "write this number as a string",
+        ),
+        ("{ comand: x }", "did you mean `command`?"),
+        ("{ type: command, command: x }", "did you mean `kind`?"),
+    ] {
+        let config = entry(bad);
+        assert!(config.hooks.is_empty(), "{bad}");
+        let all = messages(&config).join("\n");
+        assert!(all.contains(expected), "{bad}: {all}");
+        assert!(all.contains("hook `h` skipped: "), "{bad}: {all}");
+    }
+}
+
+#[test]
+fn match_fields_are_checked_against_the_point() {
+    let entry = |event: &str, m: &str| {
+        yaml(&format!(
+            "enabled: true\nhooks:\n  - id: m\n    event_type: {event}\n    handler: {{ command: x }}\n    match: {m}\n"
+        ))
+    };
+    let ok = entry(
+        "PostToolUse",
+        "{ matcher: 'Edit|Write', ability_scope: [a*], min_duration_ms: 5 }",
+    );
+    assert!(ok.problems.is_empty(), "{:?}", messages(&ok));
+    let m = &ok.hooks[0].matcher;
+    assert_eq!(
+        m.tool,
+        Some(ToolMatcher::Names(vec!["Edit".into(), "Write".into()]))
+    );
+    assert_eq!(m.ability_scope, ["a*"]);
+    assert_eq!(m.min_duration_ms, Some(5));
+    let paths = entry("session_end", "{ only_if_changed_paths: 'services/**' }");
+    assert_eq!(
+        paths.hooks[0].matcher.only_if_changed_paths,
+        ["services/**"]
+    );
+
+    for (event, m, expected) in [
+        (
+            "stop",
+            "{ matcher: Bash }",
+            "`match.matcher` does not apply to stop",
+        ),
+        (
+            "pre_tool_use",
+            "{ min_duration_ms: 5 }",
+            "`match.min_duration_ms` does not apply",
+        ),
+        (
+            "pre_tool_use",
+            "{ only_if_changed_paths: [x] }",
+            "does not apply to pre_tool_use",
+        ),
+        (
+            "pre_tool_use",
+            "{ matcher: 'Bash(' }",
+            "invalid regex in matcher `Bash(`",
+        ),
+        (
+            "pre_tool_use",
+            "{ ability_scope: ['a[', ok] }",
+            "invalid glob `a[`",
+        ),
+        (
+            "pre_tool_use",
+            "{ mather: Bash }",
+            "did you mean `matcher`?",
+        ),
+    ] {
+        let config = entry(event, m);
+        assert!(config.hooks.is_empty(), "{m}");
+        let all = messages(&config).join("\n");
+        assert!(all.contains(expected), "{m}: {all}");
+    }
+}
+
+#[test]
+fn on_error_order_effects_and_summary() {
+    let config = yaml(
+        "enabled: true\nhooks:\n  - id: e\n    event_type: stop\n    handler: { command: x }\n    on_error: deny\n    order: -3\n    summary: >\n      Two\n      lines.\n    effects:\n      - run_checks\n      - append_to: logs/x.log\n",
+    );
+    assert!(config.problems.is_empty(), "{:?}", messages(&config));
+    let hook = &config.hooks[0];
+    assert_eq!(hook.on_error, Some(OnFailure::Deny));
+    assert_eq!(hook.order, -3);
+    assert_eq!(hook.summary.as_deref(), Some("Two lines."));
+    assert_eq!(hook.effects, ["run_checks", "append_to: logs/x.log"]);
+    let bad = yaml(
+        "hooks:\n  - id: e\n    event_type: stop\n    handler: { command: x }\n    on_error: block\n",
+    );
+    assert!(messages(&bad)[0].contains("`on_error` must be `ignore` or `deny`"));
+}
+
+#[test]
+fn duplicate_ids_and_keys_are_reported_and_the_first_kept() {
+    let config = yaml(&format!("enabled: true\nhooks:{GOOD}{GOOD}"));
+    assert_eq!(config.hooks.len(), 1);
+    assert_eq!(
+        messages(&config),
+        ["hooks.yaml:7:5: duplicate hook id `good` (first declared at hooks.yaml:3:5); skipped"]
+    );
+    let keys =
+        yaml("hooks:\n  - id: a\n    id: b\n    event_type: stop\n    handler: { command: x }\n");
+    assert!(
+        messages(&keys)[0]
+            .starts_with("hooks.yaml:3:5: hook `a` skipped: duplicate key `id` (first at line 2)")
+    );
+}
+
+#[test]
+fn a_claude_shaped_hooks_map_in_our_file_gets_a_hint() {
+    let config = yaml("hooks:\n  PreToolUse: []\n");
+    assert!(messages(&config)[0].contains("Claude Code's settings.json shape"));
+}
+
+#[test]
+fn a_top_level_that_is_not_a_map_is_a_file_problem() {
+    let err = parse_project("- a\n", Format::Yaml, Path::new("hooks.yaml")).unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("hooks.yaml:1:1: expected a map at the top level")
+    );
+    let empty = yaml("");
+    assert!(!empty.enabled && empty.problems.is_empty());
+}
+
+#[test]
+fn builtin_settings_and_allow_entries_are_carried_with_locations() {
+    let config = yaml("allow:\n  - cargo fmt\n  - 3\nbuiltin:\n  secrets: { enabled: true }\n");
+    assert_eq!(config.allow.len(), 1);
+    assert_eq!(config.allow[0].location.to_string(), "hooks.yaml:2:5");
+    assert_eq!(
+        messages(&config),
+        ["hooks.yaml:3:5: `allow`: expected a string, found an integer"]
+    );
+    let builtin = config.builtin.unwrap();
+    assert_eq!(
+        builtin.value,
+        serde_json::json!({"secrets": {"enabled": true}})
+    );
+    assert_eq!(builtin.location.to_string(), "hooks.yaml:5:3");
+}
+
+#[test]
+fn claude_handlers_map_to_specs() {
+    let json = r#"{"hooks": {
+  "PreToolUse": [{"matcher": "Bash", "hooks": [
+    {"type": "command", "command": "./a.sh", "timeout": 30, "statusMessage": "checking"},
+    {"type": "command", "command": "./b", "args": ["--x"], "async": true},
+    {"type": "command", "command": "echo $X", "shell": "bash"},
+    {"type": "http", "url": "https://h.test", "headers": {"A": "${TOKEN}"}, "allowedEnvVars": ["TOKEN"]}
+  ]}],
+  "Stop": [{"hooks": [{"type": "command", "command": "./s.sh"}]}]
+}}"#;
+    let config = parse_claude(json, Path::new("settings.json"), None).unwrap();
+    assert!(config.problems.is_empty(), "{:?}", messages(&config));
+    let ids: Vec<&str> = config.hooks.iter().map(|h| h.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        [
+            "PreToolUse[0].hooks[0]",
+            "PreToolUse[0].hooks[1]",
+            "PreToolUse[0].hooks[2]",
+            "PreToolUse[0].hooks[3]",
+            "Stop[0].hooks[0]"
+        ]
+    );
+    assert_eq!(config.hooks[0].summary.as_deref(), Some("checking"));
+    assert_eq!(config.hooks[0].location.to_string(), "settings.json:3:5");
+    let Handler::Command(b) = &config.hooks[1].handler else {
+        panic!()
+    };
+    assert_eq!(b.line, CommandLine::Exec(vec!["./b".into(), "--x".into()]));
+    assert!(!config.hooks[1].blocking);
+    let Handler::Command(bash) = &config.hooks[2].handler else {
+        panic!()
+    };
+    assert_eq!(
+        bash.line,
+        CommandLine::Exec(vec!["bash".into(), "-c".into(), "echo $X".into()])
+    );
+    assert!(matches!(config.hooks[3].handler, Handler::Http(_)));
+    assert_eq!(config.hooks[4].point, "stop");
+}
+
+#[test]
+fn unsupported_claude_features_are_reported_and_skipped() {
+    let json = r#"{"hooks": {
+  "PermissionRequest": [{"hooks": [{"type": "command", "command": "x"}]}],
+  "PreToolUse": [{"matcher": "Bash", "hooks": [
+    {"type": "prompt", "prompt": "is this ok?"},
+    {"type": "command", "command": "x", "if": "Bash(rm *)"},
+    {"type": "http", "url": "https://h.test", "headers": {"A": "${SECRET}"}},
+    {"type": "command", "command": "x", "shell": "powershell"},
+    {"type": "command", "command": "x", "asyncRewake": true},
+    {"type": "command", "comand": "x"}
+  ]}],
+  "UserPromptSubmit": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "x"}]}]
+}}"#;
+    let config = parse_claude(json, Path::new("s.json"), None).unwrap();
+    let all = messages(&config).join("\n");
+    for expected in [
+        "s.json:2:3: event `PermissionRequest` is not supported: ",
+        "its 1 hook(s) skipped",
+        "s.json:4:14: hook `PreToolUse[0].hooks[0]` skipped: hook type `prompt` is not supported",
+        "s.json:5:47: hook `PreToolUse[0].hooks[1]` skipped: `if` conditions are not supported",
+        "which is not listed in `allowedEnvVars`",
+        "`shell: powershell` is not supported",
+        "`asyncRewake` is not supported",
+        "unknown field `comand` in a command hook; did you mean `command`?",
+        "matcher \"Bash\" of UserPromptSubmit[0] ignored",
+    ] {
+        assert!(all.contains(expected), "{expected}\n{all}");
+    }
+    let ids: Vec<&str> = config.hooks.iter().map(|h| h.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        ["PreToolUse[0].hooks[4]", "UserPromptSubmit[0].hooks[0]"]
+    );
+    assert!(!config.hooks[0].blocking);
+    assert_eq!(config.hooks[1].matcher.tool, None);
+}
+
+#[test]
+fn claude_disable_all_hooks_makes_them_dormant() {
+    let json = r#"{"disableAllHooks": true, "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "x"}]}]}}"#;
+    let config = parse_claude(json, Path::new("s.json"), None).unwrap();
+    assert!(!config.enabled);
+    assert!(config.hooks.is_empty());
+    assert_eq!(config.dormant.len(), 1);
+}
+
+#[test]
+fn claude_files_reject_our_event_names_with_the_claude_name() {
+    let json = r#"{"hooks": {"pre_tool_use": [{"hooks": [{"type": "command", "command": "x"}]}]}}"#;
+    let config = parse_claude(json, Path::new("s.json"), None).unwrap();
+    assert_eq!(
+        messages(&config),
+        [
+            "s.json:1:12: unknown event `pre_tool_use`; did you mean `PreToolUse`?; its 1 hook(s) skipped"
+        ]
+    );
+}

@@ -1,0 +1,482 @@
+//! Deciding whether a [`Matcher`] matches an event.
+//!
+//! Rules:
+//! - Claude Code's `matcher` ([`compile_tool_matcher`]): `""` and `"*"` match everything. A
+//!   string of only `A-Z a-z 0-9 _ - , |` and spaces is a list of exact names separated by `|`
+//!   or `,` (`Edit|Write`, `Edit, Write`), as in current Claude Code. Anything else is a regex
+//!   searched anywhere in the name (`Edit.*` also matches `NotebookEdit`; `mcp__.*__write`);
+//!   JavaScript-only regex syntax (look-around, back-references) is rejected.
+//! - Seed 003's `ability_scope` and `only_if_changed_paths` are globs ([`globset`]): `*`
+//!   matches within one path segment, `**` across segments; invalid globs are rejected.
+//! - What the matcher and `ability_scope` test depends on the point ([`target_of`]): the tool
+//!   name for tool points, the source for `session_start`, the trigger for `pre_compact`, …
+//!   Points without such a value cannot have them.
+//! - At match time ([`matches()`]) every part that is set must hold; a part whose fact the event
+//!   lacks (no duration for `min_duration_ms`, no target for a name matcher) does not hold.
+//!
+//! ```
+//! use hooks_config::matcher::{compile_tool_matcher, matches, EventFacts};
+//! use hooks_config::spec::Matcher;
+//!
+//! let m = Matcher { tool: Some(compile_tool_matcher("Edit|Write").unwrap()), ..Matcher::default() };
+//! assert!(matches(&m, &EventFacts { target: Some("Write"), ..EventFacts::default() }));
+//! assert!(!matches(&m, &EventFacts { target: Some("Bash"), ..EventFacts::default() }));
+//! ```
+
+use std::path::Path;
+
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+
+use crate::spec::{Matcher, ToolMatcher};
+
+/// Bounds on a matcher regex, so a config cannot make the loader build a huge automaton.
+const REGEX_SIZE_LIMIT: usize = 1 << 20;
+const MAX_PATTERN_LEN: usize = 4096;
+
+/// Why a matcher or glob was rejected.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MatcherError {
+    /// The matcher is a regex that does not compile.
+    #[error("invalid regex in matcher `{pattern}`: {reason}")]
+    Regex {
+        /// The matcher as written.
+        pattern: String,
+        /// The regex engine's message.
+        reason: String,
+    },
+    /// The matcher is a name list without names (`|`, `,`).
+    #[error("matcher `{pattern}` names no tool")]
+    NoNames {
+        /// The matcher as written.
+        pattern: String,
+    },
+    /// A glob does not compile.
+    #[error("invalid glob `{glob}`: {reason}")]
+    Glob {
+        /// The glob as written.
+        glob: String,
+        /// The glob compiler's message.
+        reason: String,
+    },
+}
+
+/// Compiles a Claude Code `matcher` string.
+///
+/// ```
+/// use hooks_config::matcher::compile_tool_matcher;
+/// use hooks_config::spec::ToolMatcher;
+///
+/// assert_eq!(compile_tool_matcher("*").unwrap(), ToolMatcher::All);
+/// assert_eq!(compile_tool_matcher("Bash").unwrap(), ToolMatcher::Names(vec!["Bash".into()]));
+/// assert!(matches!(compile_tool_matcher("mcp__.*").unwrap(), ToolMatcher::Regex(_)));
+/// assert!(compile_tool_matcher("Bash(").is_err());
+/// ```
+pub fn compile_tool_matcher(pattern: &str) -> Result<ToolMatcher, MatcherError> {
+    if pattern.is_empty() || pattern == "*" {
+        return Ok(ToolMatcher::All);
+    }
+    let is_name_list = pattern
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | ',' | '|' | ' '));
+    if is_name_list {
+        let names: Vec<String> = pattern
+            .split(['|', ','])
+            .map(str::trim)
+            .filter(|n| !n.is_empty())
+            .map(str::to_owned)
+            .collect();
+        if names.is_empty() {
+            return Err(MatcherError::NoNames {
+                pattern: pattern.to_owned(),
+            });
+        }
+        return Ok(ToolMatcher::Names(names));
+    }
+    if pattern.len() > MAX_PATTERN_LEN {
+        return Err(MatcherError::Regex {
+            pattern: abbreviate(pattern),
+            reason: format!("longer than {MAX_PATTERN_LEN} bytes"),
+        });
+    }
+    regex::RegexBuilder::new(pattern)
+        .size_limit(REGEX_SIZE_LIMIT)
+        .build()
+        .map(ToolMatcher::Regex)
+        .map_err(|e| MatcherError::Regex {
+            pattern: pattern.to_owned(),
+            reason: regex_reason(&e),
+        })
+}
+
+/// Compiles globs (`ability_scope`, `only_if_changed_paths`) into one set.
+///
+/// ```
+/// let set = hooks_config::matcher::compile_globs(&["services/**".to_owned()]).unwrap();
+/// assert!(set.is_match("services/api/main.rs"));
+/// assert!(hooks_config::matcher::compile_globs(&["a[".to_owned()]).is_err());
+/// ```
+pub fn compile_globs(globs: &[String]) -> Result<GlobSet, MatcherError> {
+    let mut set = GlobSetBuilder::new();
+    for glob in globs {
+        let compiled = GlobBuilder::new(glob)
+            .literal_separator(true)
+            .build()
+            .map_err(|e| MatcherError::Glob {
+                glob: glob.clone(),
+                reason: e.kind().to_string(),
+            })?;
+        set.add(compiled);
+    }
+    set.build().map_err(|e| MatcherError::Glob {
+        glob: globs.join(", "),
+        reason: e.kind().to_string(),
+    })
+}
+
+/// What a point's matcher and `ability_scope` test, or `None` when the point has no such
+/// value (`user_prompt_submit`, `stop`, …).
+///
+/// ```
+/// assert_eq!(hooks_config::matcher::target_of("pre_tool_use"), Some("tool name"));
+/// assert_eq!(hooks_config::matcher::target_of("stop"), None);
+/// ```
+pub fn target_of(point: &str) -> Option<&'static str> {
+    Some(match point {
+        "pre_tool_use" | "post_tool_use" => "tool name",
+        "session_start" => "session source (startup, resume, clear, compact, fork)",
+        "session_end" => "session end reason",
+        "pre_compact" => "compaction trigger (manual, auto)",
+        "notification" => "notification type",
+        "subagent_start" | "subagent_stop" => "agent type",
+        "error_occurred" => "error kind",
+        _ => return None,
+    })
+}
+
+/// Whether a point's events carry a duration (`min_duration_ms`).
+pub fn has_duration(point: &str) -> bool {
+    matches!(
+        point,
+        "post_tool_use"
+            | "post_model_call"
+            | "step_end"
+            | "session_end"
+            | "subagent_stop"
+            | "post_queue_drain"
+    )
+}
+
+/// Whether a point's events carry the files the session changed (`only_if_changed_paths`).
+pub fn has_changed_paths(point: &str) -> bool {
+    matches!(point, "session_end" | "stop" | "subagent_stop")
+}
+
+/// The facts of one event that a [`Matcher`] tests. The runner fills what the point has.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct EventFacts<'a> {
+    /// The value named by [`target_of`]: the tool name for tool points, the source for
+    /// `session_start`, the trigger for `pre_compact`, the notification type, …
+    pub target: Option<&'a str>,
+    /// How long the call took (`min_duration_ms`).
+    pub duration_ms: Option<u64>,
+    /// Files the session changed (`only_if_changed_paths`), relative to `project_dir` or
+    /// absolute.
+    pub changed_paths: &'a [String],
+    /// The project directory: absolute changed paths under it are matched relative to it, so
+    /// `services/**` matches `/repo/services/a.rs`.
+    pub project_dir: Option<&'a Path>,
+}
+
+/// Whether `matcher` matches the event.
+///
+/// The globs are compiled on each call; use [`CompiledMatcher`] on hot paths. A glob that does
+/// not compile (impossible for loaded specs, which are validated) makes the matcher match, so
+/// a guard runs rather than silently not running.
+pub fn matches(matcher: &Matcher, facts: &EventFacts<'_>) -> bool {
+    match CompiledMatcher::new(matcher) {
+        Ok(compiled) => compiled.matches(facts),
+        Err(e) => {
+            tracing::error!("unvalidated matcher, treated as matching: {e}");
+            true
+        }
+    }
+}
+
+/// A [`Matcher`] with its globs compiled.
+#[derive(Debug, Clone)]
+pub struct CompiledMatcher {
+    tool: Option<ToolMatcher>,
+    scope: Option<GlobSet>,
+    min_duration_ms: Option<u64>,
+    changed: Option<GlobSet>,
+}
+
+impl CompiledMatcher {
+    /// Compiles the matcher's globs.
+    pub fn new(matcher: &Matcher) -> Result<Self, MatcherError> {
+        let compile = |globs: &[String]| {
+            if globs.is_empty() {
+                Ok(None)
+            } else {
+                compile_globs(globs).map(Some)
+            }
+        };
+        Ok(CompiledMatcher {
+            tool: matcher.tool.clone(),
+            scope: compile(&matcher.ability_scope)?,
+            min_duration_ms: matcher.min_duration_ms,
+            changed: compile(&matcher.only_if_changed_paths)?,
+        })
+    }
+
+    /// Whether the event matches: every part that is set holds.
+    ///
+    /// ```
+    /// use hooks_config::matcher::{CompiledMatcher, EventFacts};
+    /// use hooks_config::spec::Matcher;
+    ///
+    /// let m = CompiledMatcher::new(&Matcher { min_duration_ms: Some(100), ..Matcher::default() }).unwrap();
+    /// assert!(m.matches(&EventFacts { duration_ms: Some(250), ..EventFacts::default() }));
+    /// assert!(!m.matches(&EventFacts { duration_ms: Some(20), ..EventFacts::default() }));
+    /// ```
+    pub fn matches(&self, facts: &EventFacts<'_>) -> bool {
+        let tool = match &self.tool {
+            None | Some(ToolMatcher::All) => true,
+            Some(m) => facts.target.is_some_and(|t| tool_matches(m, t)),
+        };
+        let scope = self
+            .scope
+            .as_ref()
+            .is_none_or(|set| facts.target.is_some_and(|t| set.is_match(t)));
+        let duration = self
+            .min_duration_ms
+            .is_none_or(|min| facts.duration_ms.is_some_and(|d| d >= min));
+        let changed = self.changed.as_ref().is_none_or(|set| {
+            facts
+                .changed_paths
+                .iter()
+                .any(|p| set.is_match(relative(p, facts.project_dir)))
+        });
+        tool && scope && duration && changed
+    }
+}
+
+fn tool_matches(matcher: &ToolMatcher, name: &str) -> bool {
+    match matcher {
+        ToolMatcher::All => true,
+        ToolMatcher::Names(names) => names.iter().any(|n| n == name),
+        ToolMatcher::Regex(re) => re.is_match(name),
+    }
+}
+
+fn relative<'a>(path: &'a str, root: Option<&Path>) -> &'a Path {
+    let path = Path::new(path);
+    root.and_then(|r| path.strip_prefix(r).ok()).unwrap_or(path)
+}
+
+/// The regex error without its multi-line source excerpt.
+fn regex_reason(e: &regex::Error) -> String {
+    match e {
+        regex::Error::Syntax(text) => text
+            .lines()
+            .rev()
+            .find(|l| l.starts_with("error:"))
+            .map(|l| l.trim_start_matches("error:").trim().to_owned())
+            .unwrap_or_else(|| text.clone()),
+        regex::Error::CompiledTooBig(_) => "the compiled regex is too big".to_owned(),
+        other => other.to_string(),
+    }
+}
+
+fn abbreviate(s: &str) -> String {
+    match s.char_indices().nth(40) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn facts(target: &str) -> EventFacts<'_> {
+        EventFacts {
+            target: Some(target),
+            ..EventFacts::default()
+        }
+    }
+
+    fn tool(pattern: &str) -> Matcher {
+        Matcher {
+            tool: Some(compile_tool_matcher(pattern).unwrap()),
+            ..Matcher::default()
+        }
+    }
+
+    #[test]
+    fn empty_and_star_match_everything() {
+        assert_eq!(compile_tool_matcher("").unwrap(), ToolMatcher::All);
+        assert_eq!(compile_tool_matcher("*").unwrap(), ToolMatcher::All);
+        assert!(matches(&tool("*"), &facts("anything")));
+        assert!(matches(&Matcher::default(), &EventFacts::default()));
+    }
+
+    #[test]
+    fn word_strings_are_exact_name_lists() {
+        assert_eq!(
+            compile_tool_matcher("Edit|Write").unwrap(),
+            ToolMatcher::Names(vec!["Edit".into(), "Write".into()])
+        );
+        assert_eq!(
+            compile_tool_matcher("Edit, Write").unwrap(),
+            ToolMatcher::Names(vec!["Edit".into(), "Write".into()])
+        );
+        assert_eq!(
+            compile_tool_matcher("my-tool").unwrap(),
+            ToolMatcher::Names(vec!["my-tool".into()])
+        );
+        // Exact: a name list does not match substrings.
+        assert!(!matches(&tool("Edit"), &facts("NotebookEdit")));
+        assert!(matches(&tool("Edit|Write"), &facts("Write")));
+    }
+
+    #[test]
+    fn a_list_without_names_is_rejected() {
+        assert!(matches!(
+            compile_tool_matcher("|"),
+            Err(MatcherError::NoNames { .. })
+        ));
+    }
+
+    #[test]
+    fn other_strings_are_unanchored_regexes() {
+        assert!(matches!(
+            compile_tool_matcher("Edit.*").unwrap(),
+            ToolMatcher::Regex(_)
+        ));
+        assert!(matches(&tool("Edit.*"), &facts("NotebookEdit")));
+        assert!(matches(
+            &tool("mcp__memory__.*"),
+            &facts("mcp__memory__write")
+        ));
+        assert!(!matches(
+            &tool("^mcp__memory__.*"),
+            &facts("x_mcp__memory__write")
+        ));
+    }
+
+    #[test]
+    fn invalid_regexes_are_rejected_with_a_one_line_reason() {
+        let err = compile_tool_matcher("Bash(").unwrap_err();
+        let MatcherError::Regex { pattern, reason } = &err else {
+            panic!("{err:?}")
+        };
+        assert_eq!(pattern, "Bash(");
+        assert!(!reason.contains('\n'), "{reason}");
+        assert!(reason.contains("unclosed group"), "{reason}");
+        // JavaScript look-around is not supported by the regex engine: rejected, not ignored.
+        assert!(compile_tool_matcher("(?!Bash).*").is_err());
+    }
+
+    #[test]
+    fn name_matcher_without_a_target_does_not_match() {
+        assert!(!matches(&tool("Bash"), &EventFacts::default()));
+    }
+
+    #[test]
+    fn ability_scope_globs_match_the_target() {
+        let m = Matcher {
+            ability_scope: vec!["edit_*".into(), "Write".into()],
+            ..Matcher::default()
+        };
+        assert!(matches(&m, &facts("edit_file")));
+        assert!(matches(&m, &facts("Write")));
+        assert!(!matches(&m, &facts("Bash")));
+        assert!(!matches(&m, &EventFacts::default()));
+        let all = Matcher {
+            ability_scope: vec!["*".into()],
+            ..Matcher::default()
+        };
+        assert!(matches(&all, &facts("anything")));
+    }
+
+    #[test]
+    fn invalid_globs_are_rejected() {
+        let err = compile_globs(&["a[".into()]).unwrap_err();
+        assert!(
+            matches!(err, MatcherError::Glob { ref glob, .. } if glob == "a["),
+            "{err:?}"
+        );
+    }
+
+    #[test]
+    fn min_duration_needs_a_duration_at_least_that_long() {
+        let m = Matcher {
+            min_duration_ms: Some(100),
+            ..Matcher::default()
+        };
+        let with = |d| EventFacts {
+            duration_ms: d,
+            ..EventFacts::default()
+        };
+        assert!(matches(&m, &with(Some(100))));
+        assert!(!matches(&m, &with(Some(99))));
+        assert!(!matches(&m, &with(None)));
+    }
+
+    #[test]
+    fn changed_paths_match_relative_or_under_the_project_dir() {
+        let m = Matcher {
+            only_if_changed_paths: vec!["services/**".into()],
+            ..Matcher::default()
+        };
+        let rel = ["services/api/main.rs".to_owned()];
+        let abs = ["/repo/services/a.rs".to_owned()];
+        let other = ["docs/x.md".to_owned()];
+        let changed = |paths, project_dir| EventFacts {
+            changed_paths: paths,
+            project_dir,
+            ..EventFacts::default()
+        };
+        assert!(matches(&m, &changed(&rel, None)));
+        assert!(matches(&m, &changed(&abs, Some(Path::new("/repo")))));
+        assert!(!matches(&m, &changed(&abs, None)));
+        assert!(!matches(&m, &changed(&other, None)));
+        assert!(!matches(&m, &changed(&[], None)));
+    }
+
+    #[test]
+    fn single_star_stays_within_a_path_segment() {
+        let set = compile_globs(&["services/*".into()]).unwrap();
+        assert!(set.is_match("services/a.rs"));
+        assert!(!set.is_match("services/api/a.rs"));
+    }
+
+    #[test]
+    fn every_part_must_hold() {
+        let m = Matcher {
+            tool: Some(compile_tool_matcher("Bash").unwrap()),
+            min_duration_ms: Some(10),
+            ..Matcher::default()
+        };
+        let f = |t, d| EventFacts {
+            target: Some(t),
+            duration_ms: Some(d),
+            ..EventFacts::default()
+        };
+        assert!(matches(&m, &f("Bash", 10)));
+        assert!(!matches(&m, &f("Bash", 5)));
+        assert!(!matches(&m, &f("Edit", 10)));
+    }
+
+    #[test]
+    fn targets_are_declared_for_points_with_a_matcher_value() {
+        assert_eq!(target_of("post_tool_use"), Some("tool name"));
+        assert!(target_of("session_start").is_some());
+        assert!(target_of("pre_compact").is_some());
+        assert!(target_of("notification").is_some());
+        assert_eq!(target_of("user_prompt_submit"), None);
+        assert!(has_duration("post_tool_use") && !has_duration("pre_tool_use"));
+        assert!(has_changed_paths("session_end") && !has_changed_paths("pre_tool_use"));
+    }
+}

@@ -1,0 +1,173 @@
+//! What a config file declares, once parsed and validated: [`HookSpec`] and its parts. Every
+//! format (`hooks.yaml`, `hooks.toml`, `.hooks/*.yaml`, Claude Code's `settings.json` and
+//! plugin `hooks.json`) is read into these types; the runner only ever sees them.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Where something was declared: a file, and a 1-based line and column in it (0 when the
+/// format gives no position).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Location {
+    /// The file, as it was named to the loader.
+    pub file: Arc<PathBuf>,
+    /// 1-based line; 0 when unknown.
+    pub line: u32,
+    /// 1-based column; 0 when unknown.
+    pub column: u32,
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.line, self.column) {
+            (0, _) => write!(f, "{}", self.file.display()),
+            (line, 0) => write!(f, "{}:{line}", self.file.display()),
+            (line, column) => write!(f, "{}:{line}:{column}", self.file.display()),
+        }
+    }
+}
+
+/// One declared hook.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HookSpec {
+    /// Its id: unique among the loaded hooks (`id:` of a seed-003 file; for Claude Code
+    /// entries, derived from the event, the group and the position: `PreToolUse[0].hooks[1]`).
+    pub id: String,
+    /// The point it runs at (a name of [`hooks_core::registry::points`]: `pre_tool_use`).
+    pub point: &'static str,
+    /// `enabled: false` hooks are listed but never run.
+    pub enabled: bool,
+    /// Whether its decisions and failures may affect the agent (seed 003 `blocking`). A
+    /// non-blocking hook at a guard point is run for its side effects only: its decision is
+    /// logged and ignored. Default true.
+    pub blocking: bool,
+    /// When it runs.
+    pub matcher: Matcher,
+    /// What it runs.
+    pub handler: Handler,
+    /// How long it may run; `None` is the runner's default (60 s, as Claude Code).
+    pub timeout: Option<Duration>,
+    /// What a failure (exit code other than 0 and 2, timeout, crash, unparsable output) means.
+    /// `None`: the point's default (guards fail closed, other points fail open).
+    pub on_error: Option<OnFailure>,
+    /// Sort key among the config hooks of the same point (lower first; ties by id).
+    pub order: i32,
+    /// Seed 003's `effects`: descriptive only, shown by `hooks list`.
+    pub effects: Vec<String>,
+    /// Seed 003's `summary`, shown by `hooks list`.
+    pub summary: Option<String>,
+    /// Where it was declared.
+    pub location: Location,
+}
+
+/// What a failed hook means for the agent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum OnFailure {
+    /// Go on as if the hook had no opinion (logged, and reported as a failure).
+    Ignore,
+    /// Deny (guard points) or stop the chain with an error: fail closed.
+    Deny,
+}
+
+/// When a hook runs, beyond its point. Every part that is set must match.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Matcher {
+    /// Claude Code's `matcher` over the tool name (or, for `session_start`, the source; for
+    /// `pre_compact`, the trigger): `None`, `""` or `"*"` match all; `A|B` is a list of exact
+    /// names when it has only word characters and `|`; anything else is a regex (anchored
+    /// like Claude Code: it must match somewhere in the name).
+    pub tool: Option<ToolMatcher>,
+    /// Seed 003's `ability_scope`: globs over the tool name; empty matches all.
+    pub ability_scope: Vec<String>,
+    /// Seed 003's `min_duration_ms` (`post_tool_use`): only calls at least this slow.
+    pub min_duration_ms: Option<u64>,
+    /// Seed 003's `only_if_changed_paths` (`session_end`, `stop`): only when a file the
+    /// session modified matches one of these globs.
+    pub only_if_changed_paths: Vec<String>,
+}
+
+/// A compiled Claude Code `matcher`.
+#[derive(Debug, Clone)]
+pub enum ToolMatcher {
+    /// `*`, or empty: every tool.
+    All,
+    /// `Bash`, `Write|Edit`: exact names.
+    Names(Vec<String>),
+    /// Anything else: a regex searched in the name (`mcp__.*__write`).
+    Regex(regex::Regex),
+}
+
+impl PartialEq for ToolMatcher {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (ToolMatcher::All, ToolMatcher::All) => true,
+            (ToolMatcher::Names(a), ToolMatcher::Names(b)) => a == b,
+            (ToolMatcher::Regex(a), ToolMatcher::Regex(b)) => a.as_str() == b.as_str(),
+            _ => false,
+        }
+    }
+}
+
+/// What a hook runs.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Handler {
+    /// A process speaking Claude Code's hook protocol.
+    Command(CommandHandler),
+    /// An HTTP endpoint speaking the same protocol (`type: http`).
+    Http(HttpHandler),
+}
+
+/// A command: the shell form (`command`, run by `sh -c`) or the exec form (`args`, no shell).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum CommandLine {
+    /// Run by `sh -c <command>`, as Claude Code does.
+    Shell(String),
+    /// Program and arguments, run directly (no shell, no word splitting).
+    Exec(Vec<String>),
+}
+
+impl fmt::Display for CommandLine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CommandLine::Shell(command) => f.write_str(command),
+            CommandLine::Exec(args) => {
+                for (i, arg) in args.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(" ")?;
+                    }
+                    if arg.is_empty() || arg.contains(|c: char| c.is_whitespace() || c == '\'') {
+                        write!(f, "'{}'", arg.replace('\'', r"'\''"))?;
+                    } else {
+                        f.write_str(arg)?;
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// A command hook.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommandHandler {
+    /// What to run.
+    pub line: CommandLine,
+    /// Extra environment variables (on top of the inherited environment and the protocol's
+    /// `CLAUDE_PROJECT_DIR` and `CLAUDE_PLUGIN_ROOT`).
+    pub env: BTreeMap<String, String>,
+    /// The plugin root (`CLAUDE_PLUGIN_ROOT`) when the hook came from a plugin's
+    /// `hooks/hooks.json`; `${CLAUDE_PLUGIN_ROOT}` in the command is expanded by the shell.
+    pub plugin_root: Option<PathBuf>,
+}
+
+/// An HTTP hook.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpHandler {
+    /// The endpoint (`http://` or `https://`).
+    pub url: String,
+    /// Extra request headers. Values may be `${ENV_VAR}`, expanded when the request is sent.
+    pub headers: BTreeMap<String, String>,
+}
