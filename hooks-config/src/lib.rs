@@ -4,4 +4,5 @@
 pub mod events;
 pub mod file;
 pub mod matcher;
+pub mod protocol;
 pub mod spec;
