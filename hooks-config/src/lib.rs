@@ -3,5 +3,7 @@
 
 pub mod events;
 pub mod file;
+#[cfg(feature = "http")]
+pub mod http;
 pub mod matcher;
 pub mod spec;
