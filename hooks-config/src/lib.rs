@@ -3,6 +3,8 @@
 
 pub mod events;
 pub mod file;
+#[cfg(feature = "http")]
+pub mod http;
 pub mod matcher;
 pub mod protocol;
 pub mod spec;
