@@ -5,3 +5,4 @@ pub mod events;
 pub mod file;
 pub mod matcher;
 pub mod spec;
+pub mod trust;
