@@ -83,7 +83,9 @@
 //!    `python3`, `node`, `tsx`, `ts-node`, `ruby`, `perl`, `php`, `lua`, `deno [run]`,
 //!    `bun [run]`, `uv run`), its script is its first argument that is not an option (or an
 //!    option's value); `sh -c '<command>'` is read as a command in turn; inline code
-//!    (`python3 -c`, `node -e`) is covered by the text itself;
+//!    (`python3 -c`, `node -e`) is covered by the text itself; a file given as an option's
+//!    value (`node -r ./setup.js`) is hashed too, and so is an interpreter that is a project
+//!    file (`./bin/python3`);
 //! 4. otherwise the program itself is the script when it has a `/` (a bare name such as `jq`
 //!    is found on `PATH`: the text alone is hashed);
 //! 5. a relative path is taken from the project directory; only an existing regular file
@@ -1020,11 +1022,16 @@ impl Scan<'_> {
             if interp.family == Family::Shell && !w.starts_with("--") && w[1..].contains('c') {
                 inline_command = true;
             }
-            j += if interp.value_options.contains(&w.as_str()) {
-                2
+            if interp.value_options.contains(&w.as_str()) {
+                // `node -r ./setup.js`, `bash --rcfile ./rc`: a file given to an option runs
+                // or configures what runs, so it is hashed too.
+                if let Some(value) = args.get(j + 1) {
+                    self.candidate(value, false);
+                }
+                j += 2;
             } else {
-                1
-            };
+                j += 1;
+            }
         }
         let Some(first) = args.get(j) else { return };
         match interp.family {
@@ -1328,6 +1335,24 @@ impl TrustStore {
             }
         };
         let bytes = read_open(file, path, MAX_STORE_BYTES)?;
+        // serde would take a JSON array as a struct's fields in order: only an object is one.
+        if let Some(at) = bytes.iter().position(|b| !b.is_ascii_whitespace())
+            && bytes[at] != b'{'
+        {
+            let line = 1 + bytes[..at].iter().filter(|&&b| b == b'\n').count();
+            let column = at
+                - bytes[..at]
+                    .iter()
+                    .rposition(|&b| b == b'\n')
+                    .map_or(0, |nl| nl + 1)
+                + 1;
+            return Err(TrustError::Corrupt {
+                path: path.to_path_buf(),
+                line,
+                column,
+                message: "expected an object: {\"version\": 1, \"approvals\": [...]}".to_owned(),
+            });
+        }
         let parsed: StoreFile = serde_json::from_slice(&bytes).map_err(|e| {
             let suffix = format!(" at line {} column {}", e.line(), e.column());
             let message = e.to_string();
