@@ -96,8 +96,9 @@
 //! An approval covers the scripts it found, not the files they read, source or import, nor
 //! programs found on `PATH`; a script the rules above miss (`cd sub && ./x.sh`, where `./x.sh`
 //! is looked up in the project directory) is covered by the text only. Approvals are per
-//! project directory: moving the project asks for them again. Two `hooks trust` at once can
-//! lose one's update (the file is replaced atomically, not merged).
+//! project directory: moving the project asks for them again. Checking and running are two
+//! steps: a script replaced between them runs once before the next check refuses it. Two
+//! `hooks trust` at once can lose one's update (the file is replaced atomically, not merged).
 //!
 //! # Example
 //!
@@ -123,8 +124,9 @@
 //! assert!(bad_entries.is_empty());
 //! let [fmt, sneaky, notify] = &config.hooks[..] else { panic!() };
 //!
-//! // An empty approvals file: only the allow-list admits.
-//! let trust_file = project.path().join("state/trust.json");
+//! // No approvals yet (a missing file is an empty store): only the allow-list admits.
+//! let config_home = tempfile::tempdir()?; // outside the repository
+//! let trust_file = config_home.path().join("agent-hooks/trust.json");
 //! let gate = Gate::new(allow.clone(), Some(TrustStore::load(&trust_file)?));
 //! assert_eq!(
 //!     gate.check(fmt, project.path()),
@@ -965,7 +967,7 @@ impl Scan<'_> {
                     i += 1;
                     break;
                 }
-                if is_option(w, Family::Plain) {
+                if w == "-" || is_option(w, Family::Plain) {
                     i += if value_options.contains(&w.as_str()) {
                         2
                     } else {
@@ -1516,8 +1518,9 @@ fn rfc3339(secs: u64) -> String {
 // The gate
 // ---------------------------------------------------------------------------------------------
 
-/// Decides, for each configured hook, whether its handler may run: the one place the
-/// allow-list and the approvals are consulted, so the runner cannot bypass either.
+/// Decides, for each configured hook, whether its handler may run: the one check the runner
+/// makes before running a command or calling a URL (seed 004's single chokepoint), so the
+/// allow-list and the approvals are applied the same way by every caller.
 #[derive(Debug, Clone)]
 pub struct Gate {
     allow: AllowList,
@@ -1577,8 +1580,9 @@ impl Gate {
 
     /// Whether `spec`'s handler may run in the project `base_dir` (see [`fingerprint`]).
     ///
-    /// The allow-list is tried first (no file is read); then the approvals, which hash the
-    /// scripts. Anything that cannot be checked is skipped, with the reason.
+    /// The allow-list is tried first (no file is read); then the approvals, which read and
+    /// hash the scripts on every call, so an edited script is refused from the next call on.
+    /// Anything that cannot be checked is skipped, with the reason.
     pub fn check(&self, spec: &HookSpec, base_dir: &Path) -> Admission {
         let handler = &spec.handler;
         let what = match handler {
@@ -1639,10 +1643,10 @@ impl Gate {
             Some(before) => skipped(format!(
                 "{refusal}; it was approved at {}, but {} changed since ({identity}); review it and approve it again with {trust}",
                 before.approved_at,
-                if fp.scripts.is_empty() {
-                    "what it runs has"
-                } else {
-                    "its script has"
+                match fp.scripts.len() {
+                    0 => "what it runs has",
+                    1 => "its script has",
+                    _ => "one of its scripts has",
                 },
             )),
             None => skipped(format!(

@@ -702,6 +702,7 @@ fn scripts_are_found_behind_interpreters_wrappers_and_operators() {
             &["hook.py"],
         ),
         (shell("/usr/bin/env python3 hook.py"), &["hook.py"]),
+        (shell("env - PATH=/bin ./hook.sh"), &["hook.sh"]),
         (shell("timeout 5 ./hook.sh"), &["hook.sh"]),
         (shell("FOO=1 BAR='x y' ./hook.sh"), &["hook.sh"]),
         (
