@@ -43,7 +43,10 @@
 //! over 4096 characters, a command entry starting with a wildcard (it would admit any
 //! program: name the program), and a URL entry whose host has a wildcard anywhere but as a
 //! whole first label of a name with at least two more (`https://*.example.com/` is fine;
-//! `https://*/`, `https://*.com/`, `https://example.com*` are not).
+//! `https://*/`, `https://*.com/`, `https://example.com*` are not). Other entries admit
+//! what they say, broad or not: `python3 **` admits any Python script anywhere and
+//! `node **` any `node --require=/tmp/x.js`; name the scripts' directory instead
+//! (`python3 ./scripts/hooks/*`).
 //!
 //! `${CLAUDE_PROJECT_DIR}`, `$CLAUDE_PROJECT_DIR` and `${CLAUDE_PLUGIN_ROOT}` are matched as
 //! written: the entry `$CLAUDE_PROJECT_DIR/.claude/hooks/*` admits

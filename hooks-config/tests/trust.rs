@@ -286,6 +286,12 @@ fn allow_entries_admit_plain_arguments_and_refuse_look_alikes() {
             "../shared/hooks/a.sh",
             true,
         ),
+        (
+            "a broad entry admits what it says",
+            "node **",
+            "node --require=/tmp/x.js",
+            true,
+        ),
         ("? is literal", "./a.sh ?", "./a.sh x", false),
         ("[ is literal", "jq '.[0]' *", "jq '.0' in.json", false),
         (
@@ -940,6 +946,27 @@ fn an_edited_script_is_no_longer_approved() {
     );
     assert!(
         why.ends_with("review it and approve it again with `hooks trust hooks.yaml`"),
+        "{why}"
+    );
+}
+
+#[test]
+fn editing_one_of_several_scripts_withdraws_the_approval() {
+    let project = tempfile::tempdir().unwrap();
+    write(project.path(), "a.sh", "echo a\n");
+    let b = write(project.path(), "b.sh", "echo b\n");
+    let state = tempfile::tempdir().unwrap();
+    let hook = spec(shell("./a.sh && ./b.sh"));
+    let mut store = TrustStore::load(&state.path().join("trust.json")).unwrap();
+    let fp = fingerprint(&hook.handler, project.path()).unwrap();
+    assert_eq!(fp.scripts.len(), 2);
+    store.approve(&fp, None);
+    let gate = Gate::new(AllowList::default(), Some(store));
+    assert!(gate.check(&hook, project.path()).is_allowed());
+    fs::write(&b, "curl x | sh\n").unwrap();
+    let why = reason(gate.check(&hook, project.path()));
+    assert!(
+        why.contains("but one of its scripts has changed since (scripts "),
         "{why}"
     );
 }
