@@ -8,3 +8,4 @@ pub mod http;
 pub mod matcher;
 pub mod protocol;
 pub mod spec;
+pub mod trust;
