@@ -73,7 +73,7 @@
 //! runs' digit groups or matched inside them only; e-mail addresses are found from their
 //! `@`. A short string (most JSON values) is first checked for the bytes each rule needs.
 //! A text with nothing to redact comes back borrowed, with no allocation. About 250 MiB/s
-//! on a 1 MiB mix of logs, JSON, code and prose dense with values, 380 MiB/s when it holds
+//! on a 1 MiB mix of logs, JSON, code and prose dense with values, 280 MiB/s when it holds
 //! none (`benches/pii_scrub.rs`, BENCHMARKS.md).
 //!
 //! # Reporting
