@@ -1,0 +1,3 @@
+//! Command hooks: Claude Code's wire protocol over a child process.
+
+pub mod run;
