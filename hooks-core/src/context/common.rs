@@ -39,6 +39,11 @@ pub struct Meta {
     pub permission_mode: Option<Arc<str>>,
 }
 
+/// `true`, for `#[serde(default = …)]` of flags that hold unless an event says otherwise.
+pub(crate) fn yes() -> bool {
+    true
+}
+
 fn default_agent() -> Arc<str> {
     Arc::from("agent")
 }

@@ -146,9 +146,11 @@ pub struct PreCompact {
     /// The user's instructions for a manual compaction (Claude Code `custom_instructions`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub custom_instructions: Option<String>,
-    /// The conversation's size in tokens.
+    /// The conversation's size in tokens (0 when the event does not say, as Claude Code's).
+    #[serde(default)]
     pub current_tokens: u64,
-    /// The context window's size in tokens.
+    /// The context window's size in tokens (0 when the event does not say).
+    #[serde(default)]
     pub max_tokens: u64,
     /// How to compact (Squad `compactionStrategy`); the runtime defines the values.
     #[serde(default)]
@@ -234,9 +236,11 @@ pub struct ErrorOccurred {
     /// Shared fields.
     #[serde(flatten)]
     pub meta: Meta,
-    /// The error message.
+    /// The error message (empty when the event gives none).
+    #[serde(default)]
     pub error: String,
-    /// What failed.
+    /// What failed (the default kind when the event does not say).
+    #[serde(default)]
     pub kind: ErrorKind,
     /// The model in use when the error happened (Squad `currentModel`).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -30,7 +30,9 @@ pub struct SessionStart {
     #[serde(default)]
     pub source: SessionSource,
     /// The model the session will use (Claude Code `model`); transforms may change it (Squad
-    /// `modifiedConfig.model`).
+    /// `modifiedConfig.model`). Empty when the event does not say (Claude Code sends it only
+    /// sometimes).
+    #[serde(default)]
     pub model: String,
     /// The agent's instructions (Squad `charterContent`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -93,8 +95,11 @@ pub struct SessionEnd {
     #[serde(flatten)]
     pub meta: Meta,
     /// Why the session ended (Claude Code `reason`).
+    #[serde(default)]
     pub reason: SessionEndReason,
-    /// Whether the session did its work (GWI `runEnd` `success`).
+    /// Whether the session did its work (GWI `runEnd` `success`). True when the event does not
+    /// say (Claude Code's `SessionEnd` does not).
+    #[serde(default = "super::common::yes")]
     pub success: bool,
     /// Tokens used over the whole session (Squad `tokensUsed`).
     #[serde(default)]

@@ -16,14 +16,19 @@ pub struct SubagentStart {
     /// Shared fields.
     #[serde(flatten)]
     pub meta: Meta,
-    /// The subagent's name (`meta.agent_name` is the parent agent's).
+    /// The subagent's name (`meta.agent_name` is the parent agent's); read from Claude Code's
+    /// `agent_id` when that is what the event has.
+    #[serde(default, alias = "agent_id")]
     pub subagent_name: String,
     /// The subagent's type (Claude Code `agent_type`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent_type: Option<String>,
-    /// The model the subagent will use; guards may switch it (Squad `modifiedModel`).
+    /// The model the subagent will use; guards may switch it (Squad `modifiedModel`). Empty
+    /// when the event does not say.
+    #[serde(default)]
     pub model: Rewritable<String>,
-    /// What the subagent is asked to do (Squad `taskType`).
+    /// What the subagent is asked to do (Squad `taskType`); empty when the event does not say.
+    #[serde(default)]
     pub task: String,
     /// Where the subagent's charter is stored.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -87,14 +92,18 @@ pub struct SubagentStop {
     /// Shared fields.
     #[serde(flatten)]
     pub meta: Meta,
-    /// The subagent's name (`meta.agent_name` is the parent agent's).
+    /// The subagent's name (`meta.agent_name` is the parent agent's); read from Claude Code's
+    /// `agent_id` when that is what the event has.
+    #[serde(default, alias = "agent_id")]
     pub subagent_name: String,
     /// The subagent's type (Claude Code `agent_type`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent_type: Option<String>,
-    /// The model the subagent used.
+    /// The model the subagent used (empty when the event does not say).
+    #[serde(default)]
     pub model: String,
-    /// How it finished.
+    /// How it finished (the default status when the event does not say).
+    #[serde(default)]
     pub status: SubagentStatus,
     /// How long it ran.
     #[serde(default)]

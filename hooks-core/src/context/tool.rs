@@ -90,12 +90,14 @@ pub struct PostToolUse {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub original_tool_input: Option<Value>,
     /// The tool's result (Claude Code `tool_response`, Squad `toolResult`); transforms may
-    /// rewrite it.
+    /// rewrite it. `null` when the event has none (Claude Code's `PostToolUseFailure`).
+    #[serde(default)]
     pub tool_response: Value,
     /// The error, when the tool failed (Claude Code `PostToolUseFailure.error`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
     /// How long the tool ran (Claude Code `duration_ms`, Squad `durationMs`).
+    #[serde(default)]
     pub duration_ms: u64,
     /// Text for the model, added by hooks in order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
