@@ -1,12 +1,65 @@
 //! Config-declared hooks for [`hooks_core`]: Claude-Code-compatible command and HTTP hooks
-//! declared in `hooks.yaml`, `hooks.toml`, `.hooks/*.yaml` or Claude Code's `settings.json`.
+//! declared in `hooks.yaml` (or `.toml`, `.json`), `.hooks/*.yaml`, or Claude Code's
+//! `settings.json` and plugin `hooks/hooks.json`, run as entries of a
+//! [`Hooks`](hooks_core::runtime::Hooks) value next to compiled hooks.
+//!
+//! | module | holds |
+//! |---|---|
+//! | [`file`](mod@file) | reading config files into validated [`spec::HookSpec`]s, one bad entry never costing the others; [`file::Sources`] |
+//! | [`events`] | event names of every dialect (ours, Claude Code's, the seeds') mapped to points |
+//! | [`matcher`] | Claude Code's `matcher`, seed 003's `ability_scope`, `min_duration_ms`, `only_if_changed_paths` |
+//! | [`protocol`] | Claude Code's wire protocol: the input JSON, reading answers from exit codes and output |
+//! | [`command`] | running one command: stdin, environment, timeout, process-group kill, output caps |
+//! | [`http`] | `type: http` hooks (feature `http`, on by default) |
+//! | [`trust`] | which handlers may run: the allow-list and approvals by hash |
+//! | [`runner`] | [`runner::ConfigHooks`]: the hooks as entries of a `Hooks` value, parallel or sequential, events |
+//! | [`reload`] | watching the files; good edits swap the set atomically, bad ones keep the last good set |
+//! | [`fire`] | firing a point from JSON, and answering as a Claude Code hook (`hooks claude`) |
+//!
+//! ```
+//! use hooks_config::file::Sources;
+//! use hooks_config::runner::ConfigHooks;
+//! use hooks_core::context::{Meta, PreToolUse};
+//! use hooks_core::points::pre_tool_use;
+//! use hooks_core::runtime::Hooks;
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let project = tempfile::tempdir()?;
+//! std::fs::write(project.path().join("hooks.yaml"), r#"
+//! enabled: true
+//! allow: ["./guard.sh"]
+//! hooks:
+//!   - { id: guard, event_type: PreToolUse, match: { matcher: Bash }, handler: { command: ./guard.sh } }
+//! "#)?;
+//! let guard = project.path().join("guard.sh");
+//! std::fs::write(&guard, "#!/bin/sh\necho 'not today' >&2\nexit 2\n")?;
+//! # #[cfg(unix)] {
+//! use std::os::unix::fs::PermissionsExt;
+//! std::fs::set_permissions(&guard, std::fs::Permissions::from_mode(0o755))?;
+//!
+//! let config = Sources::new().project(project.path()).load().unwrap();
+//! let configured = ConfigHooks::builder(project.path()).build(config)?;
+//! let hooks = Hooks::builder().ignore_env().build()?;
+//! configured.attach(&hooks)?;
+//!
+//! let mut ctx = PreToolUse::new(Meta::new("s1").with_cwd(project.path()), "Bash", serde_json::json!({"command": "ls"}));
+//! let outcome = hooks.dispatch_async::<pre_tool_use::Point>(&mut ctx).await;
+//! assert_eq!(outcome.verdict().reason(), Some("not today"));
+//! # }
+//! # Ok(())
+//! # }
+//! ```
 
 pub mod command;
 pub mod events;
 pub mod file;
+pub mod fire;
 #[cfg(feature = "http")]
 pub mod http;
 pub mod matcher;
 pub mod protocol;
+pub mod reload;
+pub mod runner;
 pub mod spec;
 pub mod trust;

@@ -168,7 +168,7 @@ pub fn has_duration(point: &str) -> bool {
 
 /// Whether a point's events carry the files the session changed (`only_if_changed_paths`).
 pub fn has_changed_paths(point: &str) -> bool {
-    matches!(point, "session_end" | "stop" | "subagent_stop")
+    matches!(point, "session_end" | "subagent_stop")
 }
 
 /// The facts of one event that a [`Matcher`] tests. The runner fills what the point has.

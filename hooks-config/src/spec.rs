@@ -84,7 +84,7 @@ pub struct Matcher {
     pub ability_scope: Vec<String>,
     /// Seed 003's `min_duration_ms` (`post_tool_use`): only calls at least this slow.
     pub min_duration_ms: Option<u64>,
-    /// Seed 003's `only_if_changed_paths` (`session_end`, `stop`): only when a file the
+    /// Seed 003's `only_if_changed_paths` (`session_end`, `subagent_stop`): only when a file the
     /// session modified matches one of these globs.
     pub only_if_changed_paths: Vec<String>,
 }
@@ -163,11 +163,40 @@ pub struct CommandHandler {
     pub plugin_root: Option<PathBuf>,
 }
 
-/// An HTTP hook.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// An HTTP hook. Its `Debug` shows header names only: a value may be a secret written into
+/// the file.
+#[derive(Clone, PartialEq, Eq)]
 pub struct HttpHandler {
     /// The endpoint (`http://` or `https://`).
     pub url: String,
     /// Extra request headers. Values may be `${ENV_VAR}`, expanded when the request is sent.
     pub headers: BTreeMap<String, String>,
+}
+
+impl fmt::Debug for HttpHandler {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HttpHandler")
+            .field("url", &self.url)
+            .field("headers", &self.headers.keys().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn http_handler_debug_shows_header_names_not_values() {
+        let handler = HttpHandler {
+            url: "https://hooks.example.com/h".into(),
+            headers: BTreeMap::from([(
+                "Authorization".to_owned(),
+                "Bearer sk-live-123".to_owned(),
+            )]),
+        };
+        let debug = format!("{handler:?}");
+        assert!(debug.contains("Authorization"), "{debug}");
+        assert!(!debug.contains("sk-live-123"), "{debug}");
+    }
 }

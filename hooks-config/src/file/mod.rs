@@ -106,9 +106,11 @@ mod handler;
 mod merge;
 mod node;
 mod project;
+mod sources;
 
 pub use claude::{load_claude_plugin, load_claude_settings, parse_claude};
 pub use project::{load_hooks_dir, load_project, load_project_file, parse_project};
+pub use sources::Sources;
 
 use node::{Node, Pos};
 

@@ -1,0 +1,281 @@
+//! Firing a point from JSON, and answering as a Claude Code hook.
+//!
+//! [`fire`] is the whole pipeline for one event whose point is known only at run time (the
+//! `hooks fire` and `hooks claude` commands): the JSON input, in Claude Code's field names,
+//! becomes the point's typed context, every hook of a [`Hooks`] value runs on it
+//! ([`Hooks::dispatch_async`]: link-time fns, providers, configured hooks), and the result
+//! comes back as [`Fired`]. [`claude_answer`] turns that into Claude Code's answer.
+//!
+//! ```
+//! use hooks_config::fire::{claude_answer, fire};
+//! use hooks_core::runtime::{Hook, Hooks};
+//! use hooks_core::points::pre_tool_use;
+//! use hooks_core::Verdict;
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let hooks = Hooks::builder()
+//!     .ignore_env()
+//!     .hook(Hook::<pre_tool_use::Point>::new("no_rm", |ctx| {
+//!         if ctx.command().is_some_and(|c| c.starts_with("rm ")) { Verdict::deny("no rm") } else { Verdict::Continue }
+//!     }))
+//!     .build()?;
+//! let payload = serde_json::json!({
+//!     "session_id": "abc", "cwd": "/tmp", "hook_event_name": "PreToolUse",
+//!     "tool_name": "Bash", "tool_input": {"command": "rm -rf build"}
+//! });
+//! let fired = fire(&hooks, "pre_tool_use", payload).await?;
+//! let (answer, exit_code) = claude_answer(&fired);
+//! assert_eq!(exit_code, 0);
+//! assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "deny");
+//! assert_eq!(answer["hookSpecificOutput"]["permissionDecisionReason"], "no rm");
+//! # Ok(())
+//! # }
+//! ```
+
+use hooks_core::points::*;
+use hooks_core::runtime::Hooks;
+use hooks_core::{HookFailure, HookPoint, OnError, Outcome, Recovery, Verdict};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value, json};
+
+use crate::events;
+
+/// The event could not be fired.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum FireError {
+    /// Not a point name (nor an event name that maps to one).
+    #[error("{0}")]
+    UnknownPoint(#[from] events::EventError),
+    /// The input is not a valid context of the point.
+    #[error("the input is not a valid `{point}` event: {source}")]
+    Input {
+        /// The point.
+        point: &'static str,
+        /// serde_json's message, naming the field.
+        source: serde_json::Error,
+    },
+}
+
+/// What firing one event did.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
+pub struct Fired {
+    /// The point.
+    pub point: &'static str,
+    /// The merged verdict, at guard points.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<Verdict>,
+    /// The chosen recovery, at `error_occurred`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recovery: Option<Recovery>,
+    /// The hook whose answer decided.
+    pub decided_by: Option<String>,
+    /// Every hook that failed.
+    pub failures: Vec<FailureReport>,
+    /// The context as the hooks left it (rewrites, added context).
+    pub context: Value,
+    /// The context as it came in.
+    #[serde(skip)]
+    pub input: Value,
+}
+
+/// One failed hook, for printing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FailureReport {
+    /// The hook.
+    pub hook: String,
+    /// What went wrong.
+    pub cause: String,
+    /// Whether it failed closed.
+    pub failed_closed: bool,
+}
+
+impl From<&HookFailure> for FailureReport {
+    fn from(f: &HookFailure) -> Self {
+        FailureReport {
+            hook: f.hook.to_string(),
+            cause: f.cause.to_string(),
+            failed_closed: f.policy == OnError::Deny,
+        }
+    }
+}
+
+/// Fires `point` (a point name, or any event name [`events::resolve`] knows: `PreToolUse`)
+/// with `input` on `hooks`.
+///
+/// # Errors
+///
+/// [`FireError`] for an unknown point or an input that is not the point's context.
+pub async fn fire(hooks: &Hooks, point: &str, input: Value) -> Result<Fired, FireError> {
+    let point = events::resolve(point)?;
+    macro_rules! typed {
+        ($($name:ident => $run:ident),* $(,)?) => {
+            match point {
+                $(stringify!($name) => $run::<$name::Point>(hooks, input).await,)*
+                other => unreachable!("events::resolve returned `{other}`, which is not a standard point"),
+            }
+        };
+    }
+    typed! {
+        session_start => run_mut, session_end => run_observe,
+        user_prompt_submit => run_guard, pre_model_call => run_guard,
+        model_stream_chunk => run_mut, post_model_call => run_mut,
+        pre_tool_use => run_guard, post_tool_use => run_mut,
+        step_end => run_observe, stop => run_guard, pre_compact => run_mut,
+        subagent_start => run_guard, subagent_stop => run_observe,
+        error_occurred => run_recover, notification => run_observe,
+        pre_queue_drain => run_observe, post_queue_drain => run_observe,
+    }
+}
+
+fn context_of<P: HookPoint>(input: &Value) -> Result<P::Context, FireError>
+where
+    P::Context: DeserializeOwned,
+{
+    serde_json::from_value(input.clone()).map_err(|source| FireError::Input {
+        point: P::NAME,
+        source,
+    })
+}
+
+fn fired<P: HookPoint, T>(outcome: &Outcome<T>, ctx: &P::Context, input: Value) -> Fired
+where
+    P::Context: Serialize,
+{
+    Fired {
+        point: P::NAME,
+        verdict: None,
+        recovery: None,
+        decided_by: outcome.decided_by.map(|h| h.to_string()),
+        failures: outcome.failures.iter().map(FailureReport::from).collect(),
+        // Serializing a context that just deserialized cannot fail.
+        context: serde_json::to_value(ctx).unwrap_or(Value::Null),
+        input,
+    }
+}
+
+async fn run_guard<P>(hooks: &Hooks, input: Value) -> Result<Fired, FireError>
+where
+    P: HookPoint<Kind = hooks_core::Guard>,
+    P::Context: DeserializeOwned + Serialize,
+{
+    let mut ctx = context_of::<P>(&input)?;
+    let outcome = hooks.dispatch_async::<P>(&mut ctx).await;
+    let mut f = fired::<P, _>(&outcome, &ctx, input);
+    f.verdict = Some(outcome.value);
+    Ok(f)
+}
+
+async fn run_mut<P>(hooks: &Hooks, input: Value) -> Result<Fired, FireError>
+where
+    P: HookPoint<Kind = hooks_core::Transform>,
+    P::Context: DeserializeOwned + Serialize,
+{
+    let mut ctx = context_of::<P>(&input)?;
+    let outcome = hooks.dispatch_async::<P>(&mut ctx).await;
+    Ok(fired::<P, _>(&outcome, &ctx, input))
+}
+
+async fn run_observe<P>(hooks: &Hooks, input: Value) -> Result<Fired, FireError>
+where
+    P: HookPoint<Kind = hooks_core::Observe>,
+    P::Context: DeserializeOwned + Serialize,
+{
+    let mut ctx = context_of::<P>(&input)?;
+    let outcome = hooks.dispatch_async::<P>(&mut ctx).await;
+    Ok(fired::<P, _>(&outcome, &ctx, input))
+}
+
+async fn run_recover<P>(hooks: &Hooks, input: Value) -> Result<Fired, FireError>
+where
+    P: HookPoint<Kind = hooks_core::Recover>,
+    P::Context: DeserializeOwned + Serialize,
+{
+    let mut ctx = context_of::<P>(&input)?;
+    let outcome = hooks.dispatch_async::<P>(&mut ctx).await;
+    let mut f = fired::<P, _>(&outcome, &ctx, input);
+    f.recovery = outcome.value;
+    Ok(f)
+}
+
+/// Claude Code's answer to the event that was fired: the JSON to print on stdout and the exit
+/// code (always 0: every decision goes in the JSON, which Claude Code reads on exit 0).
+///
+/// | point | answer |
+/// |---|---|
+/// | `pre_tool_use` | `hookSpecificOutput.permissionDecision` (+ reason), `updatedInput` when rewritten |
+/// | `user_prompt_submit`, `stop`, `subagent_start`, `pre_model_call` | `decision: "block"` + `reason` on deny |
+/// | `post_tool_use` | `updatedToolOutput` when rewritten |
+/// | every point | `hookSpecificOutput.additionalContext` with the context hooks added; `systemMessage` naming failed hooks |
+pub fn claude_answer(fired: &Fired) -> (Value, i32) {
+    let mut out = Map::new();
+    let mut specific = Map::new();
+    let event = events::claude_event_name(fired.point).unwrap_or(fired.point);
+    let changed = |field: &str| {
+        let after = fired.context.get(field);
+        (after != fired.input.get(field))
+            .then(|| after.cloned())
+            .flatten()
+    };
+    if let Some(verdict) = &fired.verdict {
+        if fired.point == "pre_tool_use" {
+            let decision = match verdict {
+                Verdict::Continue => None,
+                Verdict::Allow => Some("allow"),
+                Verdict::Ask(_) => Some("ask"),
+                Verdict::Deny(_) => Some("deny"),
+            };
+            if let Some(decision) = decision {
+                specific.insert("permissionDecision".into(), json!(decision));
+            }
+            if let Some(reason) = verdict.reason() {
+                specific.insert("permissionDecisionReason".into(), json!(reason));
+            }
+            if let Some(input) = changed("tool_input") {
+                specific.insert("updatedInput".into(), input);
+            }
+        } else if let Verdict::Deny(reason) | Verdict::Ask(reason) = verdict {
+            // Claude Code has no "ask" outside tool calls; a human must look, so it blocks.
+            out.insert("decision".into(), json!("block"));
+            out.insert("reason".into(), json!(reason));
+        }
+    }
+    if fired.point == "post_tool_use"
+        && let Some(output) = changed("tool_response")
+    {
+        specific.insert("updatedToolOutput".into(), output);
+    }
+    let before = fired
+        .input
+        .get("additional_context")
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len);
+    let added: Vec<&str> = fired
+        .context
+        .get("additional_context")
+        .and_then(Value::as_array)
+        .map(|all| all.iter().skip(before).filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    if !added.is_empty() {
+        specific.insert("additionalContext".into(), json!(added.join("\n\n")));
+    }
+    if !fired.failures.is_empty() {
+        let list: Vec<String> = fired
+            .failures
+            .iter()
+            .map(|f| format!("{}: {}", f.hook, f.cause))
+            .collect();
+        out.insert(
+            "systemMessage".into(),
+            json!(format!("hook failures: {}", list.join("; "))),
+        );
+    }
+    if !specific.is_empty() {
+        specific.insert("hookEventName".into(), json!(event));
+        out.insert("hookSpecificOutput".into(), Value::Object(specific));
+    }
+    (Value::Object(out), 0)
+}

@@ -1,0 +1,848 @@
+//! Running configured hooks as entries of a [`Hooks`] value.
+//!
+//! [`ConfigHooks`] holds the hooks loaded from config files. [`ConfigHooks::attach`] adds one
+//! entry (named [`ENTRY_NAME`], at [`ConfigHooksBuilder::order`], default 0) to every point
+//! that has configured hooks, so they merge with link-time `#[hook]` fns, providers and
+//! closures under the point's semantics: a deny from a command hook stops the guard chain like
+//! any other deny, and a rewrite it makes is seen by the hooks after it.
+//!
+//! # Within the entry
+//!
+//! 1. The point's context becomes the hook input ([`protocol::input`]).
+//! 2. The hooks whose [matcher](crate::matcher) matches are chosen; identical handlers (same
+//!    command, environment and plugin root, or same URL and headers) run once.
+//! 3. Each must pass the gate ([`crate::trust`]): allowed by the allow-list or approved by hash.
+//!    One that does not is skipped and reported ([`CommandEvent::Skipped`]); it never runs.
+//! 4. By default they run **in parallel** and their answers merge as Claude Code merges them
+//!    (most restrictive decision wins, every context kept; of differing rewrites the first in
+//!    `(order, id)` order is applied and the others are logged as dropped). With
+//!    `sequential: true` they run **one after another** in `(order, id)` order, each seeing
+//!    the input as rewritten by the ones before, and a deny stops the rest.
+//! 5. The merged answer is applied to the context by the point, as the table below says,
+//!    and becomes the entry's verdict at guard points.
+//!
+//! | point | takes |
+//! |---|---|
+//! | `pre_tool_use` | the decision; `updatedInput` replaces `tool_input`; `additionalContext` |
+//! | `user_prompt_submit` | the decision; `additionalContext` and plain stdout as context |
+//! | `pre_model_call`, `subagent_start` | the decision; `additionalContext` |
+//! | `stop` | the decision (a deny keeps the agent working, its reason the instruction); `continue: false` lets it stop |
+//! | `session_start` | `additionalContext` and plain stdout as context |
+//! | `post_tool_use` | `updatedToolOutput` replaces `tool_response`; a block's reason and `additionalContext` as context |
+//! | other points | nothing (their contexts take no answer); answers are logged |
+//!
+//! At guard points other than `stop`, `continue: false` is a deny with its `stopReason`;
+//! `allow` and `ask` become `Verdict::Allow` and `Verdict::Ask`.
+//!
+//! # Failures
+//!
+//! A hook fails when it exits with a code other than 0 and 2, is killed, times out (default
+//! 60 s; its whole process group is killed), cannot be started or reached, or prints an answer
+//! that is not valid. What a failure means is the hook's `on_error`: `deny` fails closed (at a
+//! guard point, the entry denies naming the hook and the cause; elsewhere it stops the chain,
+//! [`Outcome::failed_closed`](hooks_core::Outcome::failed_closed)), `ignore` logs it and goes
+//! on. The default is `deny` at guard points and `ignore` elsewhere, so a guard whose script
+//! is missing (exit 127) denies. `blocking: false` hooks never decide: their answers and
+//! failures are logged and reported, not applied.
+//!
+//! Every hook that matched produces a [`CommandEvent`] for [`ConfigHooks::subscribe`]
+//! callbacks and a `tracing` event.
+//!
+//! Command hooks need a tokio runtime (they run as `tokio::process` children); dispatch with
+//! [`Hooks::dispatch_async`]. The entry itself has no timeout of its own (each hook in it is
+//! bounded by its own).
+
+mod apply;
+mod event;
+
+pub use event::{CommandEvent, CommandRun, CommandSkipped, RunStatus};
+
+use std::borrow::Cow;
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::time::{Duration, Instant};
+
+use arc_swap::ArcSwap;
+use hooks_core::HookError;
+use hooks_core::runtime::{HookId, Hooks, HooksError};
+use serde_json::Value;
+
+use crate::command::run::{CommandRequest, ExitStatusKind, run_command};
+use crate::file::{AllowEntry, LoadedConfig, Problem};
+use crate::matcher::{CompiledMatcher, EventFacts, MatcherError};
+use crate::protocol::{self, Answer, Decision, Merged, OUTPUT_CAP};
+use crate::spec::{Handler, HookSpec, Location, OnFailure};
+use crate::trust::{Admission, AllowList, Gate, TrustError, TrustStore};
+
+/// The name of the entry configured hooks run as, at every point that has some.
+pub const ENTRY_NAME: &str = "config";
+
+/// How long a configured hook may run when it sets no timeout (Claude Code's default was
+/// 60 s until 2026; a guard that takes a minute is already broken).
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// An error building or changing a [`ConfigHooks`].
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RunnerError {
+    /// A hook's matcher does not compile (specs from the loaders are validated, so this means
+    /// a hand-built spec).
+    #[error("hook `{id}` at {location}: {source}")]
+    Matcher {
+        /// The hook.
+        id: String,
+        /// Where it was declared.
+        location: String,
+        /// What is wrong.
+        source: MatcherError,
+    },
+    /// An allow-list pattern does not compile.
+    #[error("allow-list: {0}")]
+    Allow(#[from] TrustError),
+    /// Registering the entries on a [`Hooks`] value failed (a hook named [`ENTRY_NAME`]
+    /// already exists at a point).
+    #[error(transparent)]
+    Hooks(#[from] HooksError),
+}
+
+/// Configured hooks, ready to be attached to [`Hooks`] values. Cheap to clone (clones share
+/// the set).
+///
+/// ```
+/// use hooks_config::file::parse_project;
+/// use hooks_config::file::Format;
+/// use hooks_config::runner::ConfigHooks;
+/// use hooks_core::context::{Meta, PreToolUse};
+/// use hooks_core::points::pre_tool_use;
+/// use hooks_core::runtime::Hooks;
+/// use std::path::Path;
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let dir = tempfile::tempdir()?;
+/// let yaml = r#"
+/// enabled: true
+/// hooks:
+///   - id: no_curl
+///     event_type: PreToolUse
+///     match: { matcher: Bash }
+///     handler: { command: "echo 'no network' >&2; exit 2" }
+/// "#;
+/// let config = parse_project(yaml, Format::Yaml, Path::new("hooks.yaml")).unwrap();
+/// // Nothing runs unless it is allow-listed or approved (`hooks trust`).
+/// let configured = ConfigHooks::builder(dir.path())
+///     .allow("echo 'no network' >&2; exit 2")
+///     .build(config)?;
+/// let hooks = Hooks::builder().ignore_env().build()?;
+/// configured.attach(&hooks)?;
+///
+/// let meta = Meta::new("s1").with_cwd(dir.path());
+/// let mut ctx = PreToolUse::new(meta, "Bash", serde_json::json!({"command": "curl x"}));
+/// let outcome = hooks.dispatch_async::<pre_tool_use::Point>(&mut ctx).await;
+/// assert_eq!(outcome.verdict().reason(), Some("no network"));
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct ConfigHooks {
+    shared: Arc<Shared>,
+}
+
+/// Builds a [`ConfigHooks`].
+#[derive(Debug)]
+#[must_use]
+pub struct ConfigHooksBuilder {
+    project_dir: PathBuf,
+    store: Option<TrustStore>,
+    allow: Vec<String>,
+    order: i32,
+    default_timeout: Duration,
+    ignore_file_allow: bool,
+    env: BTreeMap<String, String>,
+}
+
+impl ConfigHooksBuilder {
+    /// An environment variable for every command hook (a hook's own `env` wins).
+    pub fn env(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.env.insert(name.into(), value.into());
+        self
+    }
+
+    /// Approvals to honour (`hooks trust`); without a store only the allow-list admits.
+    pub fn trust_store(mut self, store: TrustStore) -> Self {
+        self.store = Some(store);
+        self
+    }
+
+    /// An allow-list pattern given by the program (on top of the files' `allow:` entries).
+    pub fn allow(mut self, pattern: impl Into<String>) -> Self {
+        self.allow.push(pattern.into());
+        self
+    }
+
+    /// Ignore the `allow:` entries of config files: only the program's patterns and hash
+    /// approvals admit hooks. For checkouts whose files you do not trust, since a project file
+    /// can allow-list its own commands.
+    pub fn ignore_file_allow(mut self, ignore: bool) -> Self {
+        self.ignore_file_allow = ignore;
+        self
+    }
+
+    /// The order of the entries among the other hooks of each point (default 0).
+    pub fn order(mut self, order: i32) -> Self {
+        self.order = order;
+        self
+    }
+
+    /// The timeout of hooks that set none (default [`DEFAULT_TIMEOUT`]).
+    pub fn default_timeout(mut self, timeout: Duration) -> Self {
+        self.default_timeout = timeout;
+        self
+    }
+
+    /// Builds the set from `config`: its `hooks` run, its `dormant` hooks are only listed.
+    ///
+    /// # Errors
+    ///
+    /// [`RunnerError`] for an allow-list pattern or a matcher that does not compile.
+    pub fn build(self, config: LoadedConfig) -> Result<ConfigHooks, RunnerError> {
+        let options = Options {
+            project_dir: self.project_dir,
+            allow: self.allow,
+            order: self.order,
+            default_timeout: self.default_timeout,
+            ignore_file_allow: self.ignore_file_allow,
+            env: self.env,
+        };
+        let set = HookSet::new(config, &options, self.store.clone())?;
+        let store = self.store;
+        Ok(ConfigHooks {
+            shared: Arc::new(Shared {
+                set: ArcSwap::from_pointee(set),
+                options,
+                store: Mutex::new(store),
+                subscribers: RwLock::new(Vec::new()),
+                attached: Mutex::new(Vec::new()),
+                #[cfg(feature = "http")]
+                http: std::sync::OnceLock::new(),
+            }),
+        })
+    }
+}
+
+struct Options {
+    project_dir: PathBuf,
+    env: BTreeMap<String, String>,
+    allow: Vec<String>,
+    order: i32,
+    default_timeout: Duration,
+    ignore_file_allow: bool,
+}
+
+impl std::fmt::Debug for Options {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Options")
+            .field("project_dir", &self.project_dir)
+            .field("order", &self.order)
+            .finish_non_exhaustive()
+    }
+}
+
+type Subscriber = Arc<dyn Fn(&CommandEvent) + Send + Sync>;
+
+pub(crate) struct Shared {
+    set: ArcSwap<HookSet>,
+    options: Options,
+    store: Mutex<Option<TrustStore>>,
+    subscribers: RwLock<Vec<Subscriber>>,
+    attached: Mutex<Vec<Attachment>>,
+    #[cfg(feature = "http")]
+    http: std::sync::OnceLock<Result<crate::http::HttpClient, String>>,
+}
+
+/// The entries registered on one [`Hooks`] value.
+struct Attachment {
+    hooks: Hooks,
+    ids: HashMap<&'static str, HookId>,
+}
+
+/// One immutable generation of the configured hooks.
+struct HookSet {
+    config: Arc<LoadedConfig>,
+    sequential: bool,
+    gate: Gate,
+    /// Per point, the hooks that may run, in `(order, id)` order.
+    points: HashMap<&'static str, Vec<Arc<Member>>>,
+}
+
+struct Member {
+    spec: HookSpec,
+    matcher: CompiledMatcher,
+}
+
+impl HookSet {
+    fn new(
+        mut config: LoadedConfig,
+        options: &Options,
+        store: Option<TrustStore>,
+    ) -> Result<Self, RunnerError> {
+        // The program's own entries must all be valid; a bad file entry is left out and
+        // reported with its location (leaving one out only ever admits less).
+        AllowList::new(options.allow.iter().map(String::as_str))?;
+        let program = options.allow.iter().map(|pattern| AllowEntry {
+            pattern: pattern.clone(),
+            location: Location {
+                file: Arc::new(PathBuf::from("<program>")),
+                line: 0,
+                column: 0,
+            },
+        });
+        let files = config
+            .allow
+            .iter()
+            .filter(|_| !options.ignore_file_allow)
+            .cloned();
+        let entries: Vec<AllowEntry> = program.chain(files).collect();
+        let (allow, refused) = AllowList::from_entries(&entries);
+        for error in refused {
+            tracing::warn!(target: "hooks_config::runner", "{error}");
+            if let TrustError::Pattern {
+                location: Some(location),
+                ..
+            } = &error
+            {
+                config.problems.push(Problem {
+                    location: location.clone(),
+                    hook_id: None,
+                    message: format!("{error}; left out of the allow-list"),
+                });
+            }
+        }
+        let gate = Gate::new(allow, store);
+        let mut points: HashMap<&'static str, Vec<Arc<Member>>> = HashMap::new();
+        for spec in config.hooks.iter().filter(|s| s.enabled) {
+            let matcher =
+                CompiledMatcher::new(&spec.matcher).map_err(|source| RunnerError::Matcher {
+                    id: spec.id.clone(),
+                    location: spec.location.to_string(),
+                    source,
+                })?;
+            points.entry(spec.point).or_default().push(Arc::new(Member {
+                spec: spec.clone(),
+                matcher,
+            }));
+        }
+        for members in points.values_mut() {
+            members.sort_by(|a, b| (a.spec.order, &a.spec.id).cmp(&(b.spec.order, &b.spec.id)));
+        }
+        Ok(HookSet {
+            sequential: config.sequential,
+            config: Arc::new(config),
+            gate,
+            points,
+        })
+    }
+}
+
+impl ConfigHooks {
+    /// A builder for hooks of the project at `project_dir` (exported to hooks as
+    /// `CLAUDE_PROJECT_DIR`; the directory they run in when an event carries no usable `cwd`).
+    pub fn builder(project_dir: impl Into<PathBuf>) -> ConfigHooksBuilder {
+        ConfigHooksBuilder {
+            project_dir: project_dir.into(),
+            store: None,
+            allow: Vec::new(),
+            order: 0,
+            default_timeout: DEFAULT_TIMEOUT,
+            ignore_file_allow: false,
+            env: BTreeMap::new(),
+        }
+    }
+
+    /// Adds the entries to `hooks`: one named [`ENTRY_NAME`] at each point that has
+    /// configured hooks. Later [`replace`](ConfigHooks::replace)s keep them in step.
+    ///
+    /// # Errors
+    ///
+    /// [`RunnerError::Hooks`] if a point of `hooks` already has a hook named [`ENTRY_NAME`]
+    /// (for instance when the same `ConfigHooks` is attached twice).
+    pub fn attach(&self, hooks: &Hooks) -> Result<(), RunnerError> {
+        let mut attachment = Attachment {
+            hooks: hooks.clone(),
+            ids: HashMap::new(),
+        };
+        let set = self.shared.set.load();
+        for &point in set.points.keys() {
+            if let Err(e) = self.register(&mut attachment, point) {
+                for id in attachment.ids.values() {
+                    hooks.unregister(*id);
+                }
+                return Err(e);
+            }
+        }
+        self.attachments().push(attachment);
+        Ok(())
+    }
+
+    /// Replaces the configured hooks with `config`, atomically: a dispatch runs either the
+    /// old set or the new one. Entries are added to attached [`Hooks`] values at points that
+    /// now have hooks, and removed where none are left.
+    ///
+    /// # Errors
+    ///
+    /// [`RunnerError`] when the new set cannot be built; the old one stays in place.
+    pub fn replace(&self, config: LoadedConfig) -> Result<(), RunnerError> {
+        let store = self
+            .shared
+            .store
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        let set = HookSet::new(config, &self.shared.options, store)?;
+        self.swap(set)
+    }
+
+    /// Replaces the approvals the gate honours (after `hooks trust` approved something).
+    ///
+    /// # Errors
+    ///
+    /// [`RunnerError`] when the current set cannot be rebuilt.
+    pub fn set_trust_store(&self, store: TrustStore) -> Result<(), RunnerError> {
+        let store = Some(store);
+        *self
+            .shared
+            .store
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = store.clone();
+        let config = LoadedConfig::clone(&self.shared.set.load().config);
+        let set = HookSet::new(config, &self.shared.options, store)?;
+        self.swap(set)
+    }
+
+    fn swap(&self, set: HookSet) -> Result<(), RunnerError> {
+        let mut attachments = self.attachments();
+        let now: Vec<&'static str> = set.points.keys().copied().collect();
+        self.shared.set.store(Arc::new(set));
+        for attachment in attachments.iter_mut() {
+            let gone: Vec<&'static str> = attachment
+                .ids
+                .keys()
+                .copied()
+                .filter(|p| !now.contains(p))
+                .collect();
+            for point in gone {
+                if let Some(id) = attachment.ids.remove(point) {
+                    attachment.hooks.unregister(id);
+                }
+            }
+            for &point in &now {
+                if !attachment.ids.contains_key(point) {
+                    self.register(attachment, point)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn register(
+        &self,
+        attachment: &mut Attachment,
+        point: &'static str,
+    ) -> Result<(), RunnerError> {
+        if let Some(id) = apply::register(&attachment.hooks, point, &self.shared)? {
+            attachment.ids.insert(point, id);
+        }
+        Ok(())
+    }
+
+    fn attachments(&self) -> std::sync::MutexGuard<'_, Vec<Attachment>> {
+        self.shared
+            .attached
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The loaded configuration in effect (every hook, dormant ones included, and the
+    /// problems found when it was read).
+    pub fn config(&self) -> Arc<LoadedConfig> {
+        self.shared.set.load().config.clone()
+    }
+
+    /// Calls `f` with every [`CommandEvent`] (on the dispatching task; keep it short).
+    pub fn subscribe(&self, f: impl Fn(&CommandEvent) + Send + Sync + 'static) {
+        self.shared
+            .subscribers
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(Arc::new(f));
+    }
+
+    /// The order of the entries.
+    pub fn order(&self) -> i32 {
+        self.shared.options.order
+    }
+}
+
+impl std::fmt::Debug for ConfigHooks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let set = self.shared.set.load();
+        f.debug_struct("ConfigHooks")
+            .field("options", &self.shared.options)
+            .field("hooks", &set.config.hooks.len())
+            .field("sequential", &set.sequential)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What one hook came to.
+enum Reply {
+    /// Its answer, to apply.
+    Answer(Answer),
+    /// Nothing to apply: skipped, failed open, or non-blocking.
+    Nothing,
+}
+
+impl Shared {
+    /// Runs the hooks of `point` that match `input` and merges their answers.
+    ///
+    /// `Err` is a hook that failed closed.
+    pub(crate) async fn run(
+        self: &Arc<Self>,
+        point: &'static str,
+        mut input: Value,
+    ) -> Result<Merged, HookError> {
+        let set = self.set.load_full();
+        let Some(members) = set.points.get(point) else {
+            return Ok(Merged::default());
+        };
+        let facts_paths = changed_paths(&input);
+        let facts = facts(point, &input, &facts_paths, &self.options.project_dir);
+        let mut matching: Vec<Arc<Member>> = Vec::new();
+        for m in members.iter().filter(|m| m.matcher.matches(&facts)) {
+            // Claude Code runs a handler declared twice once.
+            if !matching.iter().any(|k| k.spec.handler == m.spec.handler) {
+                matching.push(m.clone());
+            }
+        }
+        if matching.is_empty() {
+            return Ok(Merged::default());
+        }
+        let cwd = self.cwd(&input);
+        if set.sequential {
+            let mut answers = Vec::new();
+            let mut rewrites = (None, None);
+            for member in matching {
+                let body = to_body(&input)?;
+                let reply = self.run_one(&set, &member, point, body, &cwd).await?;
+                let Reply::Answer(answer) = reply else {
+                    continue;
+                };
+                // Chain: the next hook sees this one's rewrite.
+                if let Some(new) = &answer.updated_input {
+                    input["tool_input"] = Value::Object(new.clone());
+                    rewrites.0 = answer.updated_input.clone();
+                }
+                if let Some(new) = &answer.updated_output {
+                    input["tool_response"] = new.clone();
+                    rewrites.1 = answer.updated_output.clone();
+                }
+                let stops = answer.decision == Decision::Deny
+                    || (answer.stop.is_some() && apply::is_guard(point) && point != "stop");
+                answers.push(answer);
+                if stops {
+                    break;
+                }
+            }
+            let mut merged = protocol::merge(answers);
+            (merged.answer.updated_input, merged.answer.updated_output) = rewrites;
+            merged.dropped_rewrites = 0;
+            Ok(merged)
+        } else {
+            let body: Arc<[u8]> = to_body(&input)?.into();
+            let mut tasks = tokio::task::JoinSet::new();
+            for (i, member) in matching.iter().enumerate() {
+                let (shared, set, member, body, cwd) = (
+                    self.clone(),
+                    set.clone(),
+                    member.clone(),
+                    body.clone(),
+                    cwd.clone(),
+                );
+                tasks.spawn(
+                    async move { (i, shared.run_one(&set, &member, point, body, &cwd).await) },
+                );
+            }
+            let mut replies: Vec<Option<Result<Reply, HookError>>> =
+                (0..matching.len()).map(|_| None).collect();
+            while let Some(joined) = tasks.join_next().await {
+                match joined {
+                    Ok((i, reply)) => replies[i] = Some(reply),
+                    Err(e) => {
+                        return Err(HookError::new(format!(
+                            "a configured hook's task failed: {e}"
+                        )));
+                    }
+                }
+            }
+            let mut answers = Vec::new();
+            // The first fail-closed hook in (order, id) order is the one reported.
+            for reply in replies.into_iter().flatten() {
+                if let Reply::Answer(answer) = reply? {
+                    answers.push(answer);
+                }
+            }
+            let merged = protocol::merge(answers);
+            if merged.dropped_rewrites > 0 {
+                tracing::warn!(
+                    target: "hooks_config::runner",
+                    point,
+                    dropped = merged.dropped_rewrites,
+                    "parallel hooks rewrote the input differently; the first rewrite in (order, id) order was applied (set `sequential: true` to chain them)"
+                );
+            }
+            Ok(merged)
+        }
+    }
+
+    fn cwd(&self, input: &Value) -> PathBuf {
+        match input.get("cwd").and_then(Value::as_str) {
+            Some(cwd) if Path::new(cwd).is_absolute() && Path::new(cwd).is_dir() => cwd.into(),
+            Some(cwd) if !cwd.is_empty() && self.options.project_dir.join(cwd).is_dir() => {
+                self.options.project_dir.join(cwd)
+            }
+            _ => self.options.project_dir.clone(),
+        }
+    }
+
+    /// Runs one hook: the gate, the handler, the protocol, the failure policy.
+    async fn run_one(
+        &self,
+        set: &HookSet,
+        member: &Member,
+        point: &'static str,
+        body: impl AsRef<[u8]>,
+        cwd: &Path,
+    ) -> Result<Reply, HookError> {
+        let spec = &member.spec;
+        let handler_text = handler_text(&spec.handler);
+        if let Admission::Skipped { reason } = set.gate.check(spec, &self.options.project_dir) {
+            tracing::warn!(target: "hooks_config::runner", hook = %spec.id, point, %reason, "hook_command_skipped");
+            self.emit(&CommandEvent::Skipped(CommandSkipped {
+                hook_id: spec.id.clone(),
+                point,
+                handler: handler_text,
+                reason,
+            }));
+            return Ok(Reply::Nothing);
+        }
+        let timeout = spec.timeout.unwrap_or(self.options.default_timeout);
+        let started = Instant::now();
+        let ran = self.execute(spec, body.as_ref(), cwd, timeout).await;
+        let duration = started.elapsed();
+        let (status, stdout, stderr, truncated, read) = match ran {
+            Ok(r) => r,
+            Err(failure) => (
+                RunStatus::NotStarted,
+                String::new(),
+                String::new(),
+                false,
+                Err(failure),
+            ),
+        };
+        let closed = spec.blocking
+            && spec
+                .on_error
+                .map_or(apply::is_guard(point), |p| p == OnFailure::Deny);
+        let (decision, failure) = match &read {
+            Ok(answer) => (answer.decision, None),
+            Err(failure) => (Decision::None, Some(failure.clone())),
+        };
+        let event = CommandRun {
+            hook_id: spec.id.clone(),
+            point,
+            handler: handler_text,
+            status,
+            duration,
+            stdout,
+            stderr,
+            truncated,
+            decision,
+            failure: failure.clone(),
+            failed_closed: failure.is_some() && closed,
+            applied: spec.blocking,
+        };
+        match &failure {
+            Some(f) => tracing::warn!(
+                target: "hooks_config::runner",
+                hook = %spec.id, point, status = ?status, duration_ms = duration.as_millis() as u64,
+                failed_closed = event.failed_closed, "hook_command failed: {f}"
+            ),
+            None => tracing::debug!(
+                target: "hooks_config::runner",
+                hook = %spec.id, point, status = ?status, duration_ms = duration.as_millis() as u64,
+                decision = ?decision, "hook_command"
+            ),
+        }
+        self.emit(&CommandEvent::Ran(event));
+        match read {
+            Ok(answer) if spec.blocking => Ok(Reply::Answer(answer)),
+            Ok(_) => Ok(Reply::Nothing),
+            Err(failure) if closed => Err(HookError::new(format!(
+                "configured hook `{}` ({}) failed: {failure}",
+                spec.id, spec.location
+            ))),
+            Err(_) => Ok(Reply::Nothing),
+        }
+    }
+
+    /// Runs the handler; `Err` only when it could not be run at all.
+    #[allow(clippy::type_complexity)]
+    async fn execute(
+        &self,
+        spec: &HookSpec,
+        body: &[u8],
+        cwd: &Path,
+        timeout: Duration,
+    ) -> Result<(RunStatus, String, String, bool, Result<Answer, String>), String> {
+        match &spec.handler {
+            Handler::Command(command) => {
+                let env = if self.options.env.is_empty() {
+                    Cow::Borrowed(&command.env)
+                } else {
+                    let mut env = self.options.env.clone();
+                    env.extend(command.env.iter().map(|(k, v)| (k.clone(), v.clone())));
+                    Cow::Owned(env)
+                };
+                let request = CommandRequest {
+                    line: &command.line,
+                    env: &env,
+                    cwd,
+                    project_dir: &self.options.project_dir,
+                    plugin_root: command.plugin_root.as_deref(),
+                    stdin: body,
+                    timeout,
+                    output_cap: OUTPUT_CAP,
+                };
+                let out = run_command(&request).await.map_err(|e| e.to_string())?;
+                let truncated = out.stdout_truncated || out.stderr_truncated;
+                let (status, read) = match out.status {
+                    ExitStatusKind::Code(code) => (
+                        RunStatus::Exited(code),
+                        protocol::read_command(code, &out.stdout, &out.stderr)
+                            .map_err(|e| e.to_string()),
+                    ),
+                    ExitStatusKind::Signal(signal) => (
+                        RunStatus::Signaled(signal),
+                        Err(format!("killed by signal {signal}")),
+                    ),
+                    ExitStatusKind::TimedOut => (
+                        RunStatus::TimedOut,
+                        Err(format!("timed out after {} ms", timeout.as_millis())),
+                    ),
+                };
+                Ok((status, out.stdout, out.stderr, truncated, read))
+            }
+            #[cfg(feature = "http")]
+            Handler::Http(http) => {
+                let client = self
+                    .http
+                    .get_or_init(|| crate::http::HttpClient::new().map_err(|e| e.to_string()))
+                    .as_ref()
+                    .map_err(Clone::clone)?;
+                let request = crate::http::HttpRequest {
+                    handler: http,
+                    body,
+                    timeout,
+                    output_cap: OUTPUT_CAP,
+                    env: &|name| std::env::var(name).ok(),
+                };
+                match client.post(&request).await {
+                    Ok(out) => Ok((
+                        RunStatus::Http(out.status),
+                        out.body.clone(),
+                        String::new(),
+                        out.truncated,
+                        protocol::read_http(out.status, &out.body).map_err(|e| e.to_string()),
+                    )),
+                    Err(crate::http::HttpError::Timeout { .. }) => Ok((
+                        RunStatus::TimedOut,
+                        String::new(),
+                        String::new(),
+                        false,
+                        Err(format!("timed out after {} ms", timeout.as_millis())),
+                    )),
+                    Err(e) => Err(e.to_string()),
+                }
+            }
+            #[cfg(not(feature = "http"))]
+            Handler::Http(_) => {
+                Err("this build of hooks-config lacks the `http` feature".to_owned())
+            }
+        }
+    }
+
+    fn emit(&self, event: &CommandEvent) {
+        let subscribers = self
+            .subscribers
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        for f in subscribers {
+            if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(event))).is_err() {
+                tracing::error!(target: "hooks_config::runner", "a CommandEvent subscriber panicked");
+            }
+        }
+    }
+}
+
+fn to_body(input: &Value) -> Result<Vec<u8>, HookError> {
+    serde_json::to_vec(input).map_err(|e| HookError::new(format!("hook input: {e}")))
+}
+
+/// A handler as shown in events and listings.
+pub(crate) fn handler_text(handler: &Handler) -> String {
+    match handler {
+        Handler::Command(c) => c.line.to_string(),
+        Handler::Http(h) => h.url.clone(),
+    }
+}
+
+/// The matcher facts of an event, read from its hook input.
+fn facts<'a>(
+    point: &str,
+    input: &'a Value,
+    changed: &'a [String],
+    project_dir: &'a Path,
+) -> EventFacts<'a> {
+    let field = match point {
+        "pre_tool_use" | "post_tool_use" => Some("tool_name"),
+        "session_start" => Some("source"),
+        "session_end" => Some("reason"),
+        "pre_compact" => Some("trigger"),
+        "notification" => Some("notification_type"),
+        "subagent_start" | "subagent_stop" => Some("agent_type"),
+        "error_occurred" => Some("kind"),
+        _ => None,
+    };
+    EventFacts {
+        target: field.and_then(|f| input.get(f)).and_then(Value::as_str),
+        duration_ms: input.get("duration_ms").and_then(Value::as_u64),
+        changed_paths: changed,
+        project_dir: Some(project_dir),
+    }
+}
+
+fn changed_paths(input: &Value) -> Vec<String> {
+    input
+        .get("files_modified")
+        .and_then(Value::as_array)
+        .map(|files| {
+            files
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default()
+}

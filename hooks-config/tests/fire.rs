@@ -1,0 +1,255 @@
+//! Firing points from Claude Code payloads, and Claude Code's answers.
+
+use hooks_config::fire::{claude_answer, fire};
+use hooks_core::points::{post_tool_use, pre_tool_use, session_start, stop, user_prompt_submit};
+use hooks_core::runtime::{Hook, Hooks};
+use hooks_core::{OnError, Verdict};
+use serde_json::{Value, json};
+
+fn common(event: &str) -> Value {
+    json!({
+        "session_id": "abc123",
+        "transcript_path": "/home/user/.claude/projects/x/transcript.jsonl",
+        "cwd": "/home/user/my-project",
+        "permission_mode": "default",
+        "hook_event_name": event,
+    })
+}
+
+fn with(event: &str, fields: Value) -> Value {
+    let mut v = common(event);
+    v.as_object_mut()
+        .unwrap()
+        .extend(fields.as_object().unwrap().clone());
+    v
+}
+
+/// The payloads of Claude Code's hooks reference (agent-hook-systems.md §1.3).
+fn payloads() -> Vec<(&'static str, Value)> {
+    vec![
+        (
+            "PreToolUse",
+            with(
+                "PreToolUse",
+                json!({"tool_name": "Bash", "tool_input": {"command": "npm test", "description": "Run test suite", "timeout": 120000, "run_in_background": false}, "tool_use_id": "toolu_01ABC"}),
+            ),
+        ),
+        (
+            "PostToolUse",
+            with(
+                "PostToolUse",
+                json!({"tool_name": "Write", "tool_input": {"file_path": "/p/f.txt", "content": "c"}, "tool_response": {"filePath": "/p/f.txt", "success": true}, "tool_use_id": "t", "duration_ms": 12}),
+            ),
+        ),
+        (
+            "PostToolUseFailure",
+            with(
+                "PostToolUseFailure",
+                json!({"tool_name": "Bash", "tool_input": {"command": "x"}, "tool_use_id": "t", "error": "Exit code 1", "is_interrupt": false, "duration_ms": 4187}),
+            ),
+        ),
+        (
+            "UserPromptSubmit",
+            with("UserPromptSubmit", json!({"prompt": "Write a function"})),
+        ),
+        (
+            "Stop",
+            with(
+                "Stop",
+                json!({"stop_hook_active": true, "last_assistant_message": "done", "background_tasks": [], "session_crons": []}),
+            ),
+        ),
+        (
+            "SubagentStop",
+            with(
+                "SubagentStop",
+                json!({"stop_hook_active": false, "agent_id": "a1", "agent_type": "reviewer", "agent_transcript_path": "/t"}),
+            ),
+        ),
+        (
+            "SubagentStart",
+            with(
+                "SubagentStart",
+                json!({"agent_id": "a1", "agent_type": "reviewer"}),
+            ),
+        ),
+        (
+            "SessionStart",
+            with(
+                "SessionStart",
+                json!({"source": "startup", "model": "claude-sonnet-5"}),
+            ),
+        ),
+        (
+            "SessionStart",
+            with("SessionStart", json!({"source": "resume"})),
+        ),
+        ("SessionEnd", with("SessionEnd", json!({"reason": "other"}))),
+        (
+            "PreCompact",
+            with(
+                "PreCompact",
+                json!({"trigger": "manual", "custom_instructions": ""}),
+            ),
+        ),
+        (
+            "Notification",
+            with(
+                "Notification",
+                json!({"message": "Claude needs your permission", "title": "Permission needed", "notification_type": "permission_prompt"}),
+            ),
+        ),
+        (
+            "StopFailure",
+            with("StopFailure", json!({"error": "rate limited"})),
+        ),
+    ]
+}
+
+#[tokio::test]
+async fn every_claude_code_payload_of_a_supported_event_fires_its_point() {
+    let hooks = Hooks::builder().ignore_env().build().unwrap();
+    for (event, payload) in payloads() {
+        let point = hooks_config::events::resolve_claude(event).unwrap();
+        let fired = fire(&hooks, point, payload.clone())
+            .await
+            .unwrap_or_else(|e| panic!("{event}: {e}"));
+        assert_eq!(fired.point, point);
+        assert_eq!(fired.context["session_id"], "abc123", "{event}");
+        assert!(fired.failures.is_empty());
+    }
+}
+
+#[tokio::test]
+async fn a_payload_missing_a_required_field_is_an_error_naming_it() {
+    let hooks = Hooks::builder().ignore_env().build().unwrap();
+    let err = fire(&hooks, "PreToolUse", common("PreToolUse"))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "the input is not a valid `pre_tool_use` event: missing field `tool_name`"
+    );
+    let err = fire(&hooks, "NoSuchEvent", json!({})).await.unwrap_err();
+    assert!(
+        err.to_string().starts_with("unknown event `NoSuchEvent`"),
+        "{err}"
+    );
+}
+
+fn guard_hooks() -> Hooks {
+    Hooks::builder()
+        .ignore_env()
+        .hook(Hook::<pre_tool_use::Point>::new("guard", |ctx| {
+            match ctx.command() {
+                Some(c) if c.contains("rm -rf /") => Verdict::deny("not the root"),
+                Some(c) if c.contains("git push") => Verdict::ask("push?"),
+                Some(c) if c.starts_with("ls") => {
+                    ctx.tool_input.set(json!({"command": "ls -la"}));
+                    ctx.add_context("listing with -la");
+                    Verdict::Allow
+                }
+                _ => Verdict::Continue,
+            }
+        }))
+        .hook(Hook::<user_prompt_submit::Point>::new("prompt", |ctx| {
+            if ctx.prompt.get().contains("secret") {
+                Verdict::deny("no secrets in prompts")
+            } else {
+                ctx.additional_context.push("be brief".into());
+                Verdict::Continue
+            }
+        }))
+        .hook(Hook::<stop::Point>::new("tests", |_| {
+            Verdict::deny("run the tests first")
+        }))
+        .hook(Hook::<post_tool_use::Point>::new("scrub", |ctx| {
+            ctx.tool_response = json!("[redacted]");
+        }))
+        .hook(
+            Hook::<session_start::Point>::new("boom", |_| -> Result<(), std::io::Error> {
+                Err(std::io::Error::other("disk full"))
+            })
+            .on_error(OnError::Continue),
+        )
+        .build()
+        .unwrap()
+}
+
+async fn answer(hooks: &Hooks, payload: Value) -> Value {
+    let event = payload["hook_event_name"].as_str().unwrap().to_owned();
+    let fired = fire(hooks, &event, payload).await.unwrap();
+    let (answer, code) = claude_answer(&fired);
+    assert_eq!(code, 0);
+    answer
+}
+
+#[tokio::test]
+async fn claude_answers_carry_decisions_rewrites_and_context_in_claude_codes_fields() {
+    let hooks = guard_hooks();
+    let bash = |cmd: &str| {
+        with(
+            "PreToolUse",
+            json!({"tool_name": "Bash", "tool_input": {"command": cmd}}),
+        )
+    };
+
+    let deny = answer(&hooks, bash("rm -rf /")).await;
+    assert_eq!(
+        deny,
+        json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "not the root"}})
+    );
+
+    let ask = answer(&hooks, bash("git push")).await;
+    assert_eq!(ask["hookSpecificOutput"]["permissionDecision"], "ask");
+
+    let rewrite = answer(&hooks, bash("ls")).await;
+    assert_eq!(rewrite["hookSpecificOutput"]["permissionDecision"], "allow");
+    assert_eq!(
+        rewrite["hookSpecificOutput"]["updatedInput"],
+        json!({"command": "ls -la"})
+    );
+    assert_eq!(
+        rewrite["hookSpecificOutput"]["additionalContext"],
+        "listing with -la"
+    );
+
+    assert_eq!(
+        answer(&hooks, bash("cargo build")).await,
+        json!({}),
+        "no opinion: nothing to say"
+    );
+
+    let prompt = answer(
+        &hooks,
+        with("UserPromptSubmit", json!({"prompt": "my secret"})),
+    )
+    .await;
+    assert_eq!(
+        (prompt["decision"].as_str(), prompt["reason"].as_str()),
+        (Some("block"), Some("no secrets in prompts"))
+    );
+    let prompt = answer(&hooks, with("UserPromptSubmit", json!({"prompt": "hi"}))).await;
+    assert_eq!(
+        prompt,
+        json!({"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": "be brief"}})
+    );
+
+    let stop = answer(&hooks, with("Stop", json!({"stop_hook_active": false}))).await;
+    assert_eq!(
+        stop,
+        json!({"decision": "block", "reason": "run the tests first"})
+    );
+
+    let post = answer(&hooks, with("PostToolUse", json!({"tool_name": "Bash", "tool_input": {}, "tool_response": "token=abc", "duration_ms": 3}))).await;
+    assert_eq!(
+        post["hookSpecificOutput"]["updatedToolOutput"],
+        "[redacted]"
+    );
+
+    let start = answer(&hooks, with("SessionStart", json!({"source": "startup"}))).await;
+    assert_eq!(
+        start["systemMessage"],
+        "hook failures: boom: returned an error: disk full"
+    );
+}
