@@ -1,0 +1,138 @@
+//! The `hooks` command.
+//!
+//! ```text
+//! hooks list      [--json]                     every hook: linked, builtin and configured
+//! hooks validate  [PATH…]                      exit 0 when valid, 1 with every problem
+//! hooks fire      <point> [--input FILE|-]     run the whole pipeline for one event
+//! hooks claude                                 act as a Claude Code hook command
+//! hooks scaffold  <id> --event <point>         write a hook's YAML and a script stub
+//! hooks trust     [PATH…] [--approve]          show and approve command hashes
+//! ```
+//!
+//! Every command that loads hooks takes the same options: `--project DIR` (default
+//! `$CLAUDE_PROJECT_DIR`, else the current directory; its `hooks.yaml` and `.hooks/`),
+//! `--config FILE` (files of our schema, instead of the project's), `--settings FILE`
+//! (Claude Code settings), `--plugin-root DIR` (Claude Code plugins) and `--trust-file FILE`.
+//!
+//! # Your own `hooks` binary
+//!
+//! `hooks claude` runs the policies compiled into the binary: the builtin policies (configured
+//! by the project file's `builtin:` section) and every `#[hook]` fn linked into it. To run
+//! policies of your own, build a binary that links them and calls [`main`]:
+//!
+//! ```no_run
+//! // src/bin/hooks.rs of your crate
+//! use my_policies as _; // linked, so its #[hook] fns register
+//! # mod my_policies {}
+//!
+//! fn main() -> std::process::ExitCode {
+//!     hooks_cli::main()
+//! }
+//! ```
+
+mod claude;
+mod error;
+mod fire;
+mod list;
+mod load;
+mod scaffold;
+mod trust;
+mod validate;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+pub use error::CliError;
+
+/// The command line.
+#[derive(Debug, Parser)]
+#[command(
+    name = "hooks",
+    version,
+    about = "Hooks for AI agent runtimes: list, validate, fire, trust and scaffold them; run compiled policies as a Claude Code hook"
+)]
+pub struct Cli {
+    /// Log more (-v: info, -vv: debug) to stderr. `RUST_LOG` overrides.
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    pub verbose: u8,
+    /// The command.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// List every hook: linked (`#[hook]` fns), builtin policies and configured hooks.
+    List(list::ListArgs),
+    /// Check config files; exit 0 when valid, 1 listing every problem.
+    Validate(validate::ValidateArgs),
+    /// Run the whole pipeline for one event and print the merged result.
+    Fire(fire::FireArgs),
+    /// Act as a Claude Code hook command: read its hook payload on stdin, run the compiled
+    /// policies and the configured hooks, answer in Claude Code's protocol.
+    Claude(claude::ClaudeArgs),
+    /// Write a hook's YAML (in .hooks/) and a handler stub that passes `hooks validate`.
+    Scaffold(scaffold::ScaffoldArgs),
+    /// Show the command hashes of configured hooks and approve them.
+    Trust(trust::TrustArgs),
+}
+
+/// Parses the process's arguments, runs the command and returns its exit code. Errors are
+/// printed to stderr (exit code 2).
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    init_logging(cli.verbose);
+    // One thread: hooks run as child processes (in parallel all the same), and a short-lived
+    // command should not pay for starting a thread pool.
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("hooks: cannot start the async runtime: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    match runtime.block_on(run(cli)) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("hooks: {e}");
+            ExitCode::from(e.exit_code())
+        }
+    }
+}
+
+/// Runs a parsed command line.
+///
+/// # Errors
+///
+/// [`CliError`] when the command could not do its job (unreadable config, bad input, …).
+pub async fn run(cli: Cli) -> Result<ExitCode, CliError> {
+    match cli.command {
+        Command::List(args) => list::run(args).await,
+        Command::Validate(args) => validate::run(args),
+        Command::Fire(args) => fire::run(args).await,
+        Command::Claude(args) => claude::run(args).await,
+        Command::Scaffold(args) => scaffold::run(args),
+        Command::Trust(args) => trust::run(args),
+    }
+}
+
+fn init_logging(verbose: u8) {
+    let default = match verbose {
+        0 => "warn",
+        1 => "info",
+        _ => "debug",
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    // Logs go to stderr: stdout carries the command's answer (JSON for `hooks claude`).
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .try_init();
+}

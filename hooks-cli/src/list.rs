@@ -1,0 +1,179 @@
+//! `hooks list`: every hook, linked and configured, as a table or JSON.
+
+use std::process::ExitCode;
+
+use clap::Args;
+use comfy_table::{ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
+use hooks_config::runner::ENTRY_NAME;
+use hooks_config::spec::{HookSpec, ToolMatcher};
+use hooks_core::KindId;
+use hooks_core::runtime::HookSource;
+use serde::Serialize;
+
+use crate::CliError;
+use crate::load::{ConfigArgs, pipeline};
+
+/// Options of `hooks list`.
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// Print JSON (one array of rows) instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub config: ConfigArgs,
+}
+
+/// One row of the listing (seed 003 §7.1).
+#[derive(Debug, Serialize)]
+struct Row {
+    id: String,
+    point: &'static str,
+    enabled: bool,
+    /// `guard`, `transform`, … for in-process hooks; `blocking`/`non-blocking` + handler for
+    /// configured ones.
+    kind: String,
+    order: i32,
+    #[serde(rename = "match")]
+    matches: String,
+    source: String,
+}
+
+pub async fn run(args: ListArgs) -> Result<ExitCode, CliError> {
+    let pipeline = pipeline(&args.config)?;
+    let project = args.config.project_dir();
+    let listing = pipeline.hooks.list();
+    // A provider is an entry at every standard point: one row says it.
+    let mut providers: Vec<Row> = Vec::new();
+    for h in listing.iter().filter(|h| h.source == HookSource::Provider) {
+        if !providers.iter().any(|r| r.id == h.name.as_str()) {
+            providers.push(Row {
+                id: h.name.to_string(),
+                point: "(every point)",
+                enabled: h.enabled,
+                kind: "provider".to_owned(),
+                order: h.order,
+                matches: "*".to_owned(),
+                source: "provider".to_owned(),
+            });
+        }
+    }
+    let mut rows: Vec<Row> = listing
+        .into_iter()
+        .filter(|h| h.name.as_str() != ENTRY_NAME && h.source != HookSource::Provider)
+        .map(|h| Row {
+            id: h.name.to_string(),
+            point: h.point,
+            enabled: h.enabled,
+            kind: format!(
+                "{}{}",
+                kind_name(h.kind),
+                if h.is_async { " (async)" } else { "" }
+            ),
+            order: h.order,
+            matches: "*".to_owned(),
+            source: match h.location {
+                Some((file, line)) => format!("{file}:{line}"),
+                None => h.source.to_string(),
+            },
+        })
+        .collect();
+    rows.extend(providers);
+    let config = &pipeline.config;
+    let active = config.hooks.iter().map(|s| (s, config.enabled));
+    let dormant = config.dormant.iter().map(|s| (s, false));
+    for (spec, switched_on) in active.chain(dormant) {
+        rows.push(Row {
+            id: spec.id.clone(),
+            point: spec.point,
+            enabled: spec.enabled && switched_on,
+            kind: format!(
+                "{} {}",
+                if spec.blocking {
+                    "blocking"
+                } else {
+                    "non-blocking"
+                },
+                match spec.handler {
+                    hooks_config::spec::Handler::Command(_) => "command",
+                    hooks_config::spec::Handler::Http(_) => "http",
+                }
+            ),
+            order: spec.order,
+            matches: match_summary(spec),
+            source: format!(
+                "{}:{}",
+                crate::load::short(&spec.location.file, &project),
+                spec.location.line
+            ),
+        });
+    }
+    rows.sort_by_key(|r| {
+        (
+            hooks_core::points::NAMES
+                .iter()
+                .position(|p| *p == r.point)
+                .unwrap_or(usize::MAX),
+            r.order,
+        )
+    });
+    if args.json {
+        let text =
+            serde_json::to_string_pretty(&rows).map_err(|e| CliError::Other(e.to_string()))?;
+        println!("{text}");
+    } else if rows.is_empty() {
+        println!("no hooks (config hooks are off unless the project file says `enabled: true`)");
+    } else {
+        let mut table = Table::new();
+        table
+            .load_preset(UTF8_FULL_CONDENSED)
+            .set_content_arrangement(ContentArrangement::Dynamic)
+            .set_header(["id", "point", "enabled", "kind", "order", "match", "source"]);
+        for r in &rows {
+            table.add_row([
+                r.id.clone(),
+                r.point.to_owned(),
+                if r.enabled { "yes" } else { "no" }.to_owned(),
+                r.kind.clone(),
+                r.order.to_string(),
+                r.matches.clone(),
+                r.source.clone(),
+            ]);
+        }
+        println!("{table}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn kind_name(kind: KindId) -> &'static str {
+    match kind {
+        KindId::Guard => "guard",
+        KindId::Transform => "transform",
+        KindId::Observe => "observe",
+        KindId::Recover => "recover",
+    }
+}
+
+/// A short text for a hook's match rules.
+pub fn match_summary(spec: &HookSpec) -> String {
+    let m = &spec.matcher;
+    let mut parts = Vec::new();
+    match &m.tool {
+        None | Some(ToolMatcher::All) => {}
+        Some(ToolMatcher::Names(names)) => parts.push(names.join("|")),
+        Some(ToolMatcher::Regex(re)) => parts.push(format!("/{}/", re.as_str())),
+    }
+    if !m.ability_scope.is_empty() {
+        parts.push(format!("scope {}", m.ability_scope.join(",")));
+    }
+    if let Some(ms) = m.min_duration_ms {
+        parts.push(format!(">= {ms} ms"));
+    }
+    if !m.only_if_changed_paths.is_empty() {
+        parts.push(format!("changed {}", m.only_if_changed_paths.join(",")));
+    }
+    if parts.is_empty() {
+        "*".to_owned()
+    } else {
+        parts.join("; ")
+    }
+}

@@ -1,0 +1,153 @@
+//! `hooks trust`: show each configured hook's standing at the gate, and approve by hash.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::Args;
+use comfy_table::{ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
+use hooks_config::file::Sources;
+use hooks_config::trust::{Admission, AllowList, AllowedBy, Gate, TrustStore, fingerprint};
+use serde::Serialize;
+
+use crate::CliError;
+use crate::load::ConfigArgs;
+
+/// Options of `hooks trust`.
+#[derive(Debug, Args)]
+pub struct TrustArgs {
+    /// Config files or project directories to read, as `hooks validate` takes them. Default:
+    /// the sources of the options below (the project, --config, --settings, --plugin-root).
+    pub paths: Vec<PathBuf>,
+    /// Approve every listed hook that is not admitted yet (records its fingerprint).
+    #[arg(long)]
+    pub approve: bool,
+    /// Only these hook ids (repeatable).
+    #[arg(long = "id", value_name = "ID")]
+    pub ids: Vec<String>,
+    /// A note saved with the approvals (who, why).
+    #[arg(long)]
+    pub note: Option<String>,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub config: ConfigArgs,
+}
+
+#[derive(Debug, Serialize)]
+struct Row {
+    id: String,
+    handler: String,
+    status: String,
+    hash: String,
+    scripts: Vec<PathBuf>,
+}
+
+pub fn run(args: TrustArgs) -> Result<ExitCode, CliError> {
+    let sources = if args.paths.is_empty() {
+        args.config.sources()
+    } else {
+        args.paths
+            .iter()
+            .fold(Sources::new(), |s, p| add_path(s, p))
+    };
+    let config = sources.load().map_err(CliError::Config)?;
+    let project = args.config.project_dir();
+    let path = args.config.trust_path().ok_or_else(|| {
+        CliError::Other(
+            "no approvals file: set HOOKS_TRUST_FILE or HOME, or pass --trust-file".into(),
+        )
+    })?;
+    let mut store = TrustStore::load(&path).map_err(|e| CliError::Other(e.to_string()))?;
+    let (allow, _) = AllowList::from_entries(&config.allow);
+    let mut rows = Vec::new();
+    let mut approved = 0;
+    for spec in config.hooks.iter().chain(&config.dormant) {
+        if !args.ids.is_empty() && !args.ids.contains(&spec.id) {
+            continue;
+        }
+        let fp = fingerprint(&spec.handler, &project).map_err(|e| {
+            CliError::Other(format!("hook `{}` at {}: {e}", spec.id, spec.location))
+        })?;
+        let gate = Gate::new(allow.clone(), Some(store.clone()));
+        let mut status = match gate.check(spec, &project) {
+            Admission::Allowed {
+                by: AllowedBy::Pattern(p),
+            } => format!("allowed by `{p}`"),
+            Admission::Allowed {
+                by: AllowedBy::Approval { .. },
+            } => "approved".to_owned(),
+            Admission::Skipped { .. } => "NOT APPROVED".to_owned(),
+        };
+        if args.approve && status == "NOT APPROVED" {
+            store.approve(&fp, args.note.clone());
+            approved += 1;
+            status = "approved now".to_owned();
+        }
+        rows.push(Row {
+            id: spec.id.clone(),
+            handler: fp.handler.clone(),
+            status,
+            hash: fp.hash[..12].to_owned(),
+            scripts: fp.scripts.clone(),
+        });
+    }
+    if approved > 0 {
+        store.save().map_err(|e| CliError::Other(e.to_string()))?;
+    }
+    if args.json {
+        let text =
+            serde_json::to_string_pretty(&rows).map_err(|e| CliError::Other(e.to_string()))?;
+        println!("{text}");
+    } else if rows.is_empty() {
+        println!("no configured hooks");
+    } else {
+        let mut table = Table::new();
+        table
+            .load_preset(UTF8_FULL_CONDENSED)
+            .set_content_arrangement(ContentArrangement::Dynamic)
+            .set_header(["id", "handler", "status", "sha256", "scripts"]);
+        for r in &rows {
+            let scripts: Vec<String> = r
+                .scripts
+                .iter()
+                .map(|s| crate::load::short(s, &project))
+                .collect();
+            table.add_row([
+                r.id.clone(),
+                r.handler.clone(),
+                r.status.clone(),
+                r.hash.clone(),
+                scripts.join(", "),
+            ]);
+        }
+        println!("{table}");
+        if approved > 0 {
+            println!("approved {approved} hook(s) in {}", path.display());
+        } else if rows.iter().any(|r| r.status == "NOT APPROVED") {
+            println!(
+                "approve them with: hooks trust --approve (an edited script needs approving again)"
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A path given on the command line, as what it looks like.
+fn add_path(sources: Sources, path: &Path) -> Sources {
+    if path.is_dir() {
+        sources.project(path)
+    } else if crate::validate::is_claude_json(path) {
+        if path.ends_with("hooks/hooks.json") {
+            let plugin = path
+                .parent()
+                .and_then(Path::parent)
+                .unwrap_or(Path::new("."));
+            sources.plugin(plugin)
+        } else {
+            sources.claude_settings(path)
+        }
+    } else {
+        sources.file(path)
+    }
+}

