@@ -14,7 +14,10 @@
 //!   user asked for them, and small observers;
 //! - a provider, `Trace`, which prints a line as each point fires and counts the firings;
 //! - closures registered at run time: PII scrubbing of streamed chunks with the same policy
-//!   value, and an output note for the reviewer subagent.
+//!   value, and an output note for the reviewer subagent;
+//! - a command hook declared in the project's `hooks.yaml` (`hooks-config`), speaking Claude
+//!   Code's protocol: a shell script that logs every file write and answers with context for
+//!   the model. The project allow-lists it; anything else would be skipped.
 //!
 //! A subscriber prints every hook run that decided something (hook, result, duration). The
 //! run ends with the audit trail read back from SQLite, the budget's spend report, and a table
@@ -28,6 +31,8 @@ use std::sync::{Arc, Mutex};
 
 use hooks_builtin::audit::AuditReader;
 use hooks_builtin::{BuiltinConfig, Builtins};
+use hooks_config::file::Sources;
+use hooks_config::runner::{CommandEvent, ConfigHooks};
 use hooks_core::context::*;
 use hooks_core::runtime::{
     AgentError, Hook, Hooks, HooksProvider, ModelReply, RunResult, Session, SessionError, ToolRun,
@@ -63,6 +68,23 @@ const SETTINGS: &str = r#"{
     "task_tracker": {},
     "audit": { "path": "{project}/.agents/audit.db" }
 }"#;
+
+/// The project's config file: one command hook after every file write.
+const HOOKS_YAML: &str = r#"enabled: true
+allow: ["sh ./scripts/*"]
+hooks:
+  - id: log_writes
+    event_type: PostToolUse
+    match: { matcher: "Write|Edit" }
+    handler: { command: sh ./scripts/log_writes.sh }
+    timeout_ms: 5000
+"#;
+
+/// The hook: appends the event to `.agents/writes.jsonl`, answers with context.
+const LOG_WRITES_SH: &str = r#"event=$(cat)
+printf '%s\n' "$event" >> "$CLAUDE_PROJECT_DIR/.agents/writes.jsonl"
+echo '{"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "write logged by a command hook"}}'
+"#;
 
 // ---------------------------------------------------------------------------------------------
 // Hooks of this program
@@ -514,6 +536,10 @@ fn project() -> Result<tempfile::TempDir, std::io::Error> {
         "Services live in src/; every change needs a passing test.\n",
     )?;
     std::fs::write(dir.path().join(".env"), "DATABASE_PASSWORD=hunter2\n")?;
+    // A Claude-Code-style command hook: event JSON on stdin, JSON answer on stdout.
+    std::fs::write(dir.path().join("hooks.yaml"), HOOKS_YAML)?;
+    std::fs::create_dir_all(dir.path().join("scripts"))?;
+    std::fs::write(dir.path().join("scripts/log_writes.sh"), LOG_WRITES_SH)?;
     Ok(dir)
 }
 
@@ -540,6 +566,24 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let trace = Arc::new(Trace::default());
     let hooks = builtins.install(Hooks::builder().provider_arc(i32::MIN, trace.clone()))?;
     hooks.subscribe(print_run);
+
+    // The command hooks of the project's hooks.yaml join the same set, one `config` entry at
+    // each point that has some; every run is reported as a `hook_command` event.
+    let sources = Sources::new().project(&root);
+    let declared = sources
+        .load()
+        .map_err(|problems| format!("hooks.yaml: {problems:?}"))?;
+    let configured = ConfigHooks::builder(&root).build(declared)?;
+    let command_runs = Arc::new(Mutex::new(Vec::new()));
+    let runs = command_runs.clone();
+    configured.subscribe(move |event| {
+        if let CommandEvent::Ran(run) = event {
+            runs.lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(run.clone());
+        }
+    });
+    configured.attach(&hooks)?;
 
     // The same PII policy value scrubs streamed chunks too, through a runtime closure. It
     // runs first (before the trace, which sorts after it by name), so nothing shows a secret.
@@ -651,6 +695,29 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             report.downgraded_calls,
             report.limits_hit
         );
+    }
+    let command_runs = command_runs
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone();
+    println!("\ncommand hooks (hooks.yaml): {} runs", command_runs.len());
+    for run in &command_runs {
+        println!(
+            "  {} at {}: {:?} in {} ms",
+            run.hook_id,
+            run.point,
+            run.status,
+            run.duration.as_millis()
+        );
+    }
+    let logged = std::fs::read_to_string(root.join(".agents/writes.jsonl")).unwrap_or_default();
+    if command_runs.is_empty() || logged.lines().count() != command_runs.len() {
+        return Err(format!(
+            "the command hook ran {} times and logged {} writes",
+            command_runs.len(),
+            logged.lines().count()
+        )
+        .into());
     }
     if let Ok(decisions) = std::fs::read_to_string(root.join(".agents/decisions.md")) {
         println!("\n.agents/decisions.md:\n{}", decisions.trim_end());
