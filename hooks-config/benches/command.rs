@@ -55,12 +55,22 @@ fn bench(c: &mut Criterion) {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path();
     script(p);
-    let ctx = PreToolUse::new(Meta::new("bench").with_cwd(p), "Bash", json!({"command": "cargo test"}));
-    let payload = serde_json::to_vec(&hooks_config::protocol::input("pre_tool_use", &ctx).unwrap()).unwrap();
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let ctx = PreToolUse::new(
+        Meta::new("bench").with_cwd(p),
+        "Bash",
+        json!({"command": "cargo test"}),
+    );
+    let payload =
+        serde_json::to_vec(&hooks_config::protocol::input("pre_tool_use", &ctx).unwrap()).unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
 
     let mut group = c.benchmark_group("command_hook");
-    group.sample_size(60).measurement_time(Duration::from_secs(8));
+    group
+        .sample_size(60)
+        .measurement_time(Duration::from_secs(8));
     group.bench_function("by_hand/sh", |b| {
         b.iter(|| {
             let mut child = Command::new("sh")
