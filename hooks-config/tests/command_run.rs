@@ -14,7 +14,9 @@ use std::future::Future;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::{PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+#[cfg(target_os = "linux")]
+use std::time::Instant;
 
 use hooks_config::command::run::{
     CommandOutput, CommandRequest, ExitStatusKind, RunError, run_command,
@@ -143,6 +145,7 @@ impl Hook {
 }
 
 /// The `pgid N` line a script printed with [`PRINT_PGID`].
+#[cfg(target_os = "linux")]
 fn pgid_from(stderr: &str) -> i32 {
     let pgid = stderr
         .lines()
@@ -155,6 +158,7 @@ fn pgid_from(stderr: &str) -> i32 {
 
 /// Fails unless the hook got a process group of its own (killing the group it reported must
 /// never kill the test runner).
+#[cfg(target_os = "linux")]
 fn assert_own_group(pgid: i32) {
     assert_ne!(
         pgid,
@@ -165,6 +169,7 @@ fn assert_own_group(pgid: i32) {
 
 /// A script line printing its process group to stderr: the group the runner made for the hook
 /// (whether or not the shell forked on the way).
+#[cfg(target_os = "linux")]
 const PRINT_PGID: &str = "echo \"pgid $(cut -d' ' -f5 /proc/$$/stat)\" >&2";
 
 #[cfg(target_os = "linux")]
@@ -245,8 +250,10 @@ mod procfs {
 }
 
 /// Kills a process group when a test ends, so that a failing test leaves no `sleep 1000`.
+#[cfg(target_os = "linux")]
 struct KillGroupOnDrop(i32);
 
+#[cfg(target_os = "linux")]
 impl Drop for KillGroupOnDrop {
     fn drop(&mut self) {
         if self.0 == nix::unistd::getpgrp().as_raw() {

@@ -235,9 +235,15 @@ pub enum RunError {
 ///
 /// Returns `Err` only when the hook could not be started, or when talking to it failed; any
 /// way a started hook ends is an `Ok` [`CommandOutput`].
+///
+/// # Panics
+///
+/// Outside a tokio runtime with its I/O and time drivers enabled
+/// ([`enable_all`](tokio::runtime::Builder::enable_all)), as tokio's process and timer types
+/// do.
 pub async fn run_command(req: &CommandRequest<'_>) -> Result<CommandOutput, RunError> {
     let started = Instant::now();
-    // Far beyond any real deadline: `None` means the hook may run forever.
+    // `None`: a timeout too long to be added to the clock (`Duration::MAX`) is no deadline.
     let deadline = tokio::time::Instant::now().checked_add(req.timeout);
 
     let mut child = spawn(req)?;
