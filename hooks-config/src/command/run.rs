@@ -373,7 +373,8 @@ where
             // An exit that is ready wins over a deadline that is ready.
             biased;
             status = child.wait() => {
-                break Some(status.map_err(|error| Failure { what: "waiting for it to exit", error })?);
+                let what = "waiting for it to exit";
+                break Some(status.map_err(|error| Failure { what, error })?);
             }
             () = &mut timer => break None,
             result = &mut reading, if !read => {
