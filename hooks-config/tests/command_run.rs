@@ -14,7 +14,9 @@ use std::future::Future;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::{PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+#[cfg(target_os = "linux")]
+use std::time::Instant;
 
 use hooks_config::command::run::{
     CommandOutput, CommandRequest, ExitStatusKind, RunError, run_command,
@@ -130,25 +132,44 @@ impl Hook {
         .await
     }
 
+    /// Runs it, failing the test if it cannot run or if the run outlives its timeout by 10 s
+    /// (so that a broken kill fails a test rather than hanging it).
     async fn output(&self) -> CommandOutput {
-        match self.run().await {
-            Ok(output) => output,
-            Err(error) => panic!("{} did not run: {error}", self.line),
+        let bound = self.timeout.saturating_add(Duration::from_secs(10));
+        match tokio::time::timeout(bound, self.run()).await {
+            Ok(Ok(output)) => output,
+            Ok(Err(error)) => panic!("{} did not run: {error}", self.line),
+            Err(_) => panic!("{} still running {bound:?} after it started", self.line),
         }
     }
 }
 
 /// The `pgid N` line a script printed with [`PRINT_PGID`].
+#[cfg(target_os = "linux")]
 fn pgid_from(stderr: &str) -> i32 {
-    stderr
+    let pgid = stderr
         .lines()
         .find_map(|line| line.strip_prefix("pgid "))
         .and_then(|pgid| pgid.trim().parse().ok())
-        .unwrap_or_else(|| panic!("no `pgid N` line in stderr: {stderr:?}"))
+        .unwrap_or_else(|| panic!("no `pgid N` line in stderr: {stderr:?}"));
+    assert_own_group(pgid);
+    pgid
+}
+
+/// Fails unless the hook got a process group of its own (killing the group it reported must
+/// never kill the test runner).
+#[cfg(target_os = "linux")]
+fn assert_own_group(pgid: i32) {
+    assert_ne!(
+        pgid,
+        nix::unistd::getpgrp().as_raw(),
+        "the hook runs in the test's own process group"
+    );
 }
 
 /// A script line printing its process group to stderr: the group the runner made for the hook
 /// (whether or not the shell forked on the way).
+#[cfg(target_os = "linux")]
 const PRINT_PGID: &str = "echo \"pgid $(cut -d' ' -f5 /proc/$$/stat)\" >&2";
 
 #[cfg(target_os = "linux")]
@@ -229,10 +250,15 @@ mod procfs {
 }
 
 /// Kills a process group when a test ends, so that a failing test leaves no `sleep 1000`.
+#[cfg(target_os = "linux")]
 struct KillGroupOnDrop(i32);
 
+#[cfg(target_os = "linux")]
 impl Drop for KillGroupOnDrop {
     fn drop(&mut self) {
+        if self.0 == nix::unistd::getpgrp().as_raw() {
+            return;
+        }
         let _ = nix::sys::signal::killpg(
             nix::unistd::Pid::from_raw(self.0),
             nix::sys::signal::Signal::SIGKILL,
@@ -330,14 +356,17 @@ fn stdin_larger_than_a_pipe_is_fed_while_output_is_read() {
 }
 
 #[test]
-fn hook_that_exits_without_reading_stdin_is_not_an_error() {
+fn hook_that_does_not_read_its_stdin_is_not_an_error() {
     run_shared(async {
-        // More than a pipe holds, so that our write meets the closed pipe (EPIPE).
-        let mut hook = Hook::script("echo bye; exit 3");
-        hook.stdin = vec![b'x'; 4 << 20];
-        let output = hook.output().await;
-        assert_eq!(output.status, ExitStatusKind::Code(3));
-        assert_eq!(output.stdout, "bye\n");
+        // More than a pipe holds, so that our write meets the closed pipe (EPIPE): once
+        // while the hook still runs, having closed its stdin, and once after it exited.
+        for script in ["exec <&-; sleep 0.3; echo bye; exit 3", "echo bye; exit 3"] {
+            let mut hook = Hook::script(script);
+            hook.stdin = vec![b'x'; 4 << 20];
+            let output = hook.output().await;
+            assert_eq!(output.status, ExitStatusKind::Code(3), "{script}");
+            assert_eq!(output.stdout, "bye\n", "{script}");
+        }
     });
 }
 
@@ -520,6 +549,8 @@ fn timeout_kills_the_whole_process_group_and_reaps_the_hook() {
         let started = Instant::now();
         let output = hook.output().await;
         let elapsed = started.elapsed();
+        // At once: tokio would reap a hook we dropped unreaped, but only later.
+        let children = procfs::children();
         let pgid = pgid_from(&output.stderr);
         let _cleanup = KillGroupOnDrop(pgid);
 
@@ -529,13 +560,10 @@ fn timeout_kills_the_whole_process_group_and_reaps_the_hook() {
             output.stdout, "started\n",
             "output before the timeout is kept"
         );
+        let unreaped: Vec<_> = children.iter().filter(|p| p.pgrp == pgid).collect();
+        assert!(unreaped.is_empty(), "the hook was not reaped: {unreaped:?}");
         let survivors = procfs::survivors_of(pgid);
         assert!(survivors.is_empty(), "survived the timeout: {survivors:?}");
-        let unreaped: Vec<_> = procfs::children()
-            .into_iter()
-            .filter(|p| p.pgrp == pgid)
-            .collect();
-        assert!(unreaped.is_empty(), "the hook was not reaped: {unreaped:?}");
     });
 }
 
@@ -543,8 +571,8 @@ fn timeout_kills_the_whole_process_group_and_reaps_the_hook() {
 #[test]
 fn exited_hook_whose_background_child_holds_stdout_returns_after_the_grace_period() {
     run_shared(async {
-        let mut hook = Hook::shell(&format!("{PRINT_PGID}; sleep 1000 & echo hi"));
-        hook.timeout = Duration::from_secs(30);
+        // Without the grace period this would run into its 20 s timeout.
+        let hook = Hook::shell(&format!("{PRINT_PGID}; sleep 1000 & echo hi"));
         let started = Instant::now();
         let output = hook.output().await;
         let elapsed = started.elapsed();
@@ -605,6 +633,7 @@ fn dropping_a_run_kills_its_process_group() {
                     .filter(|text| text.ends_with('\n'))
                     .and_then(|text| text.trim().parse::<i32>().ok())
                 {
+                    assert_own_group(pgid);
                     break pgid;
                 }
                 assert!(
@@ -726,7 +755,7 @@ fn a_thousand_timed_out_runs_leak_no_descriptors_and_no_zombies() {
 
         let run = move |line: CommandLine, cwd: PathBuf| async move {
             let env = BTreeMap::new();
-            run_command(&CommandRequest {
+            let request = CommandRequest {
                 line: &line,
                 env: &env,
                 cwd: &cwd,
@@ -735,8 +764,10 @@ fn a_thousand_timed_out_runs_leak_no_descriptors_and_no_zombies() {
                 stdin: b"{}",
                 timeout: Duration::from_millis(10),
                 output_cap: 10_000,
-            })
-            .await
+            };
+            tokio::time::timeout(Duration::from_secs(10), run_command(&request))
+                .await
+                .expect("a run with a 10 ms timeout returns within 10 s")
         };
 
         // Once first, so that tokio's process-wide SIGCHLD machinery is in the baseline.

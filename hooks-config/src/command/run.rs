@@ -132,7 +132,10 @@ pub struct CommandRequest<'a> {
     pub plugin_root: Option<&'a Path>,
     /// Written to the hook's stdin (the event as JSON), which is then closed.
     pub stdin: &'a [u8],
-    /// How long the hook may run before its process group is killed.
+    /// How long the hook may run before its process group is killed. A run returns at most
+    /// about [`PIPE_GRACE`] later; only pathological cases take longer (a killed process stuck
+    /// in the kernel, a pipe held by a process that left the group), and never more than 6 s
+    /// longer.
     pub timeout: Duration,
     /// How many characters of stdout, and of stderr, are kept (Claude Code keeps 10 000).
     pub output_cap: usize,
@@ -232,9 +235,15 @@ pub enum RunError {
 ///
 /// Returns `Err` only when the hook could not be started, or when talking to it failed; any
 /// way a started hook ends is an `Ok` [`CommandOutput`].
+///
+/// # Panics
+///
+/// Outside a tokio runtime with its I/O and time drivers enabled
+/// ([`enable_all`](tokio::runtime::Builder::enable_all)), as tokio's process and timer types
+/// do.
 pub async fn run_command(req: &CommandRequest<'_>) -> Result<CommandOutput, RunError> {
     let started = Instant::now();
-    // Far beyond any real deadline: `None` means the hook may run forever.
+    // `None`: a timeout too long to be added to the clock (`Duration::MAX`) is no deadline.
     let deadline = tokio::time::Instant::now().checked_add(req.timeout);
 
     let mut child = spawn(req)?;
@@ -364,7 +373,8 @@ where
             // An exit that is ready wins over a deadline that is ready.
             biased;
             status = child.wait() => {
-                break Some(status.map_err(|error| Failure { what: "waiting for it to exit", error })?);
+                let what = "waiting for it to exit";
+                break Some(status.map_err(|error| Failure { what, error })?);
             }
             () = &mut timer => break None,
             result = &mut reading, if !read => {
@@ -526,6 +536,7 @@ struct Group {
     #[cfg(unix)]
     pgid: Option<nix::unistd::Pid>,
     /// Whether dropping it kills the group: until the run is over, or the group killed.
+    #[cfg_attr(not(unix), allow(dead_code))]
     armed: bool,
 }
 
@@ -546,17 +557,16 @@ impl Group {
         }
     }
 
-    /// Sends `SIGKILL` to the whole group (elsewhere, kills the hook's own process).
+    /// Sends `SIGKILL` to the whole group, and to the hook itself.
     fn kill(&mut self, child: &mut Child) {
         self.armed = false;
         #[cfg(unix)]
         if let Some(pgid) = self.pgid {
             kill_group(pgid);
-            return;
         }
-        if let Err(error) = child.start_kill() {
-            tracing::debug!(%error, "cannot kill command hook");
-        }
+        // The hook itself may have left the group (`setsid`), and elsewhere there is no group.
+        // This only fails for a hook that was reaped already: nothing left to kill.
+        let _ = child.start_kill();
     }
 
     /// The run is over and the group must be left alone.
