@@ -50,6 +50,11 @@ pub async fn run(args: ClaudeArgs) -> Result<ExitCode, CliError> {
     };
     let point = match hooks_config::events::resolve_claude(event) {
         Ok(point) => point,
+        // An event Claude Code has and we do not: not ours to block.
+        Err(e @ hooks_config::events::EventError::Unsupported { .. }) => {
+            eprintln!("hooks claude: {e}");
+            return Ok(ExitCode::from(1));
+        }
         Err(e) => return Ok(refuse(None, &e.to_string())),
     };
     let pipeline = match pipeline_with(&args.config, |b| b.env(NESTED_ENV, "1")) {

@@ -52,7 +52,12 @@ pub fn run(args: TrustArgs) -> Result<ExitCode, CliError> {
             .fold(Sources::new(), |s, p| add_path(s, p))
     };
     let config = sources.load().map_err(CliError::Config)?;
-    let project = args.config.project_dir();
+    // Approvals are per project: a project directory given as a path is the project (unless
+    // --project says otherwise), so the fingerprints match what its hooks run as.
+    let project = match (&args.config.project, args.paths.iter().find(|p| p.is_dir())) {
+        (None, Some(dir)) => dir.clone(),
+        _ => args.config.project_dir(),
+    };
     let path = args.config.trust_path().ok_or_else(|| {
         CliError::Other(
             "no approvals file: set HOOKS_TRUST_FILE or HOME, or pass --trust-file".into(),

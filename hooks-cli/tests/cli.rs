@@ -289,6 +289,16 @@ fn claude_mode_fails_closed_on_a_payload_it_cannot_read() {
         Some(1),
         "a point that cannot block reports a non-blocking error"
     );
+    let out = p.hooks(
+        &["claude"],
+        Some(r#"{"session_id": "s", "hook_event_name": "PostToolBatch"}"#),
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "an event we do not support is not blocked"
+    );
+    assert!(stderr(&out).contains("PostToolBatch"), "{}", stderr(&out));
 }
 
 #[test]

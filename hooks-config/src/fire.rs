@@ -213,12 +213,18 @@ where
 pub fn claude_answer(fired: &Fired) -> (Value, i32) {
     let mut out = Map::new();
     let mut specific = Map::new();
-    let event = events::claude_event_name(fired.point).unwrap_or(fired.point);
+    // The event's own name (`PostToolUseFailure` is answered as such).
+    let event = fired
+        .input
+        .get("hook_event_name")
+        .and_then(Value::as_str)
+        .or_else(|| events::claude_event_name(fired.point))
+        .unwrap_or(fired.point);
+    // A rewrite is a field the event had and a hook changed (not one filled in by default).
     let changed = |field: &str| {
-        let after = fired.context.get(field);
-        (after != fired.input.get(field))
-            .then(|| after.cloned())
-            .flatten()
+        let before = fired.input.get(field)?;
+        let after = fired.context.get(field)?;
+        (after != before).then(|| after.clone())
     };
     if let Some(verdict) = &fired.verdict {
         if fired.point == "pre_tool_use" {

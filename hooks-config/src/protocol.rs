@@ -353,16 +353,18 @@ fn non_empty(s: &str) -> Option<String> {
     (!s.is_empty()).then(|| s.to_owned())
 }
 
-/// `s`, cut to at most [`OUTPUT_CAP`] characters (marked with `…` when cut).
+/// `s`, cut to at most [`OUTPUT_CAP`] characters, the last of them `…` when it was cut.
 pub fn cap(s: &str) -> String {
-    match s.char_indices().nth(OUTPUT_CAP) {
-        None => s.to_owned(),
-        Some((end, _)) => {
-            let mut kept = s[..end].to_owned();
-            kept.push('…');
-            kept
-        }
+    if s.chars().nth(OUTPUT_CAP).is_none() {
+        return s.to_owned();
     }
+    let end = s
+        .char_indices()
+        .nth(OUTPUT_CAP - 1)
+        .map_or(s.len(), |(i, _)| i);
+    let mut kept = s[..end].to_owned();
+    kept.push('…');
+    kept
 }
 
 /// Several hooks' answers merged as Claude Code merges parallel hooks: the most restrictive
@@ -623,10 +625,16 @@ mod tests {
         let long = "é".repeat(OUTPUT_CAP + 50);
         let a = ok(&long);
         let text = a.plain_text.unwrap();
-        assert_eq!(text.chars().count(), OUTPUT_CAP + 1);
+        assert_eq!(text.chars().count(), OUTPUT_CAP);
         assert!(text.ends_with('…'));
         let reason = read_command(2, "", &long).unwrap().reason.unwrap();
-        assert_eq!(reason.chars().count(), OUTPUT_CAP + 1);
+        assert_eq!(reason.chars().count(), OUTPUT_CAP);
+        let exact = "x".repeat(OUTPUT_CAP);
+        assert_eq!(
+            cap(&exact),
+            exact,
+            "a string of exactly the cap is kept whole"
+        );
     }
 
     #[test]

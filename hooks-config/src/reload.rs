@@ -86,7 +86,6 @@ type Callback = Arc<dyn Fn(&ReloadOutcome) + Send + Sync>;
 /// on file changes ([`watch`](Reloader::watch)). Watching stops when the value is dropped.
 pub struct Reloader {
     inner: Arc<Inner>,
-    _watcher: Option<notify::RecommendedWatcher>,
 }
 
 struct Inner {
@@ -94,6 +93,8 @@ struct Inner {
     sources: Sources,
     /// One reload at a time.
     lock: Mutex<()>,
+    /// The watcher and the directories it watches (a `.hooks/` made later is added).
+    watcher: Mutex<Option<(notify::RecommendedWatcher, Vec<PathBuf>)>>,
 }
 
 impl Reloader {
@@ -104,8 +105,8 @@ impl Reloader {
                 hooks,
                 sources,
                 lock: Mutex::new(()),
+                watcher: Mutex::new(None),
             }),
-            _watcher: None,
         }
     }
 
@@ -120,7 +121,7 @@ impl Reloader {
         sources: Sources,
         on_reload: impl Fn(&ReloadOutcome) + Send + Sync + 'static,
     ) -> Result<Self, WatchError> {
-        let mut reloader = Reloader::new(hooks, sources);
+        let reloader = Reloader::new(hooks, sources);
         let relevant = Relevant::new(&reloader.inner.sources);
         let (tx, rx) = mpsc::channel::<()>();
         let mut watcher =
@@ -135,6 +136,7 @@ impl Reloader {
                 path: PathBuf::new(),
                 source,
             })?;
+        let mut watched = Vec::new();
         for dir in watch_dirs(&reloader.inner.sources) {
             watcher
                 .watch(&dir, RecursiveMode::NonRecursive)
@@ -142,16 +144,26 @@ impl Reloader {
                     path: dir.clone(),
                     source,
                 })?;
+            watched.push(dir);
         }
-        let inner = reloader.inner.clone();
+        *reloader
+            .inner
+            .watcher
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some((watcher, watched));
+        // Weak, so that dropping the `Reloader` drops the watcher, whose sender ends the loop.
+        let inner = Arc::downgrade(&reloader.inner);
         let callback: Callback = Arc::new(on_reload);
         std::thread::Builder::new()
             .name("hooks-config-reload".into())
             .spawn(move || {
-                // Ends when the watcher (and with it the sender) is dropped.
                 while rx.recv().is_ok() {
                     while rx.recv_timeout(DEBOUNCE).is_ok() {}
+                    let Some(inner) = inner.upgrade() else {
+                        return;
+                    };
                     let outcome = inner.reload();
+                    inner.rewatch();
                     if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| callback(&outcome)))
                         .is_err()
                     {
@@ -163,7 +175,6 @@ impl Reloader {
                 path: PathBuf::new(),
                 source: notify::Error::io(e),
             })?;
-        reloader._watcher = Some(watcher);
         Ok(reloader)
     }
 
@@ -177,12 +188,44 @@ impl std::fmt::Debug for Reloader {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Reloader")
             .field("sources", &self.inner.sources)
-            .field("watching", &self._watcher.is_some())
+            .field(
+                "watching",
+                &self
+                    .inner
+                    .watcher
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .as_ref()
+                    .map(|(_, dirs)| dirs.clone()),
+            )
             .finish()
     }
 }
 
 impl Inner {
+    /// Watches directories that appeared since (a `.hooks/` created after the start, or
+    /// deleted and made again by a checkout).
+    fn rewatch(&self) {
+        let mut guard = self.watcher.lock().unwrap_or_else(PoisonError::into_inner);
+        let Some((watcher, watched)) = guard.as_mut() else {
+            return;
+        };
+        for dir in watch_dirs(&self.sources) {
+            // A directory that was removed and made again is a new inode: watch it again.
+            let known = watched.contains(&dir);
+            if known && !dir.is_dir() {
+                continue;
+            }
+            match watcher.watch(&dir, RecursiveMode::NonRecursive) {
+                Ok(()) if !known => watched.push(dir),
+                Ok(()) => {}
+                Err(e) => {
+                    tracing::warn!(target: "hooks_config::reload", dir = %dir.display(), "cannot watch: {e}")
+                }
+            }
+        }
+    }
+
     fn reload(&self) -> ReloadOutcome {
         let _one = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
         let outcome = match self.sources.load() {

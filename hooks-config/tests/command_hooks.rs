@@ -180,13 +180,22 @@ async fn shell_form_runs_under_sh_and_exec_form_passes_arguments_unsplit() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn cwd_is_the_session_cwd_and_claude_project_dir_is_exported() {
+async fn hooks_run_in_the_project_directory_with_claude_project_dir_exported() {
     let p = Project::new();
     std::fs::create_dir(p.path().join("sub")).unwrap();
-    p.script("where.sh", "#!/bin/sh\npwd -P > \"$CLAUDE_PROJECT_DIR/where.txt\"; echo \"$CLAUDE_PROJECT_DIR\" >> \"$CLAUDE_PROJECT_DIR/where.txt\"\n");
+    // A look-alike in the agent's working directory must not be what runs.
+    std::fs::create_dir(p.path().join("sub/scripts")).unwrap();
+    p.script(
+        "sub/where.sh",
+        "#!/bin/sh\ntouch \"$CLAUDE_PROJECT_DIR/wrong.flag\"\n",
+    );
+    p.script(
+        "where.sh",
+        "#!/bin/sh\npwd -P > \"$CLAUDE_PROJECT_DIR/where.txt\"; echo \"$CLAUDE_PROJECT_DIR\" >> \"$CLAUDE_PROJECT_DIR/where.txt\"; cat > \"$CLAUDE_PROJECT_DIR/input.json\"\n",
+    );
     let s = setup(
         &p,
-        "  - { id: where, event_type: PreToolUse, handler: { command: \"$CLAUDE_PROJECT_DIR/where.sh\" } }\n",
+        "  - { id: where, event_type: PreToolUse, handler: { command: ./where.sh } }\n",
     );
     let mut ctx = PreToolUse::new(
         Meta::new("s").with_cwd(p.path().join("sub")),
@@ -201,7 +210,14 @@ async fn cwd_is_the_session_cwd_and_claude_project_dir_is_exported() {
     let real = p.path().canonicalize().unwrap();
     assert_eq!(
         p.read("where.txt"),
-        format!("{}\n{}\n", real.join("sub").display(), p.path().display())
+        format!("{}\n{}\n", real.display(), p.path().display())
+    );
+    assert!(!p.path().join("wrong.flag").exists());
+    let input: Value = serde_json::from_str(&p.read("input.json")).unwrap();
+    assert_eq!(
+        input["cwd"],
+        p.path().join("sub").to_str().unwrap(),
+        "the event's cwd is in its JSON"
     );
 }
 
@@ -836,4 +852,99 @@ async fn replacing_the_set_takes_effect_for_the_next_dispatch_and_moves_the_entr
         "no entry left where no hook is"
     );
     assert_eq!(names(&s.hooks, "stop"), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_answer_longer_than_the_output_cap_is_still_read_whole() {
+    let p = Project::new();
+    // A rewrite of a Write whose content is 20 000 characters: the JSON is over 10 000.
+    p.script(
+        "big.py",
+        "import json, sys\ne = json.load(sys.stdin)\nprint(json.dumps({'hookSpecificOutput': {'updatedInput': {'file_path': 'a.txt', 'content': 'y' * 20000}}}))\n",
+    );
+    let s = setup(
+        &p,
+        "  - { id: big, event_type: PreToolUse, handler: { command: python3 ./big.py } }\n",
+    );
+    let (outcome, ctx) = s
+        .pre_tool(&p, "Write", json!({"file_path": "a.txt", "content": "x"}))
+        .await;
+    assert!(outcome.failures.is_empty(), "{:?}", outcome.failures);
+    assert_eq!(
+        ctx.tool_input.get()["content"].as_str().unwrap().len(),
+        20_000
+    );
+    let run = &s.runs()[0];
+    assert!(run.truncated, "the event's copy of stdout is capped");
+    assert!(run.stdout.chars().count() <= hooks_config::protocol::OUTPUT_CAP);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn copies_of_a_command_that_differ_in_their_say_both_run() {
+    let p = Project::new();
+    p.script(
+        "deny.sh",
+        "#!/bin/sh\necho x >> runs.txt\necho no >&2\nexit 2\n",
+    );
+    // The non-blocking copy sorts first; the blocking one must still decide.
+    let s = setup(
+        &p,
+        "  - { id: a_log, event_type: PreToolUse, blocking: false, handler: { command: ./deny.sh } }\n  - { id: b_guard, event_type: PreToolUse, handler: { command: ./deny.sh } }\n",
+    );
+    let (outcome, _) = s.pre_tool(&p, "Bash", bash_rm()).await;
+    assert_eq!(outcome.verdict(), &Verdict::deny("no"));
+    assert_eq!(p.read("runs.txt"), "x\nx\n");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failing_hook_does_not_undo_what_its_siblings_answered() {
+    let p = Project::new();
+    p.script(
+        "scrub.sh",
+        "#!/bin/sh\necho '{\"hookSpecificOutput\":{\"updatedToolOutput\":\"[redacted]\"}}'\n",
+    );
+    p.script("crash.sh", "#!/bin/sh\nexit 1\n");
+    let s = setup(
+        &p,
+        "  - { id: scrub, event_type: PostToolUse, handler: { command: ./scrub.sh } }\n  - { id: crash, event_type: PostToolUse, on_error: deny, handler: { command: ./crash.sh } }\n",
+    );
+    let mut post = PostToolUse::new(p.meta(), "Bash", json!({}), json!("token=abc"), 5);
+    let outcome = s
+        .hooks
+        .dispatch_async::<post_tool_use::Point>(&mut post)
+        .await;
+    assert_eq!(
+        post.tool_response,
+        json!("[redacted]"),
+        "the redaction stands"
+    );
+    let failed = outcome.failed_closed().expect("the crash fails closed");
+    assert!(
+        failed.cause.to_string().contains("`crash`"),
+        "{}",
+        failed.cause
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn continue_false_at_stop_lets_the_agent_stop_over_a_siblings_block() {
+    let p = Project::new();
+    p.script(
+        "done.sh",
+        "#!/bin/sh\necho '{\"continue\": false, \"stopReason\": \"enough\"}'\n",
+    );
+    p.script(
+        "more.sh",
+        "#!/bin/sh\necho '{\"decision\": \"block\", \"reason\": \"keep going\"}'\n",
+    );
+    let s = setup(
+        &p,
+        "  - { id: done, event_type: Stop, handler: { command: ./done.sh } }\n  - { id: more, event_type: Stop, handler: { command: ./more.sh } }\n",
+    );
+    let mut stop = hooks_core::context::Stop::new(p.meta());
+    let outcome = s
+        .hooks
+        .dispatch_async::<hooks_core::points::stop::Point>(&mut stop)
+        .await;
+    assert_eq!(outcome.verdict(), &Verdict::Allow);
 }

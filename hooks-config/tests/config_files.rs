@@ -673,3 +673,19 @@ fn merging_project_dir_and_claude_settings_reports_duplicate_ids() {
     assert_eq!(merged.problems[0].hook_id.as_deref(), Some("shared"));
     assert_eq!(merged.files.len(), 4);
 }
+
+#[test]
+fn a_refused_allow_entry_is_a_problem_with_its_position_and_the_rest_stay() {
+    let config = hooks_config::file::parse_project(
+        "enabled: true\nallow:\n  - ./scripts/hooks/*\n  - \"*\"\n",
+        hooks_config::file::Format::Yaml,
+        std::path::Path::new("hooks.yaml"),
+    )
+    .unwrap();
+    assert_eq!(config.allow.len(), 1);
+    assert_eq!(config.allow[0].pattern, "./scripts/hooks/*");
+    assert_eq!(config.problems.len(), 1, "{:?}", config.problems);
+    let problem = config.problems[0].to_string();
+    assert!(problem.starts_with("hooks.yaml:4:"), "{problem}");
+    assert!(problem.contains("allow entry `*` left out"), "{problem}");
+}

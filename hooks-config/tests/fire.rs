@@ -247,6 +247,20 @@ async fn claude_answers_carry_decisions_rewrites_and_context_in_claude_codes_fie
         "[redacted]"
     );
 
+    let failed = answer(
+        &hooks,
+        with(
+            "PostToolUseFailure",
+            json!({"tool_name": "Bash", "tool_input": {}, "error": "exit 1"}),
+        ),
+    )
+    .await;
+    assert_eq!(
+        failed,
+        json!({}),
+        "no tool_response came in, so none is rewritten"
+    );
+
     let start = answer(&hooks, with("SessionStart", json!({"source": "startup"}))).await;
     assert_eq!(
         start["systemMessage"],

@@ -127,3 +127,32 @@ fn a_new_hooks_file_in_the_hooks_directory_is_picked_up() {
     assert_eq!(next(&rx, "applied"), "applied 1");
     assert_eq!(configured.config().hooks[0].id, "fmt");
 }
+
+#[test]
+fn a_hooks_directory_made_after_the_start_is_watched_from_then_on() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("hooks.yaml"), "enabled: true\nhooks: []\n").unwrap();
+    let sources = Sources::new().project(dir.path());
+    let configured = ConfigHooks::builder(dir.path())
+        .build(sources.load().unwrap())
+        .unwrap();
+    let (tx, rx) = mpsc::channel();
+    let _reloader = Reloader::watch(configured.clone(), sources, move |outcome| {
+        if let ReloadOutcome::Applied { hooks } = outcome {
+            let _ = tx.send(format!("applied {hooks}"));
+        }
+    })
+    .unwrap();
+    std::fs::create_dir(dir.path().join(".hooks")).unwrap();
+    save(
+        &dir.path().join(".hooks").join("a.yaml"),
+        "id: a\nevent_type: Stop\nhandler: { command: ./a.sh }\n",
+    );
+    assert_eq!(next(&rx, "applied"), "applied 1");
+    // An edit inside the new directory is seen too.
+    save(
+        &dir.path().join(".hooks").join("b.yaml"),
+        "id: b\nevent_type: Stop\nhandler: { command: ./b.sh }\n",
+    );
+    assert_eq!(next(&rx, "applied"), "applied 2");
+}

@@ -615,11 +615,24 @@ fn refused_entries_name_themselves_and_where_they_are() {
     let yaml =
         "enabled: true\nallow:\n  - ./scripts/hooks/*\n  - '*'\n  - https://h.example.com/*\n";
     let config = parse_project(yaml, Format::Yaml, Path::new("hooks.yaml")).unwrap();
-    let (list, errors) = AllowList::from_entries(&config.allow);
+    // The loader already reports a refused entry, with its position, and leaves it out.
+    let problems: Vec<String> = config.problems.iter().map(ToString::to_string).collect();
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(
+        problems[0]
+            .starts_with("hooks.yaml:4:5: allow entry `*` left out: it starts with a wildcard"),
+        "{problems:?}"
+    );
+    // Entries no loader checked: `from_entries` leaves the refused one out, naming where.
+    let mut entries = config.allow.clone();
+    let mut refused = entries[0].clone();
+    refused.pattern = "*".into();
+    entries.push(refused);
+    let (list, errors) = AllowList::from_entries(&entries);
     let errors: Vec<String> = errors.iter().map(ToString::to_string).collect();
     assert_eq!(errors.len(), 1, "{errors:?}");
     assert!(
-        errors[0].starts_with("hooks.yaml:4:5: invalid allow entry `*`: "),
+        errors[0].starts_with("hooks.yaml:3:5: invalid allow entry `*`: "),
         "{errors:?}"
     );
     // The good entries are kept.

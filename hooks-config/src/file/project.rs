@@ -266,6 +266,19 @@ fn read_allow(node: &Node, file: &Arc<PathBuf>, issues: &mut Issues) -> Vec<Allo
         .into_iter()
         .filter_map(|item| {
             let pattern = fields::non_empty(item, "allow", issues)?;
+            // A refused entry is reported here, so that `hooks validate` and a reload see it
+            // (a reload that silently lost an entry would stop hooks it admitted).
+            if let Err(e) = crate::trust::AllowList::new([pattern]) {
+                let reason = match e {
+                    crate::trust::TrustError::Pattern { reason, .. } => reason,
+                    other => other.to_string(),
+                };
+                issues.push(
+                    item.pos,
+                    format!("allow entry `{pattern}` left out: {reason}"),
+                );
+                return None;
+            }
             Some(AllowEntry {
                 pattern: pattern.to_owned(),
                 location: location(file, item.pos),

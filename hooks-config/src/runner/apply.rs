@@ -100,9 +100,9 @@ pub(super) fn register(
                 let shared = s.clone();
                 Box::pin(async move {
                     let input = input_of::<error_occurred::Point>(&*ctx)?;
-                    let merged = shared.run(error_occurred::Point::NAME, input).await?;
-                    log_unused(error_occurred::Point::NAME, &merged.answer);
-                    Ok::<_, HookError>(None)
+                    let ran = shared.run(error_occurred::Point::NAME, input).await;
+                    log_unused(error_occurred::Point::NAME, &ran.merged.answer);
+                    ran.failure.map_or(Ok(None), Err)
                 })
             })
             .order(order)
@@ -134,13 +134,15 @@ where
         let shared = shared.clone();
         Box::pin(async move {
             let input = input_of::<P>(&ctx)?;
-            let merged = shared.run(P::NAME, input).await?;
-            let answer = merged.answer;
+            let ran = shared.run(P::NAME, input).await;
+            let answer = ran.merged.answer;
             apply(&mut ctx, &answer);
             if let Some(message) = &answer.system_message {
                 tracing::warn!(target: "hooks_config::runner", point = P::NAME, "systemMessage: {message}");
             }
-            Ok::<_, HookError>(verdict(P::NAME, &answer))
+            // A hook that failed closed decides, as a failure (the core turns it into a deny
+            // naming the hook); what the others answered is applied all the same.
+            ran.failure.map_or_else(|| Ok(verdict(P::NAME, &answer)), Err)
         })
     })
     .order(order)
@@ -157,12 +159,12 @@ where
         let shared = shared.clone();
         Box::pin(async move {
             let input = input_of::<P>(&ctx)?;
-            let merged = shared.run(P::NAME, input).await?;
-            apply(&mut ctx, &merged.answer);
-            if let Some(message) = &merged.answer.system_message {
+            let ran = shared.run(P::NAME, input).await;
+            apply(&mut ctx, &ran.merged.answer);
+            if let Some(message) = &ran.merged.answer.system_message {
                 tracing::warn!(target: "hooks_config::runner", point = P::NAME, "systemMessage: {message}");
             }
-            Ok::<_, HookError>(())
+            ran.failure.map_or(Ok(()), Err)
         })
     })
     .order(order)
@@ -179,9 +181,9 @@ where
         let shared = shared.clone();
         Box::pin(async move {
             let input = input_of::<P>(&ctx)?;
-            let merged = shared.run(P::NAME, input).await?;
-            log_unused(P::NAME, &merged.answer);
-            Ok::<_, HookError>(())
+            let ran = shared.run(P::NAME, input).await;
+            log_unused(P::NAME, &ran.merged.answer);
+            ran.failure.map_or(Ok(()), Err)
         })
     })
     .order(order)
@@ -200,10 +202,12 @@ fn add_context(answer: &Answer, plain_text: bool, mut add: impl FnMut(String)) {
 }
 
 fn verdict(point: &str, answer: &Answer) -> Verdict {
-    if point != "stop"
-        && let Some(reason) = &answer.stop
-    {
-        return Verdict::deny(reason.clone());
+    match (&answer.stop, point) {
+        // `continue: false` takes precedence over any decision (Claude Code): at `stop` it
+        // lets the agent stop, elsewhere it stops what was about to happen.
+        (Some(_), "stop") => return Verdict::Allow,
+        (Some(reason), _) => return Verdict::deny(reason.clone()),
+        (None, _) => {}
     }
     let reason = || answer.reason.clone();
     match answer.decision {

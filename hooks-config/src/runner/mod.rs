@@ -75,6 +75,11 @@ use crate::protocol::{self, Answer, Decision, Merged, OUTPUT_CAP};
 use crate::spec::{Handler, HookSpec, Location, OnFailure};
 use crate::trust::{Admission, AllowList, Gate, TrustError, TrustStore};
 
+/// The most characters of a hook's stdout (or HTTP body) read and parsed. An answer may
+/// legitimately be long (`updatedInput` of a large `Write`); each string in it is then capped at
+/// [`OUTPUT_CAP`], and so are the copies in [`CommandEvent`]s.
+pub const READ_CAP: usize = 1 << 20;
+
 /// The name of the entry configured hooks run as, at every point that has some.
 pub const ENTRY_NAME: &str = "config";
 
@@ -346,8 +351,10 @@ impl HookSet {
 }
 
 impl ConfigHooks {
-    /// A builder for hooks of the project at `project_dir` (exported to hooks as
-    /// `CLAUDE_PROJECT_DIR`; the directory they run in when an event carries no usable `cwd`).
+    /// A builder for hooks of the project at `project_dir`: exported to hooks as
+    /// `CLAUDE_PROJECT_DIR`, the directory they run in, and the directory the gate resolves and
+    /// hashes their scripts in (so what runs is what was approved, wherever the agent `cd`ed;
+    /// the event's `cwd` is in its JSON).
     pub fn builder(project_dir: impl Into<PathBuf>) -> ConfigHooksBuilder {
         ConfigHooksBuilder {
             project_dir: project_dir.into(),
@@ -368,12 +375,15 @@ impl ConfigHooks {
     /// [`RunnerError::Hooks`] if a point of `hooks` already has a hook named [`ENTRY_NAME`]
     /// (for instance when the same `ConfigHooks` is attached twice).
     pub fn attach(&self, hooks: &Hooks) -> Result<(), RunnerError> {
+        // Under the lock that changes serialize on, so no swap slips in between reading the
+        // set and registering its points.
+        let mut attachments = self.attachments();
         let mut attachment = Attachment {
             hooks: hooks.clone(),
             ids: HashMap::new(),
         };
-        let set = self.shared.set.load();
-        for &point in set.points.keys() {
+        let points: Vec<&'static str> = self.shared.set.load().points.keys().copied().collect();
+        for point in points {
             if let Err(e) = self.register(&mut attachment, point) {
                 for id in attachment.ids.values() {
                     hooks.unregister(*id);
@@ -381,7 +391,7 @@ impl ConfigHooks {
                 return Err(e);
             }
         }
-        self.attachments().push(attachment);
+        attachments.push(attachment);
         Ok(())
     }
 
@@ -391,8 +401,10 @@ impl ConfigHooks {
     ///
     /// # Errors
     ///
-    /// [`RunnerError`] when the new set cannot be built; the old one stays in place.
+    /// [`RunnerError`] when the new set cannot be built or its entries cannot be registered;
+    /// the old set then stays in place, entries included.
     pub fn replace(&self, config: LoadedConfig) -> Result<(), RunnerError> {
+        let mut attachments = self.attachments();
         let store = self
             .shared
             .store
@@ -400,7 +412,7 @@ impl ConfigHooks {
             .unwrap_or_else(PoisonError::into_inner)
             .clone();
         let set = HookSet::new(config, &self.shared.options, store)?;
-        self.swap(set)
+        self.swap(&mut attachments, set)
     }
 
     /// Replaces the approvals the gate honours (after `hooks trust` approved something).
@@ -409,20 +421,48 @@ impl ConfigHooks {
     ///
     /// [`RunnerError`] when the current set cannot be rebuilt.
     pub fn set_trust_store(&self, store: TrustStore) -> Result<(), RunnerError> {
-        let store = Some(store);
+        let mut attachments = self.attachments();
+        let config = LoadedConfig::clone(&self.shared.set.load().config);
+        let set = HookSet::new(config, &self.shared.options, Some(store.clone()))?;
+        self.swap(&mut attachments, set)?;
         *self
             .shared
             .store
             .lock()
-            .unwrap_or_else(PoisonError::into_inner) = store.clone();
-        let config = LoadedConfig::clone(&self.shared.set.load().config);
-        let set = HookSet::new(config, &self.shared.options, store)?;
-        self.swap(set)
+            .unwrap_or_else(PoisonError::into_inner) = Some(store);
+        Ok(())
     }
 
-    fn swap(&self, set: HookSet) -> Result<(), RunnerError> {
-        let mut attachments = self.attachments();
+    /// Registers entries at the new set's new points, swaps the set in, then removes the
+    /// entries of points it no longer has. An entry at a point whose set has no hooks runs
+    /// nothing, so neither order of steps lets a dispatch see a half-changed set.
+    fn swap(&self, attachments: &mut [Attachment], set: HookSet) -> Result<(), RunnerError> {
         let now: Vec<&'static str> = set.points.keys().copied().collect();
+        let mut added: Vec<(usize, &'static str)> = Vec::new();
+        let mut failure = None;
+        'attachments: for (i, attachment) in attachments.iter_mut().enumerate() {
+            for &point in &now {
+                if attachment.ids.contains_key(point) {
+                    continue;
+                }
+                match self.register(attachment, point) {
+                    Ok(()) => added.push((i, point)),
+                    Err(e) => {
+                        failure = Some(e);
+                        break 'attachments;
+                    }
+                }
+            }
+        }
+        if let Some(e) = failure {
+            for (i, point) in added {
+                let attachment = &mut attachments[i];
+                if let Some(id) = attachment.ids.remove(point) {
+                    attachment.hooks.unregister(id);
+                }
+            }
+            return Err(e);
+        }
         self.shared.set.store(Arc::new(set));
         for attachment in attachments.iter_mut() {
             let gone: Vec<&'static str> = attachment
@@ -434,11 +474,6 @@ impl ConfigHooks {
             for point in gone {
                 if let Some(id) = attachment.ids.remove(point) {
                     attachment.hooks.unregister(id);
-                }
-            }
-            for &point in &now {
-                if !attachment.ids.contains_key(point) {
-                    self.register(attachment, point)?;
                 }
             }
         }
@@ -503,39 +538,53 @@ enum Reply {
     Nothing,
 }
 
+/// What the hooks of one event came to: the merged answers of those that answered, and the
+/// first hook (in `(order, id)` order) that failed closed, if one did.
+pub(crate) struct Ran {
+    pub(crate) merged: Merged,
+    pub(crate) failure: Option<HookError>,
+}
+
 impl Shared {
     /// Runs the hooks of `point` that match `input` and merges their answers.
-    ///
-    /// `Err` is a hook that failed closed.
-    pub(crate) async fn run(
-        self: &Arc<Self>,
-        point: &'static str,
-        mut input: Value,
-    ) -> Result<Merged, HookError> {
+    pub(crate) async fn run(self: &Arc<Self>, point: &'static str, mut input: Value) -> Ran {
+        let done = |merged, failure| Ran { merged, failure };
         let set = self.set.load_full();
         let Some(members) = set.points.get(point) else {
-            return Ok(Merged::default());
+            return done(Merged::default(), None);
         };
         let facts_paths = changed_paths(&input);
         let facts = facts(point, &input, &facts_paths, &self.options.project_dir);
         let mut matching: Vec<Arc<Member>> = Vec::new();
         for m in members.iter().filter(|m| m.matcher.matches(&facts)) {
-            // Claude Code runs a handler declared twice once.
-            if !matching.iter().any(|k| k.spec.handler == m.spec.handler) {
+            // Claude Code runs a handler declared twice once; copies that differ in how their
+            // answers and failures count both run.
+            if !matching.iter().any(|k| same_run(&k.spec, &m.spec)) {
                 matching.push(m.clone());
             }
         }
         if matching.is_empty() {
-            return Ok(Merged::default());
+            return done(Merged::default(), None);
         }
-        let cwd = self.cwd(&input);
+        let body = match to_body(&input) {
+            Ok(body) => body,
+            Err(e) => return done(Merged::default(), Some(e)),
+        };
         if set.sequential {
             let mut answers = Vec::new();
             let mut rewrites = (None, None);
+            let mut failure = None;
+            let mut body = body;
             for member in matching {
-                let body = to_body(&input)?;
-                let reply = self.run_one(&set, &member, point, body, &cwd).await?;
+                let reply = match self.run_one(&set, &member, point, body).await {
+                    Ok(reply) => reply,
+                    Err(e) => {
+                        failure = Some(e);
+                        break;
+                    }
+                };
                 let Reply::Answer(answer) = reply else {
+                    body = to_body(&input).unwrap_or_default();
                     continue;
                 };
                 // Chain: the next hook sees this one's rewrite.
@@ -553,43 +602,53 @@ impl Shared {
                 if stops {
                     break;
                 }
+                body = match to_body(&input) {
+                    Ok(body) => body,
+                    Err(e) => {
+                        failure = Some(e);
+                        break;
+                    }
+                };
             }
             let mut merged = protocol::merge(answers);
             (merged.answer.updated_input, merged.answer.updated_output) = rewrites;
             merged.dropped_rewrites = 0;
-            Ok(merged)
+            done(merged, failure)
         } else {
-            let body: Arc<[u8]> = to_body(&input)?.into();
+            let body: Arc<[u8]> = body.into();
             let mut tasks = tokio::task::JoinSet::new();
             for (i, member) in matching.iter().enumerate() {
-                let (shared, set, member, body, cwd) = (
-                    self.clone(),
-                    set.clone(),
-                    member.clone(),
-                    body.clone(),
-                    cwd.clone(),
-                );
-                tasks.spawn(
-                    async move { (i, shared.run_one(&set, &member, point, body, &cwd).await) },
-                );
+                let (shared, set, member, body) =
+                    (self.clone(), set.clone(), member.clone(), body.clone());
+                tasks.spawn(async move { (i, shared.run_one(&set, &member, point, body).await) });
             }
             let mut replies: Vec<Option<Result<Reply, HookError>>> =
                 (0..matching.len()).map(|_| None).collect();
             while let Some(joined) = tasks.join_next().await {
                 match joined {
                     Ok((i, reply)) => replies[i] = Some(reply),
+                    // A panic inside the runner itself, not in a hook: fail closed.
                     Err(e) => {
-                        return Err(HookError::new(format!(
-                            "a configured hook's task failed: {e}"
-                        )));
+                        return done(
+                            Merged::default(),
+                            Some(HookError::new(format!(
+                                "a configured hook's task failed: {e}"
+                            ))),
+                        );
                     }
                 }
             }
+            // Every answer is kept (a redaction by one hook stands when another fails); the
+            // first hook in (order, id) order that failed closed is the one reported.
             let mut answers = Vec::new();
-            // The first fail-closed hook in (order, id) order is the one reported.
+            let mut failure = None;
             for reply in replies.into_iter().flatten() {
-                if let Reply::Answer(answer) = reply? {
-                    answers.push(answer);
+                match reply {
+                    Ok(Reply::Answer(answer)) => answers.push(answer),
+                    Ok(Reply::Nothing) => {}
+                    Err(e) => {
+                        failure.get_or_insert(e);
+                    }
                 }
             }
             let merged = protocol::merge(answers);
@@ -601,17 +660,7 @@ impl Shared {
                     "parallel hooks rewrote the input differently; the first rewrite in (order, id) order was applied (set `sequential: true` to chain them)"
                 );
             }
-            Ok(merged)
-        }
-    }
-
-    fn cwd(&self, input: &Value) -> PathBuf {
-        match input.get("cwd").and_then(Value::as_str) {
-            Some(cwd) if Path::new(cwd).is_absolute() && Path::new(cwd).is_dir() => cwd.into(),
-            Some(cwd) if !cwd.is_empty() && self.options.project_dir.join(cwd).is_dir() => {
-                self.options.project_dir.join(cwd)
-            }
-            _ => self.options.project_dir.clone(),
+            done(merged, failure)
         }
     }
 
@@ -622,7 +671,6 @@ impl Shared {
         member: &Member,
         point: &'static str,
         body: impl AsRef<[u8]>,
-        cwd: &Path,
     ) -> Result<Reply, HookError> {
         let spec = &member.spec;
         let handler_text = handler_text(&spec.handler);
@@ -638,7 +686,7 @@ impl Shared {
         }
         let timeout = spec.timeout.unwrap_or(self.options.default_timeout);
         let started = Instant::now();
-        let ran = self.execute(spec, body.as_ref(), cwd, timeout).await;
+        let ran = self.execute(spec, body.as_ref(), timeout).await;
         let duration = started.elapsed();
         let (status, stdout, stderr, truncated, read) = match ran {
             Ok(r) => r,
@@ -658,14 +706,16 @@ impl Shared {
             Ok(answer) => (answer.decision, None),
             Err(failure) => (Decision::None, Some(failure.clone())),
         };
+        let cut = |text: &str| text.chars().nth(OUTPUT_CAP).is_some();
+        let truncated = truncated || cut(&stdout) || cut(&stderr);
         let event = CommandRun {
             hook_id: spec.id.clone(),
             point,
             handler: handler_text,
             status,
             duration,
-            stdout,
-            stderr,
+            stdout: protocol::cap(&stdout),
+            stderr: protocol::cap(&stderr),
             truncated,
             decision,
             failure: failure.clone(),
@@ -702,7 +752,6 @@ impl Shared {
         &self,
         spec: &HookSpec,
         body: &[u8],
-        cwd: &Path,
         timeout: Duration,
     ) -> Result<(RunStatus, String, String, bool, Result<Answer, String>), String> {
         match &spec.handler {
@@ -714,15 +763,17 @@ impl Shared {
                     env.extend(command.env.iter().map(|(k, v)| (k.clone(), v.clone())));
                     Cow::Owned(env)
                 };
+                // Hooks run in the project directory, the directory the gate resolved and hashed
+                // their scripts in; the event's own `cwd` is in its JSON.
                 let request = CommandRequest {
                     line: &command.line,
                     env: &env,
-                    cwd,
+                    cwd: &self.options.project_dir,
                     project_dir: &self.options.project_dir,
                     plugin_root: command.plugin_root.as_deref(),
                     stdin: body,
                     timeout,
-                    output_cap: OUTPUT_CAP,
+                    output_cap: READ_CAP,
                 };
                 let out = run_command(&request).await.map_err(|e| e.to_string())?;
                 let truncated = out.stdout_truncated || out.stderr_truncated;
@@ -754,7 +805,7 @@ impl Shared {
                     handler: http,
                     body,
                     timeout,
-                    output_cap: OUTPUT_CAP,
+                    output_cap: READ_CAP,
                     env: &|name| std::env::var(name).ok(),
                 };
                 match client.post(&request).await {
@@ -794,6 +845,15 @@ impl Shared {
             }
         }
     }
+}
+
+/// Whether two matching hooks are the same run: the same handler with the same say over the
+/// outcome.
+fn same_run(a: &HookSpec, b: &HookSpec) -> bool {
+    a.handler == b.handler
+        && a.blocking == b.blocking
+        && a.on_error == b.on_error
+        && a.timeout == b.timeout
 }
 
 fn to_body(input: &Value) -> Result<Vec<u8>, HookError> {
