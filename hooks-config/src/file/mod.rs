@@ -43,7 +43,7 @@
 //! allow:                 # command allow-list entries (interpreted by crate::trust)
 //!   - ./scripts/hooks/*
 //! builtin:               # the builtin policies' settings (validated by them)
-//!   secrets: { enabled: true }
+//!   secrets_guard: {}
 //! hooks:
 //!   - id: prod_config_guard
 //!     event_type: PreAbilityCall   # ours (pre_tool_use), Claude Code's or the seeds' names
