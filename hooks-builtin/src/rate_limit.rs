@@ -552,9 +552,12 @@ impl RateLimit {
         if rules.is_empty() {
             return Verdict::Continue;
         }
-        let now = self.inner.clock.now().as_nanos();
         let keys: Vec<String> = rules.iter().map(|(i, r)| subject.key(*i, r)).collect();
         let mut state = self.lock();
+        // Read the clock under the lock: a time read before it could be older than a bucket's
+        // `last`, written by a thread that got the lock first, and setting `last` back would
+        // count that interval's refill twice.
+        let now = self.inner.clock.now().as_nanos();
         // First look, then take: a call refused by one limit must not use up the others.
         let mut refused: Option<(&Rule, u128)> = None;
         let mut levels = Vec::with_capacity(rules.len());
