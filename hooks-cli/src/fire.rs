@@ -41,8 +41,7 @@ pub async fn run(args: FireArgs) -> Result<ExitCode, CliError> {
     let fired = hooks_config::fire::fire(&pipeline.hooks, &args.point, input)
         .await
         .map_err(|e| CliError::Input(e.to_string()))?;
-    let text = serde_json::to_string_pretty(&fired).map_err(|e| CliError::Other(e.to_string()))?;
-    println!("{text}");
+    crate::load::print_json(&fired)?;
     Ok(ExitCode::SUCCESS)
 }
 

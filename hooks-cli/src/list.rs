@@ -3,7 +3,6 @@
 use std::process::ExitCode;
 
 use clap::Args;
-use comfy_table::{ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
 use hooks_config::runner::ENTRY_NAME;
 use hooks_config::spec::{HookSpec, ToolMatcher};
 use hooks_core::KindId;
@@ -117,17 +116,12 @@ pub async fn run(args: ListArgs) -> Result<ExitCode, CliError> {
         )
     });
     if args.json {
-        let text =
-            serde_json::to_string_pretty(&rows).map_err(|e| CliError::Other(e.to_string()))?;
-        println!("{text}");
+        crate::load::print_json(&rows)?;
     } else if rows.is_empty() {
         println!("no hooks (config hooks are off unless the project file says `enabled: true`)");
     } else {
-        let mut table = Table::new();
-        table
-            .load_preset(UTF8_FULL_CONDENSED)
-            .set_content_arrangement(ContentArrangement::Dynamic)
-            .set_header(["id", "point", "enabled", "kind", "order", "match", "source"]);
+        let mut table =
+            crate::load::table(["id", "point", "enabled", "kind", "order", "match", "source"]);
         for r in &rows {
             table.add_row([
                 r.id.clone(),

@@ -149,3 +149,20 @@ pub fn short(path: &Path, base: &Path) -> String {
         .display()
         .to_string()
 }
+
+/// Prints `rows` as pretty JSON.
+pub fn print_json(rows: &impl serde::Serialize) -> Result<(), CliError> {
+    let text = serde_json::to_string_pretty(rows).map_err(|e| CliError::Other(e.to_string()))?;
+    println!("{text}");
+    Ok(())
+}
+
+/// A table with our look and `header`.
+pub fn table<const N: usize>(header: [&str; N]) -> comfy_table::Table {
+    let mut table = comfy_table::Table::new();
+    table
+        .load_preset(comfy_table::presets::UTF8_FULL_CONDENSED)
+        .set_content_arrangement(comfy_table::ContentArrangement::Dynamic)
+        .set_header(header);
+    table
+}

@@ -4,7 +4,6 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Args;
-use comfy_table::{ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
 use hooks_config::file::Sources;
 use hooks_config::trust::{Admission, AllowList, AllowedBy, Gate, TrustStore, fingerprint};
 use serde::Serialize;
@@ -101,17 +100,11 @@ pub fn run(args: TrustArgs) -> Result<ExitCode, CliError> {
         store.save().map_err(|e| CliError::Other(e.to_string()))?;
     }
     if args.json {
-        let text =
-            serde_json::to_string_pretty(&rows).map_err(|e| CliError::Other(e.to_string()))?;
-        println!("{text}");
+        crate::load::print_json(&rows)?;
     } else if rows.is_empty() {
         println!("no configured hooks");
     } else {
-        let mut table = Table::new();
-        table
-            .load_preset(UTF8_FULL_CONDENSED)
-            .set_content_arrangement(ContentArrangement::Dynamic)
-            .set_header(["id", "handler", "status", "sha256", "scripts"]);
+        let mut table = crate::load::table(["id", "handler", "status", "sha256", "scripts"]);
         for r in &rows {
             let scripts: Vec<String> = r
                 .scripts

@@ -78,9 +78,7 @@ pub fn run(args: ValidateArgs) -> Result<ExitCode, CliError> {
                 message: &p.message,
             })
             .collect();
-        let text =
-            serde_json::to_string_pretty(&reports).map_err(|e| CliError::Other(e.to_string()))?;
-        println!("{text}");
+        crate::load::print_json(&reports)?;
     } else {
         for p in &problems {
             println!("{p}");
