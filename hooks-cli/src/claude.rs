@@ -76,11 +76,7 @@ pub async fn run(args: ClaudeArgs) -> Result<ExitCode, CliError> {
 /// non-blocking error elsewhere (exit 1).
 fn refuse(point: Option<&str>, message: &str) -> ExitCode {
     eprintln!("hooks claude: {message}");
-    let can_block = point.is_none_or(|p| {
-        matches!(
-            p,
-            "pre_tool_use" | "user_prompt_submit" | "stop" | "subagent_start" | "pre_model_call"
-        )
-    });
+    let can_block =
+        point.is_none_or(|p| hooks_config::events::kind_of(p) == Some(hooks_core::KindId::Guard));
     ExitCode::from(if can_block { 2 } else { 1 })
 }

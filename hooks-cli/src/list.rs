@@ -5,7 +5,6 @@ use std::process::ExitCode;
 use clap::Args;
 use hooks_config::runner::ENTRY_NAME;
 use hooks_config::spec::{HookSpec, ToolMatcher};
-use hooks_core::KindId;
 use hooks_core::runtime::HookSource;
 use serde::Serialize;
 
@@ -63,11 +62,7 @@ pub async fn run(args: ListArgs) -> Result<ExitCode, CliError> {
             id: h.name.to_string(),
             point: h.point,
             enabled: h.enabled,
-            kind: format!(
-                "{}{}",
-                kind_name(h.kind),
-                if h.is_async { " (async)" } else { "" }
-            ),
+            kind: format!("{}{}", h.kind, if h.is_async { " (async)" } else { "" }),
             order: h.order,
             matches: "*".to_owned(),
             source: match h.location {
@@ -136,15 +131,6 @@ pub async fn run(args: ListArgs) -> Result<ExitCode, CliError> {
         println!("{table}");
     }
     Ok(ExitCode::SUCCESS)
-}
-
-fn kind_name(kind: KindId) -> &'static str {
-    match kind {
-        KindId::Guard => "guard",
-        KindId::Transform => "transform",
-        KindId::Observe => "observe",
-        KindId::Recover => "recover",
-    }
 }
 
 /// A short text for a hook's match rules.

@@ -61,16 +61,11 @@ pub fn run(args: ScaffoldArgs) -> Result<ExitCode, CliError> {
             )));
         }
     }
-    // Observers cannot change anything; every other point applies what a blocking hook says.
-    let blocking = !matches!(
-        point,
-        "session_end"
-            | "step_end"
-            | "subagent_stop"
-            | "notification"
-            | "pre_queue_drain"
-            | "post_queue_drain"
-            | "error_occurred"
+    // Guards and transforms apply what a blocking hook answers; observe and recover points
+    // take no answer from a command.
+    let blocking = matches!(
+        hooks_config::events::kind_of(point),
+        Some(hooks_core::KindId::Guard | hooks_core::KindId::Transform)
     );
     let matcher = if hooks_config::matcher::target_of(point).is_some() {
         "match:\n  matcher: \"*\"            # Claude Code matcher: \"*\", exact names (A|B), or a regex\n"

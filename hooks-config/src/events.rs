@@ -244,6 +244,21 @@ pub fn claude_event_name(point: &str) -> Option<&'static str> {
     CLAUDE.iter().find(|(_, p)| *p == point).map(|(n, _)| *n)
 }
 
+/// A point's kind, from the linked catalog (`None` for a name that is not a point).
+///
+/// ```
+/// use hooks_core::KindId;
+/// assert_eq!(hooks_config::events::kind_of("pre_tool_use"), Some(KindId::Guard));
+/// assert_eq!(hooks_config::events::kind_of("session_end"), Some(KindId::Observe));
+/// assert_eq!(hooks_config::events::kind_of("PreToolUse"), None);
+/// ```
+pub fn kind_of(point: &str) -> Option<hooks_core::KindId> {
+    hooks_core::registry::points()
+        .into_iter()
+        .find(|p| p.name() == point)
+        .map(|p| p.kind())
+}
+
 /// Every accepted event name: the points, then Claude Code's names, then the seeds' names.
 pub fn accepted_names() -> impl Iterator<Item = &'static str> {
     NAMES

@@ -34,8 +34,8 @@
 //! ```
 
 use hooks_core::points::*;
-use hooks_core::runtime::Hooks;
-use hooks_core::{HookFailure, HookPoint, OnError, Outcome, Recovery, Verdict};
+use hooks_core::runtime::{Hooks, Ret};
+use hooks_core::{HookFailure, HookPoint, OnError, Recovery, Verdict};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
@@ -112,93 +112,56 @@ impl From<&HookFailure> for FailureReport {
 pub async fn fire(hooks: &Hooks, point: &str, input: Value) -> Result<Fired, FireError> {
     let point = events::resolve(point)?;
     macro_rules! typed {
-        ($($name:ident => $run:ident),* $(,)?) => {
+        ($($name:ident => $keep:expr),* $(,)?) => {
             match point {
-                $(stringify!($name) => $run::<$name::Point>(hooks, input).await,)*
+                $(stringify!($name) => run::<$name::Point>(hooks, input, $keep).await,)*
                 other => unreachable!("events::resolve returned `{other}`, which is not a standard point"),
             }
         };
     }
+    // What each kind's merged result is kept as.
+    let verdict = |f: &mut Fired, v: Verdict| f.verdict = Some(v);
+    let recovery = |f: &mut Fired, r: Option<Recovery>| f.recovery = r;
+    let nothing = |_: &mut Fired, ()| {};
     typed! {
-        session_start => run_mut, session_end => run_observe,
-        user_prompt_submit => run_guard, pre_model_call => run_guard,
-        model_stream_chunk => run_mut, post_model_call => run_mut,
-        pre_tool_use => run_guard, post_tool_use => run_mut,
-        step_end => run_observe, stop => run_guard, pre_compact => run_mut,
-        subagent_start => run_guard, subagent_stop => run_observe,
-        error_occurred => run_recover, notification => run_observe,
-        pre_queue_drain => run_observe, post_queue_drain => run_observe,
+        session_start => nothing, session_end => nothing,
+        user_prompt_submit => verdict, pre_model_call => verdict,
+        model_stream_chunk => nothing, post_model_call => nothing,
+        pre_tool_use => verdict, post_tool_use => nothing,
+        step_end => nothing, stop => verdict, pre_compact => nothing,
+        subagent_start => verdict, subagent_stop => nothing,
+        error_occurred => recovery, notification => nothing,
+        pre_queue_drain => nothing, post_queue_drain => nothing,
     }
 }
 
-fn context_of<P: HookPoint>(input: &Value) -> Result<P::Context, FireError>
+/// Deserializes the context, dispatches it, and reports what came of it.
+async fn run<P: HookPoint>(
+    hooks: &Hooks,
+    input: Value,
+    keep: impl FnOnce(&mut Fired, Ret<P>),
+) -> Result<Fired, FireError>
 where
-    P::Context: DeserializeOwned,
+    P::Context: DeserializeOwned + Serialize,
 {
-    serde_json::from_value(input.clone()).map_err(|source| FireError::Input {
-        point: P::NAME,
-        source,
-    })
-}
-
-fn fired<P: HookPoint, T>(outcome: &Outcome<T>, ctx: &P::Context, input: Value) -> Fired
-where
-    P::Context: Serialize,
-{
-    Fired {
+    let mut ctx: P::Context =
+        serde_json::from_value(input.clone()).map_err(|source| FireError::Input {
+            point: P::NAME,
+            source,
+        })?;
+    let outcome = hooks.dispatch_async::<P>(&mut ctx).await;
+    let mut fired = Fired {
         point: P::NAME,
         verdict: None,
         recovery: None,
         decided_by: outcome.decided_by.map(|h| h.to_string()),
         failures: outcome.failures.iter().map(FailureReport::from).collect(),
         // Serializing a context that just deserialized cannot fail.
-        context: serde_json::to_value(ctx).unwrap_or(Value::Null),
+        context: serde_json::to_value(&ctx).unwrap_or(Value::Null),
         input,
-    }
-}
-
-async fn run_guard<P>(hooks: &Hooks, input: Value) -> Result<Fired, FireError>
-where
-    P: HookPoint<Kind = hooks_core::Guard>,
-    P::Context: DeserializeOwned + Serialize,
-{
-    let mut ctx = context_of::<P>(&input)?;
-    let outcome = hooks.dispatch_async::<P>(&mut ctx).await;
-    let mut f = fired::<P, _>(&outcome, &ctx, input);
-    f.verdict = Some(outcome.value);
-    Ok(f)
-}
-
-async fn run_mut<P>(hooks: &Hooks, input: Value) -> Result<Fired, FireError>
-where
-    P: HookPoint<Kind = hooks_core::Transform>,
-    P::Context: DeserializeOwned + Serialize,
-{
-    let mut ctx = context_of::<P>(&input)?;
-    let outcome = hooks.dispatch_async::<P>(&mut ctx).await;
-    Ok(fired::<P, _>(&outcome, &ctx, input))
-}
-
-async fn run_observe<P>(hooks: &Hooks, input: Value) -> Result<Fired, FireError>
-where
-    P: HookPoint<Kind = hooks_core::Observe>,
-    P::Context: DeserializeOwned + Serialize,
-{
-    let mut ctx = context_of::<P>(&input)?;
-    let outcome = hooks.dispatch_async::<P>(&mut ctx).await;
-    Ok(fired::<P, _>(&outcome, &ctx, input))
-}
-
-async fn run_recover<P>(hooks: &Hooks, input: Value) -> Result<Fired, FireError>
-where
-    P: HookPoint<Kind = hooks_core::Recover>,
-    P::Context: DeserializeOwned + Serialize,
-{
-    let mut ctx = context_of::<P>(&input)?;
-    let outcome = hooks.dispatch_async::<P>(&mut ctx).await;
-    let mut f = fired::<P, _>(&outcome, &ctx, input);
-    f.recovery = outcome.value;
-    Ok(f)
+    };
+    keep(&mut fired, outcome.value);
+    Ok(fired)
 }
 
 /// Claude Code's answer to the event that was fired: the JSON to print on stdout and the exit

@@ -133,6 +133,28 @@ pub fn compile_globs(globs: &[String]) -> Result<GlobSet, MatcherError> {
     })
 }
 
+/// Per point: the field of the event's JSON that its matcher and `ability_scope` test, and
+/// what that field is, for messages.
+const TARGETS: &[(&str, &str, &str)] = &[
+    ("pre_tool_use", "tool_name", "tool name"),
+    ("post_tool_use", "tool_name", "tool name"),
+    (
+        "session_start",
+        "source",
+        "session source (startup, resume, clear, compact, fork)",
+    ),
+    ("session_end", "reason", "session end reason"),
+    (
+        "pre_compact",
+        "trigger",
+        "compaction trigger (manual, auto)",
+    ),
+    ("notification", "notification_type", "notification type"),
+    ("subagent_start", "agent_type", "agent type"),
+    ("subagent_stop", "agent_type", "agent type"),
+    ("error_occurred", "kind", "error kind"),
+];
+
 /// What a point's matcher and `ability_scope` test, or `None` when the point has no such
 /// value (`user_prompt_submit`, `stop`, …).
 ///
@@ -141,16 +163,18 @@ pub fn compile_globs(globs: &[String]) -> Result<GlobSet, MatcherError> {
 /// assert_eq!(hooks_config::matcher::target_of("stop"), None);
 /// ```
 pub fn target_of(point: &str) -> Option<&'static str> {
-    Some(match point {
-        "pre_tool_use" | "post_tool_use" => "tool name",
-        "session_start" => "session source (startup, resume, clear, compact, fork)",
-        "session_end" => "session end reason",
-        "pre_compact" => "compaction trigger (manual, auto)",
-        "notification" => "notification type",
-        "subagent_start" | "subagent_stop" => "agent type",
-        "error_occurred" => "error kind",
-        _ => return None,
-    })
+    TARGETS.iter().find(|t| t.0 == point).map(|t| t.2)
+}
+
+/// The field of a point's hook input that holds its matcher target ([`target_of`]):
+/// `tool_name` for tool points.
+///
+/// ```
+/// assert_eq!(hooks_config::matcher::target_field("notification"), Some("notification_type"));
+/// assert_eq!(hooks_config::matcher::target_field("stop"), None);
+/// ```
+pub fn target_field(point: &str) -> Option<&'static str> {
+    TARGETS.iter().find(|t| t.0 == point).map(|t| t.1)
 }
 
 /// Whether a point's events carry a duration (`min_duration_ms`).

@@ -15,21 +15,14 @@
 
 use std::sync::Arc;
 
+use hooks_core::kind::MutKind;
 use hooks_core::points::*;
-use hooks_core::runtime::{Hook, HookCtx, HookId, Hooks};
-use hooks_core::{HookError, HookPoint, OnError, Verdict};
+use hooks_core::runtime::{Hook, HookCtx, HookId, Hooks, Ret};
+use hooks_core::{HookError, HookPoint, IntoHookResult, OnError, Verdict};
 use serde_json::Value;
 
-use super::{ENTRY_NAME, RunnerError, Shared};
+use super::{ENTRY_NAME, Ran, RunnerError, Shared};
 use crate::protocol::{Answer, Decision};
-
-/// Guard points, whose failures fail closed by default.
-pub(crate) fn is_guard(point: &str) -> bool {
-    matches!(
-        point,
-        "user_prompt_submit" | "pre_model_call" | "pre_tool_use" | "stop" | "subagent_start"
-    )
-}
 
 /// Registers the entry for `point` on `hooks`; `None` for a name that is not a standard point
 /// (the loaders only produce standard points).
@@ -41,31 +34,55 @@ pub(super) fn register(
     let s = shared.clone();
     let order = shared.options.order;
     let id = match point {
-        "pre_tool_use" => hooks.register(guard::<pre_tool_use::Point>(s, order, |c, a| {
-            if let Some(input) = &a.updated_input {
-                c.tool_input.set(Value::Object(input.clone()));
-            }
-            add_context(a, false, |t| c.add_context(t));
-        }))?,
-        "user_prompt_submit" => {
-            hooks.register(guard::<user_prompt_submit::Point>(s, order, |c, a| {
+        "pre_tool_use" => hooks.register(mutating::<pre_tool_use::Point>(
+            s,
+            order,
+            verdict,
+            |c, a| {
+                if let Some(input) = &a.updated_input {
+                    c.tool_input.set(Value::Object(input.clone()));
+                }
+                add_context(a, false, |t| c.add_context(t));
+            },
+        ))?,
+        "user_prompt_submit" => hooks.register(mutating::<user_prompt_submit::Point>(
+            s,
+            order,
+            verdict,
+            |c, a| {
                 add_context(a, true, |t| c.additional_context.push(t));
-            }))?
-        }
-        "pre_model_call" => hooks.register(guard::<pre_model_call::Point>(s, order, |c, a| {
-            add_context(a, false, |t| c.additional_context.push(t));
-        }))?,
-        "subagent_start" => hooks.register(guard::<subagent_start::Point>(s, order, |c, a| {
-            add_context(a, false, |t| c.additional_context.push(t));
-        }))?,
-        "stop" => hooks.register(guard::<stop::Point>(s, order, |_, _| {}))?,
-        "session_start" => {
-            hooks.register(transform::<session_start::Point>(s, order, |c, a| {
+            },
+        ))?,
+        "pre_model_call" => hooks.register(mutating::<pre_model_call::Point>(
+            s,
+            order,
+            verdict,
+            |c, a| {
+                add_context(a, false, |t| c.additional_context.push(t));
+            },
+        ))?,
+        "subagent_start" => hooks.register(mutating::<subagent_start::Point>(
+            s,
+            order,
+            verdict,
+            |c, a| {
+                add_context(a, false, |t| c.additional_context.push(t));
+            },
+        ))?,
+        "stop" => hooks.register(mutating::<stop::Point>(s, order, verdict, |_, _| {}))?,
+        "session_start" => hooks.register(mutating::<session_start::Point>(
+            s,
+            order,
+            nothing,
+            |c, a| {
                 add_context(a, true, |t| c.additional_context.push(t));
-            }))?
-        }
-        "post_tool_use" => {
-            hooks.register(transform::<post_tool_use::Point>(s, order, |c, a| {
+            },
+        ))?,
+        "post_tool_use" => hooks.register(mutating::<post_tool_use::Point>(
+            s,
+            order,
+            nothing,
+            |c, a| {
                 if let Some(output) = &a.updated_output {
                     c.tool_response = output.clone();
                 }
@@ -74,41 +91,42 @@ pub(super) fn register(
                     c.add_context(reason);
                 }
                 add_context(a, false, |t| c.add_context(t));
-            }))?
-        }
-        "model_stream_chunk" => {
-            hooks.register(transform::<model_stream_chunk::Point>(s, order, |_, a| {
+            },
+        ))?,
+        "model_stream_chunk" => hooks.register(mutating::<model_stream_chunk::Point>(
+            s,
+            order,
+            nothing,
+            |_, a| {
                 log_unused("model_stream_chunk", a);
-            }))?
-        }
-        "post_model_call" => {
-            hooks.register(transform::<post_model_call::Point>(s, order, |_, a| {
+            },
+        ))?,
+        "post_model_call" => hooks.register(mutating::<post_model_call::Point>(
+            s,
+            order,
+            nothing,
+            |_, a| {
                 log_unused("post_model_call", a);
+            },
+        ))?,
+        "pre_compact" => {
+            hooks.register(mutating::<pre_compact::Point>(s, order, nothing, |_, a| {
+                log_unused("pre_compact", a);
             }))?
         }
-        "pre_compact" => hooks.register(transform::<pre_compact::Point>(s, order, |_, a| {
-            log_unused("pre_compact", a);
-        }))?,
-        "session_end" => hooks.register(observe::<session_end::Point>(s, order))?,
-        "step_end" => hooks.register(observe::<step_end::Point>(s, order))?,
-        "subagent_stop" => hooks.register(observe::<subagent_stop::Point>(s, order))?,
-        "notification" => hooks.register(observe::<notification::Point>(s, order))?,
-        "pre_queue_drain" => hooks.register(observe::<pre_queue_drain::Point>(s, order))?,
-        "post_queue_drain" => hooks.register(observe::<post_queue_drain::Point>(s, order))?,
-        "error_occurred" => hooks.register(
-            Hook::<error_occurred::Point>::new_async(ENTRY_NAME, move |ctx| {
-                let shared = s.clone();
-                Box::pin(async move {
-                    let input = input_of::<error_occurred::Point>(&*ctx)?;
-                    let ran = shared.run(error_occurred::Point::NAME, input).await;
-                    log_unused(error_occurred::Point::NAME, &ran.merged.answer);
-                    ran.failure.map_or(Ok(None), Err)
-                })
-            })
-            .order(order)
-            .timeout(std::time::Duration::MAX)
-            .on_error(OnError::Deny),
-        )?,
+        "session_end" => hooks.register(reading::<session_end::Point>(s, order, nothing))?,
+        "step_end" => hooks.register(reading::<step_end::Point>(s, order, nothing))?,
+        "subagent_stop" => hooks.register(reading::<subagent_stop::Point>(s, order, nothing))?,
+        "notification" => hooks.register(reading::<notification::Point>(s, order, nothing))?,
+        "pre_queue_drain" => {
+            hooks.register(reading::<pre_queue_drain::Point>(s, order, nothing))?
+        }
+        "post_queue_drain" => {
+            hooks.register(reading::<post_queue_drain::Point>(s, order, nothing))?
+        }
+        "error_occurred" => {
+            hooks.register(reading::<error_occurred::Point>(s, order, |_, _| None))?
+        }
         other => {
             tracing::error!(target: "hooks_config::runner", point = other, "configured hooks at an unknown point are not run");
             return Ok(None);
@@ -117,79 +135,91 @@ pub(super) fn register(
     Ok(Some(id))
 }
 
-fn input_of<P: HookPoint>(ctx: &P::Context) -> Result<Value, HookError>
+/// The entry at a guard or transform point: it may change the context (`apply`) and
+/// answers `result` (a verdict, or nothing).
+fn mutating<P>(
+    shared: Arc<Shared>,
+    order: i32,
+    result: fn(&'static str, &Answer) -> Ret<P>,
+    apply: fn(&mut P::Context, &Answer),
+) -> Hook<P>
 where
+    P: HookPoint,
+    P::Kind: MutKind,
     P::Context: serde::Serialize,
+    Result<Ret<P>, HookError>: IntoHookResult<Ret<P>>,
 {
-    crate::protocol::input(P::NAME, ctx)
-        .map_err(|e| HookError::new(format!("hook input of `{}`: {e}", P::NAME)))
+    settings(
+        Hook::<P>::new_async(ENTRY_NAME, move |mut ctx: HookCtx<'_, P>| {
+            let shared = shared.clone();
+            Box::pin(async move {
+                let ran = run::<P>(&shared, &ctx).await?;
+                apply(&mut ctx, &ran.merged.answer);
+                finish::<P>(ran, result)
+            })
+        }),
+        order,
+    )
 }
 
-fn guard<P>(shared: Arc<Shared>, order: i32, apply: fn(&mut P::Context, &Answer)) -> Hook<P>
+/// The entry at an observe or recover point: it cannot change the context.
+fn reading<P>(
+    shared: Arc<Shared>,
+    order: i32,
+    result: fn(&'static str, &Answer) -> Ret<P>,
+) -> Hook<P>
 where
-    P: HookPoint<Kind = hooks_core::Guard>,
+    P: HookPoint,
     P::Context: serde::Serialize,
+    Result<Ret<P>, HookError>: IntoHookResult<Ret<P>>,
 {
-    Hook::<P>::new_async(ENTRY_NAME, move |mut ctx: HookCtx<'_, P>| {
-        let shared = shared.clone();
-        Box::pin(async move {
-            let input = input_of::<P>(&ctx)?;
-            let ran = shared.run(P::NAME, input).await;
-            let answer = ran.merged.answer;
-            apply(&mut ctx, &answer);
-            if let Some(message) = &answer.system_message {
-                tracing::warn!(target: "hooks_config::runner", point = P::NAME, "systemMessage: {message}");
-            }
-            // A hook that failed closed decides, as a failure (the core turns it into a deny
-            // naming the hook); what the others answered is applied all the same.
-            ran.failure.map_or_else(|| Ok(verdict(P::NAME, &answer)), Err)
-        })
-    })
-    .order(order)
-    .timeout(std::time::Duration::MAX)
-    .on_error(OnError::Deny)
+    settings(
+        Hook::<P>::new_async(ENTRY_NAME, move |ctx: HookCtx<'_, P>| {
+            let shared = shared.clone();
+            Box::pin(async move {
+                let ran = run::<P>(&shared, &ctx).await?;
+                log_unused(P::NAME, &ran.merged.answer);
+                finish::<P>(ran, result)
+            })
+        }),
+        order,
+    )
 }
 
-fn transform<P>(shared: Arc<Shared>, order: i32, apply: fn(&mut P::Context, &Answer)) -> Hook<P>
-where
-    P: HookPoint<Kind = hooks_core::Transform>,
-    P::Context: serde::Serialize,
-{
-    Hook::<P>::new_async(ENTRY_NAME, move |mut ctx: HookCtx<'_, P>| {
-        let shared = shared.clone();
-        Box::pin(async move {
-            let input = input_of::<P>(&ctx)?;
-            let ran = shared.run(P::NAME, input).await;
-            apply(&mut ctx, &ran.merged.answer);
-            if let Some(message) = &ran.merged.answer.system_message {
-                tracing::warn!(target: "hooks_config::runner", point = P::NAME, "systemMessage: {message}");
-            }
-            ran.failure.map_or(Ok(()), Err)
-        })
-    })
-    .order(order)
-    .timeout(std::time::Duration::MAX)
-    .on_error(OnError::Deny)
+/// Every entry: its order; no timeout of its own (each hook in it has one); a hook that fails
+/// closed stops the chain as a failure.
+fn settings<P: HookPoint>(hook: Hook<P>, order: i32) -> Hook<P> {
+    hook.order(order)
+        .timeout(std::time::Duration::MAX)
+        .on_error(OnError::Deny)
 }
 
-fn observe<P>(shared: Arc<Shared>, order: i32) -> Hook<P>
+async fn run<P: HookPoint>(shared: &Arc<Shared>, ctx: &P::Context) -> Result<Ran, HookError>
 where
-    P: HookPoint<Kind = hooks_core::Observe>,
     P::Context: serde::Serialize,
 {
-    Hook::<P>::new_async(ENTRY_NAME, move |ctx: HookCtx<'_, P>| {
-        let shared = shared.clone();
-        Box::pin(async move {
-            let input = input_of::<P>(&ctx)?;
-            let ran = shared.run(P::NAME, input).await;
-            log_unused(P::NAME, &ran.merged.answer);
-            ran.failure.map_or(Ok(()), Err)
-        })
-    })
-    .order(order)
-    .timeout(std::time::Duration::MAX)
-    .on_error(OnError::Deny)
+    let input = crate::protocol::input(P::NAME, ctx)
+        .map_err(|e| HookError::new(format!("hook input of `{}`: {e}", P::NAME)))?;
+    Ok(shared.run(P::NAME, input).await)
 }
+
+/// A hook that failed closed decides, as a failure (the core turns it into a deny naming the
+/// hook); what the others answered has been applied all the same.
+fn finish<P: HookPoint>(
+    ran: Ran,
+    result: fn(&'static str, &Answer) -> Ret<P>,
+) -> Result<Ret<P>, HookError> {
+    if let Some(message) = &ran.merged.answer.system_message {
+        tracing::warn!(target: "hooks_config::runner", point = P::NAME, "systemMessage: {message}");
+    }
+    match ran.failure {
+        Some(failure) => Err(failure),
+        None => Ok(result(P::NAME, &ran.merged.answer)),
+    }
+}
+
+/// The result of points that answer nothing.
+fn nothing(_: &'static str, _: &Answer) {}
 
 /// Context from an answer: `additionalContext`, and plain stdout where Claude Code takes it.
 fn add_context(answer: &Answer, plain_text: bool, mut add: impl FnMut(String)) {
@@ -201,7 +231,7 @@ fn add_context(answer: &Answer, plain_text: bool, mut add: impl FnMut(String)) {
     }
 }
 
-fn verdict(point: &str, answer: &Answer) -> Verdict {
+fn verdict(point: &'static str, answer: &Answer) -> Verdict {
     match (&answer.stop, point) {
         // `continue: false` takes precedence over any decision (Claude Code): at `stop` it
         // lets the agent stop, elsewhere it stops what was about to happen.

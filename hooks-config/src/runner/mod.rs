@@ -64,8 +64,8 @@ use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::{Duration, Instant};
 
 use arc_swap::ArcSwap;
-use hooks_core::HookError;
 use hooks_core::runtime::{HookId, Hooks, HooksError};
+use hooks_core::{HookError, KindId};
 use serde_json::Value;
 
 use crate::command::run::{CommandRequest, ExitStatusKind, run_command};
@@ -284,6 +284,9 @@ struct HookSet {
 struct Member {
     spec: HookSpec,
     matcher: CompiledMatcher,
+    /// Whether its point is a guard: failures fail closed by default, `continue: false`
+    /// stops the hooks after it.
+    guard: bool,
 }
 
 impl HookSet {
@@ -336,6 +339,7 @@ impl HookSet {
             points.entry(spec.point).or_default().push(Arc::new(Member {
                 spec: spec.clone(),
                 matcher,
+                guard: crate::events::kind_of(spec.point) == Some(KindId::Guard),
             }));
         }
         for members in points.values_mut() {
@@ -576,7 +580,7 @@ impl Shared {
             let mut failure = None;
             let mut body = body;
             for member in matching {
-                let reply = match self.run_one(&set, &member, point, body).await {
+                let reply = match self.run_one(&set, &member, point, &body).await {
                     Ok(reply) => reply,
                     Err(e) => {
                         failure = Some(e);
@@ -584,10 +588,12 @@ impl Shared {
                     }
                 };
                 let Reply::Answer(answer) = reply else {
-                    body = to_body(&input).unwrap_or_default();
                     continue;
                 };
+                let stops = answer.decision == Decision::Deny
+                    || (answer.stop.is_some() && member.guard && point != "stop");
                 // Chain: the next hook sees this one's rewrite.
+                let rewrote = answer.updated_input.is_some() || answer.updated_output.is_some();
                 if let Some(new) = &answer.updated_input {
                     input["tool_input"] = Value::Object(new.clone());
                     rewrites.0 = answer.updated_input.clone();
@@ -596,19 +602,19 @@ impl Shared {
                     input["tool_response"] = new.clone();
                     rewrites.1 = answer.updated_output.clone();
                 }
-                let stops = answer.decision == Decision::Deny
-                    || (answer.stop.is_some() && apply::is_guard(point) && point != "stop");
                 answers.push(answer);
                 if stops {
                     break;
                 }
-                body = match to_body(&input) {
-                    Ok(body) => body,
-                    Err(e) => {
-                        failure = Some(e);
-                        break;
-                    }
-                };
+                if rewrote {
+                    body = match to_body(&input) {
+                        Ok(body) => body,
+                        Err(e) => {
+                            failure = Some(e);
+                            break;
+                        }
+                    };
+                }
             }
             let mut merged = protocol::merge(answers);
             (merged.answer.updated_input, merged.answer.updated_output) = rewrites;
@@ -698,10 +704,7 @@ impl Shared {
                 Err(failure),
             ),
         };
-        let closed = spec.blocking
-            && spec
-                .on_error
-                .map_or(apply::is_guard(point), |p| p == OnFailure::Deny);
+        let closed = spec.blocking && spec.on_error.map_or(member.guard, |p| p == OnFailure::Deny);
         let (decision, failure) = match &read {
             Ok(answer) => (answer.decision, None),
             Err(failure) => (Decision::None, Some(failure.clone())),
@@ -875,16 +878,7 @@ fn facts<'a>(
     changed: &'a [String],
     project_dir: &'a Path,
 ) -> EventFacts<'a> {
-    let field = match point {
-        "pre_tool_use" | "post_tool_use" => Some("tool_name"),
-        "session_start" => Some("source"),
-        "session_end" => Some("reason"),
-        "pre_compact" => Some("trigger"),
-        "notification" => Some("notification_type"),
-        "subagent_start" | "subagent_stop" => Some("agent_type"),
-        "error_occurred" => Some("kind"),
-        _ => None,
-    };
+    let field = crate::matcher::target_field(point);
     EventFacts {
         target: field.and_then(|f| input.get(f)).and_then(Value::as_str),
         duration_ms: input.get("duration_ms").and_then(Value::as_u64),
