@@ -13,3 +13,13 @@
 //! pulling in an HTTP client.
 
 #![warn(missing_docs)]
+
+/// Hook runs as OpenTelemetry spans and metrics, exported over OTLP/HTTP.
+///
+/// [`otel::Telemetry::attach`] subscribes to a [`hooks_core::runtime::Hooks`] value: each hook
+/// run becomes a span (point, hook, kind, verdict, failure) and metric points (runs, denials,
+/// failures, a duration histogram), with `service.name` and `service.instance.id` on the
+/// resource. Export happens on the OpenTelemetry SDK's background threads; bring your own
+/// providers to share an existing OpenTelemetry setup.
+#[cfg(feature = "otel")]
+pub mod otel;
