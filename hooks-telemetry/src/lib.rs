@@ -9,17 +9,15 @@
 //!   denials, failures, durations), exported over OTLP so that a fleet of agent processes
 //!   lands on one dashboard.
 //!
+//! With `otel`, `otel::Telemetry::attach` subscribes to a `Hooks` value; the `otel` module
+//! documents the span and metric names and attributes, the resource (`service.name`,
+//! `service.instance.id`), the export threads, and how to bring your own OpenTelemetry
+//! providers.
+//!
 //! The `signature` module is always built: a receiver verifies webhooks with it without
 //! pulling in an HTTP client.
 
 #![warn(missing_docs)]
 
-/// Hook runs as OpenTelemetry spans and metrics, exported over OTLP/HTTP.
-///
-/// [`otel::Telemetry::attach`] subscribes to a [`hooks_core::runtime::Hooks`] value: each hook
-/// run becomes a span (point, hook, kind, verdict, failure) and metric points (runs, denials,
-/// failures, a duration histogram), with `service.name` and `service.instance.id` on the
-/// resource. Export happens on the OpenTelemetry SDK's background threads; bring your own
-/// providers to share an existing OpenTelemetry setup.
 #[cfg(feature = "otel")]
 pub mod otel;
