@@ -8,7 +8,7 @@ use hooks_core::context::{Meta, PreToolUse, SessionStart};
 use hooks_core::points::{pre_tool_use, session_start};
 use hooks_core::runtime::{Hook, Hooks};
 use hooks_core::{HookError, HookResult, Verdict};
-use hooks_telemetry::otel::{FlushError, Telemetry};
+use hooks_telemetry::otel::{BuildError, FlushError, Telemetry};
 use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use opentelemetry_proto::tonic::common::v1::any_value::Value as AnyValue;
@@ -394,4 +394,18 @@ async fn a_refused_export_is_a_flush_error_for_both_signals() {
     // Stop the exporter threads (the final metrics export is refused again).
     let t = telemetry.clone();
     assert!(blocking(move || t.shutdown()).await.is_err());
+}
+
+#[test]
+fn an_invalid_endpoint_is_a_build_error() {
+    let err = Telemetry::builder()
+        .endpoint("not a url")
+        .build()
+        .unwrap_err();
+    assert!(matches!(err, BuildError::SpanExporter(_)), "{err:?}");
+    assert!(
+        err.to_string()
+            .starts_with("cannot build the OTLP span exporter for hook runs: "),
+        "{err}"
+    );
 }

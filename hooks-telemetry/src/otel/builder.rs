@@ -105,8 +105,9 @@ impl TelemetryBuilder {
         let resource = LazyCell::new(move || resource(attributes));
         let endpoint = self.endpoint.map(|e| e.trim_end_matches('/').to_owned());
 
-        let (tracer_provider, owns_tracer_provider) = match self.tracer_provider {
-            Some(provider) => (provider, false),
+        // Both exporters first: a configuration error then leaves no thread behind.
+        let traces = match self.tracer_provider {
+            Some(provider) => Source::Supplied(provider),
             None => {
                 let mut exporter = SpanExporter::builder()
                     .with_http()
@@ -114,16 +115,11 @@ impl TelemetryBuilder {
                 if let Some(endpoint) = &endpoint {
                     exporter = exporter.with_endpoint(format!("{endpoint}/v1/traces"));
                 }
-                let exporter = exporter.build().map_err(BuildError::SpanExporter)?;
-                let provider = SdkTracerProvider::builder()
-                    .with_batch_exporter(exporter)
-                    .with_resource(Resource::clone(&resource))
-                    .build();
-                (provider, true)
+                Source::Otlp(exporter.build().map_err(BuildError::SpanExporter)?)
             }
         };
-        let (meter_provider, owns_meter_provider) = match self.meter_provider {
-            Some(provider) => (provider, false),
+        let metrics = match self.meter_provider {
+            Some(provider) => Source::Supplied(provider),
             None => {
                 let mut exporter = MetricExporter::builder()
                     .with_http()
@@ -131,16 +127,23 @@ impl TelemetryBuilder {
                 if let Some(endpoint) = &endpoint {
                     exporter = exporter.with_endpoint(format!("{endpoint}/v1/metrics"));
                 }
-                let exporter = match exporter.build() {
-                    Ok(exporter) => exporter,
-                    Err(e) => {
-                        if owns_tracer_provider {
-                            // Stop the span processor's thread we just started.
-                            let _ = tracer_provider.shutdown();
-                        }
-                        return Err(BuildError::MetricExporter(e));
-                    }
-                };
+                Source::Otlp(exporter.build().map_err(BuildError::MetricExporter)?)
+            }
+        };
+
+        let (tracer_provider, owns_tracer_provider) = match traces {
+            Source::Supplied(provider) => (provider, false),
+            Source::Otlp(exporter) => {
+                let provider = SdkTracerProvider::builder()
+                    .with_batch_exporter(exporter)
+                    .with_resource(Resource::clone(&resource))
+                    .build();
+                (provider, true)
+            }
+        };
+        let (meter_provider, owns_meter_provider) = match metrics {
+            Source::Supplied(provider) => (provider, false),
+            Source::Otlp(exporter) => {
                 let provider = SdkMeterProvider::builder()
                     .with_periodic_exporter(exporter)
                     .with_resource(Resource::clone(&resource))
@@ -161,6 +164,12 @@ impl TelemetryBuilder {
             owns_meter_provider,
         ))
     }
+}
+
+/// Where one signal goes: the caller's provider, or one built around this OTLP exporter.
+enum Source<P, E> {
+    Supplied(P),
+    Otlp(E),
 }
 
 impl fmt::Debug for TelemetryBuilder {
