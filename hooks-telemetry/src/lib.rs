@@ -9,7 +9,15 @@
 //!   denials, failures, durations), exported over OTLP so that a fleet of agent processes
 //!   lands on one dashboard.
 //!
+//! With `otel`, `otel::Telemetry::attach` subscribes to a `Hooks` value; the `otel` module
+//! documents the span and metric names and attributes, the resource (`service.name`,
+//! `service.instance.id`), the export threads, and how to bring your own OpenTelemetry
+//! providers.
+//!
 //! The `signature` module is always built: a receiver verifies webhooks with it without
 //! pulling in an HTTP client.
 
 #![warn(missing_docs)]
+
+#[cfg(feature = "otel")]
+pub mod otel;
