@@ -13,3 +13,5 @@
 //! pulling in an HTTP client.
 
 #![warn(missing_docs)]
+
+pub mod signature;
