@@ -15,3 +15,5 @@
 #![warn(missing_docs)]
 
 pub mod signature;
+#[cfg(feature = "webhooks")]
+pub mod webhooks;
