@@ -182,6 +182,65 @@ impl fmt::Debug for HttpHandler {
     }
 }
 
+/// One entry of the `webhooks:` section: where to POST which bus events, signed with which
+/// secret (seed 002). Sent by `hooks-telemetry`'s webhooks (feature `webhooks`).
+#[derive(Clone, PartialEq)]
+pub struct WebhookSpec {
+    /// `id`, or `webhooks[N]` by position.
+    pub id: String,
+    /// The points whose events are sent (`hook:`), resolved to our names.
+    pub points: Vec<&'static str>,
+    /// `hook: "*"`: every event, points and custom events.
+    pub all: bool,
+    /// Custom event names (`events:`), as the program emits them.
+    pub events: Vec<String>,
+    /// The endpoint (`http://` or `https://`).
+    pub url: String,
+    /// The signing secret as written: a literal or a `${ENV_VAR}` template, expanded when the
+    /// webhook is started. Never shown by `Debug`.
+    pub secret: Option<String>,
+    /// Per-request timeout (`timeout` in seconds or `timeout_ms`).
+    pub timeout: Option<Duration>,
+    /// How often a failed delivery is retried.
+    pub retries: Option<u32>,
+    /// How many events may wait for delivery before new ones are dropped (and counted).
+    pub queue: Option<usize>,
+    /// False: listed, never sent.
+    pub enabled: bool,
+    /// Where it was declared.
+    pub location: Location,
+}
+
+impl WebhookSpec {
+    /// The names of the events this webhook receives (`*` for every event).
+    pub fn event_names(&self) -> Vec<String> {
+        if self.all {
+            return vec!["*".to_owned()];
+        }
+        self.points
+            .iter()
+            .map(|p| (*p).to_owned())
+            .chain(self.events.iter().cloned())
+            .collect()
+    }
+}
+
+impl fmt::Debug for WebhookSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("WebhookSpec")
+            .field("id", &self.id)
+            .field("events", &self.event_names())
+            .field("url", &self.url)
+            .field("secret", &self.secret.as_ref().map(|_| "[redacted]"))
+            .field("timeout", &self.timeout)
+            .field("retries", &self.retries)
+            .field("queue", &self.queue)
+            .field("enabled", &self.enabled)
+            .field("location", &self.location)
+            .finish()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

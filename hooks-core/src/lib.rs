@@ -41,7 +41,8 @@
 //! [`runtime::HooksProvider`] objects and closures registered at run time, per point and in one
 //! order; it can change while other threads dispatch, bounds async hooks by timeouts, applies
 //! each hook's failure policy ([`OnError`]) and delivers a record of every run to `tracing` and
-//! to subscribers. [`runtime::Session`] wires a `Hooks` value into an agent loop so that every
+//! to subscribers. It also publishes every dispatched point, with its merged outcome, on an
+//! event [`bus`] that programs extend with events of their own. [`runtime::Session`] wires a `Hooks` value into an agent loop so that every
 //! point fires with a filled context.
 //!
 //! # The linking rule
@@ -70,6 +71,7 @@
 // Lets `#[hook]` and `hook_points!` expand inside this crate's own tests.
 extern crate self as hooks_core;
 
+pub mod bus;
 pub mod context;
 pub mod dispatch;
 pub mod kind;

@@ -201,7 +201,8 @@ fn async_dispatch_costs_one_allocation_per_async_hook() {
 }
 
 /// The runtime's sync dispatch: a lock-free snapshot load, link-time fns, a provider's method
-/// and a runtime closure, with a subscriber attached. Nothing allocates.
+/// and a runtime closure, with a hook-run subscriber and a bus subscriber to another point
+/// attached. Nothing allocates.
 #[test]
 fn runtime_sync_dispatch_allocates_nothing() {
     use hooks_core::runtime::{Hook, Hooks};
@@ -221,6 +222,10 @@ fn runtime_sync_dispatch_allocates_nothing() {
     hooks.subscribe(move |_| {
         seen.fetch_add(1, Ordering::Relaxed);
     });
+    // A bus subscriber to another point: the bus is active, but this point is not published.
+    let elsewhere = hooks.bus().subscribe(hooks_core::bus::Filter::topic::<
+        hooks_core::points::stop::Point,
+    >());
     let mut ctx = Ctx::default();
     warm(|| hooks.dispatch::<points::guards::Point>(&mut Ctx::default()));
     let n = allocations_during(|| {
@@ -240,4 +245,5 @@ fn runtime_sync_dispatch_allocates_nothing() {
         9 * (RUNS + 1),
         "every run was delivered"
     );
+    assert!(elsewhere.is_empty(), "the other point was never dispatched");
 }

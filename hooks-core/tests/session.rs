@@ -91,6 +91,11 @@ async fn a_session_fires_every_standard_point_and_aggregates_its_counters() {
         }))
         .unwrap();
 
+    // Every dispatch is published on the bus, in order.
+    let mut events = hooks
+        .bus()
+        .subscribe_with_capacity(hooks_core::bus::Filter::all(), 4096);
+
     let mut session = Session::start(hooks, Meta::new("s1").with_agent("lead"), "big-model")
         .await
         .unwrap();
@@ -173,6 +178,25 @@ async fn a_session_fires_every_standard_point_and_aggregates_its_counters() {
         "hooks saw the aggregated counters"
     );
     assert_eq!(stops.lock().unwrap()[0].subagent_name, "researcher");
+
+    let published: Vec<_> = std::iter::from_fn(|| events.try_recv()).collect();
+    let mut by_point: BTreeMap<&'static str, u32> = BTreeMap::new();
+    for e in &published {
+        assert!(e.is_point());
+        *by_point.entry(e.name()).or_default() += 1;
+    }
+    assert_eq!(by_point, *fired, "one event per dispatch of every point");
+    assert!(
+        published.windows(2).all(|w| w[0].seq() < w[1].seq()),
+        "published in dispatch order"
+    );
+    assert_eq!(events.dropped(), 0);
+    let last = published.last().unwrap();
+    let end_event = last.payload::<session_end::Point>().unwrap();
+    assert_eq!(
+        end_event.context.tool_calls, 2,
+        "the context as the hooks left it"
+    );
 }
 
 #[tokio::test]

@@ -183,7 +183,10 @@ fn misplaced(name: &str) -> Option<String> {
 }
 
 /// `None` inside: no timeout given; `None` outside: an invalid one.
-fn read_timeout(f: &mut Fields<'_>, issues: &mut Issues) -> Option<Option<std::time::Duration>> {
+pub(super) fn read_timeout(
+    f: &mut Fields<'_>,
+    issues: &mut Issues,
+) -> Option<Option<std::time::Duration>> {
     match (f.take("timeout_ms"), f.take("timeout")) {
         (Some(_), Some(secs)) => {
             issues.push(

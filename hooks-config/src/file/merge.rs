@@ -1,7 +1,7 @@
 //! Combining loaded files into one set, with unique ids.
 
 use super::{LoadedConfig, Problem};
-use crate::spec::HookSpec;
+use crate::spec::{HookSpec, WebhookSpec};
 
 impl LoadedConfig {
     /// Combines several loaded files (the project file, `.hooks/`, Claude Code settings, …)
@@ -53,6 +53,12 @@ impl LoadedConfig {
             }
             for spec in part.dormant {
                 merged.insert(spec, false, true);
+            }
+            let webhooks = part.webhooks.into_iter().map(|w| (w, true));
+            for (webhook, active) in
+                webhooks.chain(part.dormant_webhooks.into_iter().map(|w| (w, false)))
+            {
+                merged.insert_webhook(webhook, active);
             }
         }
         merged
@@ -125,4 +131,29 @@ fn same_hook(a: &HookSpec, b: &HookSpec) -> bool {
     let mut b = b.clone();
     b.location = a.location.clone();
     *a == b
+}
+
+impl LoadedConfig {
+    /// Adds a webhook unless its id is taken (then it is reported and skipped).
+    fn insert_webhook(&mut self, webhook: WebhookSpec, active: bool) {
+        let taken = self
+            .webhooks
+            .iter()
+            .chain(&self.dormant_webhooks)
+            .find(|w| w.id == webhook.id);
+        if let Some(first) = taken {
+            self.problems.push(Problem {
+                message: format!(
+                    "duplicate webhook id `{}` (first declared at {}); skipped",
+                    webhook.id, first.location
+                ),
+                location: webhook.location.clone(),
+                hook_id: Some(webhook.id.clone()),
+            });
+        } else if active {
+            self.webhooks.push(webhook);
+        } else {
+            self.dormant_webhooks.push(webhook);
+        }
+    }
 }

@@ -72,6 +72,15 @@
 //!       kind: http
 //!       url: https://audit.example.com/hooks
 //!       headers: { Authorization: "Bearer ${AUDIT_TOKEN}" }
+//! webhooks:                        # signed POSTs of bus events (seed 002), see below
+//!   - id: siem
+//!     hook: [pre_tool_use, stop]   # point names (ours, Claude Code's, the seeds'), or "*"
+//!     events: [deployed]           # custom event names the program emits
+//!     url: https://siem.example.com/api/events
+//!     secret: ${WEBHOOK_SECRET}    # the HMAC-SHA256 key; ${VAR} is expanded at start
+//!     timeout_ms: 5000             # per request (or `timeout` in seconds)
+//!     retries: 3                   # 5xx, timeouts and refused connections are retried
+//!     queue: 1024                  # events waiting beyond this are dropped and counted
 //! "#;
 //! let config = parse_project(yaml, Format::Yaml, Path::new("hooks.yaml")).unwrap();
 //! assert!(config.problems.is_empty(), "{:?}", config.problems);
@@ -83,7 +92,14 @@
 //! let Handler::Command(tracker) = &config.hooks[1].handler else { panic!() };
 //! assert_eq!(tracker.line, CommandLine::Exec(vec!["./scripts/hooks/track.py".into(), "--slow".into()]));
 //! assert!(matches!(config.hooks[2].handler, Handler::Http(_)));
+//! assert_eq!(config.webhooks[0].event_names(), ["pre_tool_use", "stop", "deployed"]);
 //! ```
+//!
+//! `webhooks:` entries follow the same rules: each is checked on its own and a bad one is
+//! skipped with its position; they follow the project's `enabled: true` switch (without it
+//! they land in [`LoadedConfig::dormant_webhooks`]); and a webhook's URL must be admitted by
+//! the `allow:` list, like an HTTP hook's, before anything is sent to it. The sender is
+//! `hooks-telemetry`'s (feature `webhooks`).
 //!
 //! The same in TOML: top-level keys, then one `[[hooks]]` table per entry (with
 //! `[hooks.match]` and `[hooks.handler]` sub-tables); in JSON: the same object. YAML is read
@@ -94,7 +110,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::spec::{HookSpec, Location};
+use crate::spec::{HookSpec, Location, WebhookSpec};
 
 pub mod claude;
 mod entry;
@@ -107,6 +123,7 @@ mod merge;
 mod node;
 mod project;
 mod sources;
+mod webhook;
 
 pub use claude::{load_claude_plugin, load_claude_settings, parse_claude};
 pub use project::{load_hooks_dir, load_project, load_project_file, parse_project};
@@ -135,6 +152,10 @@ pub struct LoadedConfig {
     pub hooks: Vec<HookSpec>,
     /// Valid hooks that will not run because their project is not switched on.
     pub dormant: Vec<HookSpec>,
+    /// The `webhooks:` entries (sent by `hooks-telemetry`), in file order.
+    pub webhooks: Vec<WebhookSpec>,
+    /// Valid webhooks that will not be sent because their project is not switched on.
+    pub dormant_webhooks: Vec<WebhookSpec>,
     /// Everything that was wrong, skipped or ignored.
     pub problems: Vec<Problem>,
     /// The files read.

@@ -7,11 +7,19 @@ use std::sync::Arc;
 use super::entry::{self, location};
 use super::fields::{self, Fields, Issues};
 use super::node::{Node, Value};
+use super::webhook;
 use super::{
     AllowEntry, BuiltinSettings, Format, LoadedConfig, Problem, from_yaml, parse_text, read_text,
 };
 
-const TOP_FIELDS: &[&str] = &["enabled", "sequential", "allow", "builtin", "hooks"];
+const TOP_FIELDS: &[&str] = &[
+    "enabled",
+    "sequential",
+    "allow",
+    "builtin",
+    "hooks",
+    "webhooks",
+];
 
 /// The project file names, in the order they are looked for.
 const PROJECT_FILES: &[&str] = &["hooks.yaml", "hooks.yml", "hooks.toml", "hooks.json"];
@@ -91,7 +99,7 @@ pub fn parse_project(text: &str, format: Format, file: &Path) -> Result<LoadedCo
                 node.pos,
                 None,
                 format!(
-                    "expected a map at the top level (enabled, sequential, allow, builtin, hooks), found {}",
+                    "expected a map at the top level (enabled, sequential, allow, builtin, hooks, webhooks), found {}",
                     other.kind()
                 ),
             ));
@@ -99,6 +107,7 @@ pub fn parse_project(text: &str, format: Format, file: &Path) -> Result<LoadedCo
     }
     let mut issues = Issues::default();
     let mut hooks = Vec::new();
+    let mut webhooks = None;
     if let Some(mut f) = Fields::of(&node, "the config", &mut issues) {
         config.enabled = f
             .take("enabled")
@@ -136,6 +145,7 @@ pub fn parse_project(text: &str, format: Format, file: &Path) -> Result<LoadedCo
                 ),
             }
         }
+        webhooks = f.take("webhooks");
         f.finish("the config", TOP_FIELDS, |_| None, &mut issues);
     }
     for (pos, message) in issues.0 {
@@ -143,6 +153,9 @@ pub fn parse_project(text: &str, format: Format, file: &Path) -> Result<LoadedCo
     }
     for item in hooks {
         read_entry_into(&mut config, item, None, &file);
+    }
+    if let Some(node) = webhooks {
+        webhook::read_all(&mut config, node, &file);
     }
     if !config.enabled {
         switch_off(&mut config, &file);
@@ -247,6 +260,14 @@ fn switch_off(config: &mut LoadedConfig, source: &Path) {
         );
     }
     config.dormant.append(&mut config.hooks);
+    if !config.webhooks.is_empty() {
+        tracing::info!(
+            source = %source.display(),
+            webhooks = config.webhooks.len(),
+            "webhooks are off (no `enabled: true` in the project file): none will be sent"
+        );
+    }
+    config.dormant_webhooks.append(&mut config.webhooks);
 }
 
 fn read_allow(node: &Node, file: &Arc<PathBuf>, issues: &mut Issues) -> Vec<AllowEntry> {

@@ -382,3 +382,102 @@ fn claude_files_reject_our_event_names_with_the_claude_name() {
         ]
     );
 }
+
+#[test]
+fn webhooks_load_with_seed_002_fields_and_our_names() {
+    let config = yaml(
+        "enabled: true
+webhooks:
+  - hook: PreToolUse
+    url: https://siem.internal/api/events
+    secret: ${WEBHOOK_SECRET}
+    timeout_ms: 5000
+  - id: everything
+    hook: '*'
+    url: http://127.0.0.1:9000/in
+    retries: 5
+    queue: 64
+  - id: deploys
+    hook: [stop, session_end]
+    events: deployed
+    url: https://ops.example.com/x
+    enabled: false
+",
+    );
+    assert!(config.problems.is_empty(), "{:?}", messages(&config));
+    let [siem, all, deploys] = config.webhooks.as_slice() else {
+        panic!("three webhooks: {:?}", config.webhooks)
+    };
+    assert_eq!(siem.id, "webhooks[0]");
+    assert_eq!(siem.points, ["pre_tool_use"], "Claude Code's name resolved");
+    assert_eq!(siem.secret.as_deref(), Some("${WEBHOOK_SECRET}"));
+    assert_eq!(siem.timeout, Some(std::time::Duration::from_millis(5000)));
+    assert_eq!(siem.location.to_string(), "hooks.yaml:3:5");
+    assert!(all.all && all.points.is_empty());
+    assert_eq!((all.retries, all.queue), (Some(5), Some(64)));
+    assert_eq!(all.event_names(), ["*"]);
+    assert_eq!(deploys.event_names(), ["stop", "session_end", "deployed"]);
+    assert!(!deploys.enabled);
+    assert!(!format!("{siem:?}").contains("WEBHOOK_SECRET"));
+}
+
+#[test]
+fn a_bad_webhook_is_skipped_with_its_position_and_the_others_load() {
+    let config = yaml(
+        "enabled: true
+webhooks:
+  - id: typo
+    hook: pre_tool_usee
+    url: https://a.example.com
+  - id: seed_ms
+    hook: stop
+    url: https://b.example.com
+    timeout: 5000
+  - id: no_url
+    hook: stop
+  - id: ftp
+    hook: stop
+    url: ftp://c.example.com
+    retries: 99
+    colour: red
+  - id: ok
+    hook: stop
+    url: https://d.example.com
+  - id: ok
+    hook: stop
+    url: https://e.example.com
+",
+    );
+    assert_eq!(config.webhooks.len(), 1);
+    assert_eq!(config.webhooks[0].url, "https://d.example.com");
+    let m = messages(&config);
+    let expect = [
+        ("hooks.yaml:4:11: webhook `typo` skipped:", "pre_tool_use"),
+        ("hooks.yaml:9:14: webhook `seed_ms` skipped:", "timeout_ms"),
+        (
+            "hooks.yaml:10:5: webhook `no_url` skipped: missing `url`",
+            "",
+        ),
+        ("hooks.yaml:14:10: webhook `ftp` skipped:", "http"),
+        ("hooks.yaml:15:14: webhook `ftp` skipped:", "out of range"),
+        (
+            "hooks.yaml:16:5: webhook `ftp` skipped: unknown field `colour`",
+            "",
+        ),
+        ("hooks.yaml:20:5: duplicate webhook id `ok`; skipped", ""),
+    ];
+    assert_eq!(m.len(), expect.len(), "{m:#?}");
+    for (got, (prefix, needle)) in m.iter().zip(expect) {
+        assert!(got.starts_with(prefix) && got.contains(needle), "{got}");
+    }
+}
+
+#[test]
+fn webhooks_of_a_project_that_is_not_switched_on_are_dormant() {
+    let config = yaml("webhooks:\n  - { hook: stop, url: https://a.example.com }\n");
+    assert!(config.webhooks.is_empty());
+    assert_eq!(config.dormant_webhooks.len(), 1);
+    let merged = LoadedConfig::merge([config]);
+    assert!(merged.webhooks.is_empty());
+    assert_eq!(merged.dormant_webhooks.len(), 1);
+}

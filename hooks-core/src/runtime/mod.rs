@@ -82,12 +82,14 @@ use std::time::Duration;
 
 use arc_swap::ArcSwap;
 
+use crate::bus::Bus;
 use crate::kind::{Kind, KindId};
 use crate::outcome::{HookName, OnError, Outcome};
 use crate::point::HookPoint;
 
 use hook::Entry;
-use provider::{Provided, for_each_standard_point, provider_hook};
+pub(crate) use provider::for_each_standard_point;
+use provider::{Provided, provider_hook};
 use record::{Subscriber, SubscriberFn};
 use run::Sink;
 use settings::EnvSwitches;
@@ -156,6 +158,7 @@ pub struct Hooks {
 struct Inner {
     snapshot: ArcSwap<Snapshot>,
     state: Mutex<State>,
+    bus: Bus,
 }
 
 /// An immutable view of the hook set: what one dispatch runs.
@@ -233,6 +236,7 @@ impl Hasher for TypeIdHasher {
 pub struct HooksBuilder {
     state: State,
     read_env: bool,
+    bus: Option<Bus>,
 }
 
 impl Hooks {
@@ -262,6 +266,7 @@ impl Hooks {
         HooksBuilder {
             state,
             read_env: true,
+            bus: None,
         }
     }
 
@@ -282,7 +287,7 @@ impl Hooks {
     /// Lock-free, and allocation-free unless a hook fails or allocates itself.
     pub fn dispatch<P: HookPoint>(&self, ctx: &mut P::Context) -> Outcome<<P::Kind as Kind>::Ret> {
         let snapshot = self.inner.snapshot.load();
-        match snapshot.table::<P>() {
+        let outcome = match snapshot.table::<P>() {
             Some(table) => run::run_sync(&table.entries, ctx, &snapshot.sink()),
             None => {
                 drop(snapshot);
@@ -292,7 +297,9 @@ impl Hooks {
                     None => Outcome::default(),
                 }
             }
-        }
+        };
+        self.inner.bus.publish_point::<P>(ctx, &outcome);
+        outcome
     }
 
     /// Run every hook of point `P` on `ctx`, sync and async, and merge their results by the
@@ -310,15 +317,15 @@ impl Hooks {
         if snapshot.table::<P>().is_none() {
             snapshot = self.learn::<P>();
         }
-        let Some(table) = snapshot.table::<P>() else {
-            return Outcome::default();
+        let outcome = match snapshot.table::<P>() {
+            None => Outcome::default(),
+            Some(table) if <P::Kind as Kind>::ID == KindId::Observe => {
+                run::run_observers(&table.entries, ctx, &snapshot.sink()).await
+            }
+            Some(table) => run::run_in_order(&table.entries, ctx, &snapshot.sink()).await,
         };
-        let sink = snapshot.sink();
-        if <P::Kind as Kind>::ID == KindId::Observe {
-            run::run_observers(&table.entries, ctx, &sink).await
-        } else {
-            run::run_in_order(&table.entries, ctx, &sink).await
-        }
+        self.inner.bus.publish_point::<P>(ctx, &outcome);
+        outcome
     }
 
     /// Add a hook while the program runs. It takes part in every dispatch that starts after
@@ -404,6 +411,12 @@ impl Hooks {
     /// dispatched or registered so far), enabled or not, in run order per point.
     pub fn list(&self) -> Vec<HookListing> {
         self.inner.snapshot.load().listing.clone()
+    }
+
+    /// The event bus this value publishes every dispatched point on, after the point's hooks
+    /// ran (see [`crate::bus`]).
+    pub fn bus(&self) -> &Bus {
+        &self.inner.bus
     }
 
     /// True when `HOOKS_DEBUG` was on when the value was built.
@@ -679,6 +692,13 @@ impl HooksBuilder {
         self
     }
 
+    /// Publish on `bus` instead of a bus of the value's own, for instance one bus for every
+    /// tenant's hook set.
+    pub fn bus(mut self, bus: Bus) -> Self {
+        self.bus = Some(bus);
+        self
+    }
+
     /// Do not read `HOOKS_DISABLE` and `HOOKS_DEBUG` (for tests and embedders that configure
     /// everything in code).
     pub fn ignore_env(mut self) -> Self {
@@ -702,6 +722,7 @@ impl HooksBuilder {
             inner: Arc::new(Inner {
                 snapshot: ArcSwap::from_pointee(snapshot),
                 state: Mutex::new(self.state),
+                bus: self.bus.unwrap_or_default(),
             }),
         })
     }
