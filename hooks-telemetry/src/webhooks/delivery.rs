@@ -85,7 +85,7 @@ async fn endpoint_task(
         if current == Phase::Abort {
             break;
         }
-        if current == Phase::Draining && !draining {
+        if current >= Phase::Draining && !draining {
             // No more events in; the queued ones still come out of `recv`.
             rx.close();
             draining = true;

@@ -1,9 +1,32 @@
 //! Signed outbound webhooks (feature `webhooks`).
 //!
 //! Configure one [`Webhook`] per endpoint (URL, [`Secret`](crate::signature::Secret), event
-//! names, timeout, retries, queue size), start a [`Webhooks`] sender, and feed it events with
-//! [`Webhooks::enqueue`]. Receivers check deliveries with
-//! [`signature::Verifier`](crate::signature::Verifier).
+//! names, timeout, retries, queue size), start a [`Webhooks`] sender, and feed it events:
+//! attach it to the event bus of a [`Hooks`](hooks_core::runtime::Hooks) value
+//! ([`Webhooks::attach`]), or hand it events yourself ([`Webhooks::enqueue`]). Receivers check
+//! deliveries with [`signature::Verifier`](crate::signature::Verifier).
+//!
+//! ```no_run
+//! use hooks_core::runtime::Hooks;
+//! use hooks_telemetry::signature::Secret;
+//! use hooks_telemetry::webhooks::{Source, Webhook, Webhooks};
+//! use std::time::Duration;
+//!
+//! let hooks = Hooks::builder().build()?;
+//! let webhooks = Webhooks::builder()
+//!     .endpoint(
+//!         Webhook::new("https://siem.example/api/events")
+//!             .secret(Secret::expand("${WEBHOOK_SECRET}")?)
+//!             .events(["pre_tool_use", "error_occurred"]),
+//!     )
+//!     .source(Source::new("ci-bot", "runner-3"))
+//!     .build()?;
+//! webhooks.attach(hooks.bus());
+//! // ... run the agent: every pre_tool_use and error_occurred dispatch is POSTed ...
+//! let stats = webhooks.shutdown(Duration::from_secs(5));
+//! println!("sent {}, failed {}, dropped {}", stats.sent, stats.failed, stats.dropped);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 //!
 //! # Delivery
 //!
@@ -64,6 +87,7 @@
 //! abandons the rest (counted as `failed` if in flight, `dropped` if still queued). Dropping a
 //! [`Webhooks`] without `shutdown` abandons at once.
 
+mod attach;
 mod config;
 mod delivery;
 mod error;

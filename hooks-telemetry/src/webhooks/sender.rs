@@ -2,7 +2,8 @@
 
 use std::fmt;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::Ordering::{Relaxed, SeqCst};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize};
 use std::sync::mpsc as std_mpsc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -30,7 +31,9 @@ pub(crate) struct Outgoing {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum Phase {
     Running,
-    /// Take no new events; deliver the queued ones.
+    /// No new events from users; the bus forwarders hand over what they hold, then stop.
+    Closing,
+    /// The forwarders are done: take no new events, deliver the queued ones.
     Draining,
     /// Stop now; count what is left.
     Abort,
@@ -154,6 +157,10 @@ pub(crate) struct Shared {
     started: Instant,
     phase: watch::Sender<Phase>,
     pub(crate) runtime: tokio::runtime::Handle,
+    /// Events the attached buses dropped before we saw them.
+    pub(crate) missed: AtomicU64,
+    /// Bus forwarders still running.
+    forwarders: AtomicUsize,
 }
 
 impl Shared {
@@ -175,9 +182,42 @@ impl Shared {
         self.closed.load(Relaxed)
     }
 
+    /// A bus forwarder starts.
+    pub(crate) fn forwarder_started(&self) {
+        self.forwarders.fetch_add(1, SeqCst);
+    }
+
+    /// A bus forwarder is done; the last one lets the endpoints drain.
+    pub(crate) fn forwarder_done(&self) {
+        if self.forwarders.fetch_sub(1, SeqCst) == 1 {
+            self.advance_to_draining();
+        }
+    }
+
+    /// `Closing` becomes `Draining` once no forwarder runs: the endpoint queues close only
+    /// after the forwarders handed over what they held.
+    fn advance_to_draining(&self) {
+        if self.forwarders.load(SeqCst) == 0 {
+            self.phase.send_if_modified(|phase| {
+                let closing = *phase == Phase::Closing;
+                if closing {
+                    *phase = Phase::Draining;
+                }
+                closing
+            });
+        }
+    }
+
     /// Offers `event` to every endpoint that receives it; never blocks. Returns how many
-    /// endpoints queued it.
-    pub(crate) fn offer(&self, name: &str, seq: u64, data: serde_json::Value) -> usize {
+    /// endpoints queued it. Once the sender is closed, only `draining` offers (events that
+    /// came in before the shutdown) are tried.
+    pub(crate) fn offer(
+        &self,
+        name: &str,
+        seq: u64,
+        data: serde_json::Value,
+        draining: bool,
+    ) -> usize {
         let mut data = Some(data);
         let mut event: Option<Arc<Outgoing>> = None;
         let mut queued = 0;
@@ -185,7 +225,7 @@ impl Shared {
             if !endpoint.config.receives(name) {
                 continue;
             }
-            if self.is_closed() {
+            if !draining && self.is_closed() {
                 endpoint.counters.refused.fetch_add(1, Relaxed);
                 continue;
             }
@@ -216,6 +256,26 @@ impl Shared {
             }
         }
         queued
+    }
+}
+
+impl Shared {
+    /// An event whose payload does not serialize: a failed delivery for each endpoint that
+    /// receives it.
+    pub(crate) fn unserializable(&self, name: &str, error: &serde_json::Error) {
+        for endpoint in self.endpoints.iter().filter(|e| e.config.receives(name)) {
+            endpoint.counters.accepted.fetch_add(1, Relaxed);
+            let failed = endpoint.counters.failed.fetch_add(1, Relaxed) + 1;
+            if endpoint.warn_failed.allow(self.now_ms()) {
+                tracing::warn!(
+                    endpoint = %endpoint.display_url,
+                    event = name,
+                    failed,
+                    error = %error,
+                    "webhook event payload does not serialize to JSON; not sent"
+                );
+            }
+        }
     }
 }
 
@@ -304,6 +364,8 @@ impl WebhooksBuilder {
             started: Instant::now(),
             phase,
             runtime: runtime.handle().clone(),
+            missed: AtomicU64::new(0),
+            forwarders: AtomicUsize::new(0),
         });
 
         let (done_tx, done) = std_mpsc::channel();
@@ -369,7 +431,7 @@ impl Webhooks {
     /// queued it.
     pub fn enqueue(&self, event: &str, data: serde_json::Value) -> usize {
         let seq = self.shared.next_seq.fetch_add(1, Relaxed);
-        self.shared.offer(event, seq, data)
+        self.shared.offer(event, seq, data, false)
     }
 
     /// The counters summed over all endpoints.
@@ -416,7 +478,8 @@ impl Webhooks {
             self.shared.phase.send_replace(Phase::Abort);
             return;
         };
-        self.shared.phase.send_replace(Phase::Draining);
+        self.shared.phase.send_replace(Phase::Closing);
+        self.shared.advance_to_draining();
         let finished = match worker.done.recv_timeout(deadline) {
             Ok(()) | Err(std_mpsc::RecvTimeoutError::Disconnected) => true,
             Err(std_mpsc::RecvTimeoutError::Timeout) => {
