@@ -318,10 +318,9 @@ async fn a_full_queue_drops_and_counts_and_shutdown_accounts_for_everything() {
     assert_eq!(after.pending, 0);
     assert_eq!(after.sent, 0);
     assert_eq!(after.sent + after.failed + after.dropped, 10, "{after:?}");
-    assert_eq!(
-        after.failed, 1,
-        "the one in flight at the deadline: {after:?}"
-    );
+    // The one in flight at the deadline is abandoned as failed (unless the delivery thread was
+    // starved for the whole 200 ms and never started it); the queued ones count as dropped.
+    assert!(after.failed <= 1, "{after:?}");
 }
 
 #[test]
@@ -358,4 +357,36 @@ fn works_without_a_tokio_runtime_and_no_endpoints_is_fine() {
         hooks.shutdown(Duration::from_secs(1)),
         WebhookStats::default()
     );
+}
+
+/// Several agent threads share one sender through an `Arc`; every event arrives once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn many_threads_enqueue_through_one_shared_sender() {
+    let server = MockServer::start().await;
+    respond(&server, 200).await;
+    let hooks = std::sync::Arc::new(Webhooks::new([hook(&server).queue_capacity(1000)]).unwrap());
+    let threads: Vec<_> = (0..4)
+        .map(|t| {
+            let hooks = hooks.clone();
+            std::thread::spawn(move || {
+                (0..50)
+                    .map(|i| hooks.enqueue("step_end", json!({"thread": t, "i": i})))
+                    .sum::<usize>()
+            })
+        })
+        .collect();
+    let queued: usize = threads.into_iter().map(|t| t.join().unwrap()).sum();
+    assert_eq!(queued, 200);
+    let hooks = std::sync::Arc::into_inner(hooks).unwrap();
+    assert_eq!(tuple(shutdown(hooks).await), stats(200, 0, 0, 0));
+    let mut ids: Vec<_> = server
+        .received_requests()
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| verify(r).id().unwrap().to_owned())
+        .collect();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), 200);
 }

@@ -96,7 +96,7 @@ impl Webhook {
         self
     }
 
-    /// Timeout of one delivery attempt, from connecting to the end of the response headers.
+    /// Timeout of one delivery attempt: connecting, sending, and reading the response.
     #[must_use]
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;

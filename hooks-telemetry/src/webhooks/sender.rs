@@ -1,10 +1,10 @@
 //! The sender: per-endpoint bounded queues, counters, the delivery thread, shutdown.
 
 use std::fmt;
-use std::sync::Arc;
 use std::sync::atomic::Ordering::{Relaxed, SeqCst};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize};
 use std::sync::mpsc as std_mpsc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -388,7 +388,7 @@ impl WebhooksBuilder {
         );
         Ok(Webhooks {
             shared,
-            worker: Some(Worker { thread, done }),
+            worker: Mutex::new(Some(Worker { thread, done })),
         })
     }
 }
@@ -410,7 +410,8 @@ struct Worker {
 /// without waiting; call [`Webhooks::shutdown`] to drain first.
 pub struct Webhooks {
     shared: Arc<Shared>,
-    worker: Option<Worker>,
+    /// In a mutex only so that `Webhooks` is `Sync` (the std receiver is not).
+    worker: Mutex<Option<Worker>>,
 }
 
 impl Webhooks {
@@ -471,7 +472,12 @@ impl Webhooks {
 
     fn stop(&mut self, deadline: Option<Duration>) {
         self.shared.closed.store(true, Relaxed);
-        let Some(worker) = self.worker.take() else {
+        let worker = self
+            .worker
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        let Some(worker) = worker else {
             return;
         };
         let Some(deadline) = deadline else {
@@ -512,7 +518,7 @@ impl fmt::Debug for Webhooks {
         f.debug_struct("Webhooks")
             .field("endpoints", &self.endpoint_stats())
             .field("source", &self.shared.source)
-            .field("running", &self.worker.is_some())
+            .field("running", &!self.shared.is_closed())
             .finish()
     }
 }
@@ -532,4 +538,36 @@ pub(crate) fn redact_str(url: &str) -> String {
     reqwest::Url::parse(url)
         .map(|u| redact(&u))
         .unwrap_or_else(|_| "<invalid url>".to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_sender_can_be_shared_across_threads() {
+        fn send_sync<T: Send + Sync>() {}
+        send_sync::<Webhooks>();
+        send_sync::<WebhookStats>();
+    }
+
+    #[test]
+    fn urls_are_redacted() {
+        assert_eq!(
+            redact_str("https://user:pw@example.com:8443/a/b?token=t#frag"),
+            "https://example.com:8443/a/b"
+        );
+        assert_eq!(redact_str("not a url"), "<invalid url>");
+    }
+
+    #[test]
+    fn rate_limit_lets_one_through_per_interval() {
+        let limit = RateLimit::new();
+        let every = WARN_EVERY.as_millis() as u64;
+        assert!(limit.allow(0));
+        assert!(!limit.allow(1));
+        assert!(!limit.allow(every - 1));
+        assert!(limit.allow(every));
+        assert!(!limit.allow(every + 1));
+    }
 }
