@@ -92,8 +92,9 @@ pub const DEFAULT_TOLERANCE: Duration = Duration::from_secs(5 * 60);
 /// reach a log line, a panic message or an error. The bytes are reachable only through
 /// [`Secret::expose`], for code that really needs them.
 ///
-/// (The key is not zeroized on drop.)
-#[derive(Clone, PartialEq, Eq)]
+/// No `PartialEq`: comparing keys with `==` would not be constant-time. (The key is not
+/// zeroized on drop.)
+#[derive(Clone)]
 pub struct Secret(Box<[u8]>);
 
 impl Secret {
