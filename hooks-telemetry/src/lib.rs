@@ -9,15 +9,21 @@
 //!   denials, failures, durations), exported over OTLP so that a fleet of agent processes
 //!   lands on one dashboard.
 //!
+//! With `webhooks`, `webhooks::Webhooks::attach` subscribes to a bus; the `webhooks` module
+//! documents the envelope, the headers, retries and the queue.
+//!
 //! With `otel`, `otel::Telemetry::attach` subscribes to a `Hooks` value; the `otel` module
 //! documents the span and metric names and attributes, the resource (`service.name`,
 //! `service.instance.id`), the export threads, and how to bring your own OpenTelemetry
 //! providers.
 //!
-//! The `signature` module is always built: a receiver verifies webhooks with it without
+//! The [`signature`] module is always built: a receiver verifies webhooks with it without
 //! pulling in an HTTP client.
 
 #![warn(missing_docs)]
 
 #[cfg(feature = "otel")]
 pub mod otel;
+pub mod signature;
+#[cfg(feature = "webhooks")]
+pub mod webhooks;
