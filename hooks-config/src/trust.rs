@@ -1581,6 +1581,11 @@ impl Gate {
         Gate { allow, store }
     }
 
+    /// The allow-list it checks first.
+    pub fn allow(&self) -> &AllowList {
+        &self.allow
+    }
+
     /// Whether `spec`'s handler may run in the project `base_dir` (see [`fingerprint`]).
     ///
     /// The allow-list is tried first (no file is read); then the approvals, which read and

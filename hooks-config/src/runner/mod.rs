@@ -54,8 +54,12 @@
 
 mod apply;
 mod event;
+#[cfg(feature = "webhooks")]
+mod webhooks;
 
 pub use event::{CommandEvent, CommandRun, CommandSkipped, RunStatus};
+#[cfg(feature = "webhooks")]
+pub use webhooks::ConfigWebhooks;
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
@@ -109,6 +113,10 @@ pub enum RunnerError {
     /// already exists at a point).
     #[error(transparent)]
     Hooks(#[from] HooksError),
+    /// The webhook sender could not start.
+    #[cfg(feature = "webhooks")]
+    #[error("webhooks: {0}")]
+    Webhooks(#[source] hooks_telemetry::webhooks::WebhookError),
 }
 
 /// Configured hooks, ready to be attached to [`Hooks`] values. Cheap to clone (clones share

@@ -1,0 +1,124 @@
+//! `webhooks:` entries of a project file, started by the runner against a local server: sent
+//! signed when the allow-list admits the URL and the secret expands, never otherwise.
+
+#![cfg(feature = "webhooks")]
+
+use std::time::{Duration, SystemTime};
+
+use hooks_config::file::{Format, parse_project};
+use hooks_config::runner::{ConfigHooks, ConfigWebhooks};
+use hooks_core::context::{Meta, PreToolUse};
+use hooks_core::points::pre_tool_use;
+use hooks_core::runtime::Hooks;
+use hooks_telemetry::signature::{SIGNATURE_HEADER, Secret, TIMESTAMP_HEADER, Verifier};
+use hooks_telemetry::webhooks::Source;
+use serde_json::json;
+use wiremock::matchers::method;
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+/// A project with `webhooks` (YAML list items) and `allow` entries, attached to a new
+/// `Hooks` value whose bus the webhooks are started on.
+fn start(allow: &[String], webhooks: &str) -> (Hooks, ConfigWebhooks) {
+    let allow: Vec<String> = allow.iter().map(|a| format!("\"{a}\"")).collect();
+    let yaml = format!(
+        "enabled: true\nallow: [{}]\nwebhooks:\n{webhooks}",
+        allow.join(", ")
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let config = parse_project(&yaml, Format::Yaml, &dir.path().join("hooks.yaml")).unwrap();
+    assert!(config.problems.is_empty(), "{:?}", config.problems);
+    let configured = ConfigHooks::builder(dir.path()).build(config).unwrap();
+    let hooks = Hooks::builder().ignore_env().build().unwrap();
+    configured.attach(&hooks).unwrap();
+    let started = configured
+        .start_webhooks(hooks.bus(), Some(Source::new("ci-bot", "runner-7")))
+        .unwrap();
+    (hooks, started)
+}
+
+fn dispatch(hooks: &Hooks) {
+    let mut ctx = PreToolUse::new(Meta::new("s1"), "Bash", json!({"command": "ls"}));
+    hooks.dispatch::<pre_tool_use::Point>(&mut ctx);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_allowed_webhook_posts_signed_events_of_its_points() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(204))
+        .mount(&server)
+        .await;
+    let url = format!("{}/events", server.uri());
+    // `${PATH}`: an environment variable that is always set, expanded into the key.
+    let (hooks, started) = start(
+        std::slice::from_ref(&url),
+        &format!(
+            "  - {{ id: siem, hook: [PreToolUse, stop], url: \"{url}\", secret: \"${{PATH}}\", timeout_ms: 2000 }}\n"
+        ),
+    );
+    assert_eq!(started.started, ["siem"]);
+    assert!(started.skipped.is_empty(), "{:?}", started.skipped);
+    dispatch(&hooks);
+    let sender = started.sender.expect("one endpoint started");
+    let stats = tokio::task::spawn_blocking(move || sender.shutdown(Duration::from_secs(10)))
+        .await
+        .unwrap();
+    assert_eq!((stats.sent, stats.dropped, stats.failed), (1, 0, 0));
+
+    let requests = server.received_requests().await.unwrap();
+    assert_eq!(requests.len(), 1);
+    let request = &requests[0];
+    let header = |name: &str| request.headers.get(name).unwrap().to_str().unwrap();
+    let key = Secret::expand("${PATH}").unwrap();
+    let verified = Verifier::new(key)
+        .verify(
+            &request.body,
+            header(SIGNATURE_HEADER),
+            header(TIMESTAMP_HEADER),
+            SystemTime::now(),
+        )
+        .expect("signed with the expanded secret");
+    assert_eq!(verified.envelope["event"], "pre_tool_use");
+    assert_eq!(verified.envelope["source"]["instance"], "runner-7");
+    assert_eq!(verified.envelope["data"]["context"]["tool_name"], "Bash");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unlisted_urls_unset_secrets_and_disabled_entries_are_never_started() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(204))
+        .expect(0)
+        .mount(&server)
+        .await;
+    let listed = format!("{}/listed", server.uri());
+    let (hooks, started) = start(
+        std::slice::from_ref(&listed),
+        &format!(
+            "  - {{ id: unlisted, hook: '*', url: \"{}/other\" }}
+  - {{ id: no_secret, hook: '*', url: \"{listed}\", secret: \"${{HOOKS_TEST_UNSET_WEBHOOK_SECRET_7F3A}}\" }}
+  - {{ id: off, hook: '*', url: \"{listed}\", enabled: false }}
+",
+            server.uri()
+        ),
+    );
+    assert!(started.sender.is_none());
+    assert!(started.started.is_empty());
+    let reasons: Vec<(&str, &str)> = started
+        .skipped
+        .iter()
+        .map(|(id, why)| (id.as_str(), why.as_str()))
+        .collect();
+    assert_eq!(reasons.len(), 3, "{reasons:?}");
+    assert!(reasons[0].0 == "unlisted" && reasons[0].1.contains("allow-list"));
+    assert!(
+        reasons[1].0 == "no_secret"
+            && reasons[1]
+                .1
+                .contains("HOOKS_TEST_UNSET_WEBHOOK_SECRET_7F3A")
+    );
+    assert!(reasons[2].0 == "off" && reasons[2].1.contains("disabled"));
+    assert_eq!(hooks.bus().subscribers(), 0, "nothing listens");
+    dispatch(&hooks);
+    // `expect(0)` is checked when the server drops: nothing was sent.
+}
