@@ -346,6 +346,11 @@ impl Bus {
         self.inner.dropped.load(Ordering::Relaxed)
     }
 
+    /// True when `self` and `other` are the same bus (clones of one another).
+    pub fn ptr_eq(&self, other: &Bus) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+
     /// The number of live subscriptions and listeners.
     pub fn subscribers(&self) -> usize {
         self.inner.routes.load().routes.len()
