@@ -95,9 +95,9 @@ async fn unlisted_urls_unset_secrets_and_disabled_entries_are_never_started() {
     let (hooks, started) = start(
         std::slice::from_ref(&listed),
         &format!(
-            "  - {{ id: unlisted, hook: '*', url: \"{}/other\" }}
+            "  - {{ id: unlisted, hook: '*', url: \"{}/other\", unsigned: true }}
   - {{ id: no_secret, hook: '*', url: \"{listed}\", secret: \"${{HOOKS_TEST_UNSET_WEBHOOK_SECRET_7F3A}}\" }}
-  - {{ id: off, hook: '*', url: \"{listed}\", enabled: false }}
+  - {{ id: off, hook: '*', url: \"{listed}\", enabled: false, unsigned: true }}
 ",
             server.uri()
         ),

@@ -245,7 +245,8 @@ impl Bus {
         }
     }
 
-    /// Call `f` with every event of topic `T`, on a thread of the listener's own.
+    /// Call `f` with every event of topic `T`, on a thread of the listener's own (so `f` may
+    /// keep state: it is `FnMut`, called by one thread, one event at a time, in order).
     ///
     /// ```
     /// use hooks_core::bus::Bus;
@@ -264,7 +265,7 @@ impl Bus {
     /// [`BusError::Spawn`] when the thread cannot be started.
     pub fn on<T: Topic>(
         &self,
-        f: impl Fn(&Event, &T::Payload) + Send + 'static,
+        mut f: impl FnMut(&Event, &T::Payload) + Send + 'static,
     ) -> Result<Listener, BusError> {
         self.on_filter(Filter::topic::<T>(), move |event| {
             if let Some(payload) = event.payload::<T>() {
@@ -281,10 +282,11 @@ impl Bus {
     pub fn on_filter(
         &self,
         filter: Filter,
-        f: impl Fn(&Event) + Send + 'static,
+        mut f: impl FnMut(&Event) + Send + 'static,
     ) -> Result<Listener, BusError> {
         let mut sub = self.subscribe(filter);
         let id = sub.id;
+        let dropped = sub.dropped.clone();
         let thread = std::thread::Builder::new()
             .name(format!("hooks-bus-{id}"))
             .spawn(move || {
@@ -301,7 +303,7 @@ impl Bus {
         match thread {
             Ok(thread) => Ok(Listener {
                 id,
-                dropped: self.route_counter(id),
+                dropped,
                 bus: Arc::downgrade(&self.inner),
                 thread: Some(thread),
             }),
@@ -438,17 +440,6 @@ impl Bus {
         self.change_locked(|routes| routes.routes.retain(|r| r.id != id));
     }
 
-    fn route_counter(&self, id: u64) -> Arc<AtomicU64> {
-        self.inner
-            .routes
-            .load()
-            .routes
-            .iter()
-            .find(|r| r.id == id)
-            .map(|r| r.dropped.clone())
-            .unwrap_or_default()
-    }
-
     fn change(&self, f: impl FnOnce(&mut Routes)) {
         let _writer = self.writer();
         self.change_locked(f);
@@ -576,6 +567,9 @@ impl Listener {
 
     /// Unsubscribe, and wait until the events already queued have been handled (unless called
     /// from the listener's own closure).
+    ///
+    /// Blocks the calling thread while it waits; from async code, call it inside
+    /// `tokio::task::spawn_blocking` (or drop the listener, which does not wait).
     pub fn off(mut self) {
         unsubscribe(&self.bus, self.id);
         if let Some(thread) = self.thread.take()

@@ -77,7 +77,7 @@
 //!     hook: [pre_tool_use, stop]   # point names (ours, Claude Code's, the seeds'), or "*"
 //!     events: [deployed]           # custom event names the program emits
 //!     url: https://siem.example.com/api/events
-//!     secret: ${WEBHOOK_SECRET}    # the HMAC-SHA256 key; ${VAR} is expanded at start
+//!     secret: ${WEBHOOK_SECRET}    # the HMAC-SHA256 key, expanded at start (or `unsigned: true`)
 //!     timeout_ms: 5000             # per request (or `timeout` in seconds)
 //!     retries: 3                   # 5xx, timeouts and refused connections are retried
 //!     queue: 1024                  # events waiting beyond this are dropped and counted

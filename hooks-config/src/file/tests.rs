@@ -395,12 +395,14 @@ webhooks:
   - id: everything
     hook: '*'
     url: http://127.0.0.1:9000/in
+    unsigned: true
     retries: 5
     queue: 64
   - id: deploys
     hook: [stop, session_end]
     events: deployed
     url: https://ops.example.com/x
+    secret: ${OPS_KEY}
     enabled: false
 ",
     );
@@ -429,23 +431,32 @@ webhooks:
   - id: typo
     hook: pre_tool_usee
     url: https://a.example.com
+    secret: k
   - id: seed_ms
     hook: stop
     url: https://b.example.com
+    secret: k
     timeout: 5000
   - id: no_url
     hook: stop
+    secret: k
   - id: ftp
     hook: stop
     url: ftp://c.example.com
+    secret: k
     retries: 99
     colour: red
+  - id: unsigned_by_default
+    hook: stop
+    url: https://f.example.com
   - id: ok
     hook: stop
     url: https://d.example.com
+    secret: k
   - id: ok
     hook: stop
     url: https://e.example.com
+    unsigned: true
 ",
     );
     assert_eq!(config.webhooks.len(), 1);
@@ -453,18 +464,22 @@ webhooks:
     let m = messages(&config);
     let expect = [
         ("hooks.yaml:4:11: webhook `typo` skipped:", "pre_tool_use"),
-        ("hooks.yaml:9:14: webhook `seed_ms` skipped:", "timeout_ms"),
+        ("hooks.yaml:11:14: webhook `seed_ms` skipped:", "timeout_ms"),
         (
-            "hooks.yaml:10:5: webhook `no_url` skipped: missing `url`",
+            "hooks.yaml:12:5: webhook `no_url` skipped: missing `url`",
             "",
         ),
-        ("hooks.yaml:14:10: webhook `ftp` skipped:", "http"),
-        ("hooks.yaml:15:14: webhook `ftp` skipped:", "out of range"),
+        ("hooks.yaml:17:10: webhook `ftp` skipped:", "http"),
+        ("hooks.yaml:19:14: webhook `ftp` skipped:", "out of range"),
         (
-            "hooks.yaml:16:5: webhook `ftp` skipped: unknown field `colour`",
+            "hooks.yaml:20:5: webhook `ftp` skipped: unknown field `colour`",
             "",
         ),
-        ("hooks.yaml:20:5: duplicate webhook id `ok`; skipped", ""),
+        (
+            "hooks.yaml:21:5: webhook `unsigned_by_default` skipped: missing `secret`",
+            "unsigned: true",
+        ),
+        ("hooks.yaml:28:5: duplicate webhook id `ok`; skipped", ""),
     ];
     assert_eq!(m.len(), expect.len(), "{m:#?}");
     for (got, (prefix, needle)) in m.iter().zip(expect) {
@@ -474,7 +489,7 @@ webhooks:
 
 #[test]
 fn webhooks_of_a_project_that_is_not_switched_on_are_dormant() {
-    let config = yaml("webhooks:\n  - { hook: stop, url: https://a.example.com }\n");
+    let config = yaml("webhooks:\n  - { hook: stop, url: https://a.example.com, secret: k }\n");
     assert!(config.webhooks.is_empty());
     assert_eq!(config.dormant_webhooks.len(), 1);
     let merged = LoadedConfig::merge([config]);

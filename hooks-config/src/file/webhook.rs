@@ -23,12 +23,13 @@ const FIELDS: &[&str] = &[
     "retries",
     "queue",
     "enabled",
+    "unsigned",
 ];
 
 /// The most retries an entry may ask for (each waits longer than the one before).
 const MAX_RETRIES: i128 = 10;
 /// The longest queue an entry may ask for, in events.
-const MAX_QUEUE: i128 = 1_000_000;
+const MAX_QUEUE: i128 = 100_000;
 
 /// Reads the `webhooks:` list into `config.webhooks`, or its problems into `config.problems`.
 pub(super) fn read_all(config: &mut LoadedConfig, node: &Node, file: &Arc<PathBuf>) {
@@ -159,6 +160,26 @@ fn read_fields(
         .take("enabled")
         .and_then(|n| fields::boolean(n, "enabled", issues))
         .unwrap_or(true);
+    // Signed unless the entry says otherwise: a receiver cannot tell an unsigned event from
+    // a forged one, so sending unsigned is a choice, never a default.
+    let unsigned = f.take("unsigned");
+    match (&secret, unsigned) {
+        (None, None) => issues.push(
+            f.pos,
+            "missing `secret`: webhooks are signed (HMAC-SHA256); give a `secret` (e.g. `${WEBHOOK_SECRET}`), or `unsigned: true` to send without a signature",
+        ),
+        (None, Some(n)) => {
+            if fields::boolean(n, "unsigned", issues) == Some(false) {
+                issues.push(n.pos, "`unsigned: false` needs a `secret`");
+            }
+        }
+        (Some(_), Some(n)) => {
+            if fields::boolean(n, "unsigned", issues) == Some(true) {
+                issues.push(n.pos, "`unsigned: true` contradicts the `secret` given");
+            }
+        }
+        (Some(_), None) => {}
+    }
     f.finish("a webhook entry", FIELDS, |_| None, issues);
     Some(WebhookSpec {
         id: id?,

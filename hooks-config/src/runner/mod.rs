@@ -424,6 +424,13 @@ impl ConfigHooks {
             .unwrap_or_else(PoisonError::into_inner)
             .clone();
         let set = HookSet::new(config, &self.shared.options, store)?;
+        let old = self.shared.set.load();
+        if old.config.webhooks != set.config.webhooks {
+            tracing::warn!(
+                target: "hooks_config::runner",
+                "the `webhooks:` entries changed; running webhooks keep their old settings until started again"
+            );
+        }
         self.swap(&mut attachments, set)
     }
 

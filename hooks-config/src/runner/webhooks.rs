@@ -13,6 +13,7 @@ use crate::spec::{Handler, HttpHandler, WebhookSpec};
 /// started, with the reason.
 #[derive(Debug)]
 #[non_exhaustive]
+#[must_use = "dropping the sender abandons every delivery; keep it and call shutdown"]
 pub struct ConfigWebhooks {
     /// The sender, attached to the bus; `None` when no entry was started.
     pub sender: Option<Webhooks>,
@@ -30,13 +31,15 @@ impl ConfigHooks {
     ///
     /// Secure by default, as for HTTP hooks: an entry is started only if the allow-list (the
     /// program's patterns and, unless ignored, the files' `allow:` entries) admits its URL,
-    /// and only if its secret, when it has one, expands (an entry is never sent unsigned
-    /// because `${WEBHOOK_SECRET}` was unset). Every entry left out is logged at `warn` and
+    /// and only if its secret expands (an entry is never sent unsigned because
+    /// `${WEBHOOK_SECRET}` was unset; the file must say `unsigned: true` to send without a
+    /// signature). Every entry left out is logged at `warn` and
     /// listed in [`ConfigWebhooks::skipped`]. Disabled entries (`enabled: false`) and those of
     /// a project that is not switched on are not started either.
     ///
     /// Webhooks are started once: a later [`replace`](ConfigHooks::replace) (a hot reload)
-    /// does not change them; start a new set and shut the old one down for that.
+    /// does not change them (it logs a `warn` when the entries changed); start a new set and
+    /// shut the old one down for that.
     ///
     /// # Errors
     ///

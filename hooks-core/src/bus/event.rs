@@ -213,7 +213,9 @@ impl Event {
         self.0.is_point
     }
 
-    /// The event's number on its bus: increasing in publishing order, starting at 1.
+    /// The event's number on its bus, unique and starting at 1. Events published by one thread
+    /// are numbered in order; events of threads publishing at the same time may reach a
+    /// subscriber out of numbering order.
     pub fn seq(&self) -> u64 {
         self.0.seq
     }
