@@ -41,10 +41,12 @@ pub fn run(args: ValidateArgs) -> Result<ExitCode, CliError> {
     };
     let mut problems = Vec::new();
     let mut hooks = 0;
+    let mut webhooks = 0;
     for path in &paths {
         match check(path) {
             Ok((config, found)) => {
                 hooks += found;
+                webhooks += config.webhooks.len() + config.dormant_webhooks.len();
                 problems.extend(config.problems.iter().cloned());
                 if let Err(e) = crate::load::builtins(&config) {
                     let location = config
@@ -84,7 +86,11 @@ pub fn run(args: ValidateArgs) -> Result<ExitCode, CliError> {
             println!("{p}");
         }
         if problems.is_empty() {
-            println!("ok: {hooks} hook(s) valid");
+            if webhooks == 0 {
+                println!("ok: {hooks} hook(s) valid");
+            } else {
+                println!("ok: {hooks} hook(s) and {webhooks} webhook(s) valid");
+            }
         } else {
             println!("{} problem(s)", problems.len());
         }

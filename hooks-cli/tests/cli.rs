@@ -105,6 +105,32 @@ fn validate_exits_0_when_valid_and_1_listing_every_problem_with_its_position() {
 }
 
 #[test]
+fn validate_checks_webhooks_and_counts_them() {
+    let p = Project::new();
+    p.write(
+        "hooks.yaml",
+        "enabled: true\nwebhooks:\n  - { hook: [PreToolUse, stop], url: https://siem.example.com/in, secret: \"${WEBHOOK_SECRET}\" }\n",
+    );
+    let out = p.hooks(&["validate"], None);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert!(stdout(&out).contains("ok: 0 hook(s) and 1 webhook(s) valid"));
+
+    p.write(
+        "bad.yaml",
+        "enabled: true\nwebhooks:\n  - { id: siem, hook: PreToolUsed, url: https://siem.example.com/in }\n",
+    );
+    let out = p.hooks(&["validate", "bad.yaml"], None);
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    assert!(
+        text.contains("bad.yaml:3:") && text.contains("webhook `siem` skipped"),
+        "{text}"
+    );
+    assert!(text.contains("did you mean `PreToolUse`"), "{text}");
+    assert!(text.contains("missing `secret`"), "{text}");
+}
+
+#[test]
 fn validate_reports_refused_builtin_settings() {
     let p = Project::new();
     p.write(
