@@ -59,7 +59,8 @@ async fn main() -> Result<(), BoxError> {
         .init();
 
     // In production the key comes from the environment (`Secret::expand("${WEBHOOK_SECRET}")`).
-    let secret = Secret::new(*b"fleet-demo-shared-secret");
+    // `Secret::new` refuses an empty key (anyone could sign with it).
+    let secret = Secret::new(*b"fleet-demo-shared-secret")?;
     let received = Arc::new(Mutex::new(Received::default()));
     let receiver = Receiver::start(Verifier::new(secret.clone()), received.clone()).await?;
     println!("receiver listening on {}", receiver.url);

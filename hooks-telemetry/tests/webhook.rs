@@ -18,7 +18,7 @@ const SECRET: &str = "test-webhook-secret";
 /// A fast-retrying endpoint on `server`'s `/hook`.
 fn hook(server: &MockServer) -> Webhook {
     Webhook::new(format!("{}/hook", server.uri()))
-        .secret(Secret::new(SECRET))
+        .secret(Secret::new(SECRET).unwrap())
         .backoff(Duration::from_millis(1), Duration::from_millis(5))
         .timeout(Duration::from_secs(10))
 }
@@ -49,7 +49,7 @@ fn header<'a>(request: &'a Request, name: &str) -> &'a str {
 
 /// What a receiver does: verify with the shared secret, against its own clock.
 fn verify(request: &Request) -> Verified {
-    Verifier::new(Secret::new(SECRET))
+    Verifier::new(Secret::new(SECRET).unwrap())
         .verify(
             &request.body,
             header(request, "x-signature"),
@@ -120,7 +120,7 @@ async fn delivers_a_signed_envelope_that_the_receiver_verifies() {
     assert_ne!(second.id(), verified.id(), "each delivery has its own id");
 
     // A receiver with another secret rejects it.
-    let wrong = Verifier::new(Secret::new("not-the-secret")).verify(
+    let wrong = Verifier::new(Secret::new("not-the-secret").unwrap()).verify(
         &first.body,
         header(first, "x-signature"),
         header(first, "x-timestamp"),

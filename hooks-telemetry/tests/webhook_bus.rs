@@ -37,7 +37,7 @@ async fn server() -> MockServer {
 
 fn verify(request: &Request) -> Verified {
     let header = |name: &str| request.headers.get(name).unwrap().to_str().unwrap();
-    Verifier::new(Secret::new(SECRET))
+    Verifier::new(Secret::new(SECRET).unwrap())
         .verify(
             &request.body,
             header("x-signature"),
@@ -63,7 +63,7 @@ async fn dispatches_and_custom_events_reach_the_endpoints_that_receive_them() {
         .unwrap();
     let endpoint = |server: &MockServer| {
         Webhook::new(server.uri())
-            .secret(Secret::new(SECRET))
+            .secret(Secret::new(SECRET).unwrap())
             .backoff(Duration::from_millis(1), Duration::from_millis(2))
     };
     let webhooks = Webhooks::new([endpoint(&tools).event("pre_tool_use"), endpoint(&all)]).unwrap();
