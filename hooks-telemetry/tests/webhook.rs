@@ -186,6 +186,31 @@ async fn gives_up_after_max_retries() {
     assert_eq!(server.received_requests().await.unwrap().len(), 3);
 }
 
+/// A retry is counted when it is made, not when it is scheduled: a shutdown that aborts the
+/// backoff leaves `retried` at 0, and the server saw exactly one request.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_retry_aborted_during_its_backoff_is_not_counted() {
+    let server = MockServer::start().await;
+    respond(&server, 500).await;
+    let hooks = Webhooks::new([hook(&server)
+        .max_retries(3)
+        .backoff(Duration::from_secs(30), Duration::from_secs(30))])
+    .unwrap();
+    hooks.enqueue("pre_tool_use", json!({}));
+    // The first attempt is made (and answered 500); the retry now waits 15 to 30 s.
+    let started = std::time::Instant::now();
+    while server.received_requests().await.unwrap().is_empty() {
+        assert!(started.elapsed() < DRAIN, "the first attempt never came");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let after = tokio::task::spawn_blocking(move || hooks.shutdown(Duration::from_millis(300)))
+        .await
+        .unwrap();
+    assert_eq!(tuple(after), stats(0, 1, 0, 0), "{after:?}");
+    assert_eq!(server.received_requests().await.unwrap().len(), 1);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn never_retries_4xx_nor_redirects() {
     for status in [400, 401, 403, 404, 410, 422, 302, 307] {

@@ -130,6 +130,14 @@ async fn deliver(
     let config = &endpoint.config;
     let mut retry = 0u32;
     loop {
+        if *phase.borrow() >= Phase::Abort {
+            abandon(endpoint, event, &id);
+            return;
+        }
+        if retry > 0 {
+            // Counted as the retry starts: one aborted during its backoff was never made.
+            endpoint.counters.retried.fetch_add(1, Relaxed);
+        }
         let outcome = tokio::select! {
             biased;
             () = reached(phase, Phase::Abort) => {
@@ -155,7 +163,6 @@ async fn deliver(
             return;
         }
         retry += 1;
-        endpoint.counters.retried.fetch_add(1, Relaxed);
         let delay = jitter(config.backoff_for(retry));
         tracing::debug!(
             endpoint = %endpoint.display_url,
