@@ -125,7 +125,8 @@ async fn agent(n: u32, receiver: &str, secret: &Secret) -> Result<Instance, BoxE
         )
         .source(Source::new(SERVICE, name.clone()))
         .build()?;
-    webhooks.attach(hooks.bus());
+    // False if this sender were already attached to this bus (it would deliver twice).
+    assert!(webhooks.attach(hooks.bus()), "attached once");
 
     let mut session = Session::start(hooks, Meta::new(format!("{name}-session")), "model").await?;
     for command in ["cargo test --workspace", "rm -rf /", "git status"] {

@@ -11,9 +11,12 @@ use super::config::Source;
 use super::sender::{Endpoint, Outgoing, Phase, Shared};
 use crate::signature::{SIGNATURE_HEADER, TIMESTAMP_HEADER, sign, unix_seconds};
 
-/// Header naming the event (hook point).
+/// Header naming the event (hook point). Not covered by the signature: receivers read the
+/// event from the verified envelope ([`Verified::event`](crate::signature::Verified::event)).
 pub const EVENT_HEADER: &str = "X-Hooks-Event";
-/// Header carrying the delivery id (the envelope's `"id"`, the same across retries).
+/// Header carrying the delivery id (the envelope's `"id"`, the same across retries). Not
+/// covered by the signature: receivers read the id from the verified envelope
+/// ([`Verified::id`](crate::signature::Verified::id)).
 pub const DELIVERY_HEADER: &str = "X-Hooks-Delivery";
 
 /// At most this much of a response body is read (to reuse the connection), the rest is dropped.
