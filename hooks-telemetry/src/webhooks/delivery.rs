@@ -255,25 +255,23 @@ fn give_up(
     reason: &str,
 ) {
     let failed = endpoint.counters.failed.fetch_add(1, Relaxed) + 1;
-    if endpoint.warn_failed.allow(shared.now_ms()) {
-        tracing::warn!(
-            endpoint = %endpoint.display_url,
-            event = &*event.name,
-            id,
-            attempts,
-            reason,
-            failed,
-            "webhook delivery failed; giving up on this event"
-        );
-    } else {
-        tracing::debug!(
-            endpoint = %endpoint.display_url,
-            event = &*event.name,
-            id,
-            attempts,
-            reason,
-            "webhook delivery failed; giving up on this event"
-        );
+    // One warning per endpoint and interval; the others at debug, with the same fields.
+    macro_rules! gave_up {
+        ($level:expr) => {
+            tracing::event!(
+                $level,
+                endpoint = %endpoint.display_url,
+                event = &*event.name,
+                id,
+                attempts,
+                reason,
+                failed,
+                "webhook delivery failed; giving up on this event"
+            )
+        };
+    }
+    if !shared.warn_limited(&endpoint.warn_failed, || gave_up!(tracing::Level::WARN)) {
+        gave_up!(tracing::Level::DEBUG);
     }
 }
 

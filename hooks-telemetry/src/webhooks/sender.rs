@@ -249,14 +249,14 @@ impl Shared {
             } else {
                 endpoint.counters.accepted.fetch_sub(1, Relaxed);
                 let dropped = endpoint.counters.refused.fetch_add(1, Relaxed) + 1;
-                if endpoint.warn_dropped.allow(self.now_ms()) {
+                self.warn_limited(&endpoint.warn_dropped, || {
                     tracing::warn!(
                         endpoint = %endpoint.display_url,
                         event = name,
                         dropped,
                         "webhook queue full (endpoint slow or down): dropping events"
                     );
-                }
+                });
             }
         }
         queued
@@ -270,7 +270,7 @@ impl Shared {
         for endpoint in self.endpoints.iter().filter(|e| e.config.receives(name)) {
             endpoint.counters.accepted.fetch_add(1, Relaxed);
             let failed = endpoint.counters.failed.fetch_add(1, Relaxed) + 1;
-            if endpoint.warn_failed.allow(self.now_ms()) {
+            self.warn_limited(&endpoint.warn_failed, || {
                 tracing::warn!(
                     endpoint = %endpoint.display_url,
                     event = name,
@@ -278,8 +278,17 @@ impl Shared {
                     error = %error,
                     "webhook event payload does not serialize to JSON; not sent"
                 );
-            }
+            });
         }
+    }
+
+    /// Runs `warn` if `limit` lets a warning through now (one per endpoint and interval).
+    pub(crate) fn warn_limited(&self, limit: &RateLimit, warn: impl FnOnce()) -> bool {
+        let allowed = limit.allow(self.now_ms());
+        if allowed {
+            warn();
+        }
+        allowed
     }
 }
 
