@@ -387,6 +387,9 @@ async fn a_refused_export_is_a_flush_error_for_both_signals() {
     );
     assert!(err.traces().is_some() && err.metrics().is_some());
     assert!(err.to_string().starts_with("hook spans: "), "{err}");
+    // The traces error is the source (an error chain reaches it); the message has both.
+    let source = std::error::Error::source(&err).expect("a source");
+    assert_eq!(source.to_string(), err.traces().unwrap().to_string());
 
     // The receiver did get (and refuse) both.
     let (traces, metrics) = received(&server).await;
@@ -403,6 +406,7 @@ fn an_invalid_endpoint_is_a_build_error() {
         .build()
         .unwrap_err();
     assert!(matches!(err, BuildError::SpanExporter(_)), "{err:?}");
+    assert!(std::error::Error::source(&err).is_some(), "{err:?}");
     assert!(
         err.to_string()
             .starts_with("cannot build the OTLP span exporter for hook runs: "),
