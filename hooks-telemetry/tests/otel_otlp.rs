@@ -2,12 +2,13 @@
 //! protobuf bodies it receives are decoded and checked.
 #![cfg(feature = "otel")]
 
+mod common;
+
 use std::collections::BTreeMap;
 
 use hooks_core::context::{Meta, PreToolUse, SessionStart};
 use hooks_core::points::{pre_tool_use, session_start};
-use hooks_core::runtime::{Hook, Hooks};
-use hooks_core::{HookError, HookResult, Verdict};
+use hooks_core::runtime::Hooks;
 use hooks_telemetry::otel::{BuildError, FlushError, Telemetry};
 use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
@@ -42,27 +43,9 @@ async fn receiver(status: u16) -> MockServer {
 fn hooks() -> Hooks {
     Hooks::builder()
         .ignore_env()
-        .hook(Hook::<pre_tool_use::Point>::new("deny_rm", |ctx| {
-            if ctx.command().is_some_and(|c| c.starts_with("rm ")) {
-                Verdict::deny("no rm")
-            } else {
-                Verdict::Continue
-            }
-        }))
-        .hook(
-            Hook::<pre_tool_use::Point>::new("broken", |ctx| -> HookResult<Verdict> {
-                if ctx.tool_name == "Write" {
-                    Err(HookError::new("policy store unreachable"))
-                } else {
-                    Ok(Verdict::Continue)
-                }
-            })
-            .order(5),
-        )
-        .hook(Hook::<session_start::Point>::new(
-            "add_charter",
-            |ctx: &mut SessionStart| ctx.add_context("be careful"),
-        ))
+        .hook(common::deny_rm())
+        .hook(common::broken())
+        .hook(common::add_charter())
         .build()
         .unwrap()
 }
