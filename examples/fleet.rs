@@ -59,7 +59,8 @@ async fn main() -> Result<(), BoxError> {
         .init();
 
     // In production the key comes from the environment (`Secret::expand("${WEBHOOK_SECRET}")`).
-    let secret = Secret::new(*b"fleet-demo-shared-secret");
+    // `Secret::new` refuses an empty key (anyone could sign with it).
+    let secret = Secret::new(*b"fleet-demo-shared-secret")?;
     let received = Arc::new(Mutex::new(Received::default()));
     let receiver = Receiver::start(Verifier::new(secret.clone()), received.clone()).await?;
     println!("receiver listening on {}", receiver.url);
@@ -124,7 +125,8 @@ async fn agent(n: u32, receiver: &str, secret: &Secret) -> Result<Instance, BoxE
         )
         .source(Source::new(SERVICE, name.clone()))
         .build()?;
-    webhooks.attach(hooks.bus());
+    // False if this sender were already attached to this bus (it would deliver twice).
+    assert!(webhooks.attach(hooks.bus()), "attached once");
 
     let mut session = Session::start(hooks, Meta::new(format!("{name}-session")), "model").await?;
     for command in ["cargo test --workspace", "rm -rf /", "git status"] {

@@ -37,13 +37,22 @@
 //! Every failure is a typed [`VerifyError`] that says which check failed. The secret never
 //! appears in any error, nor in the `Debug` or `Display` of [`Secret`].
 //!
+//! # What the signature does not cover
+//!
+//! Only the body is signed. The sender's other headers, `X-Hooks-Event` (the event name) and
+//! `X-Hooks-Delivery` (the delivery id), are a convenience for routing and logging and are
+//! **not** covered: anyone on the path can change them without breaking the signature. A
+//! receiver must read the event name and the delivery id from the verified envelope
+//! ([`Verified::event`], [`Verified::id`]), never from those headers: route by
+//! `Verified::event` and deduplicate by `Verified::id`.
+//!
 //! # Example
 //!
 //! ```
 //! use std::time::{Duration, SystemTime, UNIX_EPOCH};
 //! use hooks_telemetry::signature::{sign, Secret, Verifier, VerifyError};
 //!
-//! let secret = Secret::new("s3cr3t");
+//! let secret = Secret::new("s3cr3t").expect("not empty");
 //! let now = SystemTime::now();
 //! let ts = now.duration_since(UNIX_EPOCH).unwrap().as_secs();
 //! let body = format!(r#"{{"id":"1","event":"stop","timestamp":{ts},"data":{{}}}}"#);
@@ -92,22 +101,59 @@ pub const DEFAULT_TOLERANCE: Duration = Duration::from_secs(5 * 60);
 /// reach a log line, a panic message or an error. The bytes are reachable only through
 /// [`Secret::expose`], for code that really needs them.
 ///
-/// No `PartialEq`: comparing keys with `==` would not be constant-time. (The key is not
-/// zeroized on drop.)
+/// Never empty ([`Secret::new`] and [`Secret::expand`] refuse an empty key). No `PartialEq`:
+/// comparing keys with `==` would not be constant-time. (The key is not zeroized on drop.)
 #[derive(Clone)]
 pub struct Secret(Box<[u8]>);
 
 impl Secret {
     /// A secret from a literal key (a string or raw bytes), used as is: no `${…}` expansion.
-    pub fn new(key: impl Into<Vec<u8>>) -> Self {
-        Self(key.into().into_boxed_slice())
+    ///
+    /// An empty key is [`SecretError::Empty`]: anyone can compute an HMAC under it, so a
+    /// signature made with it proves nothing.
+    ///
+    /// ```
+    /// use hooks_telemetry::signature::{Secret, SecretError};
+    ///
+    /// assert!(Secret::new("s3cr3t").is_ok());
+    /// assert_eq!(Secret::new("").unwrap_err(), SecretError::Empty);
+    /// ```
+    pub fn new(key: impl Into<Vec<u8>>) -> Result<Self, SecretError> {
+        let key = key.into();
+        if key.is_empty() {
+            return Err(SecretError::Empty);
+        }
+        Ok(Self(key.into_boxed_slice()))
     }
 
     /// A secret from a template in which every `${NAME}` is replaced by the value of the
     /// environment variable `NAME` (`"${WEBHOOK_SECRET}"`, or `"prefix-${PART}"`).
     ///
-    /// `NAME` is `[A-Za-z_][A-Za-z0-9_]*`; `$$` stands for a literal `$`; any other `$` is kept
-    /// as is. Errors name the variable (or the byte offset of a malformed `${`), never a value.
+    /// The rule is the one of hooks-config's header values (`hooks_config::http::expand_env`):
+    ///
+    /// - `${NAME}` is replaced by the variable's value; `NAME` is `[A-Za-z_][A-Za-z0-9_]*`.
+    ///   Substituted values are not expanded again.
+    /// - An unset variable is [`SecretError::Unset`], naming the variable.
+    /// - A `$` not followed by `{` is an ordinary character: `$HOME`, `$$` and a trailing `$`
+    ///   stay as written. There is no escape, so a key cannot contain a literal `${`.
+    /// - `${` without a closing `}`, and `${…}` around anything other than a variable name
+    ///   (`${}`, `${A:-default}`), are [`SecretError::Malformed`], with the byte offset of
+    ///   the `$`.
+    /// - A template that expands to nothing is [`SecretError::Empty`] (`prefix-${X}` with `X`
+    ///   empty is fine: the key is `prefix-`).
+    ///
+    /// Errors name the variable (or the offset), never a value.
+    ///
+    /// ```
+    /// use hooks_telemetry::signature::{Secret, SecretError};
+    ///
+    /// let env = |name: &str| Ok((name == "TOKEN").then(|| "abc".to_owned()));
+    /// let key = |t: &str| Secret::expand_with(t, env).map(|s| s.expose().to_vec());
+    /// assert_eq!(key("k-${TOKEN}").unwrap(), b"k-abc");
+    /// assert_eq!(key("pa$$word $TOKEN").unwrap(), b"pa$$word $TOKEN");
+    /// assert_eq!(key("${NOPE}").unwrap_err(), SecretError::Unset { name: "NOPE".into() });
+    /// assert_eq!(key("x${A:-b}").unwrap_err(), SecretError::Malformed { offset: 1 });
+    /// ```
     pub fn expand(template: &str) -> Result<Self, SecretError> {
         Self::expand_with(template, |name| match std::env::var(name) {
             Ok(value) => Ok(Some(value)),
@@ -127,45 +173,27 @@ impl Secret {
         let mut out = String::with_capacity(template.len());
         let mut rest = template;
         let mut offset = 0;
-        while let Some(dollar) = rest.find('$') {
-            out.push_str(&rest[..dollar]);
-            let after = &rest[dollar + 1..];
-            if let Some(tail) = after.strip_prefix('$') {
-                out.push('$');
-                offset += dollar + 2;
-                rest = tail;
-            } else if let Some(tail) = after.strip_prefix('{') {
-                let close = tail.find('}').ok_or(SecretError::Malformed {
-                    offset: offset + dollar,
-                })?;
-                let name = &tail[..close];
-                if !is_var_name(name) {
-                    return Err(SecretError::Malformed {
-                        offset: offset + dollar,
-                    });
-                }
-                match lookup(name)? {
-                    Some(value) => out.push_str(&value),
-                    None => {
-                        return Err(SecretError::Unset {
-                            name: name.to_owned(),
-                        });
-                    }
-                }
-                let consumed = dollar + 2 + close + 1;
-                offset += consumed;
-                rest = &rest[consumed..];
-            } else {
-                out.push('$');
-                offset += dollar + 1;
-                rest = after;
+        while let Some(start) = rest.find("${") {
+            out.push_str(&rest[..start]);
+            let malformed = || SecretError::Malformed {
+                offset: offset + start,
+            };
+            let after = &rest[start + 2..];
+            let end = after.find('}').ok_or_else(malformed)?;
+            let name = &after[..end];
+            if !is_var_name(name) {
+                return Err(malformed());
             }
+            let value = lookup(name)?.ok_or_else(|| SecretError::Unset {
+                name: name.to_owned(),
+            })?;
+            out.push_str(&value);
+            let consumed = start + 2 + end + 1;
+            offset += consumed;
+            rest = &rest[consumed..];
         }
         out.push_str(rest);
-        if out.is_empty() {
-            return Err(SecretError::Empty);
-        }
-        Ok(Self::new(out))
+        Self::new(out)
     }
 
     /// The key bytes. Keep them out of logs.
@@ -198,7 +226,8 @@ fn is_var_name(name: &str) -> bool {
         && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
 }
 
-/// Why a [`Secret`] template could not be expanded. Never contains a secret value.
+/// Why a [`Secret`] could not be made (an empty key, or a template that does not expand).
+/// Never contains a secret value.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum SecretError {
@@ -220,8 +249,9 @@ pub enum SecretError {
         /// Byte offset of the `$` in the template.
         offset: usize,
     },
-    /// The template expanded to an empty key.
-    #[error("secret template: the secret is empty")]
+    /// The key is empty: given so to [`Secret::new`], or a template that expanded to
+    /// nothing. An empty key would let anyone compute the signature.
+    #[error("secret: the key is empty")]
     Empty,
 }
 

@@ -1,13 +1,15 @@
 //! `otel`: hook runs recorded with in-memory span and metric exporters, checked exactly.
 #![cfg(feature = "otel")]
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::time::Duration;
 
 use hooks_core::context::{ErrorKind, ErrorOccurred, Meta, PreToolUse, SessionStart};
 use hooks_core::points::{error_occurred, pre_tool_use, session_start};
 use hooks_core::runtime::{Hook, Hooks};
-use hooks_core::{HookError, HookResult, Recovery, Verdict};
+use hooks_core::{Recovery, Verdict};
 use hooks_telemetry::otel::Telemetry;
 use opentelemetry::trace::{Span as _, Status, TraceContextExt as _, Tracer as _};
 use opentelemetry::{Context, KeyValue};
@@ -64,28 +66,10 @@ fn scenario_hooks() -> Hooks {
     Hooks::builder()
         .ignore_env()
         .hook(Hook::<pre_tool_use::Point>::new("a_allow", |_ctx| Verdict::Allow).order(-10))
-        .hook(Hook::<pre_tool_use::Point>::new("deny_rm", |ctx| {
-            if ctx.command().is_some_and(|c| c.starts_with("rm ")) {
-                Verdict::deny("no rm")
-            } else {
-                Verdict::Continue
-            }
-        }))
-        .hook(
-            Hook::<pre_tool_use::Point>::new("broken", |ctx| -> HookResult<Verdict> {
-                if ctx.tool_name == "Write" {
-                    Err(HookError::new("policy store unreachable"))
-                } else {
-                    Ok(Verdict::Continue)
-                }
-            })
-            .order(5),
-        )
+        .hook(common::deny_rm())
+        .hook(common::broken())
         .hook(Hook::<pre_tool_use::Point>::new("never", |_ctx| Verdict::Continue).order(10))
-        .hook(Hook::<session_start::Point>::new(
-            "add_charter",
-            |ctx: &mut SessionStart| ctx.add_context("be careful"),
-        ))
+        .hook(common::add_charter())
         .hook(
             Hook::<session_start::Point>::new("explode", |ctx: &mut SessionStart| {
                 if ctx.model == "big-model" {

@@ -2,12 +2,13 @@
 //! protobuf bodies it receives are decoded and checked.
 #![cfg(feature = "otel")]
 
+mod common;
+
 use std::collections::BTreeMap;
 
 use hooks_core::context::{Meta, PreToolUse, SessionStart};
 use hooks_core::points::{pre_tool_use, session_start};
-use hooks_core::runtime::{Hook, Hooks};
-use hooks_core::{HookError, HookResult, Verdict};
+use hooks_core::runtime::Hooks;
 use hooks_telemetry::otel::{BuildError, FlushError, Telemetry};
 use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
@@ -42,27 +43,9 @@ async fn receiver(status: u16) -> MockServer {
 fn hooks() -> Hooks {
     Hooks::builder()
         .ignore_env()
-        .hook(Hook::<pre_tool_use::Point>::new("deny_rm", |ctx| {
-            if ctx.command().is_some_and(|c| c.starts_with("rm ")) {
-                Verdict::deny("no rm")
-            } else {
-                Verdict::Continue
-            }
-        }))
-        .hook(
-            Hook::<pre_tool_use::Point>::new("broken", |ctx| -> HookResult<Verdict> {
-                if ctx.tool_name == "Write" {
-                    Err(HookError::new("policy store unreachable"))
-                } else {
-                    Ok(Verdict::Continue)
-                }
-            })
-            .order(5),
-        )
-        .hook(Hook::<session_start::Point>::new(
-            "add_charter",
-            |ctx: &mut SessionStart| ctx.add_context("be careful"),
-        ))
+        .hook(common::deny_rm())
+        .hook(common::broken())
+        .hook(common::add_charter())
         .build()
         .unwrap()
 }
@@ -387,6 +370,9 @@ async fn a_refused_export_is_a_flush_error_for_both_signals() {
     );
     assert!(err.traces().is_some() && err.metrics().is_some());
     assert!(err.to_string().starts_with("hook spans: "), "{err}");
+    // The traces error is the source (an error chain reaches it); the message has both.
+    let source = std::error::Error::source(&err).expect("a source");
+    assert_eq!(source.to_string(), err.traces().unwrap().to_string());
 
     // The receiver did get (and refuse) both.
     let (traces, metrics) = received(&server).await;
@@ -403,6 +389,7 @@ fn an_invalid_endpoint_is_a_build_error() {
         .build()
         .unwrap_err();
     assert!(matches!(err, BuildError::SpanExporter(_)), "{err:?}");
+    assert!(std::error::Error::source(&err).is_some(), "{err:?}");
     assert!(
         err.to_string()
             .starts_with("cannot build the OTLP span exporter for hook runs: "),

@@ -52,7 +52,7 @@ fn signer_matches_rfc4231_vectors() {
         ),
     ];
     for (key, data, expected) in cases {
-        let secret = Secret::new(key);
+        let secret = Secret::new(key).unwrap();
         assert_eq!(sign(&secret, &data), format!("sha256={expected}"));
         verify_signature(&secret, &data, &format!("sha256={expected}")).unwrap();
     }
@@ -78,10 +78,10 @@ fn signer_matches_python_hmac() {
     };
     assert!(output.status.success(), "{output:?}");
     let python = String::from_utf8(output.stdout).unwrap();
-    let ours = sign(&Secret::new(secret), body.as_bytes());
+    let ours = sign(&Secret::new(secret).unwrap(), body.as_bytes());
     assert_eq!(python.trim(), ours);
     // And the verifier accepts Python's signature.
-    let verified = Verifier::new(Secret::new(secret))
+    let verified = Verifier::new(Secret::new(secret).unwrap())
         .verify(body.as_bytes(), python.trim(), &NOW_TS.to_string(), now())
         .unwrap();
     assert_eq!(verified.timestamp, NOW_TS);
@@ -93,7 +93,7 @@ fn signer_matches_python_hmac() {
 
 #[test]
 fn signature_is_lowercase_hex_of_32_bytes() {
-    let s = sign(&Secret::new("k"), b"body");
+    let s = sign(&Secret::new("k").unwrap(), b"body");
     let hex = s.strip_prefix("sha256=").unwrap();
     assert_eq!(hex.len(), 64);
     assert!(hex.chars().all(|c| matches!(c, '0'..='9' | 'a'..='f')));
@@ -101,7 +101,7 @@ fn signature_is_lowercase_hex_of_32_bytes() {
 
 #[test]
 fn verifier_accepts_what_the_signer_signs() {
-    let secret = Secret::new("k");
+    let secret = Secret::new("k").unwrap();
     let body = envelope(NOW_TS);
     let sig = sign(&secret, body.as_bytes());
     let v = Verifier::new(secret);
@@ -139,7 +139,7 @@ fn verifier_accepts_what_the_signer_signs() {
 
 #[test]
 fn verifier_rejects_each_failed_check() {
-    let secret = Secret::new("k");
+    let secret = Secret::new("k").unwrap();
     let v = Verifier::new(secret.clone()).with_tolerance(Duration::from_secs(60));
     let body = envelope(NOW_TS);
     let sig = sign(&secret, body.as_bytes());
@@ -163,7 +163,7 @@ fn verifier_rejects_each_failed_check() {
         }
     }
     // Wrong secret, modified body, truncated signature.
-    let other = sign(&Secret::new("other"), body.as_bytes());
+    let other = sign(&Secret::new("other").unwrap(), body.as_bytes());
     assert_eq!(
         v.verify(body.as_bytes(), &other, &ts, now()),
         Err(VerifyError::Mismatch)
@@ -226,7 +226,7 @@ fn verifier_rejects_each_failed_check() {
 #[test]
 fn errors_and_debug_never_show_the_secret() {
     let key = "sup3r-s3cret-value";
-    let secret = Secret::new(key);
+    let secret = Secret::new(key).unwrap();
     assert_eq!(format!("{secret:?}"), "Secret(***)");
     assert_eq!(format!("{secret}"), "[redacted]");
     let v = Verifier::new(secret.clone());
@@ -267,8 +267,15 @@ fn secret_expansion() {
         b"pre-x-s3cr3t"
     );
     assert_eq!(expand("literal").unwrap().expose(), b"literal");
-    assert_eq!(expand("a$$b$c$").unwrap().expose(), b"a$b$c$");
-    assert_eq!(expand("$${NOT_A_VAR}").unwrap().expose(), b"${NOT_A_VAR}");
+    // `$$` is two dollars (no escape), so `$${A_1}` is a `$` and an expansion.
+    assert_eq!(expand("a$$b$c$").unwrap().expose(), b"a$$b$c$");
+    assert_eq!(expand("$${A_1}").unwrap().expose(), b"$x");
+    assert_eq!(
+        expand("$${NOT_A_VAR}").unwrap_err(),
+        SecretError::Unset {
+            name: "NOT_A_VAR".into()
+        }
+    );
 
     let err = expand("k-${MISSING_VAR}").unwrap_err();
     assert_eq!(
@@ -313,4 +320,76 @@ fn secret_expansion_from_the_process_environment() {
         err.to_string(),
         "secret template: environment variable `HOOKS_TELEMETRY_TEST_SURELY_UNSET_7f3a` is not set"
     );
+}
+
+/// The template rule of `Secret::expand`, case by case: the same cases as hooks-config's
+/// `expand_env` (its doc example and its `expand_env_rules` test), so both rules stay one.
+#[test]
+fn secret_expansion_follows_the_header_template_rule() {
+    let env = |name: &str| -> Result<Option<String>, SecretError> {
+        Ok(match name {
+            "A" => Some("1".to_owned()),
+            "B_2" => Some("${A}".to_owned()),
+            "EMPTY" => Some(String::new()),
+            "TOKEN" => Some("abc".to_owned()),
+            _ => None,
+        })
+    };
+    let expand = |t: &str| Secret::expand_with(t, env).map(|s| s.expose().to_vec());
+    for (template, expected) in [
+        ("plain", "plain"),
+        ("${A}", "1"),
+        ("x${A}y${A}z", "x1y1z"),
+        ("${A}${B_2}", "1${A}"), // values are not expanded again
+        ("[${EMPTY}]", "[]"),    // an empty variable inside a non-empty key is fine
+        ("$A $$ $", "$A $$ $"),  // a `$` not followed by `{` is an ordinary character
+        ("$${A}", "$1"),         // no escape: `$$` is two dollars
+        ("é${A}ü", "é1ü"),
+        ("Bearer ${TOKEN}", "Bearer abc"),
+        ("pa$$word $TOKEN", "pa$$word $TOKEN"),
+        ("trailing$", "trailing$"),
+    ] {
+        assert_eq!(
+            expand(template).expect(template),
+            expected.as_bytes(),
+            "{template}"
+        );
+    }
+    for (template, offset) in [
+        ("${A", 0),
+        ("ok ${}", 3),
+        ("${A} ${A:-x}", 5),
+        ("${1A}", 0),
+        ("$$${A", 2),
+    ] {
+        assert_eq!(
+            expand(template).unwrap_err(),
+            SecretError::Malformed { offset },
+            "{template}"
+        );
+    }
+    for (template, name) in [("${A}${MISSING}", "MISSING"), ("${NOPE}", "NOPE")] {
+        assert_eq!(
+            expand(template).unwrap_err(),
+            SecretError::Unset { name: name.into() },
+            "{template}"
+        );
+    }
+    // Where `expand_env` returns an empty value, a secret is refused: an empty key signs nothing.
+    for template in ["", "${EMPTY}", "${EMPTY}${EMPTY}"] {
+        assert_eq!(
+            expand(template).unwrap_err(),
+            SecretError::Empty,
+            "{template}"
+        );
+    }
+}
+
+#[test]
+fn an_empty_key_is_refused() {
+    assert_eq!(Secret::new("").unwrap_err(), SecretError::Empty);
+    assert_eq!(Secret::new(Vec::new()).unwrap_err(), SecretError::Empty);
+    assert_eq!(SecretError::Empty.to_string(), "secret: the key is empty");
+    // One byte is a key (weak, but not one anyone can compute without knowing it).
+    assert_eq!(Secret::new([0u8]).unwrap().expose(), [0u8]);
 }

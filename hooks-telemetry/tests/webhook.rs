@@ -18,7 +18,7 @@ const SECRET: &str = "test-webhook-secret";
 /// A fast-retrying endpoint on `server`'s `/hook`.
 fn hook(server: &MockServer) -> Webhook {
     Webhook::new(format!("{}/hook", server.uri()))
-        .secret(Secret::new(SECRET))
+        .secret(Secret::new(SECRET).unwrap())
         .backoff(Duration::from_millis(1), Duration::from_millis(5))
         .timeout(Duration::from_secs(10))
 }
@@ -49,7 +49,7 @@ fn header<'a>(request: &'a Request, name: &str) -> &'a str {
 
 /// What a receiver does: verify with the shared secret, against its own clock.
 fn verify(request: &Request) -> Verified {
-    Verifier::new(Secret::new(SECRET))
+    Verifier::new(Secret::new(SECRET).unwrap())
         .verify(
             &request.body,
             header(request, "x-signature"),
@@ -120,7 +120,7 @@ async fn delivers_a_signed_envelope_that_the_receiver_verifies() {
     assert_ne!(second.id(), verified.id(), "each delivery has its own id");
 
     // A receiver with another secret rejects it.
-    let wrong = Verifier::new(Secret::new("not-the-secret")).verify(
+    let wrong = Verifier::new(Secret::new("not-the-secret").unwrap()).verify(
         &first.body,
         header(first, "x-signature"),
         header(first, "x-timestamp"),
@@ -184,6 +184,31 @@ async fn gives_up_after_max_retries() {
     hooks.enqueue("pre_tool_use", json!({}));
     assert_eq!(tuple(shutdown(hooks).await), stats(0, 1, 2, 0));
     assert_eq!(server.received_requests().await.unwrap().len(), 3);
+}
+
+/// A retry is counted when it is made, not when it is scheduled: a shutdown that aborts the
+/// backoff leaves `retried` at 0, and the server saw exactly one request.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_retry_aborted_during_its_backoff_is_not_counted() {
+    let server = MockServer::start().await;
+    respond(&server, 500).await;
+    let hooks = Webhooks::new([hook(&server)
+        .max_retries(3)
+        .backoff(Duration::from_secs(30), Duration::from_secs(30))])
+    .unwrap();
+    hooks.enqueue("pre_tool_use", json!({}));
+    // The first attempt is made (and answered 500); the retry now waits 15 to 30 s.
+    let started = std::time::Instant::now();
+    while server.received_requests().await.unwrap().is_empty() {
+        assert!(started.elapsed() < DRAIN, "the first attempt never came");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let after = tokio::task::spawn_blocking(move || hooks.shutdown(Duration::from_millis(300)))
+        .await
+        .unwrap();
+    assert_eq!(tuple(after), stats(0, 1, 0, 0), "{after:?}");
+    assert_eq!(server.received_requests().await.unwrap().len(), 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -37,7 +37,7 @@ async fn server() -> MockServer {
 
 fn verify(request: &Request) -> Verified {
     let header = |name: &str| request.headers.get(name).unwrap().to_str().unwrap();
-    Verifier::new(Secret::new(SECRET))
+    Verifier::new(Secret::new(SECRET).unwrap())
         .verify(
             &request.body,
             header("x-signature"),
@@ -63,11 +63,11 @@ async fn dispatches_and_custom_events_reach_the_endpoints_that_receive_them() {
         .unwrap();
     let endpoint = |server: &MockServer| {
         Webhook::new(server.uri())
-            .secret(Secret::new(SECRET))
+            .secret(Secret::new(SECRET).unwrap())
             .backoff(Duration::from_millis(1), Duration::from_millis(2))
     };
     let webhooks = Webhooks::new([endpoint(&tools).event("pre_tool_use"), endpoint(&all)]).unwrap();
-    webhooks.attach(hooks.bus());
+    assert!(webhooks.attach(hooks.bus()));
     assert_eq!(
         hooks.bus().subscribers(),
         1,
@@ -138,7 +138,7 @@ fn attaching_without_a_runtime_and_with_no_matching_events() {
     // A sync program: no tokio runtime around. An endpoint for one point only.
     let hooks = Hooks::builder().ignore_env().build().unwrap();
     let webhooks = Webhooks::new([Webhook::new("http://127.0.0.1:9/").event("stop")]).unwrap();
-    webhooks.attach(hooks.bus());
+    assert!(webhooks.attach(hooks.bus()));
     // Not subscribed to session_start: nothing queued, nothing counted.
     hooks.dispatch::<session_start::Point>(&mut SessionStart::new(Meta::new("s"), "model-x"));
     let stats = webhooks.shutdown(Duration::from_secs(5));
@@ -147,4 +147,47 @@ fn attaching_without_a_runtime_and_with_no_matching_events() {
         (0, 0, 0, 0)
     );
     assert_eq!(hooks.bus().subscribers(), 0);
+}
+
+/// One sender attached twice to one bus (or to a clone of it) subscribes once: every event
+/// is delivered once, under one delivery id.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn attaching_twice_to_one_bus_subscribes_once() {
+    let server = server().await;
+    let hooks = Hooks::builder().ignore_env().build().unwrap();
+    let other = Hooks::builder().ignore_env().build().unwrap();
+    let webhooks =
+        Webhooks::new([Webhook::new(server.uri()).secret(Secret::new(SECRET).unwrap())]).unwrap();
+    assert!(webhooks.attach(hooks.bus()), "the first attach subscribes");
+    assert!(!webhooks.attach(hooks.bus()), "the same bus again");
+    assert!(!webhooks.attach(&hooks.bus().clone()), "a clone of it");
+    assert_eq!(hooks.bus().subscribers(), 1);
+    assert!(webhooks.attach(other.bus()), "another bus is fine");
+    assert_eq!(other.bus().subscribers(), 1);
+
+    hooks.bus().emit(Deployed {
+        version: "2.0.0".into(),
+    });
+    let stats = tokio::task::spawn_blocking(move || webhooks.shutdown(Duration::from_secs(30)))
+        .await
+        .unwrap();
+    assert_eq!(
+        (stats.sent, stats.failed, stats.dropped),
+        (1, 0, 0),
+        "{stats:?}"
+    );
+    let received = server.received_requests().await.unwrap();
+    assert_eq!(received.len(), 1, "delivered once");
+    assert_eq!(verify(&received[0]).event(), Some("deployed"));
+    assert_eq!(hooks.bus().subscribers(), 0, "shutdown unsubscribes");
+    assert_eq!(other.bus().subscribers(), 0);
+}
+
+#[test]
+fn attaching_a_sender_without_endpoints_does_nothing() {
+    let hooks = Hooks::builder().ignore_env().build().unwrap();
+    let webhooks = Webhooks::new([]).unwrap();
+    assert!(!webhooks.attach(hooks.bus()));
+    assert_eq!(hooks.bus().subscribers(), 0);
+    webhooks.shutdown(Duration::from_secs(1));
 }

@@ -73,7 +73,7 @@ fn payload(i: u64) -> serde_json::Value {
 fn dead_endpoint_100k_events_every_event_accounted_for_and_memory_flat() {
     let hooks = Webhooks::new([
         Webhook::new(format!("http://127.0.0.1:{}/hook", dead_port()))
-            .secret(Secret::new("memory-test-secret"))
+            .secret(Secret::new("memory-test-secret").unwrap())
             .queue_capacity(QUEUE)
             .max_retries(2)
             .backoff(Duration::from_millis(1), Duration::from_millis(4))

@@ -129,7 +129,7 @@ async fn the_secret_is_absent_from_all_output() {
     // The receiver did get deliveries signed with the secret: the test is not vacuous.
     let request = &ok.received_requests().await.unwrap()[0];
     let get = |h: &str| request.headers.get(h).unwrap().to_str().unwrap().to_owned();
-    Verifier::new(Secret::new(SECRET))
+    Verifier::new(Secret::new(SECRET).unwrap())
         .verify(
             &request.body,
             &get("x-signature"),

@@ -11,10 +11,10 @@ use opentelemetry_sdk::error::OTelSdkError;
 pub enum BuildError {
     /// The OTLP span exporter.
     #[error("cannot build the OTLP span exporter for hook runs: {0}")]
-    SpanExporter(ExporterBuildError),
+    SpanExporter(#[source] ExporterBuildError),
     /// The OTLP metric exporter.
     #[error("cannot build the OTLP metric exporter for hook runs: {0}")]
-    MetricExporter(ExporterBuildError),
+    MetricExporter(#[source] ExporterBuildError),
 }
 
 /// An error flushing or shutting down a [`Telemetry`](super::Telemetry): what the tracer
@@ -25,14 +25,18 @@ pub enum BuildError {
 pub enum FlushError {
     /// Spans could not be flushed; metrics were.
     #[error("hook spans: {0}")]
-    Traces(OTelSdkError),
+    Traces(#[source] OTelSdkError),
     /// Metrics could not be flushed; spans were.
     #[error("hook metrics: {0}")]
-    Metrics(OTelSdkError),
-    /// Neither could be flushed.
+    Metrics(#[source] OTelSdkError),
+    /// Neither could be flushed. Both errors are in the message; [`source`] is the traces'
+    /// one (see [`FlushError::metrics`] for the other).
+    ///
+    /// [`source`]: std::error::Error::source
     #[error("hook spans: {traces}; hook metrics: {metrics}")]
     Both {
         /// What the tracer provider reported.
+        #[source]
         traces: OTelSdkError,
         /// What the meter provider reported.
         metrics: OTelSdkError,
@@ -67,5 +71,47 @@ impl FlushError {
             FlushError::Metrics(e) | FlushError::Both { metrics: e, .. } => Some(e),
             FlushError::Traces(_) => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::error::Error as _;
+    use std::time::Duration;
+
+    use super::*;
+
+    #[test]
+    fn every_variant_has_its_inner_error_as_source() {
+        let build = [
+            BuildError::SpanExporter(ExporterBuildError::InvalidConfiguration("span".into())),
+            BuildError::MetricExporter(ExporterBuildError::InternalFailure("metric".into())),
+        ];
+        for err in &build {
+            let source = err.source().expect("a source");
+            assert!(err.to_string().ends_with(&source.to_string()), "{err}");
+        }
+
+        let traces = || OTelSdkError::AlreadyShutdown;
+        let metrics = || OTelSdkError::Timeout(Duration::from_secs(1));
+        for err in [
+            FlushError::Traces(traces()),
+            FlushError::Metrics(metrics()),
+            FlushError::Both {
+                traces: traces(),
+                metrics: metrics(),
+            },
+        ] {
+            let source = err.source().expect("a source");
+            assert!(err.to_string().contains(&source.to_string()), "{err}");
+        }
+        // `Both`: the traces error is the source, and the message keeps both.
+        let both = FlushError::Both {
+            traces: traces(),
+            metrics: metrics(),
+        };
+        assert_eq!(both.source().unwrap().to_string(), traces().to_string());
+        let text = both.to_string();
+        assert!(text.contains(&traces().to_string()) && text.contains(&metrics().to_string()));
     }
 }

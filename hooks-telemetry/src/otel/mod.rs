@@ -92,6 +92,18 @@
 //! logged by the SDK through `tracing`, and returned by [`Telemetry::force_flush`] and
 //! [`Telemetry::shutdown`].
 //!
+//! # Dropping blocks
+//!
+//! Dropping the last clone of a [`Telemetry`] shuts down the providers it built, and that
+//! *blocks the dropping thread* while they flush (up to the exporters' timeouts). The last
+//! clone is not always one you hold: the subscriber that [`Telemetry::attach`] installs in a
+//! [`Hooks`] value holds one too, so the blocking shutdown can happen inside
+//! `Attachment::drop` (which removes that subscriber), or when a `Hooks` value (its last
+//! clone) is dropped. From async
+//! code, call [`Telemetry::shutdown`] yourself inside
+//! [`spawn_blocking`](https://docs.rs/tokio/latest/tokio/task/fn.spawn_blocking.html) before
+//! the last clone goes away; a later drop then has nothing left to flush.
+//!
 //! # Bringing your own providers
 //!
 //! An application that already configures OpenTelemetry passes its providers to
@@ -247,7 +259,10 @@ impl Telemetry {
     /// not shut down: they belong to the caller. Blocks like [`force_flush`](Self::force_flush).
     ///
     /// Dropping the last clone of a `Telemetry` (and its [`Attachment`]s) also shuts down the
-    /// providers it built, but reports nothing: call this before the process exits.
+    /// providers it built, but reports nothing, and blocks whichever thread drops it (possibly
+    /// inside `Attachment::drop` or when a [`Hooks`] value is dropped; see
+    /// [Dropping blocks](self#dropping-blocks)): call this before the process exits, from
+    /// async code inside `spawn_blocking`.
     ///
     /// # Errors
     ///

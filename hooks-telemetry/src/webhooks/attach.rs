@@ -1,7 +1,7 @@
 //! Glue to the event bus: subscribe once, feed every endpoint's queue.
 
-use std::sync::Arc;
 use std::sync::atomic::Ordering::Relaxed;
+use std::sync::{Arc, PoisonError};
 
 use hooks_core::bus::{Bus, Event, Filter, Subscription};
 use tokio::sync::watch;
@@ -20,13 +20,34 @@ impl Webhooks {
     /// this subscription was full are counted by [`Webhooks::missed`].
     ///
     /// A custom hook point reaches a name-based subscription only once the bus knows it:
-    /// call [`Bus::declare`] for it. Attaching to several buses is fine; attaching after
-    /// shutdown does nothing.
-    pub fn attach(&self, bus: &Bus) {
+    /// call [`Bus::declare`] for it.
+    ///
+    /// Returns true when it subscribed. Returns false, and does nothing, when this sender is
+    /// already attached to `bus` (or a clone of it: attaching twice would deliver every event
+    /// twice, under two delivery ids), when it has been shut down, or when it has no
+    /// endpoints. Attaching to several buses is fine. The sender keeps a handle to each bus it
+    /// is attached to, to recognise it, until it is shut down or dropped.
+    pub fn attach(&self, bus: &Bus) -> bool {
         let shared = self.shared();
-        if shared.is_closed() || shared.endpoints.is_empty() {
-            return;
+        if shared.endpoints.is_empty() {
+            tracing::debug!("webhooks not attached to the bus: no endpoints");
+            return false;
         }
+        // Under the lock, so that two racing `attach`es to one bus subscribe once, and a
+        // concurrent shutdown either comes first (closed) or releases the bus after us.
+        let mut attached = shared
+            .attached
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if shared.is_closed() {
+            tracing::debug!("webhooks not attached to the bus: the sender is shut down");
+            return false;
+        }
+        if attached.iter().any(|b| b.ptr_eq(bus)) {
+            tracing::debug!("webhooks not attached to the bus: already attached to it");
+            return false;
+        }
+        attached.push(bus.clone());
         // Subscribe here, not in the task, so that nothing published after `attach` returns
         // is missed.
         let subscription = bus.subscribe(filter(shared));
@@ -35,6 +56,7 @@ impl Webhooks {
         // `Forwarder`'s drop still counts it out.
         let forwarder = Forwarder::new(Arc::clone(shared));
         shared.runtime.spawn(forward(forwarder, subscription));
+        true
     }
 
     /// Events the attached buses dropped before the webhooks saw them (their subscription

@@ -19,7 +19,7 @@ use crate::signature::Secret;
 /// use hooks_telemetry::webhooks::Webhook;
 ///
 /// let hook = Webhook::new("https://siem.example/api/events")
-///     .secret(Secret::new("s3cr3t"))
+///     .secret(Secret::new("s3cr3t").expect("not empty"))
 ///     .events(["pre_tool_use", "error_occurred"])
 ///     .timeout(Duration::from_secs(2))
 ///     .max_retries(5);

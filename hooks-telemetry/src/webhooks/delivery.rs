@@ -11,9 +11,12 @@ use super::config::Source;
 use super::sender::{Endpoint, Outgoing, Phase, Shared};
 use crate::signature::{SIGNATURE_HEADER, TIMESTAMP_HEADER, sign, unix_seconds};
 
-/// Header naming the event (hook point).
+/// Header naming the event (hook point). Not covered by the signature: receivers read the
+/// event from the verified envelope ([`Verified::event`](crate::signature::Verified::event)).
 pub const EVENT_HEADER: &str = "X-Hooks-Event";
-/// Header carrying the delivery id (the envelope's `"id"`, the same across retries).
+/// Header carrying the delivery id (the envelope's `"id"`, the same across retries). Not
+/// covered by the signature: receivers read the id from the verified envelope
+/// ([`Verified::id`](crate::signature::Verified::id)).
 pub const DELIVERY_HEADER: &str = "X-Hooks-Delivery";
 
 /// At most this much of a response body is read (to reuse the connection), the rest is dropped.
@@ -130,6 +133,14 @@ async fn deliver(
     let config = &endpoint.config;
     let mut retry = 0u32;
     loop {
+        if *phase.borrow() >= Phase::Abort {
+            abandon(endpoint, event, &id);
+            return;
+        }
+        if retry > 0 {
+            // Counted as the retry starts: one aborted during its backoff was never made.
+            endpoint.counters.retried.fetch_add(1, Relaxed);
+        }
         let outcome = tokio::select! {
             biased;
             () = reached(phase, Phase::Abort) => {
@@ -155,7 +166,6 @@ async fn deliver(
             return;
         }
         retry += 1;
-        endpoint.counters.retried.fetch_add(1, Relaxed);
         let delay = jitter(config.backoff_for(retry));
         tracing::debug!(
             endpoint = %endpoint.display_url,
@@ -245,25 +255,23 @@ fn give_up(
     reason: &str,
 ) {
     let failed = endpoint.counters.failed.fetch_add(1, Relaxed) + 1;
-    if endpoint.warn_failed.allow(shared.now_ms()) {
-        tracing::warn!(
-            endpoint = %endpoint.display_url,
-            event = &*event.name,
-            id,
-            attempts,
-            reason,
-            failed,
-            "webhook delivery failed; giving up on this event"
-        );
-    } else {
-        tracing::debug!(
-            endpoint = %endpoint.display_url,
-            event = &*event.name,
-            id,
-            attempts,
-            reason,
-            "webhook delivery failed; giving up on this event"
-        );
+    // One warning per endpoint and interval; the others at debug, with the same fields.
+    macro_rules! gave_up {
+        ($level:expr) => {
+            tracing::event!(
+                $level,
+                endpoint = %endpoint.display_url,
+                event = &*event.name,
+                id,
+                attempts,
+                reason,
+                failed,
+                "webhook delivery failed; giving up on this event"
+            )
+        };
+    }
+    if !shared.warn_limited(&endpoint.warn_failed, || gave_up!(tracing::Level::WARN)) {
+        gave_up!(tracing::Level::DEBUG);
     }
 }
 

@@ -21,7 +21,7 @@
 //!     )
 //!     .source(Source::new("ci-bot", "runner-3"))
 //!     .build()?;
-//! webhooks.attach(hooks.bus());
+//! assert!(webhooks.attach(hooks.bus()));
 //! // ... run the agent: every pre_tool_use and error_occurred dispatch is POSTed ...
 //! let stats = webhooks.shutdown(Duration::from_secs(5));
 //! println!("sent {}, failed {}, dropped {}", stats.sent, stats.failed, stats.dropped);
@@ -42,7 +42,8 @@
 //! endpoint has a secret), [`X-Hooks-Event`](EVENT_HEADER) and
 //! [`X-Hooks-Delivery`](DELIVERY_HEADER) (the envelope's `id`). `source` is present only when
 //! configured ([`WebhooksBuilder::source`]). See [`crate::signature`] for what the signature
-//! covers and how a receiver rejects replays.
+//! covers and how a receiver rejects replays: it covers the body only, so a receiver reads the
+//! event name and id from the verified envelope, never from the `X-Hooks-*` headers.
 //!
 //! - `id` is unique per event and endpoint, and the same across retries: receivers deduplicate
 //!   with it. `timestamp` is the time of the attempt: every retry is signed afresh, so a
@@ -85,7 +86,8 @@
 //!
 //! [`Webhooks::shutdown`] stops taking events, drains the queues for at most a deadline, then
 //! abandons the rest (counted as `failed` if in flight, `dropped` if still queued). Dropping a
-//! [`Webhooks`] without `shutdown` abandons at once.
+//! [`Webhooks`] without `shutdown` abandons at once, with a warning that says how many
+//! deliveries were abandoned.
 
 mod attach;
 mod config;

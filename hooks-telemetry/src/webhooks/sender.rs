@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use hooks_core::bus::Bus;
 use tokio::sync::{mpsc, watch};
 
 use super::config::{Source, Webhook};
@@ -161,6 +162,9 @@ pub(crate) struct Shared {
     pub(crate) missed: AtomicU64,
     /// Bus forwarders still running.
     forwarders: AtomicUsize,
+    /// The buses attached to, to refuse attaching twice to one ([`Webhooks::attach`]). Holds
+    /// them until the sender stops; emptied (and closed to new buses) by [`Webhooks::stop`].
+    pub(crate) attached: Mutex<Vec<Bus>>,
 }
 
 impl Shared {
@@ -245,14 +249,14 @@ impl Shared {
             } else {
                 endpoint.counters.accepted.fetch_sub(1, Relaxed);
                 let dropped = endpoint.counters.refused.fetch_add(1, Relaxed) + 1;
-                if endpoint.warn_dropped.allow(self.now_ms()) {
+                self.warn_limited(&endpoint.warn_dropped, || {
                     tracing::warn!(
                         endpoint = %endpoint.display_url,
                         event = name,
                         dropped,
                         "webhook queue full (endpoint slow or down): dropping events"
                     );
-                }
+                });
             }
         }
         queued
@@ -266,7 +270,7 @@ impl Shared {
         for endpoint in self.endpoints.iter().filter(|e| e.config.receives(name)) {
             endpoint.counters.accepted.fetch_add(1, Relaxed);
             let failed = endpoint.counters.failed.fetch_add(1, Relaxed) + 1;
-            if endpoint.warn_failed.allow(self.now_ms()) {
+            self.warn_limited(&endpoint.warn_failed, || {
                 tracing::warn!(
                     endpoint = %endpoint.display_url,
                     event = name,
@@ -274,8 +278,17 @@ impl Shared {
                     error = %error,
                     "webhook event payload does not serialize to JSON; not sent"
                 );
-            }
+            });
         }
+    }
+
+    /// Runs `warn` if `limit` lets a warning through now (one per endpoint and interval).
+    pub(crate) fn warn_limited(&self, limit: &RateLimit, warn: impl FnOnce()) -> bool {
+        let allowed = limit.allow(self.now_ms());
+        if allowed {
+            warn();
+        }
+        allowed
     }
 }
 
@@ -340,10 +353,17 @@ impl WebhooksBuilder {
         let mut endpoints = Vec::with_capacity(urls.len());
         let mut receivers = Vec::with_capacity(urls.len());
         for (config, url) in self.endpoints.into_iter().zip(urls) {
+            let display_url = redact(&url);
+            if config.secret.is_none() {
+                tracing::warn!(
+                    endpoint = %display_url,
+                    "unsigned webhook endpoint {display_url}: receivers cannot verify it"
+                );
+            }
             let (tx, rx) = mpsc::channel(config.queue_capacity);
             receivers.push(rx);
             endpoints.push(Endpoint {
-                display_url: redact(&url),
+                display_url,
                 url,
                 config,
                 tx,
@@ -366,6 +386,7 @@ impl WebhooksBuilder {
             runtime: runtime.handle().clone(),
             missed: AtomicU64::new(0),
             forwarders: AtomicUsize::new(0),
+            attached: Mutex::new(Vec::new()),
         });
 
         let (done_tx, done) = std_mpsc::channel();
@@ -407,7 +428,9 @@ struct Worker {
 ///
 /// Each endpoint delivers one event at a time, in queue order; see the
 /// [module docs](super) for retries and signatures. Dropping a `Webhooks` aborts deliveries
-/// without waiting; call [`Webhooks::shutdown`] to drain first.
+/// without waiting (and warns with how many were abandoned); call [`Webhooks::shutdown`] to
+/// drain first.
+#[must_use = "dropping the sender abandons every delivery; keep it and call shutdown"]
 pub struct Webhooks {
     shared: Arc<Shared>,
     /// In a mutex only so that `Webhooks` is `Sync` (the std receiver is not).
@@ -470,19 +493,30 @@ impl Webhooks {
         self.stats()
     }
 
-    fn stop(&mut self, deadline: Option<Duration>) {
-        self.shared.closed.store(true, Relaxed);
+    /// Stops the delivery thread: drains for `deadline`, or aborts at once with `None`.
+    /// Returns false if it was already stopped.
+    fn stop(&mut self, deadline: Option<Duration>) -> bool {
+        {
+            // Under the lock, so that `attach` either sees `closed` or has its bus released here.
+            let mut attached = self
+                .shared
+                .attached
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            self.shared.closed.store(true, Relaxed);
+            attached.clear();
+        }
         let worker = self
             .worker
             .get_mut()
             .unwrap_or_else(PoisonError::into_inner)
             .take();
         let Some(worker) = worker else {
-            return;
+            return false;
         };
         let Some(deadline) = deadline else {
             self.shared.phase.send_replace(Phase::Abort);
-            return;
+            return true;
         };
         self.shared.phase.send_replace(Phase::Closing);
         self.shared.advance_to_draining();
@@ -504,12 +538,21 @@ impl Webhooks {
             tracing::warn!("webhook delivery thread did not stop in time; detaching it");
         }
         tracing::debug!(stats = ?self.stats(), "webhooks shut down");
+        true
     }
 }
 
 impl Drop for Webhooks {
     fn drop(&mut self) {
-        self.stop(None);
+        // Queued or in flight now: all of it is abandoned (counted as failed or dropped).
+        let pending = self.stats().pending;
+        if self.stop(None) && pending > 0 {
+            tracing::warn!(
+                abandoned = pending,
+                "webhooks dropped without shutdown: abandoning {pending} deliveries \
+                 (queued or in flight); keep the sender and call `shutdown` to deliver them"
+            );
+        }
     }
 }
 
