@@ -81,7 +81,11 @@ impl ConfigHooks {
             builder = builder.source(source);
         }
         let sender = builder.build().map_err(RunnerError::Webhooks)?;
-        sender.attach(bus);
+        // A fresh sender with endpoints always attaches; false would mean it is already on
+        // this bus, which a new sender cannot be.
+        if !sender.attach(bus) {
+            tracing::warn!("webhooks not attached to the bus: nothing will be sent");
+        }
         Ok(ConfigWebhooks {
             sender: Some(sender),
             started,
