@@ -324,9 +324,7 @@ impl Bus {
             return;
         }
         let routes = self.inner.routes.load();
-        if routes.routes.iter().any(|r| r.filter.matches(T::NAME)) {
-            self.send(&routes, T::NAME, false, Box::new(event));
-        }
+        self.send(&routes, T::NAME, false, || Some(Box::new(event)));
     }
 
     /// Publish the custom point `P` from now on (standard points always are). Needed only for
@@ -388,32 +386,66 @@ impl Bus {
             );
             return;
         };
-        if let Some(payload) = (tap.make)(ctx, event::EventOutcome::of::<P>(outcome)) {
-            self.send(&routes, P::NAME, true, payload);
-        }
+        let make = tap.make;
+        self.send(&routes, P::NAME, true, || {
+            make(ctx, event::EventOutcome::of::<P>(outcome))
+        });
     }
 
-    fn send(&self, routes: &Routes, name: &'static str, is_point: bool, payload: event::Payload) {
+    /// Send the event `make` builds to the matching subscribers. A subscriber whose queue is
+    /// full misses it before it is built: a stuck subscriber costs a dispatch a capacity check,
+    /// not a copy of the context. Nothing is built when no queue has room.
+    fn send(
+        &self,
+        routes: &Routes,
+        name: &'static str,
+        is_point: bool,
+        make: impl FnOnce() -> Option<event::Payload>,
+    ) {
+        let matching = || routes.routes.iter().filter(|r| r.filter.matches(name));
+        // Which of the first 64 matching routes were found full (and counted) in the first
+        // pass; later ones, if any, are only tried in the second.
+        let mut full: u64 = 0;
+        let mut open = false;
+        for (i, route) in matching().enumerate() {
+            if i < 64 && route.tx.capacity() == 0 {
+                full |= 1 << i;
+                self.count_drop(route, name);
+            } else {
+                open = true;
+            }
+        }
+        if !open {
+            return;
+        }
+        let Some(payload) = make() else {
+            return;
+        };
         let seq = self.inner.seq.fetch_add(1, Ordering::Relaxed) + 1;
         let event = Event::new(name, is_point, seq, payload);
-        for route in routes.routes.iter().filter(|r| r.filter.matches(name)) {
+        for (i, route) in matching().enumerate() {
+            if i < 64 && full & (1 << i) != 0 {
+                continue;
+            }
             match route.tx.try_send(event.clone()) {
                 Ok(()) => {}
-                Err(mpsc::error::TrySendError::Full(_)) => {
-                    let n = route.dropped.fetch_add(1, Ordering::Relaxed) + 1;
-                    self.inner.dropped.fetch_add(1, Ordering::Relaxed);
-                    if n.is_power_of_two() {
-                        tracing::warn!(
-                            event = name,
-                            subscription = route.id,
-                            dropped = n,
-                            "bus subscriber too slow: its queue is full, events dropped"
-                        );
-                    }
-                }
+                Err(mpsc::error::TrySendError::Full(_)) => self.count_drop(route, name),
                 // The subscription is being removed: nobody will read it.
                 Err(mpsc::error::TrySendError::Closed(_)) => {}
             }
+        }
+    }
+
+    fn count_drop(&self, route: &Route, name: &'static str) {
+        let n = route.dropped.fetch_add(1, Ordering::Relaxed) + 1;
+        self.inner.dropped.fetch_add(1, Ordering::Relaxed);
+        if n.is_power_of_two() {
+            tracing::warn!(
+                event = name,
+                subscription = route.id,
+                dropped = n,
+                "bus subscriber too slow: its queue is full, events dropped"
+            );
         }
     }
 

@@ -247,3 +247,37 @@ fn runtime_sync_dispatch_allocates_nothing() {
     );
     assert!(elsewhere.is_empty(), "the other point was never dispatched");
 }
+
+/// A bus subscriber whose queue is full: the dispatch counts the drop without copying the
+/// context, so a stuck subscriber costs no allocation.
+#[test]
+fn a_stuck_bus_subscriber_costs_a_dispatch_no_allocation() {
+    use hooks_core::bus::Filter;
+    use hooks_core::context::{Meta, PreToolUse};
+    use hooks_core::points::pre_tool_use;
+    use hooks_core::runtime::Hooks;
+
+    let hooks = Hooks::builder().ignore_env().build().expect("no hooks");
+    let stuck = hooks
+        .bus()
+        .subscribe_with_capacity(Filter::topic::<pre_tool_use::Point>(), 1);
+    let mut ctx = PreToolUse::new(
+        Meta::new("s1"),
+        "Bash",
+        serde_json::json!({"command": "ls"}),
+    );
+    // Fills the queue (this one allocates: the event is built and queued).
+    hooks.dispatch::<pre_tool_use::Point>(&mut ctx);
+    assert_eq!(stuck.len(), 1);
+    let n = allocations_during(|| {
+        for _ in 0..RUNS {
+            let _ = hooks.dispatch::<pre_tool_use::Point>(&mut ctx);
+        }
+    });
+    assert_eq!(n, 0);
+    assert_eq!(
+        stuck.dropped(),
+        RUNS as u64,
+        "every later event was counted as dropped"
+    );
+}
