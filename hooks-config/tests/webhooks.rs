@@ -122,3 +122,52 @@ async fn unlisted_urls_unset_secrets_and_disabled_entries_are_never_started() {
     dispatch(&hooks);
     // `expect(0)` is checked when the server drops: nothing was sent.
 }
+
+/// Captured log lines of one thread.
+#[derive(Clone, Default)]
+struct Logs(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Logs {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn a_reload_that_changes_webhooks_says_they_keep_their_old_settings() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("hooks.yaml");
+    let load = |url: &str| {
+        let yaml = format!(
+            "enabled: true\nwebhooks:\n  - {{ hook: stop, url: \"{url}\", unsigned: true }}\n"
+        );
+        parse_project(&yaml, Format::Yaml, &file).unwrap()
+    };
+    let configured = ConfigHooks::builder(dir.path())
+        .build(load("https://a.example.com/in"))
+        .unwrap();
+    let logs = Logs::default();
+    let sink = logs.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || sink.clone())
+        .with_ansi(false)
+        .finish();
+    tracing::subscriber::with_default(subscriber, || {
+        configured
+            .replace(load("https://a.example.com/in"))
+            .unwrap();
+        configured
+            .replace(load("https://b.example.com/in"))
+            .unwrap();
+    });
+    let text = String::from_utf8(logs.0.lock().unwrap().clone()).unwrap();
+    assert_eq!(
+        text.matches("webhooks keep their old settings").count(),
+        1,
+        "only the reload that changed them warns: {text}"
+    );
+}
