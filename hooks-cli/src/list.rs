@@ -1,4 +1,5 @@
-//! `hooks list`: every hook, linked and configured, as a table or JSON.
+//! `hooks list`: every hook, linked and configured, and every configured webhook, as a table
+//! or JSON.
 
 use std::process::ExitCode;
 
@@ -98,6 +99,29 @@ pub async fn run(args: ListArgs) -> Result<ExitCode, CliError> {
                 "{}:{}",
                 crate::load::short(&spec.location.file, &project),
                 spec.location.line
+            ),
+        });
+    }
+    // Webhooks send events rather than run at a point: one row each, after the hooks.
+    let active = config.webhooks.iter().map(|w| (w, config.enabled));
+    let dormant = config.dormant_webhooks.iter().map(|w| (w, false));
+    for (webhook, switched_on) in active.chain(dormant) {
+        rows.push(Row {
+            id: webhook.id.clone(),
+            point: "(webhook)",
+            enabled: webhook.enabled && switched_on,
+            kind: if webhook.secret.is_some() {
+                "webhook signed"
+            } else {
+                "webhook unsigned"
+            }
+            .to_owned(),
+            order: 0,
+            matches: webhook.event_names().join("|"),
+            source: format!(
+                "{}:{}",
+                crate::load::short(&webhook.location.file, &project),
+                webhook.location.line
             ),
         });
     }

@@ -216,7 +216,7 @@ fn list_shows_builtin_and_configured_hooks_with_their_source() {
     let p = Project::new();
     p.write(
         "hooks.yaml",
-        "enabled: true\nbuiltin:\n  command_guard: {}\nhooks:\n  - id: fmt\n    event_type: PostToolUse\n    match: { matcher: \"Write|Edit\" }\n    handler: { command: ./fmt.sh }\n",
+        "enabled: true\nbuiltin:\n  command_guard: {}\nhooks:\n  - id: fmt\n    event_type: PostToolUse\n    match: { matcher: \"Write|Edit\" }\n    handler: { command: ./fmt.sh }\nwebhooks:\n  - { id: siem, hook: [PreToolUse, stop], url: https://siem.example.com/in, secret: \"${K}\" }\n",
     );
     p.write(
         ".hooks/late.yaml",
@@ -235,6 +235,10 @@ fn list_shows_builtin_and_configured_hooks_with_their_source() {
     assert_eq!(row("fmt")["source"], "hooks.yaml:5");
     assert_eq!(row("late")["enabled"], false);
     assert_eq!(row("builtin.command_guard")["source"], "provider");
+    assert_eq!(row("siem")["point"], "(webhook)");
+    assert_eq!(row("siem")["kind"], "webhook signed");
+    assert_eq!(row("siem")["match"], "pre_tool_use|stop");
+    assert_eq!(row("siem")["source"], "hooks.yaml:10");
     let table = stdout(&p.hooks(&["list"], None));
     assert!(
         table.contains("fmt") && table.contains("blocking command"),
