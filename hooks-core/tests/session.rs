@@ -91,6 +91,14 @@ async fn a_session_fires_every_standard_point_and_aggregates_its_counters() {
         }))
         .unwrap();
 
+    // Every run's context carries the session's shared fields (`meta_of` covers every point).
+    let without_meta: Arc<Mutex<Vec<&'static str>>> = Arc::default();
+    let w = without_meta.clone();
+    hooks.subscribe(move |run| {
+        if hooks_core::context::meta_of(run.context).is_none() {
+            w.lock().unwrap().push(run.point);
+        }
+    });
     // Every dispatch is published on the bus, in order.
     let mut events = hooks
         .bus()
@@ -191,6 +199,7 @@ async fn a_session_fires_every_standard_point_and_aggregates_its_counters() {
         "published in dispatch order"
     );
     assert_eq!(events.dropped(), 0);
+    assert!(without_meta.lock().unwrap().is_empty(), "{without_meta:?}");
     let last = published.last().unwrap();
     let end_event = last.payload::<session_end::Point>().unwrap();
     assert_eq!(

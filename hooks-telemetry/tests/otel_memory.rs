@@ -176,6 +176,7 @@ fn each_hook_run_is_one_span_with_documented_attributes_and_status() {
             ("hook.kind", "guard"),
             ("hook.source", "runtime"),
             ("hook.result", result),
+            ("session.id", "s1"),
         ])
     };
     let mut deny = guard("deny_rm", "deny");
@@ -190,6 +191,7 @@ fn each_hook_run_is_one_span_with_documented_attributes_and_status() {
             ("hook.kind", "transform"),
             ("hook.source", "runtime"),
             ("hook.result", result),
+            ("session.id", "s1"),
         ])
     };
     let mut explode = transform("explode", "failed");
@@ -202,6 +204,7 @@ fn each_hook_run_is_one_span_with_documented_attributes_and_status() {
         ("hook.source", "runtime"),
         ("hook.result", "fallback"),
         ("hook.fallback_model", "small-model"),
+        ("session.id", "s1"),
     ]);
     let expected = vec![
         // rm: allowed, then denied; the chain stops (no `broken`, no `never`).

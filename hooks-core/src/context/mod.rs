@@ -29,3 +29,44 @@ pub use prompt::UserPromptSubmit;
 pub use session::{SessionEnd, SessionEndReason, SessionSource, SessionStart};
 pub use subagent::{SubagentStart, SubagentStatus, SubagentStop};
 pub use tool::{PostToolUse, PreToolUse};
+
+/// The shared fields of a standard point's context seen as `&dyn Any` (as
+/// [`HookRun::context`](crate::runtime::HookRun::context) gives it); `None` for a custom
+/// point's context.
+///
+/// ```
+/// use hooks_core::context::{Meta, Stop, meta_of};
+///
+/// let stop = Stop::new(Meta::new("s1"));
+/// assert_eq!(meta_of(&stop).map(|m| &*m.session_id), Some("s1"));
+/// assert!(meta_of(&42_u8).is_none());
+/// ```
+pub fn meta_of(ctx: &dyn std::any::Any) -> Option<&Meta> {
+    macro_rules! try_each {
+        ($($t:ty),* $(,)?) => {$(
+            if let Some(c) = ctx.downcast_ref::<$t>() {
+                return Some(&c.meta);
+            }
+        )*};
+    }
+    try_each!(
+        PreToolUse,
+        PostToolUse,
+        PreModelCall,
+        PostModelCall,
+        ModelStreamChunk,
+        UserPromptSubmit,
+        SessionStart,
+        SessionEnd,
+        StepEnd,
+        Stop,
+        PreCompact,
+        SubagentStart,
+        SubagentStop,
+        ErrorOccurred,
+        Notification,
+        PreQueueDrain,
+        PostQueueDrain,
+    );
+    None
+}

@@ -42,6 +42,7 @@
 //! | `hook.result` | `continue`, `allow`, `ask`, `deny` (guards); `retry`, `fallback`, `give_up`, `no_recovery` (recoverers); `done` (transforms, observers); `failed` |
 //! | `hook.reason` | the reason of an `ask` or `deny`, or of a `give_up` |
 //! | `hook.fallback_model` | the model of a `fallback` |
+//! | `session.id` | the agent session (standard points; on spans only, not on metrics, whose series it would multiply) |
 //! | `error.type` | failures only: `panic`, `error`, `timeout`, `async_in_sync_dispatch` |
 //! | `hook.failure.policy` | failures only: `deny` (failed closed) or `continue` (failed open) |
 //!

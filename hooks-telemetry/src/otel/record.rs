@@ -26,6 +26,8 @@ pub(super) mod key {
     pub const FALLBACK_MODEL: &str = "hook.fallback_model";
     pub const FAILURE_POLICY: &str = "hook.failure.policy";
     pub const ERROR_TYPE: &str = "error.type";
+    /// OpenTelemetry's semantic convention for a session.
+    pub const SESSION_ID: &str = "session.id";
 }
 
 /// Metric names and units.
@@ -102,6 +104,13 @@ impl Recorder {
         attributes.extend_from_slice(&common);
         attributes.push(KeyValue::new(key::SOURCE, run.source.as_str()));
         attributes.push(KeyValue::new(key::RESULT, result(&run.result)));
+        // Spans only: a session id per metric series would be unbounded cardinality.
+        if let Some(meta) = hooks_core::context::meta_of(run.context) {
+            attributes.push(KeyValue::new(
+                key::SESSION_ID,
+                opentelemetry::StringValue::from(meta.session_id.clone()),
+            ));
+        }
         let mut status = None;
         match run.result {
             RunResult::Verdict(verdict) => {
