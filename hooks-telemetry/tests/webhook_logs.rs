@@ -4,28 +4,16 @@
 //! logged on the calling thread.
 #![cfg(feature = "webhooks")]
 
-use std::io::Write;
+mod capture;
+use capture::Capture;
+
 use std::net::TcpListener;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use hooks_core::runtime::Hooks;
 use hooks_telemetry::signature::Secret;
 use hooks_telemetry::webhooks::{Webhook, Webhooks};
 use serde_json::json;
-
-#[derive(Clone, Default)]
-struct Capture(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Capture {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
 
 /// Runs `f` with a DEBUG subscriber on this thread; returns what it logged.
 fn logs(f: impl FnOnce()) -> String {
@@ -37,8 +25,7 @@ fn logs(f: impl FnOnce()) -> String {
         .with_writer(move || writer.clone())
         .finish();
     tracing::subscriber::with_default(subscriber, f);
-    let bytes = capture.0.lock().unwrap().clone();
-    String::from_utf8(bytes).unwrap()
+    capture.text()
 }
 
 fn lines_with<'a>(text: &'a str, needle: &str) -> Vec<&'a str> {

@@ -6,8 +6,9 @@
 //! from the delivery thread.
 #![cfg(feature = "webhooks")]
 
-use std::io::Write;
-use std::sync::{Arc, Mutex};
+mod capture;
+use capture::Capture;
+
 use std::time::Duration;
 
 use hooks_telemetry::signature::{Secret, SecretError, Verifier};
@@ -19,25 +20,6 @@ use wiremock::{Mock, MockServer, ResponseTemplate};
 const SECRET: &str = "S3CR3T-never-print-me";
 const URL_PASSWORD: &str = "url-password-never-print";
 const URL_TOKEN: &str = "url-token-never-print";
-
-#[derive(Clone, Default)]
-struct Capture(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Capture {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl Capture {
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
-    }
-}
 
 fn assert_clean(what: &str, text: &str) {
     for needle in [SECRET, URL_PASSWORD, URL_TOKEN] {

@@ -138,8 +138,9 @@ use serde_json::{Value, json};
 
 use crate::ConfigError;
 
+use hooks_core::context::meta_of;
 use queue::{Msg, Queue, Refused, Store, Wait};
-use record::{cap_json, cap_str, meta_of, now_ms};
+use record::{cap_json, cap_str, now_ms};
 
 /// The policy's name in config files and errors.
 pub const POLICY: &str = "audit";

@@ -1,14 +1,9 @@
 //! The records of the trail, and how values are capped before they are stored.
 
-use std::any::Any;
 use std::io;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use hooks_core::context::{
-    ErrorOccurred, Meta, ModelStreamChunk, Notification, PostModelCall, PostQueueDrain,
-    PostToolUse, PreCompact, PreModelCall, PreQueueDrain, PreToolUse, SessionEnd, SessionStart,
-    StepEnd, Stop, SubagentStart, SubagentStop, UserPromptSubmit,
-};
+use hooks_core::context::Meta;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -282,40 +277,6 @@ pub(crate) fn now_ms() -> u64 {
         .unwrap_or(0)
 }
 
-/// The shared fields of a standard context, whatever its point.
-pub(crate) fn meta_of(ctx: &(dyn Any + Send + Sync)) -> Option<&Meta> {
-    macro_rules! try_contexts {
-        ($($t:ty),* $(,)?) => {
-            $(
-                if let Some(c) = ctx.downcast_ref::<$t>() {
-                    return Some(&c.meta);
-                }
-            )*
-        };
-    }
-    // The tool points first: they are the most frequent.
-    try_contexts!(
-        PreToolUse,
-        PostToolUse,
-        ModelStreamChunk,
-        PreModelCall,
-        PostModelCall,
-        UserPromptSubmit,
-        StepEnd,
-        SessionStart,
-        SessionEnd,
-        Stop,
-        PreCompact,
-        SubagentStart,
-        SubagentStop,
-        ErrorOccurred,
-        Notification,
-        PreQueueDrain,
-        PostQueueDrain,
-    );
-    None
-}
-
 /// Values nested deeper than this are not serialized: serde_json recurses once per level, and
 /// a hostile value must not overflow the agent's stack inside the audit.
 pub(crate) const MAX_DEPTH: usize = 128;
@@ -509,22 +470,6 @@ mod tests {
         let (s, cut) = cap_str("aé😀b", 4);
         assert_eq!((s.as_str(), cut), ("aé", true));
         assert_eq!(cap_str("abc", 3), ("abc".to_owned(), false));
-    }
-
-    #[test]
-    fn meta_of_reads_every_standard_context_and_none_for_others() {
-        let ctx = PostToolUse::new(
-            Meta::new("s9").with_tenant("t"),
-            "Read",
-            json!({}),
-            json!(1),
-            3,
-        );
-        let m = meta_of(&ctx).unwrap();
-        assert_eq!((&*m.session_id, m.tenant.as_deref()), ("s9", Some("t")));
-        let end = SessionEnd::new(Meta::new("s8"), Default::default(), true);
-        assert_eq!(&*meta_of(&end).unwrap().session_id, "s8");
-        assert!(meta_of(&42u32).is_none());
     }
 
     #[test]

@@ -70,3 +70,25 @@ pub fn meta_of(ctx: &dyn std::any::Any) -> Option<&Meta> {
     );
     None
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn meta_of_reads_every_standard_context_and_none_for_others() {
+        let ctx = PostToolUse::new(
+            Meta::new("s9").with_tenant("t"),
+            "Read",
+            json!({}),
+            json!(1),
+            3,
+        );
+        let m = meta_of(&ctx).unwrap();
+        assert_eq!((&*m.session_id, m.tenant.as_deref()), ("s9", Some("t")));
+        let end = SessionEnd::new(Meta::new("s8"), Default::default(), true);
+        assert_eq!(&*meta_of(&end).unwrap().session_id, "s8");
+        assert!(meta_of(&42u32).is_none());
+    }
+}
