@@ -737,7 +737,8 @@ fn scripts_are_found_behind_interpreters_wrappers_and_operators() {
             shell("node --require ./setup.js hook.js"),
             &["setup.js", "hook.js"],
         ),
-        (shell("node -e 'require(\"./hook.js\")'"), &[]),
+        // Inline code's relative `require` is followed.
+        (shell("node -e 'require(\"./hook.js\")'"), &["hook.js"]),
         // Inline code that happens to name a file is still code, not a script.
         (shell("node -e hook.js"), &[]),
         (shell("python3 -c hook.py"), &[]),
@@ -755,7 +756,8 @@ fn scripts_are_found_behind_interpreters_wrappers_and_operators() {
             &["hook.sh", "other.sh"],
         ),
         (shell("./hook.sh; ./hook.sh"), &["hook.sh"]),
-        (shell("./hook.sh $(./other.sh)"), &["hook.sh", "other.sh"]),
+        // A substitution runs first.
+        (shell("./hook.sh $(./other.sh)"), &["other.sh", "hook.sh"]),
         (shell("./hook.sh # ./other.sh"), &["hook.sh"]),
         (shell("jq ."), &[]),
         (shell("hook.sh"), &[]),

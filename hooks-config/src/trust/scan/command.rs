@@ -1,0 +1,689 @@
+//! One command from its program on: wrappers, builtins that run code, interpreters and their
+//! options, tools that run project code themselves, and the files to hash.
+
+use super::*;
+
+/// What [`Scan::hash`] found at a path.
+pub(super) enum Hashed {
+    File,
+    Dir(PathBuf),
+    Missing,
+}
+
+impl Scan<'_> {
+    /// A command's words from its program on (assignments already applied to `sh`).
+    pub(super) fn command(
+        &mut self,
+        words: &[Word],
+        start: usize,
+        fragment: &str,
+        sh: &mut Shell,
+        input: &Input,
+        extra: Extra<'_>,
+    ) {
+        let mut i = start;
+        while words
+            .get(i)
+            .and_then(Word::literal)
+            .is_some_and(|l| RESERVED.contains(&l.as_str()))
+        {
+            i += 1;
+        }
+        let Some(word) = words.get(i) else { return };
+        if let Extra::Placeholder(p, tool) = extra
+            && word.raw.contains(p)
+        {
+            self.unhashed(fragment, format!("{tool} puts its input in place of the program"));
+            return;
+        }
+        let program = match self.resolve(word, sh) {
+            Ok(p) => p,
+            Err(why) => {
+                self.unhashed(fragment, format!("the program is decided at run time: {why}"));
+                return;
+            }
+        };
+        let name = base_name(&program);
+        let rest = &words[i + 1..];
+        let lit = |k: usize| rest.get(k).and_then(Word::literal);
+        if let Some((_, value_options, positional)) = WRAPPERS.iter().find(|(n, ..)| *n == name) {
+            let mut local = sh.clone();
+            let mut j = 0;
+            while let Some(w) = rest.get(j) {
+                let Some(l) = w.literal() else {
+                    if name == "env" && w.parts.first().is_some_and(|p| matches!(p, Part::Lit(s) if is_assignment(s))) {
+                        self.assignment(w, &mut local, &HashMap::new(), true, fragment);
+                        j += 1;
+                        continue;
+                    }
+                    break;
+                };
+                if l == "--" {
+                    j += 1;
+                    break;
+                }
+                if name == "env" && (l == "-S" || l.starts_with("--split-string") || (l.starts_with("-S") && l.len() > 2)) {
+                    let value = match l.split_once('=') {
+                        Some((_, v)) => Ok(v.to_owned()),
+                        None if l.len() > 2 && !l.starts_with("--") => Ok(l[2..].to_owned()),
+                        None => rest.get(j + 1).map_or(Ok(String::new()), |w| self.resolve(w, sh)),
+                    };
+                    let skip = if l == "-S" || l == "--split-string" { 2 } else { 1 };
+                    match value {
+                        Ok(text) => {
+                            let mut split: Vec<Word> = text
+                                .split_whitespace()
+                                .map(|t| Word { parts: vec![Part::Lit(t.to_owned())], raw: t.to_owned() })
+                                .collect();
+                            split.extend(rest.iter().skip(j + skip).cloned());
+                            self.command(&split, 0, fragment, &mut local, input, extra);
+                        }
+                        Err(why) => self.unhashed(fragment, format!("`env -S` splits a value known only at run time: {why}")),
+                    }
+                    return;
+                }
+                if name == "env" && (l == "-C" || l == "--chdir" || l.starts_with("--chdir=")) {
+                    let dir = match l.split_once('=') {
+                        Some((_, d)) => vec![Word { parts: vec![Part::Lit("cd".into())], raw: "cd".into() }, Word { parts: vec![Part::Lit(d.to_owned())], raw: d.to_owned() }],
+                        None => [Word { parts: vec![Part::Lit("cd".into())], raw: "cd".into() }].into_iter().chain(rest.get(j + 1).cloned()).collect(),
+                    };
+                    self.change_dir(&dir, &mut local, fragment);
+                    j += if l.contains('=') { 1 } else { 2 };
+                    continue;
+                }
+                if name == "command" && (l == "-v" || l == "-V") {
+                    return;
+                }
+                if l == "-" || is_option(&l, false) {
+                    j += if value_options.contains(&l.as_str()) { 2 } else { 1 };
+                } else if name == "env" && is_assignment(&l) {
+                    self.assignment(w, &mut local, &HashMap::new(), true, fragment);
+                    j += 1;
+                } else {
+                    break;
+                }
+            }
+            j += positional;
+            if name == "flock" && matches!(lit(j).as_deref(), Some("-c" | "--command")) {
+                self.inline_shell(rest.get(j + 1), &local, input, fragment, extra);
+                return;
+            }
+            self.command(rest, j, fragment, &mut local, input, extra);
+            return;
+        }
+        match name {
+            "." | "source" => {
+                let k = usize::from(lit(0).as_deref() == Some("--"));
+                if let Some(file) = rest.get(k) {
+                    self.code_file(file, Lang::Shell, sh, input, fragment, extra, "the sourced file");
+                }
+                return;
+            }
+            "eval" => {
+                match rest {
+                    [only] if only.only_substitution().is_some() => {
+                        let program = self.substitution_program(only, sh);
+                        self.program_from(&program, Lang::Shell, sh, fragment);
+                    }
+                    _ => {
+                        let text: Result<Vec<String>, String> = rest.iter().map(|w| self.resolve(w, sh)).collect();
+                        match text {
+                            Ok(parts) => self.nested(&parts.join(" "), sh, input, fragment),
+                            Err(why) => self.unhashed(fragment, format!("`eval` runs text built at run time: {why}")),
+                        }
+                    }
+                }
+                return;
+            }
+            "trap" => {
+                let k = usize::from(lit(0).as_deref() == Some("--"));
+                if !matches!(lit(k).as_deref(), Some("-p" | "-l" | "-")) {
+                    self.inline_shell(rest.get(k), sh, &Input::Nothing, fragment, extra);
+                }
+                return;
+            }
+            "su" | "runuser" | "script" => {
+                if let Some(at) = rest.iter().position(|w| matches!(w.literal().as_deref(), Some("-c" | "--command"))) {
+                    self.inline_shell(rest.get(at + 1), sh, input, fragment, extra);
+                }
+                return;
+            }
+            "watch" => {
+                let mut k = 0;
+                while let Some(l) = lit(k).filter(|l| l.starts_with('-')) {
+                    k += if matches!(l.as_str(), "-n" | "--interval" | "-d" | "--differences") && !l.contains('=') && l != "-d" { 2 } else { 1 };
+                }
+                let text: Result<Vec<String>, String> = rest[k.min(rest.len())..].iter().map(|w| self.resolve(w, sh)).collect();
+                match text {
+                    Ok(parts) => self.nested(&parts.join(" "), sh, &Input::Nothing, fragment),
+                    Err(why) => self.unhashed(fragment, format!("`watch` runs text built at run time: {why}")),
+                }
+                return;
+            }
+            "xargs" => {
+                self.xargs(rest, fragment, sh, input);
+                return;
+            }
+            "find" => {
+                let mut k = 0;
+                while k < rest.len() {
+                    if matches!(rest[k].literal().as_deref(), Some("-exec" | "-execdir" | "-ok" | "-okdir")) {
+                        let end = rest[k + 1..]
+                            .iter()
+                            .position(|w| matches!(w.literal().as_deref(), Some(";" | "+")))
+                            .map_or(rest.len(), |e| k + 1 + e);
+                        let sub = rest[k + 1..end].to_vec();
+                        self.command(&sub, 0, fragment, &mut sh.clone(), &Input::Nothing, Extra::Placeholder("{}", "find"));
+                        k = end;
+                    }
+                    k += 1;
+                }
+                return;
+            }
+            "parallel" => {
+                self.unhashed(fragment, "GNU parallel builds its commands from its input and arguments");
+                return;
+            }
+            _ => {}
+        }
+        if let Some((tool, what)) = PROJECT_RUNNERS.iter().find(|(n, _)| *n == name) {
+            self.unhashed(fragment, format!("`{tool}` runs code from project files it reads itself ({what}); they are not hashed"));
+            if program.contains('/') {
+                self.hash(&program, sh, fragment, true);
+            }
+            return;
+        }
+        match interpreter(&program) {
+            Some(interp) => {
+                // A project's own interpreter (`./bin/python3`) is project code too; a system
+                // one (`/usr/bin/python3`, or a venv's link to it) is not hashed.
+                if program.contains('/') {
+                    self.hash(&program, sh, fragment, true);
+                }
+                self.interpreted(interp, name, rest, fragment, sh, input, extra);
+            }
+            None if program.contains('/') => {
+                self.hash(&program, sh, fragment, false);
+            }
+            None => {
+                for dir in sh.path_dirs.clone() {
+                    match dir {
+                        Ok(dir) => {
+                            let path = dir.join(&program);
+                            self.hash(&path.to_string_lossy(), sh, fragment, false);
+                        }
+                        Err(why) => self.unhashed(fragment, format!("`{program}` is looked up on a PATH known only at run time: {why}")),
+                    }
+                }
+            }
+        }
+    }
+
+    /// `sh -c TEXT` and the like: the text is a command in turn.
+    fn inline_shell(&mut self, text: Option<&Word>, sh: &Shell, input: &Input, fragment: &str, extra: Extra<'_>) {
+        let Some(text) = text else { return };
+        if text.only_substitution().is_some() {
+            let program = self.substitution_program(text, sh);
+            self.program_from(&program, Lang::Shell, sh, fragment);
+            return;
+        }
+        match self.resolve(text, sh) {
+            Ok(code) => {
+                if let Extra::Placeholder(p, tool) = extra
+                    && code.contains(p)
+                {
+                    self.unhashed(fragment, format!("{tool} puts its input into the command text"));
+                }
+                self.nested(&code, sh, input, fragment);
+            }
+            Err(why) => self.unhashed(fragment, format!("the command text is built at run time: {why}")),
+        }
+    }
+
+    /// The program a word made of one substitution gives (`"$(cat f)"`, `<(cat f)`).
+    fn substitution_program(&mut self, word: &Word, sh: &Shell) -> Input {
+        let body = word.only_substitution().unwrap_or_default();
+        let commands = lex::lex(body);
+        match commands.as_slice() {
+            [one] if one.words.is_empty() => {
+                match one.redirects.iter().find(|r| r.op == Op::In) {
+                    Some(r) => self.file_input(&r.target, sh),
+                    None => Input::Nothing,
+                }
+            }
+            [one] => self.produced(one, sh),
+            _ => Input::Opaque(format!("`{}` is produced at run time", abbreviate(&word.raw))),
+        }
+    }
+
+    /// A file given as code (`. f`, an interpreter's script): hashed, read from stdin or a
+    /// descriptor, or reported.
+    #[allow(clippy::too_many_arguments, reason = "one call per kind of operand")]
+    fn code_file(&mut self, file: &Word, lang: Lang, sh: &Shell, input: &Input, fragment: &str, extra: Extra<'_>, what: &str) {
+        if let Extra::Placeholder(p, tool) = extra
+            && file.raw.contains(p)
+        {
+            self.unhashed(fragment, format!("{tool} puts its input in place of {what}"));
+            return;
+        }
+        if matches!(file.parts.as_slice(), [Part::Proc(_)]) {
+            let program = self.substitution_program(file, sh);
+            self.program_from(&program, lang, sh, fragment);
+            return;
+        }
+        let path = match self.resolve(file, sh) {
+            Ok(path) => path,
+            Err(why) => {
+                self.unhashed(fragment, format!("{what} is decided at run time: {why}"));
+                return;
+            }
+        };
+        if is_stdin_path(&path) {
+            self.program_from(input, lang, sh, fragment);
+            return;
+        }
+        if let Some(n) = path.strip_prefix("/dev/fd/").or_else(|| path.strip_prefix("/proc/self/fd/")) {
+            let source = n.parse::<u32>().ok().and_then(|n| sh.fds.get(&n).cloned());
+            let source = source.unwrap_or_else(|| Input::Opaque(format!("descriptor {n} is not opened in the command")));
+            self.program_from(&source, lang, sh, fragment);
+            return;
+        }
+        match lang {
+            Lang::Node | Lang::Deno | Lang::Bun => self.node_script(&path, sh, fragment),
+            Lang::Python => {
+                if let Hashed::Dir(dir) = self.hash(&path, sh, fragment, false) {
+                    self.hash(&dir.join("__main__.py").to_string_lossy(), sh, fragment, false);
+                }
+            }
+            _ => {
+                if let Hashed::Dir(_) = self.hash(&path, sh, fragment, false) {
+                    self.unhashed(fragment, format!("`{path}` is a directory"));
+                }
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments, reason = "the command's whole context")]
+    fn interpreted(&mut self, interp: &Interpreter, name: &str, args: &[Word], fragment: &str, sh: &mut Shell, input: &Input, extra: Extra<'_>) {
+        let mut j = 0;
+        let first = args.first().and_then(Word::literal);
+        if let Some((_, _, what)) = RUNNER_SUBCOMMANDS.iter().find(|(n, sub, _)| *n == name && first.as_deref() == Some(*sub)) {
+            self.unhashed(fragment, format!("`{name} {}` runs code from project files it reads itself ({what}); they are not hashed", first.unwrap_or_default()));
+            return;
+        }
+        if let Some(sub) = interp.subcommand {
+            if first.as_deref() == Some(sub) {
+                j = 1;
+            } else if interp.lang == Lang::Uv {
+                return;
+            }
+        }
+        let lang = interp.lang;
+        let shell = lang == Lang::Shell;
+        let mut inline_shell = false;
+        let mut from_stdin = false;
+        let mut no_project = false;
+        while let Some(w) = args.get(j) {
+            let Some(l) = w.literal() else { break };
+            if l == "--" {
+                j += 1;
+                break;
+            }
+            if !is_option(&l, shell) {
+                break;
+            }
+            let next = args.get(j + 1);
+            if l.starts_with("--") {
+                let (opt, value) = match l.split_once('=') {
+                    Some((o, v)) => (o, Some(Word { parts: vec![Part::Lit(v.to_owned())], raw: v.to_owned() })),
+                    None => (l.as_str(), None),
+                };
+                let takes = interp.value_options.contains(&opt) || interp.file_options.contains(&opt) || interp.dir_options.contains(&opt) || interp.inline_options.contains(&opt) || interp.script_options.contains(&opt);
+                let value = value.as_ref().or(if takes { next } else { None });
+                if opt == "--no-project" || opt == "--script" {
+                    no_project = true;
+                }
+                if interp.inline_options.contains(&opt) {
+                    self.inline_word(value, lang, sh, fragment);
+                    return;
+                }
+                if interp.script_options.contains(&opt) {
+                    if let Some(v) = value {
+                        self.code_file(v, lang, sh, input, fragment, extra, "the script");
+                    }
+                    return;
+                }
+                if interp.file_options.contains(&opt)
+                    && let Some(v) = value
+                {
+                    self.code_file(v, Lang::Shell, sh, input, fragment, extra, "a file it loads");
+                }
+                if interp.dir_options.contains(&opt) {
+                    self.unhashed(fragment, format!("`{opt}` adds a directory modules are loaded from; they are not hashed"));
+                }
+                j += if takes && !l.contains('=') { 2 } else { 1 };
+                continue;
+            }
+            if shell {
+                if interp.file_options.contains(&l.as_str()) || interp.value_options.contains(&l.as_str()) {
+                    if interp.file_options.contains(&l.as_str())
+                        && let Some(v) = next
+                    {
+                        self.code_file(v, Lang::Shell, sh, input, fragment, extra, "a file it loads");
+                    }
+                    j += 2;
+                    continue;
+                }
+                inline_shell |= l[1..].contains('c');
+                from_stdin |= l[1..].contains('s');
+                j += 1;
+                continue;
+            }
+            // A cluster of one-letter options (`-Bc`, `-Wignore`, `-mpkg`).
+            let mut consumed_next = false;
+            for (k, ch) in l[1..].char_indices() {
+                let opt = format!("-{ch}");
+                let attached = &l[1 + k + ch.len_utf8()..];
+                let value = if attached.is_empty() { next.cloned() } else { Some(Word { parts: vec![Part::Lit(attached.to_owned())], raw: attached.to_owned() }) };
+                let opt = opt.as_str();
+                if interp.attached_options.contains(&opt) {
+                    break;
+                }
+                if interp.inline_options.contains(&opt) {
+                    self.inline_word(value.as_ref(), lang, sh, fragment);
+                    return;
+                }
+                if interp.module_options.contains(&opt) {
+                    match value.as_ref().map(|v| self.resolve(v, sh)) {
+                        Some(Ok(module)) => self.python_module(&module, sh, fragment, true),
+                        Some(Err(why)) => self.unhashed(fragment, format!("the module is decided at run time: {why}")),
+                        None => {}
+                    }
+                    return;
+                }
+                if interp.script_options.contains(&opt) {
+                    if let Some(v) = &value {
+                        self.code_file(v, lang, sh, input, fragment, extra, "the script");
+                    }
+                    return;
+                }
+                let takes = interp.file_options.contains(&opt) || interp.dir_options.contains(&opt) || interp.value_options.contains(&opt);
+                if interp.file_options.contains(&opt)
+                    && let Some(v) = &value
+                {
+                    self.code_file(v, Lang::Shell, sh, input, fragment, extra, "a file it loads");
+                }
+                if interp.dir_options.contains(&opt) {
+                    self.unhashed(fragment, format!("`{opt}` adds a directory modules are loaded from; they are not hashed"));
+                }
+                if takes {
+                    consumed_next = attached.is_empty();
+                    break;
+                }
+            }
+            j += 1 + usize::from(consumed_next);
+        }
+        if lang == Lang::Uv && !no_project && sh.dirs.iter().any(|d| d.join("pyproject.toml").is_file()) {
+            self.unhashed(fragment, "`uv run` first installs the project from pyproject.toml, whose build is not hashed");
+        }
+        let operand = args.get(j);
+        if inline_shell {
+            self.inline_shell(operand, sh, input, fragment, extra);
+            return;
+        }
+        if lang == Lang::Awk {
+            self.inline_word(operand, lang, sh, fragment);
+            return;
+        }
+        match operand {
+            _ if from_stdin => self.stdin_program(input, lang, sh, fragment, extra),
+            None => self.stdin_program(input, lang, sh, fragment, extra),
+            Some(w) if w.literal().is_some_and(|l| l == "-") => self.program_from(input, lang, sh, fragment),
+            Some(w) if lang == Lang::Uv => {
+                if w.literal().is_some_and(|l| l.ends_with(".py")) {
+                    self.code_file(w, Lang::Python, sh, input, fragment, extra, "the script");
+                } else {
+                    let rest = args[j..].to_vec();
+                    self.command(&rest, 0, fragment, sh, input, extra);
+                }
+            }
+            Some(w) => self.code_file(w, lang, sh, input, fragment, extra, "the script"),
+        }
+    }
+
+    fn stdin_program(&mut self, input: &Input, lang: Lang, sh: &Shell, fragment: &str, extra: Extra<'_>) {
+        if let Extra::Appended(tool) = extra {
+            self.unhashed(fragment, format!("{tool} appends the script from its input"));
+            return;
+        }
+        self.program_from(input, lang, sh, fragment);
+    }
+
+    fn inline_word(&mut self, code: Option<&Word>, lang: Lang, sh: &Shell, fragment: &str) {
+        let Some(code) = code else { return };
+        if lang == Lang::Shell {
+            self.inline_shell(Some(code), sh, &Input::Nothing, fragment, Extra::None);
+            return;
+        }
+        match self.resolve(code, sh) {
+            Ok(text) => self.inline(&text, lang, sh, fragment),
+            Err(why) => self.unhashed(fragment, format!("its inline code is built at run time: {why}")),
+        }
+    }
+
+    /// `xargs [options] command…`: when its input is literal text (`echo ./x.sh | xargs
+    /// sh`), the commands it builds are scanned; otherwise the command is scanned knowing
+    /// that its input adds arguments.
+    fn xargs(&mut self, rest: &[Word], fragment: &str, sh: &mut Shell, input: &Input) {
+        const VALUE: &[&str] = &["-a", "--arg-file", "-d", "--delimiter", "-E", "-e", "--eof", "-L", "-l", "--max-lines", "-n", "--max-args", "-P", "--max-procs", "-s", "--max-chars", "--process-slot-var"];
+        let mut k = 0;
+        let mut placeholder: Option<String> = None;
+        let mut one_by_one = false;
+        let mut from_file = false;
+        while let Some(l) = rest.get(k).and_then(Word::literal) {
+            if l == "--" {
+                k += 1;
+                break;
+            }
+            if !l.starts_with('-') || l == "-" {
+                break;
+            }
+            if l == "-I" || l == "--replace" {
+                placeholder = rest.get(k + 1).and_then(Word::literal);
+                k += 2;
+                continue;
+            }
+            if let Some(p) = l.strip_prefix("--replace=").or_else(|| l.strip_prefix("-I")).or_else(|| l.strip_prefix("-i")) {
+                placeholder = Some(if p.is_empty() { "{}".to_owned() } else { p.to_owned() });
+                k += 1;
+                continue;
+            }
+            one_by_one |= ["-n", "-L", "-l", "--max-args", "--max-lines"].iter().any(|o| l.starts_with(o));
+            from_file |= l.starts_with("-a") || l.starts_with("--arg-file");
+            k += if VALUE.contains(&l.as_str()) { 2 } else { 1 };
+        }
+        if k >= rest.len() {
+            return; // `xargs` alone runs `echo`
+        }
+        let sub = rest[k..].to_vec();
+        let lit_word = |t: &str| Word { parts: vec![Part::Lit(t.to_owned())], raw: t.to_owned() };
+        // A list read from project files (`xargs < list`, `cat list | xargs`): the list is
+        // hashed, and what it names is scanned.
+        let listed;
+        let input = match input {
+            Input::Files(files) if !from_file => {
+                let mut text = String::new();
+                for f in files {
+                    self.hash(f, sh, fragment, false);
+                    let found = sh.dirs.iter().map(|d| d.join(f)).find(|p| p.is_file());
+                    match found.map(|p| fs::read_to_string(p)) {
+                        Some(Ok(t)) if t.len() <= 64 * 1024 => text.push_str(&t),
+                        _ => {
+                            text.clear();
+                            break;
+                        }
+                    }
+                }
+                listed = if text.is_empty() { input.clone() } else { Input::Text(text) };
+                &listed
+            }
+            other => other,
+        };
+        if let (Input::Text(text), false) = (input, from_file)
+            && !text.contains(['\'', '"', '\\'])
+        {
+            let mut runs: Vec<Vec<Word>> = Vec::new();
+            match &placeholder {
+                Some(p) => {
+                    for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+                        runs.push(sub.iter().map(|w| match w.literal() {
+                            Some(l) => lit_word(&l.replace(p.as_str(), line)),
+                            None => w.clone(),
+                        }).collect());
+                    }
+                }
+                None if one_by_one => {
+                    for token in text.split_whitespace() {
+                        runs.push(sub.iter().cloned().chain([lit_word(token)]).collect());
+                    }
+                }
+                None => runs.push(sub.iter().cloned().chain(text.split_whitespace().map(lit_word)).collect()),
+            }
+            for run in runs {
+                self.command(&run, 0, fragment, sh, &Input::Nothing, Extra::None);
+            }
+            return;
+        }
+        match &placeholder {
+            Some(p) => self.command(&sub, 0, fragment, sh, &Input::Nothing, Extra::Placeholder(p, "xargs")),
+            None => self.command(&sub, 0, fragment, sh, &Input::Nothing, Extra::Appended("xargs")),
+        }
+    }
+
+    /// Hashes the file `word` names (relative to every directory the command may be in), and
+    /// the project interpreter its `#!` line names. `in_project`: only a file inside the
+    /// project counts (a project's own `./bin/python3`).
+    pub(super) fn hash(&mut self, word: &str, sh: &Shell, fragment: &str, in_project: bool) -> Hashed {
+        if word.is_empty() {
+            return Hashed::Missing;
+        }
+        let relative = !Path::new(word).is_absolute();
+        if relative && let Some(why) = &sh.dir_unknown {
+            let why = why.clone();
+            self.unhashed(fragment, format!("`{word}` is taken from a directory known only at run time: {why}"));
+            return Hashed::Missing;
+        }
+        let bases = if relative { sh.dirs.clone() } else { vec![PathBuf::from("/")] };
+        let mut found = Hashed::Missing;
+        for base in bases {
+            let path = base.join(word);
+            let Ok(meta) = fs::metadata(&path) else { continue };
+            if meta.is_dir() {
+                found = Hashed::Dir(path);
+                continue;
+            }
+            if !meta.is_file() {
+                continue;
+            }
+            let path = fs::canonicalize(&path).unwrap_or(path);
+            if in_project && !path.starts_with(self.project) {
+                continue;
+            }
+            found = Hashed::File;
+            if self.files.contains(&path) {
+                continue;
+            }
+            if self.files.len() >= MAX_SCRIPTS {
+                self.unhashed(fragment, format!("it loads more than {MAX_SCRIPTS} files; `{word}` and later ones are not hashed"));
+                continue;
+            }
+            self.files.push(path.clone());
+            self.shebang(&path, sh, fragment);
+        }
+        found
+    }
+
+    /// A script's `#!` interpreter, when it is a project file (`#!./bin/tool`).
+    fn shebang(&mut self, path: &Path, sh: &Shell, fragment: &str) {
+        let mut head = [0u8; 256];
+        let n = fs::File::open(path)
+            .and_then(|mut f| std::io::Read::read(&mut f, &mut head))
+            .unwrap_or(0);
+        let Some(line) = head[..n].strip_prefix(b"#!") else { return };
+        let line = String::from_utf8_lossy(line);
+        let Some(interp) = line.lines().next().and_then(|l| l.split_whitespace().next()) else { return };
+        let interp = interp.to_owned();
+        if !interp.starts_with('/') || Path::new(&interp).starts_with(self.project) {
+            self.hash(&interp, sh, fragment, false);
+        }
+    }
+
+    /// `python -m a.b` (`main`) or `import a.b`: the project's files for the module, from the
+    /// directories it may run in: packages' `__init__.py`, the module or its `__main__.py`,
+    /// and compiled or extension modules of the same name that Python would load instead.
+    pub(super) fn python_module(&mut self, module: &str, sh: &Shell, fragment: &str, main: bool) {
+        let parts: Vec<&str> = module.split('.').collect();
+        if parts.iter().any(|p| p.is_empty() || !p.chars().all(|c| c.is_alphanumeric() || c == '_')) {
+            self.unhashed(fragment, format!("`{module}` is not a module name the scan can follow"));
+            return;
+        }
+        if let Some(why) = &sh.dir_unknown {
+            let why = why.clone();
+            self.unhashed(fragment, format!("module `{module}` is looked up in a directory known only at run time: {why}"));
+            return;
+        }
+        for dir in sh.dirs.clone() {
+            let mut at = dir;
+            for (k, part) in parts.iter().enumerate() {
+                let last = k + 1 == parts.len();
+                if let Ok(entries) = fs::read_dir(&at) {
+                    let mut compiled: Vec<PathBuf> = entries
+                        .flatten()
+                        .map(|e| e.path())
+                        .filter(|p| {
+                            let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                            name.starts_with(&format!("{part}.")) && [".so", ".pyd", ".pyc"].iter().any(|x| name.ends_with(x))
+                        })
+                        .collect();
+                    compiled.sort();
+                    for c in compiled {
+                        self.hash(&c.to_string_lossy(), sh, fragment, false);
+                    }
+                }
+                let file = at.join(format!("{part}.py"));
+                at = at.join(part);
+                if at.is_dir() {
+                    self.hash(&at.join("__init__.py").to_string_lossy(), sh, fragment, false);
+                    if last && main {
+                        self.hash(&at.join("__main__.py").to_string_lossy(), sh, fragment, false);
+                    }
+                } else {
+                    self.hash(&file.to_string_lossy(), sh, fragment, false);
+                    break;
+                }
+            }
+        }
+    }
+
+    /// A node script as node finds it: the file, the file with an extension added, or a
+    /// directory's `index` (a directory with a package.json is reported).
+    pub(super) fn node_script(&mut self, spec: &str, sh: &Shell, fragment: &str) {
+        const EXTENSIONS: &[&str] = &[".js", ".mjs", ".cjs", ".json", ".node", ".ts", ".mts", ".cts", ".tsx"];
+        match self.hash(spec, sh, fragment, false) {
+            Hashed::File => {}
+            Hashed::Dir(dir) if dir.join("package.json").is_file() => {
+                self.unhashed(fragment, format!("`{spec}` is a directory: node runs the file its package.json names, which is not followed"));
+            }
+            Hashed::Dir(dir) => {
+                for ext in EXTENSIONS {
+                    self.hash(&dir.join(format!("index{ext}")).to_string_lossy(), sh, fragment, false);
+                }
+            }
+            Hashed::Missing => {
+                for ext in EXTENSIONS {
+                    self.hash(&format!("{spec}{ext}"), sh, fragment, false);
+                }
+            }
+        }
+    }
+}

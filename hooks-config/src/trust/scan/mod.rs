@@ -1,0 +1,818 @@
+//! Finding, without running anything, every project file a command loads as code, and the
+//! parts of it where that set cannot be known (see the module docs for the rules).
+
+use std::collections::HashMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use super::fingerprint::Unhashed;
+use super::lex::{self, Op, Part, PipeIn, Simple, Word};
+use super::programs::{
+    CODE_ENV, EnvCode, Interpreter, Lang, PROJECT_RUNNERS, RESERVED, RUNNER_SUBCOMMANDS, WRAPPERS,
+    base_name, first_loading_word, interpreter, loading_words, python_imports,
+};
+use super::{MAX_NESTING, MAX_SCRIPTS};
+
+mod command;
+use crate::spec::{CommandHandler, CommandLine};
+
+/// What the scan found: the files to hash, in order of appearance, and what it could not
+/// resolve.
+pub(super) struct Found {
+    pub files: Vec<PathBuf>,
+    pub unhashed: Vec<Unhashed>,
+}
+
+pub(super) fn scan(c: &CommandHandler, project: &Path) -> Found {
+    let mut scan = Scan {
+        project,
+        plugin_root: c
+            .plugin_root
+            .as_ref()
+            .map(|p| p.to_string_lossy().into_owned()),
+        home: std::env::var_os("HOME")
+            .filter(|h| !h.is_empty())
+            .map(|h| h.to_string_lossy().into_owned()),
+        files: Vec::new(),
+        unhashed: Vec::new(),
+    };
+    let mut shell = Shell {
+        vars: HashMap::new(),
+        dirs: vec![project.to_path_buf()],
+        dir_unknown: None,
+        fds: HashMap::new(),
+        path_dirs: Vec::new(),
+        stdin: Input::Event,
+        depth: 0,
+    };
+    let fragment = c.line.to_string();
+    for (name, value) in &c.env {
+        let word = Word {
+            parts: vec![Part::Lit(value.clone())],
+            raw: value.clone(),
+        };
+        scan.assign_env(name, &word, &mut shell, &fragment);
+        shell.vars.insert(
+            name.clone(),
+            Var::Value {
+                text: value.clone(),
+                exported: true,
+            },
+        );
+    }
+    match &c.line {
+        CommandLine::Shell(text) => scan.shell_text(text, &mut shell),
+        CommandLine::Exec(args) => {
+            let words: Vec<Word> = args
+                .iter()
+                .map(|a| Word {
+                    parts: vec![Part::Lit(scan.expand_known(a))],
+                    raw: a.clone(),
+                })
+                .collect();
+            let input = shell.stdin.clone();
+            scan.command(&words, 0, &fragment, &mut shell, &input, Extra::None);
+        }
+    }
+    Found {
+        files: scan.files,
+        unhashed: scan.unhashed,
+    }
+}
+
+struct Scan<'a> {
+    project: &'a Path,
+    plugin_root: Option<String>,
+    home: Option<String>,
+    files: Vec<PathBuf>,
+    unhashed: Vec<Unhashed>,
+}
+
+/// One shell's state as far as the scan follows it.
+#[derive(Clone)]
+struct Shell {
+    vars: HashMap<String, Var>,
+    /// Where relative paths may start (every directory a `cd` may have gone to).
+    dirs: Vec<PathBuf>,
+    /// Why the working directory cannot be known, after a `cd` to a run-time value.
+    dir_unknown: Option<String>,
+    /// Descriptors opened for reading by `exec N<file`.
+    fds: HashMap<u32, Input>,
+    /// Project directories put on `PATH`; `Err` when `PATH` is set to a run-time value.
+    path_dirs: Vec<Result<PathBuf, String>>,
+    /// What the shell's own stdin reads.
+    stdin: Input,
+    depth: usize,
+}
+
+#[derive(Clone)]
+enum Var {
+    Value { text: String, exported: bool },
+    Unknown(String),
+}
+
+/// What a command's stdin reads, when it is a program.
+#[derive(Clone)]
+enum Input {
+    /// The hook's own stdin: the event JSON.
+    Event,
+    /// These files (as written).
+    Files(Vec<String>),
+    /// This text: a heredoc, a here-string, `echo`'s arguments.
+    Text(String),
+    /// Nothing (`/dev/null`, a closed descriptor).
+    Nothing,
+    /// Cannot be known, and why.
+    Opaque(String),
+}
+
+/// Arguments a command gets from elsewhere (`xargs`, `find -exec`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Extra<'p> {
+    None,
+    /// Appended from the input (`xargs sh`).
+    Appended(&'p str),
+    /// This placeholder is replaced (`find -exec sh {} ;`, `xargs -I{}`).
+    Placeholder(&'p str, &'p str),
+}
+
+fn is_assignment(word: &str) -> bool {
+    word.split_once('=').is_some_and(|(name, _)| {
+        let name = name.strip_suffix('+').unwrap_or(name);
+        !name.is_empty()
+            && !name.starts_with(|c: char| c.is_ascii_digit())
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    })
+}
+
+fn is_assignment_word(word: &Word) -> bool {
+    matches!(word.parts.first(), Some(Part::Lit(s)) if is_assignment(s))
+}
+
+/// The words before the program: reserved words (`if`, `then`, `{`) and assignments; and the
+/// program's index.
+fn split_prefix(words: &[Word]) -> (Vec<&Word>, usize) {
+    let mut assignments = Vec::new();
+    let mut i = 0;
+    while let Some(w) = words.get(i) {
+        if w.literal().is_some_and(|l| RESERVED.contains(&l.as_str())) {
+        } else if is_assignment_word(w) {
+            assignments.push(w);
+        } else {
+            break;
+        }
+        i += 1;
+    }
+    (assignments, i)
+}
+
+fn is_option(word: &str, shell: bool) -> bool {
+    word.len() > 1 && (word.starts_with('-') || (shell && word.starts_with('+')))
+}
+
+fn is_stdin_path(word: &str) -> bool {
+    matches!(word, "-" | "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0")
+}
+
+fn abbreviate(text: &str) -> String {
+    let line = text.lines().next().unwrap_or_default().trim();
+    match line.char_indices().nth(80) {
+        Some((i, _)) => format!("{}…", &line[..i]),
+        None if line.len() < text.trim().len() => format!("{line}…"),
+        None => line.to_owned(),
+    }
+}
+
+impl Scan<'_> {
+    fn unhashed(&mut self, fragment: &str, why: impl Into<String>) {
+        let u = Unhashed {
+            fragment: abbreviate(fragment),
+            why: why.into(),
+        };
+        if !self.unhashed.contains(&u) {
+            self.unhashed.push(u);
+        }
+    }
+
+    /// `$CLAUDE_PROJECT_DIR` and `$CLAUDE_PLUGIN_ROOT` in an exec-form argument.
+    fn expand_known(&self, arg: &str) -> String {
+        let project = self.project.to_string_lossy();
+        let mut out = arg.to_owned();
+        for (name, value) in [
+            ("CLAUDE_PROJECT_DIR", Some(project.as_ref())),
+            ("CLAUDE_PLUGIN_ROOT", self.plugin_root.as_deref()),
+        ] {
+            if let Some(value) = value {
+                out = out.replace(&format!("${{{name}}}"), value);
+                let mut rest = out.as_str();
+                let mut replaced = String::new();
+                let pat = format!("${name}");
+                while let Some(at) = rest.find(&pat) {
+                    let after = &rest[at + pat.len()..];
+                    replaced.push_str(&rest[..at]);
+                    if after.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_') {
+                        replaced.push_str(&pat);
+                    } else {
+                        replaced.push_str(value);
+                    }
+                    rest = after;
+                }
+                replaced.push_str(rest);
+                out = replaced;
+            }
+        }
+        out
+    }
+
+    /// A word's value, or why it is known only at run time.
+    fn resolve(&self, word: &Word, sh: &Shell) -> Result<String, String> {
+        let mut text = String::new();
+        for part in &word.parts {
+            match part {
+                Part::Lit(s) => text.push_str(s),
+                Part::Var(name) => text.push_str(&self.var(name, sh)?),
+                Part::Glob(c) => {
+                    return Err(format!("`{c}` in `{}` is expanded at run time", word.raw));
+                }
+                Part::Param(p) => return Err(format!("`${{{p}}}` is decided at run time")),
+                Part::Subst(body) => {
+                    return Err(format!("`$({})` is produced at run time", abbreviate(body)));
+                }
+                Part::Proc(body) => {
+                    return Err(format!("`<({})` is produced at run time", abbreviate(body)));
+                }
+                Part::Arith(a) => return Err(format!("`$(({a}))` is computed at run time")),
+                Part::Tilde(user) if user.is_empty() => match &self.home {
+                    Some(home) => text.push_str(home),
+                    None => return Err("`~` is not known (HOME is not set)".to_owned()),
+                },
+                Part::Tilde(user) => return Err(format!("`~{user}` is not followed")),
+            }
+        }
+        Ok(text)
+    }
+
+    fn var(&self, name: &str, sh: &Shell) -> Result<String, String> {
+        match sh.vars.get(name) {
+            Some(Var::Value { text, .. }) => return Ok(text.clone()),
+            Some(Var::Unknown(why)) => return Err(why.clone()),
+            None => {}
+        }
+        match name {
+            "CLAUDE_PROJECT_DIR" => Ok(self.project.to_string_lossy().into_owned()),
+            "CLAUDE_PLUGIN_ROOT" if self.plugin_root.is_some() => {
+                Ok(self.plugin_root.clone().unwrap_or_default())
+            }
+            "HOME" if self.home.is_some() => Ok(self.home.clone().unwrap_or_default()),
+            "PWD" if sh.dirs.len() == 1 && sh.dir_unknown.is_none() => {
+                Ok(sh.dirs[0].to_string_lossy().into_owned())
+            }
+            _ => Err(format!("`${name}` is not set in the command")),
+        }
+    }
+
+    /// Scans shell text run by a shell in state `sh` (its own variables: see [`Self::nested`]).
+    fn shell_text(&mut self, text: &str, sh: &mut Shell) {
+        let commands = lex::lex(text);
+        let assigned = prepass(&commands, self, sh);
+        for (index, cmd) in commands.iter().enumerate() {
+            self.simple(&commands, index, cmd, sh, &assigned);
+        }
+    }
+
+    /// Scans text run by a new shell started from `sh` (`sh -c`, a heredoc fed to `bash`):
+    /// it sees only exported variables.
+    fn nested(&mut self, text: &str, sh: &Shell, input: &Input, fragment: &str) {
+        if sh.depth >= MAX_NESTING {
+            self.unhashed(fragment, format!("nested more than {MAX_NESTING} levels deep"));
+            return;
+        }
+        let mut inner = sh.clone();
+        inner.depth += 1;
+        inner.stdin = input.clone();
+        for var in inner.vars.values_mut() {
+            if let Var::Value {
+                exported: false, ..
+            } = var
+            {
+                *var = Var::Unknown("a variable of the outer shell that is not exported".into());
+            }
+        }
+        self.shell_text(text, &mut inner);
+    }
+
+    fn simple(
+        &mut self,
+        all: &[Simple],
+        index: usize,
+        cmd: &Simple,
+        sh: &mut Shell,
+        assigned: &HashMap<String, Result<String, String>>,
+    ) {
+        let fragment = cmd.raw.as_str();
+        // Substitutions run wherever they are.
+        for word in cmd.words.iter().chain(cmd.redirects.iter().map(|r| &r.target)) {
+            self.substitutions(word, sh, fragment);
+        }
+        for r in &cmd.redirects {
+            if let Op::HereDoc {
+                quoted: false,
+                body,
+            } = &r.op
+            {
+                self.substitutions(&lex::lex_expanding(body), sh, fragment);
+            }
+        }
+        // Where stdin comes from, redirections applied in order.
+        let mut input = match cmd.pipe_in {
+            PipeIn::None => sh.stdin.clone(),
+            PipeIn::From(i) => match all.get(i) {
+                Some(producer) if i < index => self.produced(producer, sh),
+                _ => Input::Opaque("it reads a pipe the scan cannot follow".into()),
+            },
+            PipeIn::Group => Input::Opaque(
+                "it reads the output of a compound command, which is not followed".into(),
+            ),
+        };
+        let mut fds = sh.fds.clone();
+        for r in &cmd.redirects {
+            let fd = r.fd.unwrap_or(if matches!(r.op, Op::Out | Op::DupOut) {
+                1
+            } else {
+                0
+            });
+            let source = match &r.op {
+                Op::In => Some(self.file_input(&r.target, sh)),
+                Op::DupIn => Some(match r.target.literal().as_deref() {
+                    Some("-") => Input::Nothing,
+                    Some("0") => input.clone(),
+                    Some(n) => match n.parse::<u32>().ok().and_then(|n| fds.get(&n)) {
+                        Some(src) => src.clone(),
+                        None => Input::Opaque(format!("descriptor {n} is not opened in the command")),
+                    },
+                    None => Input::Opaque(format!("`<&{}` is decided at run time", r.target.raw)),
+                }),
+                Op::HereDoc { quoted: true, body } => Some(Input::Text(body.clone())),
+                Op::HereDoc {
+                    quoted: false,
+                    body,
+                } => Some(match self.resolve(&lex::lex_expanding(body), sh) {
+                    Ok(text) => Input::Text(text),
+                    Err(why) => Input::Opaque(format!("the heredoc expands at run time: {why}")),
+                }),
+                Op::HereString => Some(match self.resolve(&r.target, sh) {
+                    Ok(text) => Input::Text(text),
+                    Err(why) => Input::Opaque(why),
+                }),
+                Op::Out | Op::DupOut => None,
+            };
+            if let Some(source) = source {
+                if fd == 0 {
+                    input = source;
+                } else {
+                    fds.insert(fd, source);
+                }
+            }
+        }
+        let mut local = sh.clone();
+        local.fds = fds;
+        // Leading reserved words and assignments.
+        let (prefix, i) = split_prefix(&cmd.words);
+        let words = &cmd.words[i..];
+        let program = words.first().and_then(Word::literal);
+        if words.is_empty() || program.as_deref() == Some("exec") && words.len() == 1 {
+            // `X=1`, `exec 3<f`, `exec <f`: the shell itself changes.
+            for word in &prefix {
+                self.assignment(word, sh, assigned, false, fragment);
+            }
+            if !cmd.redirects.is_empty() && program.as_deref() == Some("exec") {
+                sh.fds = local.fds;
+                sh.stdin = input;
+            }
+            return;
+        }
+        for word in &prefix {
+            self.assignment(word, &mut local, assigned, true, fragment);
+        }
+        // Builtins that change the shell itself.
+        if let Some("for" | "select" | "read" | "getopts" | "mapfile" | "readarray" | "printf" | "unset") =
+            program.as_deref()
+        {
+            for name in words[1..].iter().filter_map(Word::literal) {
+                if let Some(Err(why)) = assigned.get(&name) {
+                    sh.vars.insert(name, Var::Unknown(why.clone()));
+                }
+            }
+        }
+        match program.as_deref() {
+            Some("export" | "readonly" | "declare" | "typeset" | "local") => {
+                let exported = program.as_deref() == Some("export")
+                    || words[1..]
+                        .iter()
+                        .any(|w| w.literal().is_some_and(|l| l.starts_with('-') && l.contains('x')));
+                for word in &words[1..] {
+                    if is_assignment_word(word) {
+                        self.assignment(word, sh, assigned, exported, fragment);
+                    } else if exported
+                        && let Some(name) = word.literal()
+                        && let Some(Var::Value { exported, .. }) = sh.vars.get_mut(&name)
+                    {
+                        *exported = true;
+                    }
+                }
+                return;
+            }
+            Some("cd" | "pushd" | "popd") => {
+                self.change_dir(words, sh, fragment);
+                return;
+            }
+            _ => {}
+        }
+        self.command(words, 0, fragment, &mut local, &input, Extra::None);
+        if local.dir_unknown.is_some() && sh.dir_unknown.is_none() {
+            sh.dir_unknown = local.dir_unknown;
+        }
+    }
+
+    fn substitutions(&mut self, word: &Word, sh: &Shell, fragment: &str) {
+        for part in &word.parts {
+            if let Part::Subst(body) | Part::Proc(body) = part {
+                let mut inner = sh.clone();
+                if inner.depth >= MAX_NESTING {
+                    self.unhashed(fragment, format!("nested more than {MAX_NESTING} levels deep"));
+                    continue;
+                }
+                inner.depth += 1;
+                self.shell_text(body, &mut inner);
+            }
+        }
+    }
+
+    /// `NAME=value` (in the shell, or for one command when `local`).
+    fn assignment(
+        &mut self,
+        word: &Word,
+        sh: &mut Shell,
+        assigned: &HashMap<String, Result<String, String>>,
+        exported: bool,
+        fragment: &str,
+    ) {
+        let Some(Part::Lit(first)) = word.parts.first() else {
+            return;
+        };
+        let Some((name, _)) = first.split_once('=') else {
+            return;
+        };
+        let name = name.trim_end_matches('+');
+        let value = word_after_equals(word);
+        self.assign_env(name, &value, sh, fragment);
+        let var = match (assigned.get(name), exported) {
+            (Some(Ok(text)), _) => Var::Value {
+                text: text.clone(),
+                exported,
+            },
+            (Some(Err(why)), _) => Var::Unknown(why.clone()),
+            // A command's own prefix (`X=1 cmd`) is not in the pre-pass: resolve it here.
+            (None, _) => match self.resolve(&value, sh) {
+                Ok(text) => Var::Value { text, exported },
+                Err(why) => Var::Unknown(format!("`{name}` is set from a run-time value: {why}")),
+            },
+        };
+        sh.vars.insert(name.to_owned(), var);
+    }
+
+    /// What setting `name` does to what programs load.
+    fn assign_env(&mut self, name: &str, value: &Word, sh: &mut Shell, fragment: &str) {
+        if name == "PATH" {
+            sh.path_dirs.clear();
+            let text = match self.resolve(value, sh) {
+                Ok(text) => text,
+                Err(_) => value.raw.replace("${PATH}", "$PATH"),
+            };
+            for dir in text.split(':') {
+                if dir == "$PATH" || dir.is_empty() {
+                    continue;
+                }
+                if dir.contains('$') || dir.contains('`') {
+                    sh.path_dirs.push(Err(format!("PATH gets `{dir}` at run time")));
+                    continue;
+                }
+                for base in &sh.dirs {
+                    let full = base.join(dir);
+                    if full.starts_with(self.project) || !Path::new(dir).is_absolute() {
+                        sh.path_dirs.push(Ok(full));
+                    }
+                }
+            }
+            return;
+        }
+        let Some((_, kind)) = CODE_ENV.iter().find(|(n, _)| *n == name) else {
+            return;
+        };
+        let text = match self.resolve(value, sh) {
+            Ok(text) => text,
+            Err(why) => {
+                self.unhashed(fragment, format!("{name} is set at run time ({why})"));
+                return;
+            }
+        };
+        if text.is_empty() {
+            return;
+        }
+        match kind {
+            EnvCode::Files => {
+                for file in text.split([':', ' ']).filter(|f| !f.is_empty()) {
+                    self.hash(file, sh, fragment, false);
+                }
+            }
+            EnvCode::Command => {
+                let input = Input::Nothing;
+                self.nested(&text, sh, &input, fragment);
+            }
+            EnvCode::Options(program) => {
+                let mut words = vec![Word {
+                    parts: vec![Part::Lit(program.to_string())],
+                    raw: program.to_string(),
+                }];
+                words.extend(text.split_whitespace().map(|w| Word {
+                    parts: vec![Part::Lit(w.to_owned())],
+                    raw: w.to_owned(),
+                }));
+                words.push(Word {
+                    parts: vec![Part::Lit("-e".into())],
+                    raw: "-e".into(),
+                });
+                words.push(Word::default());
+                let mut sh2 = sh.clone();
+                self.command(&words, 0, fragment, &mut sh2, &Input::Nothing, Extra::None);
+            }
+            EnvCode::Opaque(why) => self.unhashed(fragment, format!("{name} is set: {why}")),
+        }
+    }
+
+    fn change_dir(&mut self, words: &[Word], sh: &mut Shell, fragment: &str) {
+        let target = words[1..]
+            .iter()
+            .find(|w| w.literal().is_none_or(|l| !l.starts_with('-') || l == "-"));
+        let resolved = match (words[0].literal().as_deref(), target) {
+            (Some("popd"), _) => Err("`popd` returns to a directory known at run time".to_owned()),
+            (_, None) => Err("`cd` with no directory goes home".to_owned()),
+            (_, Some(w)) => match self.resolve(w, sh) {
+                Ok(dir) if dir == "-" => Err("`cd -` returns to a directory known at run time".into()),
+                Ok(dir) => Ok(dir),
+                Err(why) => Err(why),
+            },
+        };
+        match resolved {
+            Ok(dir) => {
+                // A `cd` may be undone by a subshell's end: keep every directory it may be.
+                let new: Vec<PathBuf> = sh.dirs.iter().map(|d| d.join(&dir)).collect();
+                for d in new {
+                    if !sh.dirs.contains(&d) {
+                        sh.dirs.push(d);
+                    }
+                }
+            }
+            Err(why) => {
+                let _ = fragment;
+                sh.dir_unknown.get_or_insert(why);
+            }
+        }
+    }
+
+    /// What a command writes to a pipe, read as a program by the next one.
+    fn produced(&mut self, producer: &Simple, sh: &Shell) -> Input {
+        let words: Vec<&Word> = producer
+            .words
+            .iter()
+            .skip_while(|w| w.literal().is_some_and(|l| is_assignment(&l)))
+            .collect();
+        let program = words.first().and_then(|w| w.literal());
+        let args: Option<Vec<String>> = words.iter().skip(1).map(|w| self.resolve(w, sh).ok()).collect();
+        let opaque = || Input::Opaque(format!("its program comes from `{}`", abbreviate(&producer.raw)));
+        match (program.as_deref().map(base_name), args) {
+            (Some("cat"), Some(args)) if args.iter().all(|a| !a.starts_with('-') || a == "-") => {
+                if args.is_empty() {
+                    // `cat <f | sh`, `cat <<EOF | sh`
+                    let mut input = Input::Opaque(format!(
+                        "its program comes from `{}`, which reads the event",
+                        abbreviate(&producer.raw)
+                    ));
+                    for r in &producer.redirects {
+                        match &r.op {
+                            Op::In if r.fd.unwrap_or(0) == 0 => input = self.file_input(&r.target, sh),
+                            Op::HereDoc { quoted: true, body } => input = Input::Text(body.clone()),
+                            Op::HereDoc { .. } | Op::HereString | Op::DupIn => input = opaque(),
+                            _ => {}
+                        }
+                    }
+                    input
+                } else if args.iter().any(|a| is_stdin_path(a)) {
+                    opaque()
+                } else {
+                    Input::Files(args)
+                }
+            }
+            (Some("echo" | "printf"), Some(args)) if producer.redirects.is_empty() => {
+                let args: Vec<&str> = args
+                    .iter()
+                    .map(String::as_str)
+                    .skip_while(|a| matches!(*a, "-n" | "-e" | "-E" | "--"))
+                    .collect();
+                Input::Text(args.join(" "))
+            }
+            _ => opaque(),
+        }
+    }
+
+    fn file_input(&self, target: &Word, sh: &Shell) -> Input {
+        match self.resolve(target, sh) {
+            Ok(path) if path == "/dev/null" => Input::Nothing,
+            Ok(path) if is_stdin_path(&path) => sh.stdin.clone(),
+            Ok(path) => Input::Files(vec![path]),
+            Err(_) if target.only_substitution().is_some() => {
+                Input::Opaque(format!("`{}` is produced at run time", target.raw))
+            }
+            Err(why) => Input::Opaque(why),
+        }
+    }
+
+    /// Hashes the program an interpreter reads from `input` (`sh < f`, `cat f | sh`,
+    /// `sh <<EOF`), or says why it cannot.
+    fn program_from(&mut self, input: &Input, lang: Lang, sh: &Shell, fragment: &str) {
+        match input {
+            Input::Files(files) => {
+                for f in files {
+                    self.hash(f, sh, fragment, false);
+                }
+            }
+            Input::Text(text) => self.inline(text, lang, sh, fragment),
+            Input::Nothing => {}
+            Input::Event => {
+                self.unhashed(fragment, "it reads its program from stdin, which is the event JSON")
+            }
+            Input::Opaque(why) => self.unhashed(fragment, format!("its program cannot be known: {why}")),
+        }
+    }
+
+    /// Inline code (`-c`, `-e`, a heredoc): a shell's is scanned as a command; another
+    /// language's for what it imports or runs.
+    fn inline(&mut self, code: &str, lang: Lang, sh: &Shell, fragment: &str) {
+        match lang {
+            Lang::Shell => {
+                let input = Input::Nothing;
+                self.nested(code, sh, &input, fragment);
+            }
+            Lang::Uv => {}
+            Lang::Python => {
+                if let Some(word) = first_loading_word(code, loading_words(lang)) {
+                    self.unhashed(fragment, format!("its inline code uses `{word}`, which loads code the scan cannot see"));
+                }
+                match python_imports(code) {
+                    Ok(modules) => {
+                        for m in modules {
+                            self.python_module(&m, sh, fragment, false);
+                        }
+                    }
+                    Err(stmt) => self.unhashed(fragment, format!("`{stmt}` is a relative import")),
+                }
+            }
+            Lang::Node | Lang::Deno | Lang::Bun => {
+                if let Some(word) = first_loading_word(code, loading_words(lang)) {
+                    self.unhashed(fragment, format!("its inline code uses `{word}`, which loads code the scan cannot see"));
+                }
+                self.node_imports(code, sh, fragment);
+            }
+            _ => {
+                if let Some(word) = first_loading_word(code, loading_words(lang)) {
+                    self.unhashed(fragment, format!("its inline code uses `{word}`, which loads code the scan cannot see"));
+                }
+            }
+        }
+    }
+
+    /// `require("x")`, `import("x")`, `from "x"`: a path is hashed, a builtin is fine, a
+    /// package or a computed name is reported.
+    fn node_imports(&mut self, code: &str, sh: &Shell, fragment: &str) {
+        const BUILTINS: &[&str] = &[
+            "fs", "path", "os", "util", "crypto", "url", "events", "stream", "readline", "zlib",
+            "assert", "buffer", "process", "http", "https", "net", "querystring", "string_decoder",
+            "timers", "fs/promises", "stream/promises",
+        ];
+        for key in ["require", "import", "from"] {
+            for (at, _) in code.match_indices(key) {
+                let before = code[..at].chars().next_back();
+                if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.') {
+                    continue;
+                }
+                let rest = code[at + key.len()..].trim_start();
+                let rest = rest.strip_prefix('(').map_or(rest, str::trim_start);
+                let quote = rest.chars().next();
+                let spec = match quote {
+                    Some(q @ ('"' | '\'' | '`')) => rest[1..].split(q).next().filter(|s| !s.contains("${")),
+                    _ => None,
+                };
+                match spec {
+                    Some(s) if s.starts_with("node:") || BUILTINS.contains(&s) => {}
+                    Some(s) if s.starts_with('.') || s.starts_with('/') => {
+                        self.node_script(s, sh, fragment);
+                    }
+                    Some(s) => self.unhashed(fragment, format!("its inline code loads the package `{s}`, whose files are not followed")),
+                    None if key == "from" || key == "import" && !code[at..].starts_with("import(") && quote.is_none_or(|c| c.is_alphabetic() || c == '{' || c == '*') => {}
+                    None => self.unhashed(fragment, format!("its inline code calls `{key}` with a name known only at run time")),
+                }
+            }
+        }
+    }
+}
+
+/// The value part of `NAME=value`.
+fn word_after_equals(word: &Word) -> Word {
+    let mut parts = word.parts.clone();
+    if let Some(Part::Lit(first)) = parts.first_mut() {
+        *first = first.split_once('=').map(|(_, v)| v.to_owned()).unwrap_or_default();
+    }
+    Word {
+        parts,
+        raw: word.raw.split_once('=').map(|(_, v)| v.to_owned()).unwrap_or_default(),
+    }
+}
+
+/// The value each variable is given in the text: `Ok` when every assignment gives the same
+/// literal, `Err(why)` when it may differ or is decided at run time.
+fn prepass(
+    commands: &[Simple],
+    scan: &Scan<'_>,
+    sh: &Shell,
+) -> HashMap<String, Result<String, String>> {
+    let mut out: HashMap<String, Result<String, String>> = HashMap::new();
+    let mut set = |name: &str, value: Result<String, String>| {
+        let value = match (out.get(name), value) {
+            (None, v) => v,
+            (Some(Ok(a)), Ok(b)) if *a == b => Ok(b),
+            (Some(Err(why)), _) => Err(why.clone()),
+            (_, Err(why)) => Err(why),
+            (Some(Ok(_)), Ok(_)) => Err(format!("`{name}` is given different values in the command")),
+        };
+        out.insert(name.to_owned(), value);
+    };
+    for cmd in commands {
+        let literal: Vec<Option<String>> = cmd.words.iter().map(Word::literal).collect();
+        let (prefix, at) = split_prefix(&cmd.words);
+        let first_program = (at < cmd.words.len()).then_some(at);
+        let program = first_program.and_then(|i| literal[i].clone());
+        let assigns = |range: &[Word]| -> Vec<(String, Result<String, String>)> {
+            range
+                .iter()
+                .filter_map(|w| {
+                    let Some(Part::Lit(first)) = w.parts.first() else { return None };
+                    let (name, _) = first.split_once('=')?;
+                    if !is_assignment(first) {
+                        return None;
+                    }
+                    if name.ends_with('+') {
+                        let name = name.trim_end_matches('+').to_owned();
+                        return Some((name.clone(), Err(format!("`{name}` is appended to"))));
+                    }
+                    let value = scan
+                        .resolve(&word_after_equals(w), sh)
+                        .map_err(|why| format!("`{name}` is set from a run-time value: {why}"));
+                    Some((name.to_owned(), value))
+                })
+                .collect()
+        };
+        match (first_program, program.as_deref()) {
+            (None, _) => {
+                for (n, v) in assigns(&prefix.into_iter().cloned().collect::<Vec<_>>()) {
+                    set(&n, v);
+                }
+            }
+            (Some(i), Some("export" | "readonly" | "declare" | "typeset" | "local")) => {
+                for (n, v) in assigns(&cmd.words[i + 1..]) {
+                    set(&n, v);
+                }
+            }
+            (Some(i), Some(binder @ ("for" | "select" | "read" | "getopts" | "mapfile" | "readarray" | "printf" | "unset"))) => {
+                let names: Vec<String> = literal[i + 1..]
+                    .iter()
+                    .flatten()
+                    .filter(|w| !w.starts_with('-') && w.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+                    .cloned()
+                    .collect();
+                let names = match binder {
+                    "for" | "select" => names.into_iter().take(1).collect(),
+                    "printf" => {
+                        let at = literal.iter().position(|w| w.as_deref() == Some("-v"));
+                        at.and_then(|a| literal.get(a + 1).cloned().flatten()).into_iter().collect()
+                    }
+                    _ => names,
+                };
+                for n in names {
+                    set(&n, Err(format!("`{n}` is set by `{binder}` at run time")));
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
