@@ -1,11 +1,19 @@
-//! `hooks trust`: show each configured hook's standing at the gate, and approve by hash.
+//! `hooks trust`: show each configured hook's standing at the gate, the files its
+//! fingerprint covers and the parts of it that cannot be hashed, and approve by hash.
+//!
+//! `--approve` refuses a hook whose command has unhashed parts (what they load cannot be
+//! determined without running it), names them and exits 1; `--approve --accept-unhashed`
+//! approves it anyway and the approval records what it accepted, so listings show
+//! "approved, partly unhashed".
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Args;
 use hooks_config::file::Sources;
-use hooks_config::trust::{Admission, AllowList, AllowedBy, Gate, TrustStore, fingerprint};
+use hooks_config::trust::{
+    Admission, AllowList, AllowedBy, Gate, OnUnhashed, TrustError, TrustStore, fingerprint,
+};
 use serde::Serialize;
 
 use crate::CliError;
@@ -20,6 +28,10 @@ pub struct TrustArgs {
     /// Approve every listed hook that is not admitted yet (records its fingerprint).
     #[arg(long)]
     pub approve: bool,
+    /// With --approve: also approve hooks whose commands load files that cannot be determined
+    /// (listed as "unhashed"); those parts are not covered by the approval. Review them first.
+    #[arg(long, requires = "approve")]
+    pub accept_unhashed: bool,
     /// Only these hook ids (repeatable).
     #[arg(long = "id", value_name = "ID")]
     pub ids: Vec<String>,
@@ -39,8 +51,13 @@ struct Row {
     handler: String,
     status: String,
     hash: String,
+    /// The files the fingerprint covers.
     scripts: Vec<PathBuf>,
+    /// The parts whose files cannot be determined, as `fragment: why`.
+    unhashed: Vec<String>,
 }
+
+const NOT_APPROVED: &str = "NOT APPROVED";
 
 pub fn run(args: TrustArgs) -> Result<ExitCode, CliError> {
     let sources = if args.paths.is_empty() {
@@ -66,6 +83,7 @@ pub fn run(args: TrustArgs) -> Result<ExitCode, CliError> {
     let (allow, _) = AllowList::from_entries(&config.allow);
     let mut rows = Vec::new();
     let mut approved = 0;
+    let mut refused = 0;
     for spec in config.hooks.iter().chain(&config.dormant) {
         if !args.ids.is_empty() && !args.ids.contains(&spec.id) {
             continue;
@@ -74,19 +92,49 @@ pub fn run(args: TrustArgs) -> Result<ExitCode, CliError> {
             CliError::Other(format!("hook `{}` at {}: {e}", spec.id, spec.location))
         })?;
         let gate = Gate::new(allow.clone(), Some(store.clone()));
+        let partial = |store: &TrustStore| {
+            store
+                .approval(&fp)
+                .is_some_and(|a| a.is_partial())
+                .then_some(", partly unhashed")
+                .unwrap_or_default()
+        };
         let mut status = match gate.check(spec, &project) {
             Admission::Allowed {
                 by: AllowedBy::Pattern(p),
             } => format!("allowed by `{p}`"),
             Admission::Allowed {
                 by: AllowedBy::Approval { .. },
-            } => "approved".to_owned(),
-            Admission::Skipped { .. } => "NOT APPROVED".to_owned(),
+            } => format!("approved{}", partial(&store)),
+            Admission::Skipped { .. } => NOT_APPROVED.to_owned(),
         };
-        if args.approve && status == "NOT APPROVED" {
-            store.approve(&fp, args.note.clone());
-            approved += 1;
-            status = "approved now".to_owned();
+        if args.approve && status == NOT_APPROVED {
+            let on_unhashed = if args.accept_unhashed {
+                OnUnhashed::Accept
+            } else {
+                OnUnhashed::Refuse
+            };
+            match store.try_approve(&fp, args.note.clone(), on_unhashed) {
+                Ok(_) => {
+                    approved += 1;
+                    status = format!("approved now{}", partial(&store));
+                }
+                Err(TrustError::Unhashed { parts, .. }) => {
+                    refused += 1;
+                    eprintln!(
+                        "hook `{}` ({}) is not approved: what these parts of its command load cannot be determined, so an approval would not cover it:",
+                        spec.id, spec.location
+                    );
+                    for part in &parts {
+                        eprintln!("  unhashed: {part}");
+                    }
+                    eprintln!(
+                        "  review them; to approve it anyway: hooks trust --approve --accept-unhashed --id {}",
+                        spec.id
+                    );
+                }
+                Err(e) => return Err(CliError::Other(e.to_string())),
+            }
         }
         rows.push(Row {
             id: spec.id.clone(),
@@ -94,6 +142,7 @@ pub fn run(args: TrustArgs) -> Result<ExitCode, CliError> {
             status,
             hash: fp.hash[..12].to_owned(),
             scripts: fp.scripts.clone(),
+            unhashed: fp.unhashed.iter().map(ToString::to_string).collect(),
         });
     }
     if approved > 0 {
@@ -104,29 +153,57 @@ pub fn run(args: TrustArgs) -> Result<ExitCode, CliError> {
     } else if rows.is_empty() {
         println!("no configured hooks");
     } else {
-        let mut table = crate::load::table(["id", "handler", "status", "sha256", "scripts"]);
+        let mut table =
+            crate::load::table(["id", "handler", "status", "sha256", "covers", "unhashed"]);
         for r in &rows {
-            let scripts: Vec<String> = r
-                .scripts
+            let covers = if r.scripts.is_empty() {
+                "(its text only)".to_owned()
+            } else {
+                r.scripts
+                    .iter()
+                    .map(|s| crate::load::short(s, &project))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            };
+            let unhashed = r
+                .unhashed
                 .iter()
-                .map(|s| crate::load::short(s, &project))
-                .collect();
+                .map(|u| format!("unhashed: {u}"))
+                .collect::<Vec<_>>()
+                .join("\n");
             table.add_row([
                 r.id.clone(),
                 r.handler.clone(),
                 r.status.clone(),
                 r.hash.clone(),
-                scripts.join(", "),
+                covers,
+                unhashed,
             ]);
         }
         println!("{table}");
         if approved > 0 {
             println!("approved {approved} hook(s) in {}", path.display());
-        } else if rows.iter().any(|r| r.status == "NOT APPROVED") {
+        }
+        if refused > 0 {
             println!(
-                "approve them with: hooks trust --approve (an edited script needs approving again)"
+                "refused {refused} hook(s) with unhashed parts (see above); approve them with --approve --accept-unhashed once reviewed"
+            );
+        } else if approved == 0 && rows.iter().any(|r| r.status == NOT_APPROVED) {
+            let unhashed = rows
+                .iter()
+                .any(|r| r.status == NOT_APPROVED && !r.unhashed.is_empty());
+            println!(
+                "approve them with: hooks trust --approve (an edited script needs approving again){}",
+                if unhashed {
+                    "; a hook with unhashed parts also needs --accept-unhashed, once you have reviewed them"
+                } else {
+                    ""
+                }
             );
         }
+    }
+    if refused > 0 {
+        return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -143,9 +143,18 @@ const UNHASHED: &[(&str, &str)] = &[
     ("$TOOL ./x.sh", "the program is decided at run time"),
     ("python3 -c 'exec(open(\"x.py\").read())'", "`exec`"),
     ("python3 -c 'import os; os.system(\"./x.sh\")'", "`system`"),
-    ("perl -I ./lib ./x.pl", "adds a directory modules are loaded from"),
-    ("find . -name '*.sh' -exec sh {} \\;", "find puts its input in place of the script"),
-    ("ls | xargs -I{} sh {}", "xargs puts its input in place of the script"),
+    (
+        "perl -I ./lib ./x.pl",
+        "adds a directory modules are loaded from",
+    ),
+    (
+        "find . -name '*.sh' -exec sh {} \\;",
+        "find puts its input in place of the script",
+    ),
+    (
+        "ls | xargs -I{} sh {}",
+        "xargs puts its input in place of the script",
+    ),
     ("sh ./*.sh", "expanded at run time"),
     ("cd \"$DIR\" && ./x.sh", "directory known only at run time"),
     ("sh", "the event JSON"),
@@ -155,7 +164,10 @@ const UNHASHED: &[(&str, &str)] = &[
     ("PYTHONPATH=./lib python3 ./x.py", "PYTHONPATH is set"),
     ("make lint", "`make` runs code from project files"),
     ("npm run lint", "`npm` runs code from project files"),
-    ("node -e 'require(process.argv[1])' ./s.js", "known only at run time"),
+    (
+        "node -e 'require(process.argv[1])' ./s.js",
+        "known only at run time",
+    ),
     ("node -e 'require(\"left-pad\")'", "package `left-pad`"),
     ("exec 3<\"$F\"; sh <&3", "`$F` is not set"),
     ("sh <&4", "descriptor 4 is not opened"),
@@ -165,15 +177,33 @@ const UNHASHED: &[(&str, &str)] = &[
     ("read f; . \"$f\"", "set by `read`"),
     ("bash -c 'source \"$1\"' _ ./x.sh", "`$1` is not set"),
     ("X=$(cat ./list); sh \"$X\"", "run-time value"),
-    ("sh <<EOF\n$(cat ./x.sh)\nEOF", "the heredoc expands at run time"),
-    ("cd proj && uv run x.py", "installs the project from pyproject.toml"),
+    (
+        "sh <<EOF\n$(cat ./x.sh)\nEOF",
+        "the heredoc expands at run time",
+    ),
+    (
+        "cd proj && uv run x.py",
+        "installs the project from pyproject.toml",
+    ),
     ("node ./pkgdir", "package.json"),
-    ("sh -c \"$(cat ./x.sh; cat ./rc.sh)\"", "produced at run time"),
-    ("env $(cat .env) ./x.sh", "the program is decided at run time"),
+    (
+        "sh -c \"$(cat ./x.sh; cat ./rc.sh)\"",
+        "produced at run time",
+    ),
+    (
+        "env $(cat .env) ./x.sh",
+        "the program is decided at run time",
+    ),
     ("X=./x.sh; if c; then X=./rc.sh; fi; $X", "different values"),
-    ("source \"$CLAUDE_PROJECT_DIR/$NAME.sh\"", "`$NAME` is not set"),
+    (
+        "source \"$CLAUDE_PROJECT_DIR/$NAME.sh\"",
+        "`$NAME` is not set",
+    ),
     ("X=./x.sh; sh -c '$X'", "not exported"),
-    ("sh -c \"sh -c 'sh -c \\\"sh -c ./x.sh\\\"'\"", "nested more than"),
+    (
+        "sh -c \"sh -c 'sh -c \\\"sh -c ./x.sh\\\"'\"",
+        "nested more than",
+    ),
 ];
 
 #[test]
@@ -224,7 +254,9 @@ fn every_unhashed_form_is_reported_and_needs_accepting() {
         let mut store = TrustStore::load(&store_dir.path().join("trust.json")).unwrap();
         match store.try_approve(&fp, None, OnUnhashed::Refuse) {
             Err(TrustError::Unhashed { parts, .. }) if parts == fp.unhashed => {}
-            other => wrong.push(format!("{command:?}: approved without accepting: {other:?}")),
+            other => wrong.push(format!(
+                "{command:?}: approved without accepting: {other:?}"
+            )),
         }
         assert!(store.entries().is_empty());
         let approval = store.try_approve(&fp, None, OnUnhashed::Accept).unwrap();
@@ -261,11 +293,19 @@ fn an_approval_given_before_parts_were_reported_does_not_admit_them() {
         panic!("admitted")
     };
     assert!(
-        reason.contains("that approval does not accept the parts of it whose files cannot be determined"),
+        reason.contains(
+            "that approval does not accept the parts of it whose files cannot be determined"
+        ),
         "{reason}"
     );
-    assert!(reason.contains("unhashed: xargs sh: xargs appends the script from its input"), "{reason}");
-    assert!(reason.ends_with("`hooks trust --approve --accept-unhashed hooks.yaml`"), "{reason}");
+    assert!(
+        reason.contains("unhashed: xargs sh: xargs appends the script from its input"),
+        "{reason}"
+    );
+    assert!(
+        reason.ends_with("`hooks trust --approve --accept-unhashed hooks.yaml`"),
+        "{reason}"
+    );
 }
 
 #[test]
@@ -276,7 +316,9 @@ fn a_fingerprint_covers_the_absence_of_a_file_that_would_run() {
     let before = fingerprint(&hook.handler, dir.path()).unwrap();
     assert!(before.scripts.is_empty() && before.is_complete());
     let mut store = TrustStore::load(&dir.path().join("trust.json")).unwrap();
-    store.try_approve(&before, None, OnUnhashed::Refuse).unwrap();
+    store
+        .try_approve(&before, None, OnUnhashed::Refuse)
+        .unwrap();
     let gate = Gate::new(AllowList::default(), Some(store));
     assert!(gate.check(&hook, dir.path()).is_allowed());
     let planted: &Path = Path::new("json/tool.py");
@@ -284,5 +326,9 @@ fn a_fingerprint_covers_the_absence_of_a_file_that_would_run() {
     fs::write(dir.path().join(planted), "import os\n").unwrap();
     assert!(!gate.check(&hook, dir.path()).is_allowed());
     let after = fingerprint(&hook.handler, dir.path()).unwrap();
-    assert!(after.scripts.iter().any(|s| s.ends_with(planted)), "{:?}", after.scripts);
+    assert!(
+        after.scripts.iter().any(|s| s.ends_with(planted)),
+        "{:?}",
+        after.scripts
+    );
 }

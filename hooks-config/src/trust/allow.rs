@@ -335,7 +335,6 @@ fn quote(value: &str) -> Cow<'_, str> {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

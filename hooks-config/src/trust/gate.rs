@@ -195,7 +195,6 @@ fn abbreviate(text: &str) -> Cow<'_, str> {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

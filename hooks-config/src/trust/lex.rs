@@ -414,7 +414,11 @@ impl Lexer<'_> {
                         rest.find('}')
                             .is_some_and(|e| rest[..e].contains(',') || rest[..e].contains(".."))
                     };
-                    self.part(if glob { Part::Glob(c) } else { Part::Lit(c.into()) });
+                    self.part(if glob {
+                        Part::Glob(c)
+                    } else {
+                        Part::Lit(c.into())
+                    });
                 }
                 '\'' => {
                     self.start_word();
@@ -521,7 +525,11 @@ impl Lexer<'_> {
                 },
                 target: Word {
                     parts: vec![Part::Lit(delim)],
-                    raw: format!("{}{}", if strip { "-" } else { "" }, &self.text[start..self.pos]),
+                    raw: format!(
+                        "{}{}",
+                        if strip { "-" } else { "" },
+                        &self.text[start..self.pos]
+                    ),
                 },
             });
             return;
@@ -676,9 +684,7 @@ impl Lexer<'_> {
                 '\\' => {
                     self.bump();
                 }
-                '\'' => {
-                    while self.bump().is_some_and(|e| e != '\'') {}
-                }
+                '\'' => while self.bump().is_some_and(|e| e != '\'') {},
                 '"' => {
                     while let Some(e) = self.bump() {
                         match e {
@@ -760,7 +766,10 @@ mod tests {
             ("[ -f x ] && ./a.sh", &[&["[", "-f", "x", "]"], &["./a.sh"]]),
             ("./*.sh", &[&[r#"[Lit("./"), Glob('*'), Lit(".sh")]"#]]),
             ("sh <(cat f)", &[&["sh", r#"[Proc("cat f")]"#]]),
-            ("$X \"${Y}\" ${Z:-w}", &[&[r#"[Var("X")]"#, r#"[Lit(""), Var("Y")]"#, r#"[Param("Z:-w")]"#]]),
+            (
+                "$X \"${Y}\" ${Z:-w}",
+                &[&[r#"[Var("X")]"#, r#"[Var("Y")]"#, r#"[Param("Z:-w")]"#]],
+            ),
             ("$'a\\nb'", &[&["a\nb"]]),
         ];
         for (text, want) in cases {
@@ -772,7 +781,10 @@ mod tests {
     fn pipes_name_their_producer_and_groups_are_opaque() {
         let pipes = |text: &str| lex(text).iter().map(|c| c.pipe_in).collect::<Vec<_>>();
         assert_eq!(pipes("cat f | sh"), [PipeIn::None, PipeIn::From(0)]);
-        assert_eq!(pipes("a; b | c | sh"), [PipeIn::None, PipeIn::None, PipeIn::From(1), PipeIn::From(2)]);
+        assert_eq!(
+            pipes("a; b | c | sh"),
+            [PipeIn::None, PipeIn::None, PipeIn::From(1), PipeIn::From(2)]
+        );
         assert_eq!(pipes("a || sh"), [PipeIn::None, PipeIn::None]);
         assert_eq!(pipes("(cat f) | sh"), [PipeIn::None, PipeIn::Group]);
         assert_eq!(pipes("{ cat f; } | sh")[2], PipeIn::Group);
@@ -781,13 +793,30 @@ mod tests {
 
     #[test]
     fn redirections_keep_their_descriptor_target_and_heredoc_body() {
-        let cmds = lex("exec 3<./x.sh\nsh <&3 2>/dev/null\nsh <<'EOF'\n./a.sh\nEOF\ncat <<-X | sh\n\t./b.sh $Y\n\tX\necho done");
+        let cmds = lex(
+            "exec 3<./x.sh\nsh <&3 2>/dev/null\nsh <<'EOF'\n./a.sh\nEOF\ncat <<-X | sh\n\t./b.sh $Y\n\tX\necho done",
+        );
         let r = |c: usize| &cmds[c].redirects;
-        assert_eq!((r(0)[0].fd, &r(0)[0].op, r(0)[0].target.literal()), (Some(3), &Op::In, Some("./x.sh".into())));
+        assert_eq!(
+            (r(0)[0].fd, &r(0)[0].op, r(0)[0].target.literal()),
+            (Some(3), &Op::In, Some("./x.sh".into()))
+        );
         assert_eq!((r(1)[0].fd, &r(1)[0].op), (None, &Op::DupIn));
         assert_eq!(r(1)[1].op, Op::Out);
-        assert_eq!(r(2)[0].op, Op::HereDoc { quoted: true, body: "./a.sh\n".into() });
-        assert_eq!(r(3)[0].op, Op::HereDoc { quoted: false, body: "\t./b.sh $Y\n".into() });
+        assert_eq!(
+            r(2)[0].op,
+            Op::HereDoc {
+                quoted: true,
+                body: "./a.sh\n".into()
+            }
+        );
+        assert_eq!(
+            r(3)[0].op,
+            Op::HereDoc {
+                quoted: false,
+                body: "\t./b.sh $Y\n".into()
+            }
+        );
         assert_eq!(cmds[4].pipe_in, PipeIn::From(3));
         assert_eq!(cmds[5].words[0].literal().as_deref(), Some("echo"));
         assert_eq!(cmds[1].raw, "sh <&3 2>/dev/null");

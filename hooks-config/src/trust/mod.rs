@@ -269,4 +269,3 @@ fn position(path: &Path, line: usize, column: usize) -> String {
         (line, column) => format!("{}:{line}:{column}", path.display()),
     }
 }
-

@@ -60,7 +60,9 @@ pub(super) const INTERPRETERS: &[Interpreter] = &[
         value_options: &["-o", "+o", "-O", "+O"],
         file_options: &["--rcfile", "--init-file"],
         ..interp(
-            &["sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "ash", "yash"],
+            &[
+                "sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "ash", "yash",
+            ],
             Lang::Shell,
         )
     },
@@ -176,14 +178,12 @@ pub(super) const WRAPPERS: &[(&str, &[&str], usize)] = &[
     ("nohup", &[], 0),
     ("nice", &["-n", "--adjustment"], 0),
     ("time", &["-f", "--format", "-o", "--output"], 0),
-    (
-        "timeout",
-        &["-s", "--signal", "-k", "--kill-after"],
-        1,
-    ),
+    ("timeout", &["-s", "--signal", "-k", "--kill-after"], 1),
     (
         "sudo",
-        &["-u", "--user", "-g", "--group", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-R"],
+        &[
+            "-u", "--user", "-g", "--group", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-R",
+        ],
         0,
     ),
     ("doas", &["-u", "-C"], 0),
@@ -196,7 +196,11 @@ pub(super) const WRAPPERS: &[(&str, &[&str], usize)] = &[
     ("caffeinate", &[], 0),
     ("unbuffer", &[], 0),
     ("chronic", &[], 0),
-    ("flock", &["-w", "--timeout", "-E", "--conflict-exit-code"], 1),
+    (
+        "flock",
+        &["-w", "--timeout", "-E", "--conflict-exit-code"],
+        1,
+    ),
     ("strace", &["-o", "-e", "-p", "-s", "-u"], 0),
     ("ltrace", &["-o", "-e", "-p", "-s", "-u"], 0),
     ("valgrind", &[], 0),
@@ -279,21 +283,48 @@ pub(super) const CODE_ENV: &[(&str, EnvCode)] = &[
     ("VISUAL", EnvCode::Command),
     ("PAGER", EnvCode::Command),
     ("PROMPT_COMMAND", EnvCode::Command),
-    ("PYTHONPATH", EnvCode::Opaque("Python imports modules from it")),
-    ("PYTHONHOME", EnvCode::Opaque("Python loads its library from it")),
+    (
+        "PYTHONPATH",
+        EnvCode::Opaque("Python imports modules from it"),
+    ),
+    (
+        "PYTHONHOME",
+        EnvCode::Opaque("Python loads its library from it"),
+    ),
     ("NODE_PATH", EnvCode::Opaque("node loads modules from it")),
     ("PERL5LIB", EnvCode::Opaque("perl loads modules from it")),
     ("PERLLIB", EnvCode::Opaque("perl loads modules from it")),
-    ("PERL5OPT", EnvCode::Opaque("perl takes options (modules to load) from it")),
+    (
+        "PERL5OPT",
+        EnvCode::Opaque("perl takes options (modules to load) from it"),
+    ),
     ("RUBYLIB", EnvCode::Opaque("ruby loads libraries from it")),
-    ("RUBYOPT", EnvCode::Opaque("ruby takes options (libraries to load) from it")),
-    ("LD_LIBRARY_PATH", EnvCode::Opaque("programs load shared libraries from it")),
-    ("LD_AUDIT", EnvCode::Opaque("programs load audit libraries from it")),
+    (
+        "RUBYOPT",
+        EnvCode::Opaque("ruby takes options (libraries to load) from it"),
+    ),
+    (
+        "LD_LIBRARY_PATH",
+        EnvCode::Opaque("programs load shared libraries from it"),
+    ),
+    (
+        "LD_AUDIT",
+        EnvCode::Opaque("programs load audit libraries from it"),
+    ),
     ("ZDOTDIR", EnvCode::Opaque("zsh sources .zshenv from it")),
-    ("XDG_CONFIG_HOME", EnvCode::Opaque("fish sources its config.fish from it")),
-    ("JAVA_TOOL_OPTIONS", EnvCode::Opaque("the JVM loads agents it names")),
+    (
+        "XDG_CONFIG_HOME",
+        EnvCode::Opaque("fish sources its config.fish from it"),
+    ),
+    (
+        "JAVA_TOOL_OPTIONS",
+        EnvCode::Opaque("the JVM loads agents it names"),
+    ),
     ("PS4", EnvCode::Opaque("a tracing shell expands it as code")),
-    ("SHELLOPTS", EnvCode::Opaque("it changes how the shell runs")),
+    (
+        "SHELLOPTS",
+        EnvCode::Opaque("it changes how the shell runs"),
+    ),
 ];
 
 /// Words that make inline code of another language load or run code the scan cannot see.
@@ -330,8 +361,18 @@ pub(super) fn loading_words(lang: Lang) -> &'static [&'static str] {
             "Worker",
         ],
         Lang::Ruby => &[
-            "eval", "system", "exec", "spawn", "load", "require", "require_relative", "popen",
-            "instance_eval", "class_eval", "`", "%x",
+            "eval",
+            "system",
+            "exec",
+            "spawn",
+            "load",
+            "require",
+            "require_relative",
+            "popen",
+            "instance_eval",
+            "class_eval",
+            "`",
+            "%x",
         ],
         Lang::Perl => &[
             "eval", "system", "exec", "do", "require", "use", "qx", "`", "open",
@@ -366,7 +407,10 @@ pub(super) fn loading_words(lang: Lang) -> &'static [&'static str] {
 
 /// The first word of `words` that appears in `code` as a whole identifier (or, for
 /// punctuation such as `` ` ``, anywhere).
-pub(super) fn first_loading_word(code: &str, words: &'static [&'static str]) -> Option<&'static str> {
+pub(super) fn first_loading_word(
+    code: &str,
+    words: &'static [&'static str],
+) -> Option<&'static str> {
     let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
     words.iter().copied().find(|word| {
         if !word.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
@@ -412,7 +456,15 @@ mod tests {
 
     #[test]
     fn interpreters_are_recognised_by_base_name_without_version() {
-        for name in ["python3", "/usr/bin/python3.12", "python", "bash", "node", "uv", "gawk"] {
+        for name in [
+            "python3",
+            "/usr/bin/python3.12",
+            "python",
+            "bash",
+            "node",
+            "uv",
+            "gawk",
+        ] {
             assert!(interpreter(name).is_some(), "{name}");
         }
         for name in ["jq", "pythonista", "make"] {
@@ -423,10 +475,16 @@ mod tests {
     #[test]
     fn loading_words_match_whole_identifiers() {
         let py = loading_words(Lang::Python);
-        assert_eq!(first_loading_word("exec(open('x').read())", py), Some("exec"));
+        assert_eq!(
+            first_loading_word("exec(open('x').read())", py),
+            Some("exec")
+        );
         assert_eq!(first_loading_word("print(executable)", py), None);
         assert_eq!(first_loading_word("import json; print(1)", py), None);
-        assert_eq!(first_loading_word("x = `ls`", loading_words(Lang::Ruby)), Some("`"));
+        assert_eq!(
+            first_loading_word("x = `ls`", loading_words(Lang::Ruby)),
+            Some("`")
+        );
     }
 
     #[test]

@@ -376,7 +376,6 @@ fn rfc3339(secs: u64) -> String {
     )
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -33,13 +33,19 @@ impl Scan<'_> {
         if let Extra::Placeholder(p, tool) = extra
             && word.raw.contains(p)
         {
-            self.unhashed(fragment, format!("{tool} puts its input in place of the program"));
+            self.unhashed(
+                fragment,
+                format!("{tool} puts its input in place of the program"),
+            );
             return;
         }
         let program = match self.resolve(word, sh) {
             Ok(p) => p,
             Err(why) => {
-                self.unhashed(fragment, format!("the program is decided at run time: {why}"));
+                self.unhashed(
+                    fragment,
+                    format!("the program is decided at run time: {why}"),
+                );
                 return;
             }
         };
@@ -51,7 +57,11 @@ impl Scan<'_> {
             let mut j = 0;
             while let Some(w) = rest.get(j) {
                 let Some(l) = w.literal() else {
-                    if name == "env" && w.parts.first().is_some_and(|p| matches!(p, Part::Lit(s) if is_assignment(s))) {
+                    if name == "env"
+                        && w.parts
+                            .first()
+                            .is_some_and(|p| matches!(p, Part::Lit(s) if is_assignment(s)))
+                    {
                         self.assignment(w, &mut local, &HashMap::new(), true, fragment);
                         j += 1;
                         continue;
@@ -62,30 +72,61 @@ impl Scan<'_> {
                     j += 1;
                     break;
                 }
-                if name == "env" && (l == "-S" || l.starts_with("--split-string") || (l.starts_with("-S") && l.len() > 2)) {
+                if name == "env"
+                    && (l == "-S"
+                        || l.starts_with("--split-string")
+                        || (l.starts_with("-S") && l.len() > 2))
+                {
                     let value = match l.split_once('=') {
                         Some((_, v)) => Ok(v.to_owned()),
                         None if l.len() > 2 && !l.starts_with("--") => Ok(l[2..].to_owned()),
-                        None => rest.get(j + 1).map_or(Ok(String::new()), |w| self.resolve(w, sh)),
+                        None => rest
+                            .get(j + 1)
+                            .map_or(Ok(String::new()), |w| self.resolve(w, sh)),
                     };
-                    let skip = if l == "-S" || l == "--split-string" { 2 } else { 1 };
+                    let skip = if l == "-S" || l == "--split-string" {
+                        2
+                    } else {
+                        1
+                    };
                     match value {
                         Ok(text) => {
                             let mut split: Vec<Word> = text
                                 .split_whitespace()
-                                .map(|t| Word { parts: vec![Part::Lit(t.to_owned())], raw: t.to_owned() })
+                                .map(|t| Word {
+                                    parts: vec![Part::Lit(t.to_owned())],
+                                    raw: t.to_owned(),
+                                })
                                 .collect();
                             split.extend(rest.iter().skip(j + skip).cloned());
                             self.command(&split, 0, fragment, &mut local, input, extra);
                         }
-                        Err(why) => self.unhashed(fragment, format!("`env -S` splits a value known only at run time: {why}")),
+                        Err(why) => self.unhashed(
+                            fragment,
+                            format!("`env -S` splits a value known only at run time: {why}"),
+                        ),
                     }
                     return;
                 }
                 if name == "env" && (l == "-C" || l == "--chdir" || l.starts_with("--chdir=")) {
                     let dir = match l.split_once('=') {
-                        Some((_, d)) => vec![Word { parts: vec![Part::Lit("cd".into())], raw: "cd".into() }, Word { parts: vec![Part::Lit(d.to_owned())], raw: d.to_owned() }],
-                        None => [Word { parts: vec![Part::Lit("cd".into())], raw: "cd".into() }].into_iter().chain(rest.get(j + 1).cloned()).collect(),
+                        Some((_, d)) => vec![
+                            Word {
+                                parts: vec![Part::Lit("cd".into())],
+                                raw: "cd".into(),
+                            },
+                            Word {
+                                parts: vec![Part::Lit(d.to_owned())],
+                                raw: d.to_owned(),
+                            },
+                        ],
+                        None => [Word {
+                            parts: vec![Part::Lit("cd".into())],
+                            raw: "cd".into(),
+                        }]
+                        .into_iter()
+                        .chain(rest.get(j + 1).cloned())
+                        .collect(),
                     };
                     self.change_dir(&dir, &mut local, fragment);
                     j += if l.contains('=') { 1 } else { 2 };
@@ -95,7 +136,11 @@ impl Scan<'_> {
                     return;
                 }
                 if l == "-" || is_option(&l, false) {
-                    j += if value_options.contains(&l.as_str()) { 2 } else { 1 };
+                    j += if value_options.contains(&l.as_str()) {
+                        2
+                    } else {
+                        1
+                    };
                 } else if name == "env" && is_assignment(&l) {
                     self.assignment(w, &mut local, &HashMap::new(), true, fragment);
                     j += 1;
@@ -115,7 +160,15 @@ impl Scan<'_> {
             "." | "source" => {
                 let k = usize::from(lit(0).as_deref() == Some("--"));
                 if let Some(file) = rest.get(k) {
-                    self.code_file(file, Lang::Shell, sh, input, fragment, extra, "the sourced file");
+                    self.code_file(
+                        file,
+                        Lang::Shell,
+                        sh,
+                        input,
+                        fragment,
+                        extra,
+                        "the sourced file",
+                    );
                 }
                 return;
             }
@@ -126,10 +179,14 @@ impl Scan<'_> {
                         self.program_from(&program, Lang::Shell, sh, fragment);
                     }
                     _ => {
-                        let text: Result<Vec<String>, String> = rest.iter().map(|w| self.resolve(w, sh)).collect();
+                        let text: Result<Vec<String>, String> =
+                            rest.iter().map(|w| self.resolve(w, sh)).collect();
                         match text {
                             Ok(parts) => self.nested(&parts.join(" "), sh, input, fragment),
-                            Err(why) => self.unhashed(fragment, format!("`eval` runs text built at run time: {why}")),
+                            Err(why) => self.unhashed(
+                                fragment,
+                                format!("`eval` runs text built at run time: {why}"),
+                            ),
                         }
                     }
                 }
@@ -143,7 +200,10 @@ impl Scan<'_> {
                 return;
             }
             "su" | "runuser" | "script" => {
-                if let Some(at) = rest.iter().position(|w| matches!(w.literal().as_deref(), Some("-c" | "--command"))) {
+                if let Some(at) = rest
+                    .iter()
+                    .position(|w| matches!(w.literal().as_deref(), Some("-c" | "--command")))
+                {
                     self.inline_shell(rest.get(at + 1), sh, input, fragment, extra);
                 }
                 return;
@@ -151,12 +211,25 @@ impl Scan<'_> {
             "watch" => {
                 let mut k = 0;
                 while let Some(l) = lit(k).filter(|l| l.starts_with('-')) {
-                    k += if matches!(l.as_str(), "-n" | "--interval" | "-d" | "--differences") && !l.contains('=') && l != "-d" { 2 } else { 1 };
+                    k += if matches!(l.as_str(), "-n" | "--interval" | "-d" | "--differences")
+                        && !l.contains('=')
+                        && l != "-d"
+                    {
+                        2
+                    } else {
+                        1
+                    };
                 }
-                let text: Result<Vec<String>, String> = rest[k.min(rest.len())..].iter().map(|w| self.resolve(w, sh)).collect();
+                let text: Result<Vec<String>, String> = rest[k.min(rest.len())..]
+                    .iter()
+                    .map(|w| self.resolve(w, sh))
+                    .collect();
                 match text {
                     Ok(parts) => self.nested(&parts.join(" "), sh, &Input::Nothing, fragment),
-                    Err(why) => self.unhashed(fragment, format!("`watch` runs text built at run time: {why}")),
+                    Err(why) => self.unhashed(
+                        fragment,
+                        format!("`watch` runs text built at run time: {why}"),
+                    ),
                 }
                 return;
             }
@@ -167,13 +240,23 @@ impl Scan<'_> {
             "find" => {
                 let mut k = 0;
                 while k < rest.len() {
-                    if matches!(rest[k].literal().as_deref(), Some("-exec" | "-execdir" | "-ok" | "-okdir")) {
+                    if matches!(
+                        rest[k].literal().as_deref(),
+                        Some("-exec" | "-execdir" | "-ok" | "-okdir")
+                    ) {
                         let end = rest[k + 1..]
                             .iter()
                             .position(|w| matches!(w.literal().as_deref(), Some(";" | "+")))
                             .map_or(rest.len(), |e| k + 1 + e);
                         let sub = rest[k + 1..end].to_vec();
-                        self.command(&sub, 0, fragment, &mut sh.clone(), &Input::Nothing, Extra::Placeholder("{}", "find"));
+                        self.command(
+                            &sub,
+                            0,
+                            fragment,
+                            &mut sh.clone(),
+                            &Input::Nothing,
+                            Extra::Placeholder("{}", "find"),
+                        );
                         k = end;
                     }
                     k += 1;
@@ -181,7 +264,10 @@ impl Scan<'_> {
                 return;
             }
             "parallel" => {
-                self.unhashed(fragment, "GNU parallel builds its commands from its input and arguments");
+                self.unhashed(
+                    fragment,
+                    "GNU parallel builds its commands from its input and arguments",
+                );
                 return;
             }
             _ => {}
@@ -212,7 +298,12 @@ impl Scan<'_> {
                             let path = dir.join(&program);
                             self.hash(&path.to_string_lossy(), sh, fragment, false);
                         }
-                        Err(why) => self.unhashed(fragment, format!("`{program}` is looked up on a PATH known only at run time: {why}")),
+                        Err(why) => self.unhashed(
+                            fragment,
+                            format!(
+                                "`{program}` is looked up on a PATH known only at run time: {why}"
+                            ),
+                        ),
                     }
                 }
             }
@@ -220,7 +311,14 @@ impl Scan<'_> {
     }
 
     /// `sh -c TEXT` and the like: the text is a command in turn.
-    fn inline_shell(&mut self, text: Option<&Word>, sh: &Shell, input: &Input, fragment: &str, extra: Extra<'_>) {
+    fn inline_shell(
+        &mut self,
+        text: Option<&Word>,
+        sh: &Shell,
+        input: &Input,
+        fragment: &str,
+        extra: Extra<'_>,
+    ) {
         let Some(text) = text else { return };
         if text.only_substitution().is_some() {
             let program = self.substitution_program(text, sh);
@@ -232,11 +330,17 @@ impl Scan<'_> {
                 if let Extra::Placeholder(p, tool) = extra
                     && code.contains(p)
                 {
-                    self.unhashed(fragment, format!("{tool} puts its input into the command text"));
+                    self.unhashed(
+                        fragment,
+                        format!("{tool} puts its input into the command text"),
+                    );
                 }
                 self.nested(&code, sh, input, fragment);
             }
-            Err(why) => self.unhashed(fragment, format!("the command text is built at run time: {why}")),
+            Err(why) => self.unhashed(
+                fragment,
+                format!("the command text is built at run time: {why}"),
+            ),
         }
     }
 
@@ -245,25 +349,38 @@ impl Scan<'_> {
         let body = word.only_substitution().unwrap_or_default();
         let commands = lex::lex(body);
         match commands.as_slice() {
-            [one] if one.words.is_empty() => {
-                match one.redirects.iter().find(|r| r.op == Op::In) {
-                    Some(r) => self.file_input(&r.target, sh),
-                    None => Input::Nothing,
-                }
-            }
+            [one] if one.words.is_empty() => match one.redirects.iter().find(|r| r.op == Op::In) {
+                Some(r) => self.file_input(&r.target, sh),
+                None => Input::Nothing,
+            },
             [one] => self.produced(one, sh),
-            _ => Input::Opaque(format!("`{}` is produced at run time", abbreviate(&word.raw))),
+            _ => Input::Opaque(format!(
+                "`{}` is produced at run time",
+                abbreviate(&word.raw)
+            )),
         }
     }
 
     /// A file given as code (`. f`, an interpreter's script): hashed, read from stdin or a
     /// descriptor, or reported.
     #[allow(clippy::too_many_arguments, reason = "one call per kind of operand")]
-    fn code_file(&mut self, file: &Word, lang: Lang, sh: &Shell, input: &Input, fragment: &str, extra: Extra<'_>, what: &str) {
+    fn code_file(
+        &mut self,
+        file: &Word,
+        lang: Lang,
+        sh: &Shell,
+        input: &Input,
+        fragment: &str,
+        extra: Extra<'_>,
+        what: &str,
+    ) {
         if let Extra::Placeholder(p, tool) = extra
             && file.raw.contains(p)
         {
-            self.unhashed(fragment, format!("{tool} puts its input in place of {what}"));
+            self.unhashed(
+                fragment,
+                format!("{tool} puts its input in place of {what}"),
+            );
             return;
         }
         if matches!(file.parts.as_slice(), [Part::Proc(_)]) {
@@ -282,9 +399,14 @@ impl Scan<'_> {
             self.program_from(input, lang, sh, fragment);
             return;
         }
-        if let Some(n) = path.strip_prefix("/dev/fd/").or_else(|| path.strip_prefix("/proc/self/fd/")) {
+        if let Some(n) = path
+            .strip_prefix("/dev/fd/")
+            .or_else(|| path.strip_prefix("/proc/self/fd/"))
+        {
             let source = n.parse::<u32>().ok().and_then(|n| sh.fds.get(&n).cloned());
-            let source = source.unwrap_or_else(|| Input::Opaque(format!("descriptor {n} is not opened in the command")));
+            let source = source.unwrap_or_else(|| {
+                Input::Opaque(format!("descriptor {n} is not opened in the command"))
+            });
             self.program_from(&source, lang, sh, fragment);
             return;
         }
@@ -292,7 +414,12 @@ impl Scan<'_> {
             Lang::Node | Lang::Deno | Lang::Bun => self.node_script(&path, sh, fragment),
             Lang::Python => {
                 if let Hashed::Dir(dir) = self.hash(&path, sh, fragment, false) {
-                    self.hash(&dir.join("__main__.py").to_string_lossy(), sh, fragment, false);
+                    self.hash(
+                        &dir.join("__main__.py").to_string_lossy(),
+                        sh,
+                        fragment,
+                        false,
+                    );
                 }
             }
             _ => {
@@ -304,10 +431,22 @@ impl Scan<'_> {
     }
 
     #[allow(clippy::too_many_arguments, reason = "the command's whole context")]
-    fn interpreted(&mut self, interp: &Interpreter, name: &str, args: &[Word], fragment: &str, sh: &mut Shell, input: &Input, extra: Extra<'_>) {
+    fn interpreted(
+        &mut self,
+        interp: &Interpreter,
+        name: &str,
+        args: &[Word],
+        fragment: &str,
+        sh: &mut Shell,
+        input: &Input,
+        extra: Extra<'_>,
+    ) {
         let mut j = 0;
         let first = args.first().and_then(Word::literal);
-        if let Some((_, _, what)) = RUNNER_SUBCOMMANDS.iter().find(|(n, sub, _)| *n == name && first.as_deref() == Some(*sub)) {
+        if let Some((_, _, what)) = RUNNER_SUBCOMMANDS
+            .iter()
+            .find(|(n, sub, _)| *n == name && first.as_deref() == Some(*sub))
+        {
             self.unhashed(fragment, format!("`{name} {}` runs code from project files it reads itself ({what}); they are not hashed", first.unwrap_or_default()));
             return;
         }
@@ -335,10 +474,20 @@ impl Scan<'_> {
             let next = args.get(j + 1);
             if l.starts_with("--") {
                 let (opt, value) = match l.split_once('=') {
-                    Some((o, v)) => (o, Some(Word { parts: vec![Part::Lit(v.to_owned())], raw: v.to_owned() })),
+                    Some((o, v)) => (
+                        o,
+                        Some(Word {
+                            parts: vec![Part::Lit(v.to_owned())],
+                            raw: v.to_owned(),
+                        }),
+                    ),
                     None => (l.as_str(), None),
                 };
-                let takes = interp.value_options.contains(&opt) || interp.file_options.contains(&opt) || interp.dir_options.contains(&opt) || interp.inline_options.contains(&opt) || interp.script_options.contains(&opt);
+                let takes = interp.value_options.contains(&opt)
+                    || interp.file_options.contains(&opt)
+                    || interp.dir_options.contains(&opt)
+                    || interp.inline_options.contains(&opt)
+                    || interp.script_options.contains(&opt);
                 let value = value.as_ref().or(if takes { next } else { None });
                 if opt == "--no-project" || opt == "--script" {
                     no_project = true;
@@ -356,20 +505,43 @@ impl Scan<'_> {
                 if interp.file_options.contains(&opt)
                     && let Some(v) = value
                 {
-                    self.code_file(v, Lang::Shell, sh, input, fragment, extra, "a file it loads");
+                    self.code_file(
+                        v,
+                        Lang::Shell,
+                        sh,
+                        input,
+                        fragment,
+                        extra,
+                        "a file it loads",
+                    );
                 }
                 if interp.dir_options.contains(&opt) {
-                    self.unhashed(fragment, format!("`{opt}` adds a directory modules are loaded from; they are not hashed"));
+                    self.unhashed(
+                        fragment,
+                        format!(
+                            "`{opt}` adds a directory modules are loaded from; they are not hashed"
+                        ),
+                    );
                 }
                 j += if takes && !l.contains('=') { 2 } else { 1 };
                 continue;
             }
             if shell {
-                if interp.file_options.contains(&l.as_str()) || interp.value_options.contains(&l.as_str()) {
+                if interp.file_options.contains(&l.as_str())
+                    || interp.value_options.contains(&l.as_str())
+                {
                     if interp.file_options.contains(&l.as_str())
                         && let Some(v) = next
                     {
-                        self.code_file(v, Lang::Shell, sh, input, fragment, extra, "a file it loads");
+                        self.code_file(
+                            v,
+                            Lang::Shell,
+                            sh,
+                            input,
+                            fragment,
+                            extra,
+                            "a file it loads",
+                        );
                     }
                     j += 2;
                     continue;
@@ -384,7 +556,14 @@ impl Scan<'_> {
             for (k, ch) in l[1..].char_indices() {
                 let opt = format!("-{ch}");
                 let attached = &l[1 + k + ch.len_utf8()..];
-                let value = if attached.is_empty() { next.cloned() } else { Some(Word { parts: vec![Part::Lit(attached.to_owned())], raw: attached.to_owned() }) };
+                let value = if attached.is_empty() {
+                    next.cloned()
+                } else {
+                    Some(Word {
+                        parts: vec![Part::Lit(attached.to_owned())],
+                        raw: attached.to_owned(),
+                    })
+                };
                 let opt = opt.as_str();
                 if interp.attached_options.contains(&opt) {
                     break;
@@ -396,7 +575,10 @@ impl Scan<'_> {
                 if interp.module_options.contains(&opt) {
                     match value.as_ref().map(|v| self.resolve(v, sh)) {
                         Some(Ok(module)) => self.python_module(&module, sh, fragment, true),
-                        Some(Err(why)) => self.unhashed(fragment, format!("the module is decided at run time: {why}")),
+                        Some(Err(why)) => self.unhashed(
+                            fragment,
+                            format!("the module is decided at run time: {why}"),
+                        ),
                         None => {}
                     }
                     return;
@@ -407,14 +589,29 @@ impl Scan<'_> {
                     }
                     return;
                 }
-                let takes = interp.file_options.contains(&opt) || interp.dir_options.contains(&opt) || interp.value_options.contains(&opt);
+                let takes = interp.file_options.contains(&opt)
+                    || interp.dir_options.contains(&opt)
+                    || interp.value_options.contains(&opt);
                 if interp.file_options.contains(&opt)
                     && let Some(v) = &value
                 {
-                    self.code_file(v, Lang::Shell, sh, input, fragment, extra, "a file it loads");
+                    self.code_file(
+                        v,
+                        Lang::Shell,
+                        sh,
+                        input,
+                        fragment,
+                        extra,
+                        "a file it loads",
+                    );
                 }
                 if interp.dir_options.contains(&opt) {
-                    self.unhashed(fragment, format!("`{opt}` adds a directory modules are loaded from; they are not hashed"));
+                    self.unhashed(
+                        fragment,
+                        format!(
+                            "`{opt}` adds a directory modules are loaded from; they are not hashed"
+                        ),
+                    );
                 }
                 if takes {
                     consumed_next = attached.is_empty();
@@ -423,7 +620,10 @@ impl Scan<'_> {
             }
             j += 1 + usize::from(consumed_next);
         }
-        if lang == Lang::Uv && !no_project && sh.dirs.iter().any(|d| d.join("pyproject.toml").is_file()) {
+        if lang == Lang::Uv
+            && !no_project
+            && sh.dirs.iter().any(|d| d.join("pyproject.toml").is_file())
+        {
             self.unhashed(fragment, "`uv run` first installs the project from pyproject.toml, whose build is not hashed");
         }
         let operand = args.get(j);
@@ -438,7 +638,9 @@ impl Scan<'_> {
         match operand {
             _ if from_stdin => self.stdin_program(input, lang, sh, fragment, extra),
             None => self.stdin_program(input, lang, sh, fragment, extra),
-            Some(w) if w.literal().is_some_and(|l| l == "-") => self.program_from(input, lang, sh, fragment),
+            Some(w) if w.literal().is_some_and(|l| l == "-") => {
+                self.program_from(input, lang, sh, fragment)
+            }
             Some(w) if lang == Lang::Uv => {
                 if w.literal().is_some_and(|l| l.ends_with(".py")) {
                     self.code_file(w, Lang::Python, sh, input, fragment, extra, "the script");
@@ -451,9 +653,19 @@ impl Scan<'_> {
         }
     }
 
-    fn stdin_program(&mut self, input: &Input, lang: Lang, sh: &Shell, fragment: &str, extra: Extra<'_>) {
+    fn stdin_program(
+        &mut self,
+        input: &Input,
+        lang: Lang,
+        sh: &Shell,
+        fragment: &str,
+        extra: Extra<'_>,
+    ) {
         if let Extra::Appended(tool) = extra {
-            self.unhashed(fragment, format!("{tool} appends the script from its input"));
+            self.unhashed(
+                fragment,
+                format!("{tool} appends the script from its input"),
+            );
             return;
         }
         self.program_from(input, lang, sh, fragment);
@@ -467,7 +679,10 @@ impl Scan<'_> {
         }
         match self.resolve(code, sh) {
             Ok(text) => self.inline(&text, lang, sh, fragment),
-            Err(why) => self.unhashed(fragment, format!("its inline code is built at run time: {why}")),
+            Err(why) => self.unhashed(
+                fragment,
+                format!("its inline code is built at run time: {why}"),
+            ),
         }
     }
 
@@ -475,7 +690,25 @@ impl Scan<'_> {
     /// sh`), the commands it builds are scanned; otherwise the command is scanned knowing
     /// that its input adds arguments.
     fn xargs(&mut self, rest: &[Word], fragment: &str, sh: &mut Shell, input: &Input) {
-        const VALUE: &[&str] = &["-a", "--arg-file", "-d", "--delimiter", "-E", "-e", "--eof", "-L", "-l", "--max-lines", "-n", "--max-args", "-P", "--max-procs", "-s", "--max-chars", "--process-slot-var"];
+        const VALUE: &[&str] = &[
+            "-a",
+            "--arg-file",
+            "-d",
+            "--delimiter",
+            "-E",
+            "-e",
+            "--eof",
+            "-L",
+            "-l",
+            "--max-lines",
+            "-n",
+            "--max-args",
+            "-P",
+            "--max-procs",
+            "-s",
+            "--max-chars",
+            "--process-slot-var",
+        ];
         let mut k = 0;
         let mut placeholder: Option<String> = None;
         let mut one_by_one = false;
@@ -493,12 +726,22 @@ impl Scan<'_> {
                 k += 2;
                 continue;
             }
-            if let Some(p) = l.strip_prefix("--replace=").or_else(|| l.strip_prefix("-I")).or_else(|| l.strip_prefix("-i")) {
-                placeholder = Some(if p.is_empty() { "{}".to_owned() } else { p.to_owned() });
+            if let Some(p) = l
+                .strip_prefix("--replace=")
+                .or_else(|| l.strip_prefix("-I"))
+                .or_else(|| l.strip_prefix("-i"))
+            {
+                placeholder = Some(if p.is_empty() {
+                    "{}".to_owned()
+                } else {
+                    p.to_owned()
+                });
                 k += 1;
                 continue;
             }
-            one_by_one |= ["-n", "-L", "-l", "--max-args", "--max-lines"].iter().any(|o| l.starts_with(o));
+            one_by_one |= ["-n", "-L", "-l", "--max-args", "--max-lines"]
+                .iter()
+                .any(|o| l.starts_with(o));
             from_file |= l.starts_with("-a") || l.starts_with("--arg-file");
             k += if VALUE.contains(&l.as_str()) { 2 } else { 1 };
         }
@@ -506,7 +749,10 @@ impl Scan<'_> {
             return; // `xargs` alone runs `echo`
         }
         let sub = rest[k..].to_vec();
-        let lit_word = |t: &str| Word { parts: vec![Part::Lit(t.to_owned())], raw: t.to_owned() };
+        let lit_word = |t: &str| Word {
+            parts: vec![Part::Lit(t.to_owned())],
+            raw: t.to_owned(),
+        };
         // A list read from project files (`xargs < list`, `cat list | xargs`): the list is
         // hashed, and what it names is scanned.
         let listed;
@@ -524,7 +770,11 @@ impl Scan<'_> {
                         }
                     }
                 }
-                listed = if text.is_empty() { input.clone() } else { Input::Text(text) };
+                listed = if text.is_empty() {
+                    input.clone()
+                } else {
+                    Input::Text(text)
+                };
                 &listed
             }
             other => other,
@@ -536,10 +786,14 @@ impl Scan<'_> {
             match &placeholder {
                 Some(p) => {
                     for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
-                        runs.push(sub.iter().map(|w| match w.literal() {
-                            Some(l) => lit_word(&l.replace(p.as_str(), line)),
-                            None => w.clone(),
-                        }).collect());
+                        runs.push(
+                            sub.iter()
+                                .map(|w| match w.literal() {
+                                    Some(l) => lit_word(&l.replace(p.as_str(), line)),
+                                    None => w.clone(),
+                                })
+                                .collect(),
+                        );
                     }
                 }
                 None if one_by_one => {
@@ -547,7 +801,12 @@ impl Scan<'_> {
                         runs.push(sub.iter().cloned().chain([lit_word(token)]).collect());
                     }
                 }
-                None => runs.push(sub.iter().cloned().chain(text.split_whitespace().map(lit_word)).collect()),
+                None => runs.push(
+                    sub.iter()
+                        .cloned()
+                        .chain(text.split_whitespace().map(lit_word))
+                        .collect(),
+                ),
             }
             for run in runs {
                 self.command(&run, 0, fragment, sh, &Input::Nothing, Extra::None);
@@ -555,29 +814,58 @@ impl Scan<'_> {
             return;
         }
         match &placeholder {
-            Some(p) => self.command(&sub, 0, fragment, sh, &Input::Nothing, Extra::Placeholder(p, "xargs")),
-            None => self.command(&sub, 0, fragment, sh, &Input::Nothing, Extra::Appended("xargs")),
+            Some(p) => self.command(
+                &sub,
+                0,
+                fragment,
+                sh,
+                &Input::Nothing,
+                Extra::Placeholder(p, "xargs"),
+            ),
+            None => self.command(
+                &sub,
+                0,
+                fragment,
+                sh,
+                &Input::Nothing,
+                Extra::Appended("xargs"),
+            ),
         }
     }
 
     /// Hashes the file `word` names (relative to every directory the command may be in), and
     /// the project interpreter its `#!` line names. `in_project`: only a file inside the
     /// project counts (a project's own `./bin/python3`).
-    pub(super) fn hash(&mut self, word: &str, sh: &Shell, fragment: &str, in_project: bool) -> Hashed {
+    pub(super) fn hash(
+        &mut self,
+        word: &str,
+        sh: &Shell,
+        fragment: &str,
+        in_project: bool,
+    ) -> Hashed {
         if word.is_empty() {
             return Hashed::Missing;
         }
         let relative = !Path::new(word).is_absolute();
         if relative && let Some(why) = &sh.dir_unknown {
             let why = why.clone();
-            self.unhashed(fragment, format!("`{word}` is taken from a directory known only at run time: {why}"));
+            self.unhashed(
+                fragment,
+                format!("`{word}` is taken from a directory known only at run time: {why}"),
+            );
             return Hashed::Missing;
         }
-        let bases = if relative { sh.dirs.clone() } else { vec![PathBuf::from("/")] };
+        let bases = if relative {
+            sh.dirs.clone()
+        } else {
+            vec![PathBuf::from("/")]
+        };
         let mut found = Hashed::Missing;
         for base in bases {
             let path = base.join(word);
-            let Ok(meta) = fs::metadata(&path) else { continue };
+            let Ok(meta) = fs::metadata(&path) else {
+                continue;
+            };
             if meta.is_dir() {
                 found = Hashed::Dir(path);
                 continue;
@@ -609,9 +897,17 @@ impl Scan<'_> {
         let n = fs::File::open(path)
             .and_then(|mut f| std::io::Read::read(&mut f, &mut head))
             .unwrap_or(0);
-        let Some(line) = head[..n].strip_prefix(b"#!") else { return };
+        let Some(line) = head[..n].strip_prefix(b"#!") else {
+            return;
+        };
         let line = String::from_utf8_lossy(line);
-        let Some(interp) = line.lines().next().and_then(|l| l.split_whitespace().next()) else { return };
+        let Some(interp) = line
+            .lines()
+            .next()
+            .and_then(|l| l.split_whitespace().next())
+        else {
+            return;
+        };
         let interp = interp.to_owned();
         if !interp.starts_with('/') || Path::new(&interp).starts_with(self.project) {
             self.hash(&interp, sh, fragment, false);
@@ -623,13 +919,24 @@ impl Scan<'_> {
     /// and compiled or extension modules of the same name that Python would load instead.
     pub(super) fn python_module(&mut self, module: &str, sh: &Shell, fragment: &str, main: bool) {
         let parts: Vec<&str> = module.split('.').collect();
-        if parts.iter().any(|p| p.is_empty() || !p.chars().all(|c| c.is_alphanumeric() || c == '_')) {
-            self.unhashed(fragment, format!("`{module}` is not a module name the scan can follow"));
+        if parts
+            .iter()
+            .any(|p| p.is_empty() || !p.chars().all(|c| c.is_alphanumeric() || c == '_'))
+        {
+            self.unhashed(
+                fragment,
+                format!("`{module}` is not a module name the scan can follow"),
+            );
             return;
         }
         if let Some(why) = &sh.dir_unknown {
             let why = why.clone();
-            self.unhashed(fragment, format!("module `{module}` is looked up in a directory known only at run time: {why}"));
+            self.unhashed(
+                fragment,
+                format!(
+                    "module `{module}` is looked up in a directory known only at run time: {why}"
+                ),
+            );
             return;
         }
         for dir in sh.dirs.clone() {
@@ -641,8 +948,12 @@ impl Scan<'_> {
                         .flatten()
                         .map(|e| e.path())
                         .filter(|p| {
-                            let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-                            name.starts_with(&format!("{part}.")) && [".so", ".pyd", ".pyc"].iter().any(|x| name.ends_with(x))
+                            let name = p
+                                .file_name()
+                                .map(|n| n.to_string_lossy().into_owned())
+                                .unwrap_or_default();
+                            name.starts_with(&format!("{part}."))
+                                && [".so", ".pyd", ".pyc"].iter().any(|x| name.ends_with(x))
                         })
                         .collect();
                     compiled.sort();
@@ -653,9 +964,19 @@ impl Scan<'_> {
                 let file = at.join(format!("{part}.py"));
                 at = at.join(part);
                 if at.is_dir() {
-                    self.hash(&at.join("__init__.py").to_string_lossy(), sh, fragment, false);
+                    self.hash(
+                        &at.join("__init__.py").to_string_lossy(),
+                        sh,
+                        fragment,
+                        false,
+                    );
                     if last && main {
-                        self.hash(&at.join("__main__.py").to_string_lossy(), sh, fragment, false);
+                        self.hash(
+                            &at.join("__main__.py").to_string_lossy(),
+                            sh,
+                            fragment,
+                            false,
+                        );
                     }
                 } else {
                     self.hash(&file.to_string_lossy(), sh, fragment, false);
@@ -668,7 +989,9 @@ impl Scan<'_> {
     /// A node script as node finds it: the file, the file with an extension added, or a
     /// directory's `index` (a directory with a package.json is reported).
     pub(super) fn node_script(&mut self, spec: &str, sh: &Shell, fragment: &str) {
-        const EXTENSIONS: &[&str] = &[".js", ".mjs", ".cjs", ".json", ".node", ".ts", ".mts", ".cts", ".tsx"];
+        const EXTENSIONS: &[&str] = &[
+            ".js", ".mjs", ".cjs", ".json", ".node", ".ts", ".mts", ".cts", ".tsx",
+        ];
         match self.hash(spec, sh, fragment, false) {
             Hashed::File => {}
             Hashed::Dir(dir) if dir.join("package.json").is_file() => {
@@ -676,7 +999,12 @@ impl Scan<'_> {
             }
             Hashed::Dir(dir) => {
                 for ext in EXTENSIONS {
-                    self.hash(&dir.join(format!("index{ext}")).to_string_lossy(), sh, fragment, false);
+                    self.hash(
+                        &dir.join(format!("index{ext}")).to_string_lossy(),
+                        sh,
+                        fragment,
+                        false,
+                    );
                 }
             }
             Hashed::Missing => {

@@ -284,7 +284,10 @@ impl Scan<'_> {
     /// it sees only exported variables.
     fn nested(&mut self, text: &str, sh: &Shell, input: &Input, fragment: &str) {
         if sh.depth >= MAX_NESTING {
-            self.unhashed(fragment, format!("nested more than {MAX_NESTING} levels deep"));
+            self.unhashed(
+                fragment,
+                format!("nested more than {MAX_NESTING} levels deep"),
+            );
             return;
         }
         let mut inner = sh.clone();
@@ -311,7 +314,11 @@ impl Scan<'_> {
     ) {
         let fragment = cmd.raw.as_str();
         // Substitutions run wherever they are.
-        for word in cmd.words.iter().chain(cmd.redirects.iter().map(|r| &r.target)) {
+        for word in cmd
+            .words
+            .iter()
+            .chain(cmd.redirects.iter().map(|r| &r.target))
+        {
             self.substitutions(word, sh, fragment);
         }
         for r in &cmd.redirects {
@@ -348,7 +355,9 @@ impl Scan<'_> {
                     Some("0") => input.clone(),
                     Some(n) => match n.parse::<u32>().ok().and_then(|n| fds.get(&n)) {
                         Some(src) => src.clone(),
-                        None => Input::Opaque(format!("descriptor {n} is not opened in the command")),
+                        None => {
+                            Input::Opaque(format!("descriptor {n} is not opened in the command"))
+                        }
                     },
                     None => Input::Opaque(format!("`<&{}` is decided at run time", r.target.raw)),
                 }),
@@ -395,8 +404,9 @@ impl Scan<'_> {
             self.assignment(word, &mut local, assigned, true, fragment);
         }
         // Builtins that change the shell itself.
-        if let Some("for" | "select" | "read" | "getopts" | "mapfile" | "readarray" | "printf" | "unset") =
-            program.as_deref()
+        if let Some(
+            "for" | "select" | "read" | "getopts" | "mapfile" | "readarray" | "printf" | "unset",
+        ) = program.as_deref()
         {
             for name in words[1..].iter().filter_map(Word::literal) {
                 if let Some(Err(why)) = assigned.get(&name) {
@@ -407,9 +417,10 @@ impl Scan<'_> {
         match program.as_deref() {
             Some("export" | "readonly" | "declare" | "typeset" | "local") => {
                 let exported = program.as_deref() == Some("export")
-                    || words[1..]
-                        .iter()
-                        .any(|w| w.literal().is_some_and(|l| l.starts_with('-') && l.contains('x')));
+                    || words[1..].iter().any(|w| {
+                        w.literal()
+                            .is_some_and(|l| l.starts_with('-') && l.contains('x'))
+                    });
                 for word in &words[1..] {
                     if is_assignment_word(word) {
                         self.assignment(word, sh, assigned, exported, fragment);
@@ -439,7 +450,10 @@ impl Scan<'_> {
             if let Part::Subst(body) | Part::Proc(body) = part {
                 let mut inner = sh.clone();
                 if inner.depth >= MAX_NESTING {
-                    self.unhashed(fragment, format!("nested more than {MAX_NESTING} levels deep"));
+                    self.unhashed(
+                        fragment,
+                        format!("nested more than {MAX_NESTING} levels deep"),
+                    );
                     continue;
                 }
                 inner.depth += 1;
@@ -494,7 +508,8 @@ impl Scan<'_> {
                     continue;
                 }
                 if dir.contains('$') || dir.contains('`') {
-                    sh.path_dirs.push(Err(format!("PATH gets `{dir}` at run time")));
+                    sh.path_dirs
+                        .push(Err(format!("PATH gets `{dir}` at run time")));
                     continue;
                 }
                 for base in &sh.dirs {
@@ -558,7 +573,9 @@ impl Scan<'_> {
             (Some("popd"), _) => Err("`popd` returns to a directory known at run time".to_owned()),
             (_, None) => Err("`cd` with no directory goes home".to_owned()),
             (_, Some(w)) => match self.resolve(w, sh) {
-                Ok(dir) if dir == "-" => Err("`cd -` returns to a directory known at run time".into()),
+                Ok(dir) if dir == "-" => {
+                    Err("`cd -` returns to a directory known at run time".into())
+                }
                 Ok(dir) => Ok(dir),
                 Err(why) => Err(why),
             },
@@ -588,8 +605,17 @@ impl Scan<'_> {
             .skip_while(|w| w.literal().is_some_and(|l| is_assignment(&l)))
             .collect();
         let program = words.first().and_then(|w| w.literal());
-        let args: Option<Vec<String>> = words.iter().skip(1).map(|w| self.resolve(w, sh).ok()).collect();
-        let opaque = || Input::Opaque(format!("its program comes from `{}`", abbreviate(&producer.raw)));
+        let args: Option<Vec<String>> = words
+            .iter()
+            .skip(1)
+            .map(|w| self.resolve(w, sh).ok())
+            .collect();
+        let opaque = || {
+            Input::Opaque(format!(
+                "its program comes from `{}`",
+                abbreviate(&producer.raw)
+            ))
+        };
         match (program.as_deref().map(base_name), args) {
             (Some("cat"), Some(args)) if args.iter().all(|a| !a.starts_with('-') || a == "-") => {
                 if args.is_empty() {
@@ -600,7 +626,9 @@ impl Scan<'_> {
                     ));
                     for r in &producer.redirects {
                         match &r.op {
-                            Op::In if r.fd.unwrap_or(0) == 0 => input = self.file_input(&r.target, sh),
+                            Op::In if r.fd.unwrap_or(0) == 0 => {
+                                input = self.file_input(&r.target, sh)
+                            }
                             Op::HereDoc { quoted: true, body } => input = Input::Text(body.clone()),
                             Op::HereDoc { .. } | Op::HereString | Op::DupIn => input = opaque(),
                             _ => {}
@@ -648,10 +676,13 @@ impl Scan<'_> {
             }
             Input::Text(text) => self.inline(text, lang, sh, fragment),
             Input::Nothing => {}
-            Input::Event => {
-                self.unhashed(fragment, "it reads its program from stdin, which is the event JSON")
+            Input::Event => self.unhashed(
+                fragment,
+                "it reads its program from stdin, which is the event JSON",
+            ),
+            Input::Opaque(why) => {
+                self.unhashed(fragment, format!("its program cannot be known: {why}"))
             }
-            Input::Opaque(why) => self.unhashed(fragment, format!("its program cannot be known: {why}")),
         }
     }
 
@@ -666,7 +697,12 @@ impl Scan<'_> {
             Lang::Uv => {}
             Lang::Python => {
                 if let Some(word) = first_loading_word(code, loading_words(lang)) {
-                    self.unhashed(fragment, format!("its inline code uses `{word}`, which loads code the scan cannot see"));
+                    self.unhashed(
+                        fragment,
+                        format!(
+                            "its inline code uses `{word}`, which loads code the scan cannot see"
+                        ),
+                    );
                 }
                 match python_imports(code) {
                     Ok(modules) => {
@@ -679,13 +715,23 @@ impl Scan<'_> {
             }
             Lang::Node | Lang::Deno | Lang::Bun => {
                 if let Some(word) = first_loading_word(code, loading_words(lang)) {
-                    self.unhashed(fragment, format!("its inline code uses `{word}`, which loads code the scan cannot see"));
+                    self.unhashed(
+                        fragment,
+                        format!(
+                            "its inline code uses `{word}`, which loads code the scan cannot see"
+                        ),
+                    );
                 }
                 self.node_imports(code, sh, fragment);
             }
             _ => {
                 if let Some(word) = first_loading_word(code, loading_words(lang)) {
-                    self.unhashed(fragment, format!("its inline code uses `{word}`, which loads code the scan cannot see"));
+                    self.unhashed(
+                        fragment,
+                        format!(
+                            "its inline code uses `{word}`, which loads code the scan cannot see"
+                        ),
+                    );
                 }
             }
         }
@@ -695,9 +741,27 @@ impl Scan<'_> {
     /// package or a computed name is reported.
     fn node_imports(&mut self, code: &str, sh: &Shell, fragment: &str) {
         const BUILTINS: &[&str] = &[
-            "fs", "path", "os", "util", "crypto", "url", "events", "stream", "readline", "zlib",
-            "assert", "buffer", "process", "http", "https", "net", "querystring", "string_decoder",
-            "timers", "fs/promises", "stream/promises",
+            "fs",
+            "path",
+            "os",
+            "util",
+            "crypto",
+            "url",
+            "events",
+            "stream",
+            "readline",
+            "zlib",
+            "assert",
+            "buffer",
+            "process",
+            "http",
+            "https",
+            "net",
+            "querystring",
+            "string_decoder",
+            "timers",
+            "fs/promises",
+            "stream/promises",
         ];
         for key in ["require", "import", "from"] {
             for (at, _) in code.match_indices(key) {
@@ -709,7 +773,9 @@ impl Scan<'_> {
                 let rest = rest.strip_prefix('(').map_or(rest, str::trim_start);
                 let quote = rest.chars().next();
                 let spec = match quote {
-                    Some(q @ ('"' | '\'' | '`')) => rest[1..].split(q).next().filter(|s| !s.contains("${")),
+                    Some(q @ ('"' | '\'' | '`')) => {
+                        rest[1..].split(q).next().filter(|s| !s.contains("${"))
+                    }
                     _ => None,
                 };
                 match spec {
@@ -717,9 +783,20 @@ impl Scan<'_> {
                     Some(s) if s.starts_with('.') || s.starts_with('/') => {
                         self.node_script(s, sh, fragment);
                     }
-                    Some(s) => self.unhashed(fragment, format!("its inline code loads the package `{s}`, whose files are not followed")),
-                    None if key == "from" || key == "import" && !code[at..].starts_with("import(") && quote.is_none_or(|c| c.is_alphabetic() || c == '{' || c == '*') => {}
-                    None => self.unhashed(fragment, format!("its inline code calls `{key}` with a name known only at run time")),
+                    Some(s) => self.unhashed(
+                        fragment,
+                        format!(
+                            "its inline code loads the package `{s}`, whose files are not followed"
+                        ),
+                    ),
+                    None if key == "from"
+                        || key == "import"
+                            && !code[at..].starts_with("import(")
+                            && quote.is_none_or(|c| c.is_alphabetic() || c == '{' || c == '*') => {}
+                    None => self.unhashed(
+                        fragment,
+                        format!("its inline code calls `{key}` with a name known only at run time"),
+                    ),
                 }
             }
         }
@@ -730,11 +807,18 @@ impl Scan<'_> {
 fn word_after_equals(word: &Word) -> Word {
     let mut parts = word.parts.clone();
     if let Some(Part::Lit(first)) = parts.first_mut() {
-        *first = first.split_once('=').map(|(_, v)| v.to_owned()).unwrap_or_default();
+        *first = first
+            .split_once('=')
+            .map(|(_, v)| v.to_owned())
+            .unwrap_or_default();
     }
     Word {
         parts,
-        raw: word.raw.split_once('=').map(|(_, v)| v.to_owned()).unwrap_or_default(),
+        raw: word
+            .raw
+            .split_once('=')
+            .map(|(_, v)| v.to_owned())
+            .unwrap_or_default(),
     }
 }
 
@@ -752,7 +836,9 @@ fn prepass(
             (Some(Ok(a)), Ok(b)) if *a == b => Ok(b),
             (Some(Err(why)), _) => Err(why.clone()),
             (_, Err(why)) => Err(why),
-            (Some(Ok(_)), Ok(_)) => Err(format!("`{name}` is given different values in the command")),
+            (Some(Ok(_)), Ok(_)) => {
+                Err(format!("`{name}` is given different values in the command"))
+            }
         };
         out.insert(name.to_owned(), value);
     };
@@ -765,7 +851,9 @@ fn prepass(
             range
                 .iter()
                 .filter_map(|w| {
-                    let Some(Part::Lit(first)) = w.parts.first() else { return None };
+                    let Some(Part::Lit(first)) = w.parts.first() else {
+                        return None;
+                    };
                     let (name, _) = first.split_once('=')?;
                     if !is_assignment(first) {
                         return None;
@@ -792,18 +880,29 @@ fn prepass(
                     set(&n, v);
                 }
             }
-            (Some(i), Some(binder @ ("for" | "select" | "read" | "getopts" | "mapfile" | "readarray" | "printf" | "unset"))) => {
+            (
+                Some(i),
+                Some(
+                    binder @ ("for" | "select" | "read" | "getopts" | "mapfile" | "readarray"
+                    | "printf" | "unset"),
+                ),
+            ) => {
                 let names: Vec<String> = literal[i + 1..]
                     .iter()
                     .flatten()
-                    .filter(|w| !w.starts_with('-') && w.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+                    .filter(|w| {
+                        !w.starts_with('-')
+                            && w.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                    })
                     .cloned()
                     .collect();
                 let names = match binder {
                     "for" | "select" => names.into_iter().take(1).collect(),
                     "printf" => {
                         let at = literal.iter().position(|w| w.as_deref() == Some("-v"));
-                        at.and_then(|a| literal.get(a + 1).cloned().flatten()).into_iter().collect()
+                        at.and_then(|a| literal.get(a + 1).cloned().flatten())
+                            .into_iter()
+                            .collect()
                     }
                     _ => names,
                 };
