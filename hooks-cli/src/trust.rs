@@ -93,11 +93,11 @@ pub fn run(args: TrustArgs) -> Result<ExitCode, CliError> {
         })?;
         let gate = Gate::new(allow.clone(), Some(store.clone()));
         let partial = |store: &TrustStore| {
-            store
-                .approval(&fp)
-                .is_some_and(|a| a.is_partial())
-                .then_some(", partly unhashed")
-                .unwrap_or_default()
+            if store.approval(&fp).is_some_and(|a| a.is_partial()) {
+                ", partly unhashed"
+            } else {
+                ""
+            }
         };
         let mut status = match gate.check(spec, &project) {
             Admission::Allowed {

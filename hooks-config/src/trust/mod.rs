@@ -69,39 +69,113 @@
 //! `hooks trust <file>` records a [`Fingerprint`] of each handler in a [`TrustStore`], a JSON
 //! file outside the repository ([`TrustStore::default_path`]). The fingerprint is a SHA-256
 //! over the handler as declared (command line or exec arguments, `env`, plugin root; URL and
-//! header *templates*), the project directory, and the path and bytes of every script the
-//! command runs. So an edited script, a changed command, or the same command in another
-//! project is not approved; an approval records templates only (`Bearer ${TOKEN}`), never a
-//! value, so the file holds no secret.
+//! header *templates*), the project directory, and the path and bytes of every project file
+//! the command loads as code. So an edited script, a changed command, or the same command in
+//! another project is not approved; an approval records templates only (`Bearer ${TOKEN}`),
+//! never a value, so the file holds no secret.
 //!
-//! The scripts of a command are found without running anything. For each simple command of
-//! the text (split at `;`, `&&`, `|`, newlines, `$(`…; quotes removed; redirections dropped):
+//! An approval covers everything the command loads, or it says what it does not: the parts
+//! of a command whose files cannot be determined without running it are listed in
+//! [`Fingerprint::unhashed`] (`unhashed: <fragment>: <why>`), and
+//! [`TrustStore::try_approve`] refuses such a fingerprint unless told to accept them
+//! ([`OnUnhashed::Accept`]; `hooks trust --approve --accept-unhashed`). An approval that
+//! accepted them records them ([`Approval::unhashed`], "approved, partly unhashed"), and
+//! admits the fingerprint only while its unhashed parts are among those it accepted.
 //!
-//! 1. leading `NAME=value` assignments and the wrappers `env`, `exec`, `command`, `nohup`,
-//!    `nice`, `time`, `timeout` are skipped;
-//! 2. `${CLAUDE_PROJECT_DIR}` and `$CLAUDE_PROJECT_DIR` become the project directory,
-//!    `${CLAUDE_PLUGIN_ROOT}` and `$CLAUDE_PLUGIN_ROOT` the handler's plugin root, and a leading
-//!    `~/` the home directory;
-//! 3. if the program is an interpreter (`sh`, `bash`, `zsh`, `dash`, `ksh`, `fish`, `python`,
-//!    `python3`, `node`, `tsx`, `ts-node`, `ruby`, `perl`, `php`, `lua`, `deno [run]`,
-//!    `bun [run]`, `uv run`), its script is its first argument that is not an option (or an
-//!    option's value); `sh -c '<command>'` is read as a command in turn; inline code
-//!    (`python3 -c`, `node -e`) is covered by the text itself; a file given as an option's
-//!    value (`node -r ./setup.js`) is hashed too, and so is an interpreter that is a project
-//!    file (`./bin/python3`);
-//! 4. otherwise the program itself is the script when it has a `/` (a bare name such as `jq`
-//!    is found on `PATH`: the text alone is hashed);
-//! 5. a relative path is taken from the project directory; only an existing regular file
-//!    counts (symbolic links are followed); scripts over 16 MiB are an error.
+//! ## The scripts of a command are found without running anything
+//!
+//! The text is split into simple commands (at `;`, `&&`, `||`, `|`, `&`, newlines, `( )`),
+//! quotes removed, with their redirections, heredocs, and which command a pipe reads from.
+//! Command and process substitutions (`$(…)`, `` `…` ``, `<(…)`) are commands in turn,
+//! wherever they are. Then, command by command, in order:
+//!
+//! 1. **Words.** `${CLAUDE_PROJECT_DIR}` and `$CLAUDE_PROJECT_DIR` are the project
+//!    directory, `$CLAUDE_PLUGIN_ROOT` the handler's plugin root, `$HOME` and a leading `~`
+//!    the home directory, and a variable assigned a literal in the text (`X=./x.sh; $X`,
+//!    `export X=…`, `X=… cmd`, the handler's `env`) its value. A word that still depends on
+//!    the run (a variable not assigned in the text, or assigned twice with different values,
+//!    or by `for`/`read`; `$(…)`; a glob or brace expansion; `${X:-y}`) is *unhashed*
+//!    wherever it decides what runs: the program, a script, a sourced file, the text of
+//!    `sh -c`/`eval`/`trap`, a module name, a `cd` target before a relative path. A new
+//!    shell (`sh -c`) sees only exported variables.
+//! 2. **Wrappers** are skipped to the program they run: `env` (its assignments, `-C`, and
+//!    `-S` split), `exec`, `command`, `builtin`, `nohup`, `nice`, `time`, `timeout`, `sudo`,
+//!    `doas`, `setsid`, `stdbuf`, `ionice`, `chrt`, `taskset`, `busybox`, `flock` (and
+//!    `flock -c`), `strace`, `xvfb-run`…; reserved words (`if`, `then`, `{`, `do`…) too.
+//! 3. **Shell builtins that load code**: `. FILE` and `source FILE` hash FILE; `eval` and
+//!    `trap` read their text as a command (`eval "$(cat f)"` hashes `f`); `cd DIR` adds DIR
+//!    to the directories relative paths are looked up from (every one is hashed, since a
+//!    subshell may undo it); `exec N<FILE` opens a descriptor later read as a program
+//!    (`sh <&N`, `sh /dev/fd/N`). `su -c`, `runuser -c`, `script -c` and `watch` run their
+//!    text as a command.
+//! 4. **Interpreters** (`sh`, `bash`, `zsh`, `dash`, `ksh`, `fish`…, `python`, `pypy`,
+//!    `node`, `tsx`, `ts-node`, `ruby`, `perl`, `php`, `lua`, `deno [run]`, `bun [run]`,
+//!    `awk`, `uv run`, by base name without version): their options are read (clusters such
+//!    as `-Bc`, `--opt=value`), then:
+//!    - the script (first operand, `php -f`, `awk -f`) is hashed; Python's directory
+//!      operand hashes its `__main__.py`; node's is looked up as node does (`./s` →
+//!      `./s.js`, a directory's `index.js`; a directory with a `package.json` is unhashed);
+//!    - the program read from **stdin** (no script, `-s`, `-`, `/dev/stdin`) comes from the
+//!      command's redirections (`sh < f`, `< f sh`, `sh <&3`, a heredoc, a here-string), or
+//!      from the command piped into it: `cat FILE… | sh` hashes the files, `echo TEXT |
+//!      sh` and a quoted heredoc are inline code; any other producer (`curl … | sh`, a
+//!      compound command, an unquoted heredoc that expands at run time) and the hook's own
+//!      stdin (the event JSON) are unhashed;
+//!    - `sh -c TEXT` reads TEXT as a command (`sh -c "$(cat f)"`, `` sh -c "`cat f`" ``
+//!      and `sh -c "$(< f)"` hash `f`; any other text built at run time is unhashed), and so
+//!      is a shell's heredoc or piped text; `sh <(cat f)` and `. <(cat f)` hash `f`;
+//!    - `python -m pkg.mod` hashes, from each directory the command may run in, the
+//!      module's `pkg/__init__.py`, `pkg/mod.py` (or `pkg/mod/__init__.py` and
+//!      `__main__.py`), and any compiled or extension module of the same name (`mod.*.so`,
+//!      `.pyc`); a module not in the project (the standard library's `json.tool`) hashes
+//!      nothing, and creating one later changes the fingerprint;
+//!    - inline code of another language (`python3 -c`, `node -e`, `perl -e`…) is covered
+//!      by the text; Python's `import a.b` and node's `require("./x")` of project modules
+//!      are hashed as above; code that loads or runs more code the scan cannot see (`exec`,
+//!      `eval`, `system`, `subprocess`, `require(name)` of a computed or package name, perl
+//!      `do`/`use`…) is unhashed;
+//!    - a file given to an option that loads code (`node -r`/`--require`/`--import`,
+//!      `bash --rcfile`, `php -c`, `deno --config`, `bun --preload`) is hashed; a module
+//!      directory (`perl -I`, `ruby -I`) is unhashed; an interpreter that is a project file
+//!      (`./bin/python3`) is hashed.
+//! 5. **Environment** set for a command or in its `env`: `BASH_ENV`, `ENV`,
+//!    `PYTHONSTARTUP`, `LD_PRELOAD` name files that are hashed; `NODE_OPTIONS` is read as
+//!    node's options; `GIT_SSH_COMMAND`, `EDITOR`, `PAGER` and similar are commands in turn;
+//!    `PYTHONPATH`, `NODE_PATH`, `PERL5LIB`, `PERL5OPT`, `RUBYOPT`, `LD_LIBRARY_PATH`,
+//!    `ZDOTDIR`, `XDG_CONFIG_HOME` (fish) and `PS4` are unhashed. A `PATH` with a project
+//!    directory (`PATH=./bin:$PATH tool`) makes bare names found there project files.
+//! 6. **Commands built from input**: `xargs CMD` whose input is literal (`echo ./x.sh |
+//!    xargs sh`, or a list file, which is hashed too) runs the commands it builds, which are
+//!    scanned; otherwise an interpreter whose script xargs supplies is unhashed. `find
+//!    -exec CMD {} ;` is unhashed when `{}` is the program or its script; `parallel` is
+//!    unhashed.
+//! 7. **Tools that run project code they find themselves** (`make`, `just`, `npm`, `pnpm`,
+//!    `yarn`, `npx`, `cargo`, `go`, `pytest`, `tox`, `nox`, `rake`, `gradle`, `mvn`,
+//!    `poetry`, `pipenv`, `bundle`, `composer`, `pre-commit`, `deno task`, `bun test`…;
+//!    `uv run` in a project with a `pyproject.toml`) are unhashed: their Makefile,
+//!    package.json scripts or conftest.py are not followed.
+//! 8. **Otherwise** the program itself is the script when it has a `/`, and so is the
+//!    project interpreter its `#!` line names (`#!./bin/tool`); a bare name such as `jq` is
+//!    found on `PATH` (the text alone is hashed).
+//! 9. **Files**: a relative path is taken from the project directory (and from each `cd`
+//!    target); only an existing regular file counts (symbolic links are followed), so a
+//!    file that appears later changes the fingerprint. Files over 16 MiB are an error. More
+//!    than 32 files, or text nested more than 3 levels deep (`sh -c 'sh -c …'`), are
+//!    unhashed.
 //!
 //! # What this does not cover
 //!
-//! An approval covers the scripts it found, not the files they read, source or import, nor
-//! programs found on `PATH`; a script the rules above miss (`cd sub && ./x.sh`, where `./x.sh`
-//! is looked up in the project directory) is covered by the text only. Approvals are per
-//! project directory: moving the project asks for them again. Checking and running are two
-//! steps: a script replaced between them runs once before the next check refuses it. Two
-//! `hooks trust` at once can lose one's update (the file is replaced atomically, not merged).
+//! Besides what the scan reports as unhashed, an approval does not cover what the files it
+//! hashed read, source or import themselves (a hashed script's own `. ./lib.sh`, a hashed
+//! Python module's imports, a node script's `require`s), Python's `__pycache__` files that
+//! it prefers to an unchanged source, programs found on `PATH` and their own configuration
+//! files (git's, an editor's), nor the environment the hook inherits (only what the command
+//! and its `env` set is read). The scan is not a shell: `case` patterns, functions called
+//! before they are defined, aliases and arithmetic are not interpreted, though every
+//! command substitution and command in them is still scanned. Approvals are per project
+//! directory: moving the project asks for them again. Checking and running are two steps: a
+//! script replaced between them runs once before the next check refuses it. Two `hooks
+//! trust` at once can lose one's update (the file is replaced atomically, not merged).
 //!
 //! # Example
 //!

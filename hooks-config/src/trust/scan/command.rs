@@ -3,13 +3,6 @@
 
 use super::*;
 
-/// What [`Scan::hash`] found at a path.
-pub(super) enum Hashed {
-    File,
-    Dir(PathBuf),
-    Missing,
-}
-
 impl Scan<'_> {
     /// A command's words from its program on (assignments already applied to `sh`).
     pub(super) fn command(
@@ -311,7 +304,7 @@ impl Scan<'_> {
     }
 
     /// `sh -c TEXT` and the like: the text is a command in turn.
-    fn inline_shell(
+    pub(super) fn inline_shell(
         &mut self,
         text: Option<&Word>,
         sh: &Shell,
@@ -345,7 +338,7 @@ impl Scan<'_> {
     }
 
     /// The program a word made of one substitution gives (`"$(cat f)"`, `<(cat f)`).
-    fn substitution_program(&mut self, word: &Word, sh: &Shell) -> Input {
+    pub(super) fn substitution_program(&mut self, word: &Word, sh: &Shell) -> Input {
         let body = word.only_substitution().unwrap_or_default();
         let commands = lex::lex(body);
         match commands.as_slice() {
@@ -364,7 +357,7 @@ impl Scan<'_> {
     /// A file given as code (`. f`, an interpreter's script): hashed, read from stdin or a
     /// descriptor, or reported.
     #[allow(clippy::too_many_arguments, reason = "one call per kind of operand")]
-    fn code_file(
+    pub(super) fn code_file(
         &mut self,
         file: &Word,
         lang: Lang,
@@ -430,266 +423,10 @@ impl Scan<'_> {
         }
     }
 
-    #[allow(clippy::too_many_arguments, reason = "the command's whole context")]
-    fn interpreted(
-        &mut self,
-        interp: &Interpreter,
-        name: &str,
-        args: &[Word],
-        fragment: &str,
-        sh: &mut Shell,
-        input: &Input,
-        extra: Extra<'_>,
-    ) {
-        let mut j = 0;
-        let first = args.first().and_then(Word::literal);
-        if let Some((_, _, what)) = RUNNER_SUBCOMMANDS
-            .iter()
-            .find(|(n, sub, _)| *n == name && first.as_deref() == Some(*sub))
-        {
-            self.unhashed(fragment, format!("`{name} {}` runs code from project files it reads itself ({what}); they are not hashed", first.unwrap_or_default()));
-            return;
-        }
-        if let Some(sub) = interp.subcommand {
-            if first.as_deref() == Some(sub) {
-                j = 1;
-            } else if interp.lang == Lang::Uv {
-                return;
-            }
-        }
-        let lang = interp.lang;
-        let shell = lang == Lang::Shell;
-        let mut inline_shell = false;
-        let mut from_stdin = false;
-        let mut no_project = false;
-        while let Some(w) = args.get(j) {
-            let Some(l) = w.literal() else { break };
-            if l == "--" {
-                j += 1;
-                break;
-            }
-            if !is_option(&l, shell) {
-                break;
-            }
-            let next = args.get(j + 1);
-            if l.starts_with("--") {
-                let (opt, value) = match l.split_once('=') {
-                    Some((o, v)) => (
-                        o,
-                        Some(Word {
-                            parts: vec![Part::Lit(v.to_owned())],
-                            raw: v.to_owned(),
-                        }),
-                    ),
-                    None => (l.as_str(), None),
-                };
-                let takes = interp.value_options.contains(&opt)
-                    || interp.file_options.contains(&opt)
-                    || interp.dir_options.contains(&opt)
-                    || interp.inline_options.contains(&opt)
-                    || interp.script_options.contains(&opt);
-                let value = value.as_ref().or(if takes { next } else { None });
-                if opt == "--no-project" || opt == "--script" {
-                    no_project = true;
-                }
-                if interp.inline_options.contains(&opt) {
-                    self.inline_word(value, lang, sh, fragment);
-                    return;
-                }
-                if interp.script_options.contains(&opt) {
-                    if let Some(v) = value {
-                        self.code_file(v, lang, sh, input, fragment, extra, "the script");
-                    }
-                    return;
-                }
-                if interp.file_options.contains(&opt)
-                    && let Some(v) = value
-                {
-                    self.code_file(
-                        v,
-                        Lang::Shell,
-                        sh,
-                        input,
-                        fragment,
-                        extra,
-                        "a file it loads",
-                    );
-                }
-                if interp.dir_options.contains(&opt) {
-                    self.unhashed(
-                        fragment,
-                        format!(
-                            "`{opt}` adds a directory modules are loaded from; they are not hashed"
-                        ),
-                    );
-                }
-                j += if takes && !l.contains('=') { 2 } else { 1 };
-                continue;
-            }
-            if shell {
-                if interp.file_options.contains(&l.as_str())
-                    || interp.value_options.contains(&l.as_str())
-                {
-                    if interp.file_options.contains(&l.as_str())
-                        && let Some(v) = next
-                    {
-                        self.code_file(
-                            v,
-                            Lang::Shell,
-                            sh,
-                            input,
-                            fragment,
-                            extra,
-                            "a file it loads",
-                        );
-                    }
-                    j += 2;
-                    continue;
-                }
-                inline_shell |= l[1..].contains('c');
-                from_stdin |= l[1..].contains('s');
-                j += 1;
-                continue;
-            }
-            // A cluster of one-letter options (`-Bc`, `-Wignore`, `-mpkg`).
-            let mut consumed_next = false;
-            for (k, ch) in l[1..].char_indices() {
-                let opt = format!("-{ch}");
-                let attached = &l[1 + k + ch.len_utf8()..];
-                let value = if attached.is_empty() {
-                    next.cloned()
-                } else {
-                    Some(Word {
-                        parts: vec![Part::Lit(attached.to_owned())],
-                        raw: attached.to_owned(),
-                    })
-                };
-                let opt = opt.as_str();
-                if interp.attached_options.contains(&opt) {
-                    break;
-                }
-                if interp.inline_options.contains(&opt) {
-                    self.inline_word(value.as_ref(), lang, sh, fragment);
-                    return;
-                }
-                if interp.module_options.contains(&opt) {
-                    match value.as_ref().map(|v| self.resolve(v, sh)) {
-                        Some(Ok(module)) => self.python_module(&module, sh, fragment, true),
-                        Some(Err(why)) => self.unhashed(
-                            fragment,
-                            format!("the module is decided at run time: {why}"),
-                        ),
-                        None => {}
-                    }
-                    return;
-                }
-                if interp.script_options.contains(&opt) {
-                    if let Some(v) = &value {
-                        self.code_file(v, lang, sh, input, fragment, extra, "the script");
-                    }
-                    return;
-                }
-                let takes = interp.file_options.contains(&opt)
-                    || interp.dir_options.contains(&opt)
-                    || interp.value_options.contains(&opt);
-                if interp.file_options.contains(&opt)
-                    && let Some(v) = &value
-                {
-                    self.code_file(
-                        v,
-                        Lang::Shell,
-                        sh,
-                        input,
-                        fragment,
-                        extra,
-                        "a file it loads",
-                    );
-                }
-                if interp.dir_options.contains(&opt) {
-                    self.unhashed(
-                        fragment,
-                        format!(
-                            "`{opt}` adds a directory modules are loaded from; they are not hashed"
-                        ),
-                    );
-                }
-                if takes {
-                    consumed_next = attached.is_empty();
-                    break;
-                }
-            }
-            j += 1 + usize::from(consumed_next);
-        }
-        if lang == Lang::Uv
-            && !no_project
-            && sh.dirs.iter().any(|d| d.join("pyproject.toml").is_file())
-        {
-            self.unhashed(fragment, "`uv run` first installs the project from pyproject.toml, whose build is not hashed");
-        }
-        let operand = args.get(j);
-        if inline_shell {
-            self.inline_shell(operand, sh, input, fragment, extra);
-            return;
-        }
-        if lang == Lang::Awk {
-            self.inline_word(operand, lang, sh, fragment);
-            return;
-        }
-        match operand {
-            _ if from_stdin => self.stdin_program(input, lang, sh, fragment, extra),
-            None => self.stdin_program(input, lang, sh, fragment, extra),
-            Some(w) if w.literal().is_some_and(|l| l == "-") => {
-                self.program_from(input, lang, sh, fragment)
-            }
-            Some(w) if lang == Lang::Uv => {
-                if w.literal().is_some_and(|l| l.ends_with(".py")) {
-                    self.code_file(w, Lang::Python, sh, input, fragment, extra, "the script");
-                } else {
-                    let rest = args[j..].to_vec();
-                    self.command(&rest, 0, fragment, sh, input, extra);
-                }
-            }
-            Some(w) => self.code_file(w, lang, sh, input, fragment, extra, "the script"),
-        }
-    }
-
-    fn stdin_program(
-        &mut self,
-        input: &Input,
-        lang: Lang,
-        sh: &Shell,
-        fragment: &str,
-        extra: Extra<'_>,
-    ) {
-        if let Extra::Appended(tool) = extra {
-            self.unhashed(
-                fragment,
-                format!("{tool} appends the script from its input"),
-            );
-            return;
-        }
-        self.program_from(input, lang, sh, fragment);
-    }
-
-    fn inline_word(&mut self, code: Option<&Word>, lang: Lang, sh: &Shell, fragment: &str) {
-        let Some(code) = code else { return };
-        if lang == Lang::Shell {
-            self.inline_shell(Some(code), sh, &Input::Nothing, fragment, Extra::None);
-            return;
-        }
-        match self.resolve(code, sh) {
-            Ok(text) => self.inline(&text, lang, sh, fragment),
-            Err(why) => self.unhashed(
-                fragment,
-                format!("its inline code is built at run time: {why}"),
-            ),
-        }
-    }
-
     /// `xargs [options] command…`: when its input is literal text (`echo ./x.sh | xargs
     /// sh`), the commands it builds are scanned; otherwise the command is scanned knowing
     /// that its input adds arguments.
-    fn xargs(&mut self, rest: &[Word], fragment: &str, sh: &mut Shell, input: &Input) {
+    pub(super) fn xargs(&mut self, rest: &[Word], fragment: &str, sh: &mut Shell, input: &Input) {
         const VALUE: &[&str] = &[
             "-a",
             "--arg-file",
@@ -762,7 +499,7 @@ impl Scan<'_> {
                 for f in files {
                     self.hash(f, sh, fragment, false);
                     let found = sh.dirs.iter().map(|d| d.join(f)).find(|p| p.is_file());
-                    match found.map(|p| fs::read_to_string(p)) {
+                    match found.map(fs::read_to_string) {
                         Some(Ok(t)) if t.len() <= 64 * 1024 => text.push_str(&t),
                         _ => {
                             text.clear();
@@ -830,188 +567,6 @@ impl Scan<'_> {
                 &Input::Nothing,
                 Extra::Appended("xargs"),
             ),
-        }
-    }
-
-    /// Hashes the file `word` names (relative to every directory the command may be in), and
-    /// the project interpreter its `#!` line names. `in_project`: only a file inside the
-    /// project counts (a project's own `./bin/python3`).
-    pub(super) fn hash(
-        &mut self,
-        word: &str,
-        sh: &Shell,
-        fragment: &str,
-        in_project: bool,
-    ) -> Hashed {
-        if word.is_empty() {
-            return Hashed::Missing;
-        }
-        let relative = !Path::new(word).is_absolute();
-        if relative && let Some(why) = &sh.dir_unknown {
-            let why = why.clone();
-            self.unhashed(
-                fragment,
-                format!("`{word}` is taken from a directory known only at run time: {why}"),
-            );
-            return Hashed::Missing;
-        }
-        let bases = if relative {
-            sh.dirs.clone()
-        } else {
-            vec![PathBuf::from("/")]
-        };
-        let mut found = Hashed::Missing;
-        for base in bases {
-            let path = base.join(word);
-            let Ok(meta) = fs::metadata(&path) else {
-                continue;
-            };
-            if meta.is_dir() {
-                found = Hashed::Dir(path);
-                continue;
-            }
-            if !meta.is_file() {
-                continue;
-            }
-            let path = fs::canonicalize(&path).unwrap_or(path);
-            if in_project && !path.starts_with(self.project) {
-                continue;
-            }
-            found = Hashed::File;
-            if self.files.contains(&path) {
-                continue;
-            }
-            if self.files.len() >= MAX_SCRIPTS {
-                self.unhashed(fragment, format!("it loads more than {MAX_SCRIPTS} files; `{word}` and later ones are not hashed"));
-                continue;
-            }
-            self.files.push(path.clone());
-            self.shebang(&path, sh, fragment);
-        }
-        found
-    }
-
-    /// A script's `#!` interpreter, when it is a project file (`#!./bin/tool`).
-    fn shebang(&mut self, path: &Path, sh: &Shell, fragment: &str) {
-        let mut head = [0u8; 256];
-        let n = fs::File::open(path)
-            .and_then(|mut f| std::io::Read::read(&mut f, &mut head))
-            .unwrap_or(0);
-        let Some(line) = head[..n].strip_prefix(b"#!") else {
-            return;
-        };
-        let line = String::from_utf8_lossy(line);
-        let Some(interp) = line
-            .lines()
-            .next()
-            .and_then(|l| l.split_whitespace().next())
-        else {
-            return;
-        };
-        let interp = interp.to_owned();
-        if !interp.starts_with('/') || Path::new(&interp).starts_with(self.project) {
-            self.hash(&interp, sh, fragment, false);
-        }
-    }
-
-    /// `python -m a.b` (`main`) or `import a.b`: the project's files for the module, from the
-    /// directories it may run in: packages' `__init__.py`, the module or its `__main__.py`,
-    /// and compiled or extension modules of the same name that Python would load instead.
-    pub(super) fn python_module(&mut self, module: &str, sh: &Shell, fragment: &str, main: bool) {
-        let parts: Vec<&str> = module.split('.').collect();
-        if parts
-            .iter()
-            .any(|p| p.is_empty() || !p.chars().all(|c| c.is_alphanumeric() || c == '_'))
-        {
-            self.unhashed(
-                fragment,
-                format!("`{module}` is not a module name the scan can follow"),
-            );
-            return;
-        }
-        if let Some(why) = &sh.dir_unknown {
-            let why = why.clone();
-            self.unhashed(
-                fragment,
-                format!(
-                    "module `{module}` is looked up in a directory known only at run time: {why}"
-                ),
-            );
-            return;
-        }
-        for dir in sh.dirs.clone() {
-            let mut at = dir;
-            for (k, part) in parts.iter().enumerate() {
-                let last = k + 1 == parts.len();
-                if let Ok(entries) = fs::read_dir(&at) {
-                    let mut compiled: Vec<PathBuf> = entries
-                        .flatten()
-                        .map(|e| e.path())
-                        .filter(|p| {
-                            let name = p
-                                .file_name()
-                                .map(|n| n.to_string_lossy().into_owned())
-                                .unwrap_or_default();
-                            name.starts_with(&format!("{part}."))
-                                && [".so", ".pyd", ".pyc"].iter().any(|x| name.ends_with(x))
-                        })
-                        .collect();
-                    compiled.sort();
-                    for c in compiled {
-                        self.hash(&c.to_string_lossy(), sh, fragment, false);
-                    }
-                }
-                let file = at.join(format!("{part}.py"));
-                at = at.join(part);
-                if at.is_dir() {
-                    self.hash(
-                        &at.join("__init__.py").to_string_lossy(),
-                        sh,
-                        fragment,
-                        false,
-                    );
-                    if last && main {
-                        self.hash(
-                            &at.join("__main__.py").to_string_lossy(),
-                            sh,
-                            fragment,
-                            false,
-                        );
-                    }
-                } else {
-                    self.hash(&file.to_string_lossy(), sh, fragment, false);
-                    break;
-                }
-            }
-        }
-    }
-
-    /// A node script as node finds it: the file, the file with an extension added, or a
-    /// directory's `index` (a directory with a package.json is reported).
-    pub(super) fn node_script(&mut self, spec: &str, sh: &Shell, fragment: &str) {
-        const EXTENSIONS: &[&str] = &[
-            ".js", ".mjs", ".cjs", ".json", ".node", ".ts", ".mts", ".cts", ".tsx",
-        ];
-        match self.hash(spec, sh, fragment, false) {
-            Hashed::File => {}
-            Hashed::Dir(dir) if dir.join("package.json").is_file() => {
-                self.unhashed(fragment, format!("`{spec}` is a directory: node runs the file its package.json names, which is not followed"));
-            }
-            Hashed::Dir(dir) => {
-                for ext in EXTENSIONS {
-                    self.hash(
-                        &dir.join(format!("index{ext}")).to_string_lossy(),
-                        sh,
-                        fragment,
-                        false,
-                    );
-                }
-            }
-            Hashed::Missing => {
-                for ext in EXTENSIONS {
-                    self.hash(&format!("{spec}{ext}"), sh, fragment, false);
-                }
-            }
         }
     }
 }
