@@ -332,3 +332,40 @@ fn a_fingerprint_covers_the_absence_of_a_file_that_would_run() {
         after.scripts
     );
 }
+
+#[test]
+fn the_scan_is_bounded_and_says_where_it_stopped() {
+    let dir = project();
+    let reasons = |text: &str| -> Vec<String> {
+        fingerprint(&shell(text), dir.path())
+            .unwrap()
+            .unhashed
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    };
+    let wrappers = format!("{}./x.sh", "env ".repeat(5000));
+    assert!(
+        reasons(&wrappers)
+            .iter()
+            .any(|r| r.contains("wrappers around one program"))
+    );
+    let many = "./x.sh;".repeat(5000);
+    assert!(
+        reasons(&many)
+            .iter()
+            .any(|r| r.contains("more than 1000 parts"))
+    );
+    let cds = format!("{}./x.sh", "cd a; ".repeat(40));
+    assert!(
+        reasons(&cds)
+            .iter()
+            .any(|r| r.contains("more than 16 directories"))
+    );
+    let substitutions = format!("{}{}", "echo $(".repeat(2000), ")".repeat(2000));
+    assert!(
+        reasons(&substitutions)
+            .iter()
+            .any(|r| r.contains("nested more than"))
+    );
+}

@@ -16,7 +16,7 @@
 //! An entry is matched against the *whole* handler text, never a part of it:
 //!
 //! - for a command, the text is the command as written (shell form) or the exec form as
-//!   [`CommandLine`]'s `Display` writes it (`./track.py --slow`), preceded by the handler's
+//!   [`CommandLine`](crate::spec::CommandLine)'s `Display` writes it (`./track.py --slow`), preceded by the handler's
 //!   `env` as shell assignments (`GUARD_MODE=strict ./guard.py`), because variables such as
 //!   `BASH_ENV` or `LD_PRELOAD` change what runs;
 //! - for an HTTP hook, the text is its URL. Entries starting with `http://` or `https://` match
@@ -62,7 +62,7 @@
 //! Allow entries are as trustworthy as the file they come from: an `allow:` in a repository's
 //! `hooks.yaml` lets whoever writes that repository run what it matches. A caller that opens
 //! untrusted repositories builds its [`AllowList`] from the user's own files only
-//! ([`AllowEntry::location`] says where each entry was written).
+//! ([`AllowEntry::location`](crate::file::AllowEntry::location) says where each entry was written).
 //!
 //! # Approvals
 //!

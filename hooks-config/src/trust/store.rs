@@ -213,7 +213,7 @@ impl TrustStore {
     ///
     /// let dir = tempfile::tempdir()?;
     /// let handler = Handler::Command(CommandHandler {
-    ///     line: CommandLine::Shell("echo ./x.sh | xargs sh".into()),
+    ///     line: CommandLine::Shell("ls | xargs sh".into()),
     ///     env: Default::default(),
     ///     plugin_root: None,
     /// });

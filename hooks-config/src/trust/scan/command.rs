@@ -14,6 +14,35 @@ impl Scan<'_> {
         input: &Input,
         extra: Extra<'_>,
     ) {
+        if self.stack >= MAX_STACK {
+            self.unhashed(
+                fragment,
+                format!("more than {MAX_STACK} wrappers around one program"),
+            );
+            return;
+        }
+        self.stack += 1;
+        self.command_inner(words, start, fragment, sh, input, extra);
+        self.stack -= 1;
+    }
+
+    fn command_inner(
+        &mut self,
+        words: &[Word],
+        start: usize,
+        fragment: &str,
+        sh: &mut Shell,
+        input: &Input,
+        extra: Extra<'_>,
+    ) {
+        self.commands += 1;
+        if self.commands > MAX_COMMANDS {
+            self.unhashed(
+                fragment,
+                format!("the command has more than {MAX_COMMANDS} parts; the rest is not scanned"),
+            );
+            return;
+        }
         let mut i = start;
         while words
             .get(i)

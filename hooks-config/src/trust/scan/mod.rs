@@ -13,6 +13,13 @@ use super::programs::{
 };
 use super::{MAX_NESTING, MAX_SCRIPTS};
 
+/// Most directories a command's relative paths are looked up from.
+const MAX_DIRS: usize = 16;
+/// Most commands scanned in one handler.
+const MAX_COMMANDS: usize = 1000;
+/// Most wrappers around one program (`env nice timeout …`).
+const MAX_STACK: usize = 32;
+
 mod command;
 mod files;
 mod input;
@@ -40,6 +47,8 @@ pub(super) fn scan(c: &CommandHandler, project: &Path) -> Found {
             .map(|h| h.to_string_lossy().into_owned()),
         files: Vec::new(),
         unhashed: Vec::new(),
+        commands: 0,
+        stack: 0,
     };
     let mut shell = Shell {
         vars: HashMap::new(),
@@ -91,6 +100,11 @@ struct Scan<'a> {
     home: Option<String>,
     files: Vec<PathBuf>,
     unhashed: Vec<Unhashed>,
+    /// Commands scanned so far (wrappers, `xargs`, `find -exec` included): a bound on the
+    /// work one text can cause.
+    commands: usize,
+    /// Calls of [`Scan::command`] in progress (`env nice timeout xargs sh …`).
+    stack: usize,
 }
 
 /// One shell's state as far as the scan follows it.
@@ -594,10 +608,15 @@ impl Scan<'_> {
                         sh.dirs.push(d);
                     }
                 }
+                if sh.dirs.len() > MAX_DIRS {
+                    sh.dir_unknown.get_or_insert(format!(
+                        "it may be in more than {MAX_DIRS} directories after its `cd`s"
+                    ));
+                }
             }
             Err(why) => {
-                let _ = fragment;
-                sh.dir_unknown.get_or_insert(why);
+                sh.dir_unknown
+                    .get_or_insert(format!("`{}`: {why}", abbreviate(fragment)));
             }
         }
     }
