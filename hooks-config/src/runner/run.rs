@@ -281,10 +281,15 @@ impl Shared {
             reason: reason.clone(),
             failed_closed: closed,
         }));
-        let approve = &self.options.approve_command;
+        // Addressed to a person: at guard points the reason also reaches the model, which must
+        // not take it as an invitation to approve unreviewed code itself.
+        let approve = format!(
+            "a person must review it and approve it with `{}`",
+            self.options.approve_command
+        );
         if closed {
             return Err(HookError::new(format!(
-                "configured hook `{}` ({}) was not run: {reason}. Review it, then approve it with `{approve}`",
+                "configured hook `{}` ({}) was not run: {reason}; {approve}",
                 spec.id, spec.location
             )));
         }
@@ -294,7 +299,7 @@ impl Shared {
             (true, _) => "",
         };
         Ok(Reply::Skipped(format!(
-            "configured hook `{}` ({}) at {point} was not run{why}: {reason}. Review it, then approve it with `{approve}`",
+            "configured hook `{}` ({}) at {point} was not run{why}: {reason}; {approve}",
             spec.id, spec.location
         )))
     }
