@@ -143,7 +143,9 @@ async fn an_unlisted_url_is_never_called_and_its_guard_denies() {
     assert!(outcome.decided_by_failure().is_some());
     let reason = outcome.verdict().reason().unwrap();
     assert!(
-        reason.contains("`remote` (") && reason.contains(&url) && reason.contains("hooks trust --approve"),
+        reason.contains("`remote` (")
+            && reason.contains(&url)
+            && reason.contains("hooks trust --approve"),
         "{reason}"
     );
 
@@ -155,8 +157,7 @@ async fn an_unlisted_url_is_never_called_and_its_guard_denies() {
     let configured = ConfigHooks::builder(dir.path()).build(config).unwrap();
     let hooks = Hooks::builder().ignore_env().build().unwrap();
     configured.attach(&hooks).unwrap();
-    let ((outcome, _), notices) =
-        hooks_config::runner::collect_notices(dispatch(&hooks)).await;
+    let ((outcome, _), notices) = hooks_config::runner::collect_notices(dispatch(&hooks)).await;
     assert_eq!(outcome.verdict(), &Verdict::Continue);
     assert!(notices[0].contains("`remote`"), "{notices:?}");
     assert!(server.received_requests().await.unwrap().is_empty());

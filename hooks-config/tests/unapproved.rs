@@ -224,7 +224,11 @@ async fn a_guard_script_edited_since_its_approval_denies() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sequential_hooks_deny_for_a_refused_guard_too() {
     let p = Project::new();
-    let (hooks, events) = attach(&p, p.config("sequential: true\n", &guard("PreToolUse")), None);
+    let (hooks, events) = attach(
+        &p,
+        p.config("sequential: true\n", &guard("PreToolUse")),
+        None,
+    );
     let (outcome, _) = pre_tool(&p, &hooks).await;
     assert!(outcome.is_denied() && outcome.decided_by_failure().is_some());
     assert!(skipped(&events)[0].failed_closed);
@@ -253,10 +257,7 @@ async fn on_unapproved_skip_per_entry_skips_visibly_and_still_reports_the_event(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn on_unapproved_skip_per_file_covers_its_entries_and_an_entry_may_say_deny() {
     let p = Project::new();
-    let config = p.config(
-        "on_unapproved: skip\n",
-        &guard("PreToolUse"),
-    );
+    let config = p.config("on_unapproved: skip\n", &guard("PreToolUse"));
     assert_eq!(config.hooks[0].on_unapproved, Some(OnUnapproved::Skip));
     let (hooks, events) = attach(&p, config, None);
     let (outcome, notices) = pre_tool(&p, &hooks).await;
@@ -269,7 +270,10 @@ async fn on_unapproved_skip_per_file_covers_its_entries_and_an_entry_may_say_den
         "  - { id: guard, event_type: PreToolUse, on_unapproved: deny, handler: { command: ./mark.sh } }\n",
     );
     let (hooks, _) = attach(&p, config, None);
-    assert!(pre_tool(&p, &hooks).await.0.is_denied(), "the entry's own setting wins");
+    assert!(
+        pre_tool(&p, &hooks).await.0.is_denied(),
+        "the entry's own setting wins"
+    );
 
     // The same in TOML and JSON.
     let toml = "enabled = true\non_unapproved = \"skip\"\n[[hooks]]\nid = \"g\"\nevent_type = \"PreToolUse\"\nhandler = { command = \"./mark.sh\" }\n";
@@ -280,7 +284,11 @@ async fn on_unapproved_skip_per_file_covers_its_entries_and_an_entry_may_say_den
     ] {
         let config = parse_project(text, format, Path::new(name)).unwrap();
         assert!(config.problems.is_empty(), "{:?}", config.problems);
-        assert_eq!(config.hooks[0].on_unapproved, Some(OnUnapproved::Skip), "{name}");
+        assert_eq!(
+            config.hooks[0].on_unapproved,
+            Some(OnUnapproved::Skip),
+            "{name}"
+        );
     }
 }
 
@@ -315,9 +323,13 @@ async fn a_skip_at_a_point_that_cannot_block_is_a_notice_in_system_message_said_
         "  - { id: greet, event_type: SessionStart, handler: { command: ./mark.sh } }\n  - { id: greet_again, event_type: SessionStart, handler: { command: ./mark.sh }, timeout: 5 }\n",
     );
     let (hooks, events) = attach(&p, config, None);
-    let fired = fire(&hooks, "SessionStart", payload("SessionStart", json!({"source": "startup"})))
-        .await
-        .unwrap();
+    let fired = fire(
+        &hooks,
+        "SessionStart",
+        payload("SessionStart", json!({"source": "startup"})),
+    )
+    .await
+    .unwrap();
     assert!(!p.ran());
     let (answer, code) = claude_answer(&fired);
     assert_eq!(code, 0);

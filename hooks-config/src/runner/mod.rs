@@ -8,7 +8,7 @@
 //!
 //! # Within the entry
 //!
-//! 1. The point's context becomes the hook input ([`protocol::input`]).
+//! 1. The point's context becomes the hook input ([`protocol::input`](crate::protocol::input)).
 //! 2. The hooks whose [matcher](crate::matcher) matches are chosen; identical handlers (same
 //!    command, environment and plugin root, or same URL and headers) run once.
 //! 3. Each must pass the gate ([`crate::trust`]): allowed by the allow-list or approved by hash.
