@@ -31,6 +31,7 @@ fn spec(handler: Handler) -> HookSpec {
         handler,
         timeout: None,
         on_error: None,
+        on_unapproved: None,
         order: 0,
         effects: Vec::new(),
         summary: None,
@@ -89,6 +90,8 @@ const HASHED: &[(&str, &str)] = &[
     // More ways to read a program from a file.
     ("python3 -m pkg.mod", "pkg/__init__.py"),
     ("sh ./x.sh", "x.sh"),
+    ("bash -euo pipefail ./x.sh", "x.sh"),
+    ("python3 -W ignore -u ./x.py", "x.py"),
     ("bash -s < ./x.sh", "x.sh"),
     ("cat ./x.py | python3 -", "x.py"),
     ("< ./x.sh sh", "x.sh"),
@@ -367,5 +370,25 @@ fn the_scan_is_bounded_and_says_where_it_stopped() {
         reasons(&substitutions)
             .iter()
             .any(|r| r.contains("nested more than"))
+    );
+}
+
+#[test]
+fn the_gate_names_unhashed_parts_and_the_flag_that_accepts_them() {
+    let dir = project();
+    let store = TrustStore::load(&dir.path().join("trust.json")).unwrap();
+    let gate = Gate::new(AllowList::default(), Some(store));
+    let Admission::Skipped { reason } = gate.check(&spec(shell("ls | xargs sh")), dir.path())
+    else {
+        panic!("admitted")
+    };
+    assert!(
+        reason.contains("not approved (sha256 ")
+            && reason.contains("; unhashed: xargs sh: xargs appends the script from its input)"),
+        "{reason}"
+    );
+    assert!(
+        reason.contains("`hooks trust --approve --accept-unhashed hooks.yaml`"),
+        "{reason}"
     );
 }

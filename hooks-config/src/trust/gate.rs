@@ -151,6 +151,10 @@ impl Gate {
                     _ => "one of its scripts has",
                 },
             )),
+            None if !fp.unhashed.is_empty() => skipped(format!(
+                "{refusal} and not approved ({identity}); what its unhashed parts load cannot be determined, so an approval would not cover it: review them and approve it with `hooks trust --approve --accept-unhashed {}`, or {allow_hint}",
+                spec.location.file.display()
+            )),
             None => skipped(format!(
                 "{refusal} and not approved ({identity}); approve it with {trust} or {allow_hint}"
             )),

@@ -122,7 +122,8 @@ impl Scan<'_> {
                 }
                 inline_shell |= l[1..].contains('c');
                 from_stdin |= l[1..].contains('s');
-                j += 1;
+                // `-euo pipefail`: `o` (and `O`) in a cluster takes the next word.
+                j += if l[1..].contains(['o', 'O']) { 2 } else { 1 };
                 continue;
             }
             // A cluster of one-letter options (`-Bc`, `-Wignore`, `-mpkg`).
