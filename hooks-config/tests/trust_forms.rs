@@ -133,6 +133,9 @@ const HASHED: &[(&str, &str)] = &[
     ("PATH=./bin:$PATH tool", "bin/tool"),
     ("./run.sh", "bin/interp"),
     ("awk -f ./prog.awk", "prog.awk"),
+    ("jq --arg a b -f ./prog.awk", "prog.awk"),
+    ("sed --file=./prog.awk", "prog.awk"),
+    ("ruby -r ./x.pl -e 1", "x.pl"),
     ("find . -name x.sh -exec sh ./x.sh \\;", "x.sh"),
 ];
 
@@ -176,6 +179,7 @@ const UNHASHED: &[(&str, &str)] = &[
     ("sh <&4", "descriptor 4 is not opened"),
     ("sh /dev/fd/5", "descriptor 5 is not opened"),
     ("parallel sh ::: ./x.sh", "parallel"),
+    ("php -d auto_prepend_file=./x.pl ./t.php", "`php -d`"),
     ("for f in ./x.sh; do sh \"$f\"; done", "set by `for`"),
     ("read f; . \"$f\"", "set by `read`"),
     ("bash -c 'source \"$1\"' _ ./x.sh", "`$1` is not set"),

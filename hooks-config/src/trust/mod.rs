@@ -137,7 +137,9 @@
 //!    - a file given to an option that loads code (`node -r`/`--require`/`--import`,
 //!      `bash --rcfile`, `php -c`, `deno --config`, `bun --preload`) is hashed; a module
 //!      directory (`perl -I`, `ruby -I`) is unhashed; an interpreter that is a project file
-//!      (`./bin/python3`) is hashed.
+//!      (`./bin/python3`) is hashed; `ruby -r ./x.rb` is hashed, and `php -d` setting
+//!      `auto_prepend_file` or `auto_append_file` is unhashed;
+//!    - `jq -f`, `yq --from-file` and `sed -f` name their program's file: hashed.
 //! 5. **Environment** set for a command or in its `env`: `BASH_ENV`, `ENV`,
 //!    `PYTHONSTARTUP`, `LD_PRELOAD` name files that are hashed; `NODE_OPTIONS` is read as
 //!    node's options; `GIT_SSH_COMMAND`, `EDITOR`, `PAGER` and similar are commands in turn;

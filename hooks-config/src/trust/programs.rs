@@ -93,7 +93,8 @@ pub(super) const INTERPRETERS: &[Interpreter] = &[
         ..interp(&["node", "nodejs", "tsx", "ts-node"], Lang::Node)
     },
     Interpreter {
-        value_options: &["-E", "-C", "-r"],
+        value_options: &["-E", "-C"],
+        file_options: &["-r"],
         dir_options: &["-I"],
         attached_options: &["-0", "-x", "-F", "-K", "-T", "-W"],
         inline_options: &["-e"],
@@ -205,6 +206,15 @@ pub(super) const WRAPPERS: &[(&str, &[&str], usize)] = &[
     ("ltrace", &["-o", "-e", "-p", "-s", "-u"], 0),
     ("valgrind", &[], 0),
     ("xvfb-run", &["-a", "-n", "-s", "-f", "-e"], 0),
+];
+
+/// Programs whose option names a file holding their program (`jq -f policy.jq`): hashed.
+pub(super) const PROGRAM_FILE_OPTIONS: &[(&str, &[&str])] = &[
+    ("jq", &["-f", "--from-file"]),
+    ("gojq", &["-f", "--from-file"]),
+    ("yq", &["--from-file"]),
+    ("sed", &["-f", "--file"]),
+    ("gsed", &["-f", "--file"]),
 ];
 
 /// Words that open or join compound commands, skipped before the program.

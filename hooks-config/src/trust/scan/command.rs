@@ -294,6 +294,30 @@ impl Scan<'_> {
             }
             _ => {}
         }
+        if let Some((_, options)) = PROGRAM_FILE_OPTIONS.iter().find(|(n, _)| *n == name) {
+            for (k, w) in rest.iter().enumerate() {
+                let Some(l) = w.literal() else { continue };
+                let value = match l.split_once('=') {
+                    Some((o, v)) if options.contains(&o) => Some(Word {
+                        parts: vec![Part::Lit(v.to_owned())],
+                        raw: v.to_owned(),
+                    }),
+                    _ if options.contains(&l.as_str()) => rest.get(k + 1).cloned(),
+                    _ => None,
+                };
+                if let Some(v) = value {
+                    self.code_file(
+                        &v,
+                        Lang::Shell,
+                        sh,
+                        input,
+                        fragment,
+                        extra,
+                        "its program file",
+                    );
+                }
+            }
+        }
         if let Some((tool, what)) = PROJECT_RUNNERS.iter().find(|(n, _)| *n == name) {
             self.unhashed(fragment, format!("`{tool}` runs code from project files it reads itself ({what}); they are not hashed"));
             if program.contains('/') {

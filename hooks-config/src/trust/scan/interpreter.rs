@@ -180,6 +180,15 @@ impl Scan<'_> {
                         "a file it loads",
                     );
                 }
+                if lang == Lang::Php
+                    && opt == "-d"
+                    && value
+                        .as_ref()
+                        .and_then(Word::literal)
+                        .is_none_or(|v| v.contains("auto_prepend") || v.contains("auto_append"))
+                {
+                    self.unhashed(fragment, "`php -d` sets a file PHP runs before or after the script, or a value known only at run time");
+                }
                 if interp.dir_options.contains(&opt) {
                     self.unhashed(
                         fragment,

@@ -8,8 +8,9 @@ use std::path::{Path, PathBuf};
 use super::fingerprint::Unhashed;
 use super::lex::{self, Op, Part, PipeIn, Simple, Word};
 use super::programs::{
-    CODE_ENV, EnvCode, Interpreter, Lang, PROJECT_RUNNERS, RESERVED, RUNNER_SUBCOMMANDS, WRAPPERS,
-    base_name, first_loading_word, interpreter, loading_words, python_imports,
+    CODE_ENV, EnvCode, Interpreter, Lang, PROGRAM_FILE_OPTIONS, PROJECT_RUNNERS, RESERVED,
+    RUNNER_SUBCOMMANDS, WRAPPERS, base_name, first_loading_word, interpreter, loading_words,
+    python_imports,
 };
 use super::{MAX_NESTING, MAX_SCRIPTS};
 
