@@ -189,6 +189,7 @@ pub(super) const WRAPPERS: &[(&str, &[&str], usize)] = &[
     ),
     ("doas", &["-u", "-C"], 0),
     ("setsid", &[], 0),
+    ("coproc", &[], 0),
     ("stdbuf", &["-i", "-o", "-e"], 0),
     ("ionice", &["-c", "-n", "-p", "-P", "-u"], 0),
     ("chrt", &[], 1),

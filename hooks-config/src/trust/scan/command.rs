@@ -44,12 +44,12 @@ impl Scan<'_> {
             return;
         }
         let mut i = start;
-        while words
-            .get(i)
-            .and_then(Word::literal)
-            .is_some_and(|l| RESERVED.contains(&l.as_str()))
-        {
-            i += 1;
+        while let Some(l) = words.get(i).and_then(Word::literal) {
+            match l.as_str() {
+                "function" => i += 2,
+                l if RESERVED.contains(&l) => i += 1,
+                _ => break,
+            }
         }
         let Some(word) = words.get(i) else { return };
         if let Extra::Placeholder(p, tool) = extra

@@ -175,7 +175,11 @@ fn split_prefix(words: &[Word]) -> (Vec<&Word>, usize) {
     let mut assignments = Vec::new();
     let mut i = 0;
     while let Some(w) = words.get(i) {
-        if w.literal().is_some_and(|l| RESERVED.contains(&l.as_str())) {
+        let literal = w.literal();
+        if literal.as_deref() == Some("function") {
+            // `function name { …; }`: the name is not a program.
+            i += 1;
+        } else if literal.is_some_and(|l| RESERVED.contains(&l.as_str())) {
         } else if is_assignment_word(w) {
             assignments.push(w);
         } else {
