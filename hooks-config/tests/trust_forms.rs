@@ -433,3 +433,15 @@ fn the_gate_names_unhashed_parts_and_the_flag_that_accepts_them() {
         "{reason}"
     );
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+
+    /// The scan reads text a config file gives: whatever it is, it ends without panicking.
+    #[test]
+    fn the_scan_never_panics(text in "[-a-z0-9./$(){}`'\"<>|&;\\\\ \n\t*?~=#\\[\\]!é]{0,160}") {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("a"), "#!./a\n").unwrap();
+        let _ = fingerprint(&shell(&text), dir.path());
+    }
+}
