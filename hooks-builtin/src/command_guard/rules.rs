@@ -75,13 +75,6 @@ const DOWNLOADERS: &[&str] = &["curl", "wget", "fetch", "aria2c", "http", "https
 const INTERPRETERS: &[&str] = &[
     "perl", "ruby", "node", "nodejs", "php", "lua", "deno", "bun", "pwsh", "Rscript",
 ];
-/// Directories under which a direct child is a system directory too (`/usr/lib`, `/etc/ssh`).
-#[rustfmt::skip]
-const SYSTEM_PARENTS: &[&str] = &[
-    "usr", "etc", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "boot", "var", "opt",
-    "root", "home", "Users", "System", "Library", "Applications", "private", "nix", "snap",
-    "dev", "proc", "sys", "srv",
-];
 /// `find` tests that select some files, so a `-delete` does not take the whole tree.
 #[rustfmt::skip]
 const FIND_TESTS: &[&str] = &[
@@ -142,10 +135,6 @@ impl<'a> Env<'a> {
             .components()
             .filter(|c| matches!(c, Component::Normal(_)))
             .count();
-        let first = path
-            .components()
-            .nth(1)
-            .and_then(|c| c.as_os_str().to_str());
         let place = if normal == 0 {
             Place::Root
         } else if home.is_some_and(|h| h.starts_with(&path)) {
@@ -157,8 +146,7 @@ impl<'a> Env<'a> {
             Place::Inside
         } else if home.is_some_and(|h| path.starts_with(h)) {
             Place::Outside
-        } else if normal == 1 || (normal == 2 && first.is_some_and(|f| SYSTEM_PARENTS.contains(&f)))
-        {
+        } else if paths::is_system_dir(&path) {
             Place::System
         } else {
             Place::Outside
