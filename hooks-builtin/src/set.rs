@@ -128,6 +128,7 @@ macro_rules! builtins {
 
             /// The policies that are on, each with the [`order`](crate::order) it runs at.
             pub fn providers(&self) -> Vec<(i32, Arc<dyn HooksProvider>)> {
+                #[allow(unused_mut)] // with every policy's feature off
                 let mut providers: Vec<(i32, Arc<dyn HooksProvider>)> = Vec::new();
                 $(
                     #[cfg(feature = $feature)]

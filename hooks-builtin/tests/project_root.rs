@@ -1,6 +1,11 @@
 //! The project root comes from the caller (`Meta::project_dir`), not from the event's `cwd`,
 //! which only says where relative paths start; a root that cannot be a project root makes the
 //! guards deny what they would judge against it.
+#![cfg(any(
+    feature = "command-guard",
+    feature = "write-guard",
+    feature = "secrets-guard"
+))]
 
 use std::path::{Path, PathBuf};
 
@@ -40,6 +45,7 @@ fn dispatch(hooks: &Hooks, root: Option<&Path>, cwd: &Path, tool: &str, input: V
         .clone()
 }
 
+#[cfg(any(feature = "command-guard", feature = "secrets-guard"))]
 fn bash(command: &str) -> Value {
     json!({ "command": command })
 }

@@ -55,11 +55,11 @@ fn payloads() -> Vec<(&'static str, Value)> {
     .collect()
 }
 
-/// Hooks at every point these payloads fire, and what each run saw as (root, cwd).
-fn recording() -> (
-    Hooks,
-    Arc<Mutex<BTreeMap<&'static str, (PathBuf, PathBuf)>>>,
-) {
+/// What each point's run saw: (project root, cwd).
+type Seen = Arc<Mutex<BTreeMap<&'static str, (PathBuf, PathBuf)>>>;
+
+/// Hooks at every point these payloads fire, and what each run saw.
+fn recording() -> (Hooks, Seen) {
     let hooks = Hooks::builder().ignore_env().build().unwrap();
     macro_rules! noop {
         ($($p:ident),*) => {$(
@@ -83,7 +83,7 @@ fn recording() -> (
         pre_compact,
         notification
     );
-    let seen: Arc<Mutex<BTreeMap<&'static str, (PathBuf, PathBuf)>>> = Arc::default();
+    let seen: Seen = Arc::default();
     let sink = seen.clone();
     hooks.subscribe(move |run| {
         let meta = meta_of(run.context).expect("a standard point's context");
