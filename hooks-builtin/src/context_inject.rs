@@ -15,7 +15,8 @@
 //!
 //! # Files
 //!
-//! Each entry of `files` has a `path` (relative to the project root `meta.cwd`, absolute, or
+//! Each entry of `files` has a `path` (relative to the project root
+//! [`meta.project_root()`](hooks_core::context::Meta::project_root), absolute, or
 //! `~/…`; resolved with [`crate::paths::resolve`], symlinks followed), an
 //! optional `label`, an optional `max_bytes` cap and `keep: start | end` (which part survives
 //! truncation; `end` suits logs and histories, whose newest lines are last). `{agent}` in a path
@@ -137,7 +138,7 @@ pub enum Keep {
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct InjectFile {
-    /// Relative to the project root (`meta.cwd`), absolute, or `~/…`; `{agent}` is replaced by
+    /// Relative to the project root (`meta.project_root()`), absolute, or `~/…`; `{agent}` is replaced by
     /// the sanitized agent name. Required.
     pub path: String,
     /// The heading the contents are shown under (`{agent}` is replaced too). Default: none
@@ -296,16 +297,16 @@ impl ContextInject {
         &self.config
     }
 
-    /// The context entries injected for `agent` in project root `cwd`: one per readable,
+    /// The context entries injected for `agent` in project root `root`: one per readable,
     /// non-empty file, in order, within the size caps.
-    pub fn context_for(&self, agent: &str, cwd: &Path) -> Vec<String> {
+    pub fn context_for(&self, agent: &str, root: &Path) -> Vec<String> {
         let home = paths::home_dir();
         let mut seen: HashSet<PathBuf> = HashSet::new();
         let mut remaining = self.config.max_total_bytes;
         let mut out = Vec::new();
         for entry in &self.entries {
             let shown = files::expand(&entry.path, agent);
-            let path = match paths::resolve(&shown, cwd, home.as_deref()) {
+            let path = match paths::resolve(&shown, root, home.as_deref()) {
                 Ok(p) => p,
                 Err(e) => {
                     tracing::warn!(policy = POLICY, path = %shown, error = %e, "context file skipped: its path cannot be resolved");
@@ -354,7 +355,8 @@ impl ContextInject {
         directives: &[String],
     ) -> Result<usize, RecordError> {
         let shown = files::expand(&self.config.decisions_file, &meta.agent_name);
-        let path = paths::resolve(&shown, &meta.cwd, paths::home_dir().as_deref())?;
+        // The project's file, wherever the event says the agent runs.
+        let path = paths::resolve(&shown, meta.project_root(), paths::home_dir().as_deref())?;
         let io_err = |source| RecordError::Io {
             path: path.clone(),
             source,
@@ -572,7 +574,7 @@ impl HooksProvider for ContextInject {
     }
 
     fn session_start(&self, ctx: &mut SessionStart) -> HookResult<()> {
-        for text in self.context_for(&ctx.meta.agent_name, &ctx.meta.cwd) {
+        for text in self.context_for(&ctx.meta.agent_name, ctx.meta.project_root()) {
             ctx.add_context(text);
         }
         Ok(())
@@ -580,7 +582,7 @@ impl HooksProvider for ContextInject {
 
     fn subagent_start(&self, ctx: &mut SubagentStart) -> HookResult<Verdict> {
         if self.config.inject_subagents {
-            for text in self.context_for(&ctx.subagent_name, &ctx.meta.cwd) {
+            for text in self.context_for(&ctx.subagent_name, ctx.meta.project_root()) {
                 ctx.add_context(text);
             }
         }
@@ -851,6 +853,31 @@ mod tests {
                 "{agent:?}: {ctx:?}"
             );
         }
+    }
+
+    #[test]
+    fn files_are_read_and_written_under_the_project_root_not_the_events_cwd() {
+        let (_d, root) = project();
+        let (_e, elsewhere) = project();
+        fs::create_dir_all(root.join(".agents")).unwrap();
+        fs::write(root.join("NOTES.md"), "the root's notes").unwrap();
+        fs::write(elsewhere.join("NOTES.md"), "planted notes").unwrap();
+        let policy = ContextInject::new(ContextInjectConfig {
+            files: vec![InjectFile::new("NOTES.md")],
+            ..ContextInjectConfig::default()
+        })
+        .unwrap();
+        let m = meta(&elsewhere, "coder").with_project_dir(&root);
+        let mut start = SessionStart::new(m.clone(), "model");
+        policy.session_start(&mut start).unwrap();
+        let injected = start.additional_context.join("\n");
+        assert!(injected.contains("the root's notes"), "{injected}");
+        assert!(!injected.contains("planted"), "{injected}");
+        policy
+            .record_directives(&m, &["never push to main".into()])
+            .unwrap();
+        assert!(root.join(".agents/decisions.md").is_file());
+        assert!(!elsewhere.join(".agents").exists());
     }
 
     #[test]

@@ -17,6 +17,7 @@ mod set;
 pub mod tools;
 
 pub use error::ConfigError;
+pub use paths::{ProjectRootError, check_project_root};
 pub use set::{BuiltinConfig, Builtins, NotBuilt, order};
 
 #[cfg(any(feature = "command-guard", feature = "secrets-guard"))]

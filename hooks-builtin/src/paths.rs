@@ -2,6 +2,10 @@
 //! working directory, `.` and `..` removed, and symlinks followed, so a policy matches the file
 //! a tool will really touch and not the text it was given (`src/../.env`, a link that leaves the
 //! project).
+//!
+//! It also says which directories cannot be a project root ([`check_project_root`]): `/`, the
+//! home directory (or a parent of it) and system directories ([`is_system_dir`]), because the
+//! guards treat everything under the root as the project's own files.
 
 use std::io;
 use std::path::{Component, Path, PathBuf};
@@ -124,6 +128,140 @@ fn walk(mut out: PathBuf, path: &Path, hops: &mut u32) -> Result<PathBuf, PathEr
     Ok(out)
 }
 
+/// Directories under which a direct child is a system directory too (`/usr/lib`, `/etc/ssh`).
+#[rustfmt::skip]
+const SYSTEM_PARENTS: &[&str] = &[
+    "usr", "etc", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "boot", "var", "opt",
+    "root", "home", "Users", "System", "Library", "Applications", "private", "nix", "snap",
+    "dev", "proc", "sys", "srv",
+];
+
+/// True when the absolute, resolved `path` is a system directory: a top-level directory
+/// (`/etc`, `/usr`, `/tmp`, `/work`) or a direct child of a system one (`/usr/lib`, `/etc/ssh`,
+/// `/var/log`, `/home/alice`). `/` itself is not counted here (callers treat it apart).
+///
+/// This one list serves both `command-guard` (`rm -rf /usr/lib` is rule `rm-system`) and
+/// [`check_project_root`].
+///
+/// ```
+/// use std::path::Path;
+/// use hooks_builtin::paths::is_system_dir;
+///
+/// assert!(is_system_dir(Path::new("/usr/lib")));
+/// assert!(is_system_dir(Path::new("/tmp")));
+/// assert!(!is_system_dir(Path::new("/tmp/build")));
+/// assert!(!is_system_dir(Path::new("/usr/lib/x/y")));
+/// assert!(!is_system_dir(Path::new("/")));
+/// ```
+pub fn is_system_dir(path: &Path) -> bool {
+    let mut normal = path.components().filter_map(|c| match c {
+        Component::Normal(name) => Some(name),
+        _ => None,
+    });
+    let first = normal.next();
+    let second = normal.next();
+    let third = normal.next();
+    match (first, second, third) {
+        (Some(_), None, _) => true,
+        (Some(first), Some(_), None) => first.to_str().is_some_and(|f| SYSTEM_PARENTS.contains(&f)),
+        _ => false,
+    }
+}
+
+/// Why a directory cannot be a project root.
+///
+/// Guards treat everything under the project root as the project's own files (`rm -rf` of
+/// them is fine, writes to them are allowed), so a root that holds the system or the user's
+/// home would turn them off for exactly the files they protect.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ProjectRootError {
+    /// The root is not an absolute path, so where it is depends on who reads it.
+    #[error("`{0}` cannot be a project root: it is not an absolute path")]
+    NotAbsolute(PathBuf),
+    /// The root (or a symlink on the way) cannot be resolved.
+    #[error("`{root}` cannot be a project root: it cannot be resolved ({source})")]
+    Unresolvable {
+        /// The root as given.
+        root: PathBuf,
+        /// Why it cannot be resolved.
+        source: PathError,
+    },
+    /// The root is `/`: every file would be the project's.
+    #[error(
+        "`{0}` cannot be a project root: it is the file system root, so every file on the machine would count as the project's"
+    )]
+    FileSystemRoot(PathBuf),
+    /// The root is the home directory or a parent of it.
+    #[error(
+        "`{root}` cannot be a project root: it is the home directory `{home}` or a parent of it, so the user's own files (keys, settings) would count as the project's"
+    )]
+    Home {
+        /// The root, resolved.
+        root: PathBuf,
+        /// The home directory, resolved.
+        home: PathBuf,
+    },
+    /// The root is a system directory ([`is_system_dir`]).
+    #[error(
+        "`{0}` cannot be a project root: it is a system directory, so the system's files would count as the project's"
+    )]
+    System(PathBuf),
+}
+
+/// Checks that `root` may be a project root: absolute, resolvable, and neither `/`, nor `home`
+/// or a parent of it, nor a system directory ([`is_system_dir`]), after symlinks are followed
+/// (a link to `/usr` is `/usr`). `home` is the user's home directory ([`home_dir`]), `None`
+/// when there is none.
+///
+/// Builtin guards deny ("cannot decide") what they would judge against such a root, and the
+/// `hooks` command line refuses it before any hook runs.
+///
+/// # Errors
+///
+/// [`ProjectRootError`], saying what the root is and why it is refused.
+///
+/// ```
+/// use std::path::Path;
+/// use hooks_builtin::check_project_root;
+///
+/// let home = Some(Path::new("/home/alice"));
+/// assert!(check_project_root(Path::new("/home/alice/src/app"), home).is_ok());
+/// assert!(check_project_root(Path::new("/home/alice"), home).is_err());
+/// let err = check_project_root(Path::new("/usr"), home).unwrap_err();
+/// assert!(err.to_string().contains("`/usr` cannot be a project root: it is a system directory"));
+/// assert!(check_project_root(Path::new("/"), None).is_err());
+/// assert!(check_project_root(Path::new("project"), None).is_err());
+/// ```
+pub fn check_project_root(root: &Path, home: Option<&Path>) -> Result<(), ProjectRootError> {
+    if !root.is_absolute() {
+        return Err(ProjectRootError::NotAbsolute(root.to_owned()));
+    }
+    let resolved = resolve(".", root, None).map_err(|source| ProjectRootError::Unresolvable {
+        root: root.to_owned(),
+        source,
+    })?;
+    if !resolved
+        .components()
+        .any(|c| matches!(c, Component::Normal(_)))
+    {
+        return Err(ProjectRootError::FileSystemRoot(resolved));
+    }
+    if let Some(home) = home.filter(|h| h.is_absolute()) {
+        let home = resolve(".", home, None).unwrap_or_else(|_| home.to_owned());
+        if home.starts_with(&resolved) {
+            return Err(ProjectRootError::Home {
+                root: resolved,
+                home,
+            });
+        }
+    }
+    if is_system_dir(&resolved) {
+        return Err(ProjectRootError::System(resolved));
+    }
+    Ok(())
+}
+
 /// `path` relative to `root`, if it is inside it (`root` itself gives an empty path).
 pub fn inside<'a>(path: &'a Path, root: &Path) -> Option<&'a Path> {
     path.strip_prefix(root).ok()
@@ -199,6 +337,52 @@ mod tests {
         symlink("../target.txt", root.join("sub/rel")).unwrap();
         let p = resolve("sub/rel", &root, None).unwrap();
         assert_eq!(p, root.join("target.txt"));
+    }
+
+    #[test]
+    fn project_roots_that_hold_the_system_or_the_home_are_refused() {
+        let home = Some(Path::new("/home/alice"));
+        for bad in [
+            "/",
+            "/usr",
+            "/etc",
+            "/usr/lib",
+            "/home",
+            "/home/alice",
+            "/tmp",
+            "/var/log",
+        ] {
+            assert!(
+                check_project_root(Path::new(bad), home).is_err(),
+                "{bad} accepted"
+            );
+        }
+        let err = check_project_root(Path::new("/home/alice"), home).unwrap_err();
+        assert!(matches!(err, ProjectRootError::Home { .. }), "{err}");
+        assert!(err.to_string().contains("home directory"), "{err}");
+        let err = check_project_root(Path::new("/"), home).unwrap_err();
+        assert!(err.to_string().contains("file system root"), "{err}");
+        for good in [
+            "/home/alice/app",
+            "/work/project",
+            "/tmp/build",
+            "/usr/local/src/x",
+        ] {
+            assert!(check_project_root(Path::new(good), home).is_ok(), "{good}");
+        }
+        // A home outside the system directories is still protected.
+        let home = Some(Path::new("/data/me"));
+        assert!(check_project_root(Path::new("/data/me"), home).is_err());
+        assert!(check_project_root(Path::new("/data/me/app"), home).is_ok());
+    }
+
+    #[test]
+    fn a_project_root_that_links_to_a_system_directory_is_refused() {
+        let (_d, dir) = tmp();
+        symlink("/usr", dir.join("proj")).unwrap();
+        let err = check_project_root(&dir.join("proj"), None).unwrap_err();
+        assert!(err.to_string().starts_with("`/usr` cannot be"), "{err}");
+        assert!(check_project_root(&dir, None).is_ok());
     }
 
     #[test]

@@ -43,7 +43,7 @@ pub struct NotBuilt(pub serde_json::Value);
 macro_rules! builtins {
     ($(
         $(#[$doc:meta])*
-        $field:ident: $feature:literal, $module:ident::$config:ident => $policy:ident, $order:expr;
+        $field:ident: $feature:literal, $module:ident::$config:ident => $policy:ident, $order:expr, memory_state: $memory:literal;
     )*) => {
         /// Every builtin policy's settings: the `builtin:` section of a config file, or built
         /// in code. A policy runs when its entry is present (`Some`), with the defaults of its
@@ -128,6 +128,7 @@ macro_rules! builtins {
 
             /// The policies that are on, each with the [`order`](crate::order) it runs at.
             pub fn providers(&self) -> Vec<(i32, Arc<dyn HooksProvider>)> {
+                #[allow(unused_mut)] // with every policy's feature off
                 let mut providers: Vec<(i32, Arc<dyn HooksProvider>)> = Vec::new();
                 $(
                     #[cfg(feature = $feature)]
@@ -165,6 +166,40 @@ macro_rules! builtins {
                 Ok(hooks)
             }
 
+            /// The names (as in [`BuiltinConfig`]: `rate_limit`) of the policies that are on and
+            /// whose state lives only in this process's memory: `budget`, `rate_limit`,
+            /// `reviewer_lockout`, `resilience` (retries and the circuit breaker) and
+            /// `task_tracker` (each session's complexity and task id). `audit` writes its trail
+            /// to a file or database and the guards and `context-inject` keep no state between
+            /// events, so they are never listed.
+            ///
+            /// In a process that handles one event and exits (`hooks claude`), the state of
+            /// these policies lasts one event: a limit of one call per minute never triggers.
+            /// Callers use this list to say so.
+            ///
+            /// ```
+            /// # #[cfg(all(feature = "rate-limit", feature = "command-guard"))] {
+            /// use hooks_builtin::{BuiltinConfig, Builtins};
+            ///
+            /// let config: BuiltinConfig = serde_json::from_str(
+            ///     r#"{ "command_guard": {}, "rate_limit": { "tool_calls": [{ "calls": 1, "window_ms": 60000 }] } }"#,
+            /// )?;
+            /// assert_eq!(Builtins::new(config)?.memory_only_state(), ["rate_limit"]);
+            /// # }
+            /// # Ok::<(), Box<dyn std::error::Error>>(())
+            /// ```
+            pub fn memory_only_state(&self) -> Vec<&'static str> {
+                #[allow(unused_mut)] // with every stateful feature off
+                let mut names = Vec::new();
+                $(
+                    #[cfg(feature = $feature)]
+                    if $memory && self.$field.is_some() {
+                        names.push(stringify!($field));
+                    }
+                )*
+                names
+            }
+
             $(
                 #[cfg(feature = $feature)]
                 #[doc = concat!("The `", $feature, "` policy, when it is on.")]
@@ -191,27 +226,72 @@ macro_rules! builtins {
 
 builtins! {
     /// `command-guard`: destructive shell commands.
-    command_guard: "command-guard", command_guard::CommandGuardConfig => CommandGuard, order::GUARD;
+    command_guard: "command-guard", command_guard::CommandGuardConfig => CommandGuard, order::GUARD, memory_state: false;
     /// `write-guard`: file writes only under allowed globs.
-    write_guard: "write-guard", write_guard::WriteGuardConfig => WriteGuard, order::GUARD;
+    write_guard: "write-guard", write_guard::WriteGuardConfig => WriteGuard, order::GUARD, memory_state: false;
     /// `secrets-guard`: no reading of secrets files.
-    secrets_guard: "secrets-guard", secrets_guard::SecretsGuardConfig => SecretsGuard, order::GUARD;
+    secrets_guard: "secrets-guard", secrets_guard::SecretsGuardConfig => SecretsGuard, order::GUARD, memory_state: false;
     /// `reviewer-lockout`: rejected artifacts locked against their author.
-    reviewer_lockout: "reviewer-lockout", reviewer_lockout::ReviewerLockoutConfig => ReviewerLockout, order::REVIEWER_LOCKOUT;
+    reviewer_lockout: "reviewer-lockout", reviewer_lockout::ReviewerLockoutConfig => ReviewerLockout, order::REVIEWER_LOCKOUT, memory_state: true;
     /// `budget`: token and cost limits.
-    budget: "budget", budget::BudgetConfig => Budget, order::BUDGET;
+    budget: "budget", budget::BudgetConfig => Budget, order::BUDGET, memory_state: true;
     /// `rate-limit`: calls per time window.
-    rate_limit: "rate-limit", rate_limit::RateLimitConfig => RateLimit, order::RATE_LIMIT;
+    rate_limit: "rate-limit", rate_limit::RateLimitConfig => RateLimit, order::RATE_LIMIT, memory_state: true;
     /// `context-inject`: decisions in, directives captured.
-    context_inject: "context-inject", context_inject::ContextInjectConfig => ContextInject, order::CONTEXT;
+    context_inject: "context-inject", context_inject::ContextInjectConfig => ContextInject, order::CONTEXT, memory_state: false;
     /// `resilience`: retries, model fallback, circuit breaker.
-    resilience: "resilience", resilience::ResilienceConfig => Resilience, order::CONTEXT;
+    resilience: "resilience", resilience::ResilienceConfig => Resilience, order::CONTEXT, memory_state: true;
     /// `pii-scrub`: PII and credentials redacted from output.
-    pii_scrub: "pii-scrub", pii_scrub::PiiScrubConfig => PiiScrub, order::OUTPUT;
+    pii_scrub: "pii-scrub", pii_scrub::PiiScrubConfig => PiiScrub, order::OUTPUT, memory_state: false;
     /// `task-tracker`: a tracking task per session.
-    task_tracker: "task-tracker", task_tracker::TaskTrackerConfig => TaskTracker, order::OUTPUT;
+    task_tracker: "task-tracker", task_tracker::TaskTrackerConfig => TaskTracker, order::OUTPUT, memory_state: true;
     /// `audit`: the trail of hook runs and tool calls.
-    audit: "audit", audit::AuditConfig => Audit, order::AUDIT;
+    audit: "audit", audit::AuditConfig => Audit, order::AUDIT, memory_state: false;
+}
+
+impl BuiltinConfig {
+    /// The guards to run when nothing is configured: `command-guard`, `secrets-guard` and
+    /// `write-guard`, each with its default settings (destructive commands denied or asked
+    /// about, secrets files unreadable, writes only inside the project root and never to
+    /// `.git`). `hooks claude` runs these when there is no project file; a `builtin:` section
+    /// replaces them.
+    ///
+    /// A guard whose cargo feature this build lacks is present as [`NotBuilt`], so
+    /// [`Builtins::new`] refuses the set by name instead of running without it.
+    ///
+    /// ```
+    /// # #[cfg(all(feature = "command-guard", feature = "secrets-guard", feature = "write-guard"))] {
+    /// use hooks_builtin::{BuiltinConfig, Builtins};
+    ///
+    /// let hooks = Builtins::new(BuiltinConfig::default_guards())?
+    ///     .install(hooks_core::runtime::Hooks::builder().ignore_env())?;
+    /// let names: Vec<_> = hooks.list().iter().map(|h| h.name.to_string()).collect();
+    /// assert!(names.contains(&"builtin.command_guard".to_owned()));
+    /// assert!(names.contains(&"builtin.secrets_guard".to_owned()));
+    /// assert!(names.contains(&"builtin.write_guard".to_owned()));
+    /// # }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn default_guards() -> Self {
+        macro_rules! on {
+            ($($field:ident: $feature:literal),*) => {
+                BuiltinConfig {
+                    $(
+                        #[cfg(feature = $feature)]
+                        $field: Some(Default::default()),
+                        #[cfg(not(feature = $feature))]
+                        $field: Some(NotBuilt(serde_json::Value::Object(Default::default()))),
+                    )*
+                    ..BuiltinConfig::default()
+                }
+            };
+        }
+        on!(
+            command_guard: "command-guard",
+            secrets_guard: "secrets-guard",
+            write_guard: "write-guard"
+        )
+    }
 }
 
 // Runs in builds without `budget` (CI: `--no-default-features --features command-guard`).

@@ -50,7 +50,8 @@
 //!
 //! The id is read from the create command's standard output: the `id` field of the JSON
 //! object `bd create --json` prints (or of the first object of an array), else the first word
-//! shaped like an id (`bd-a1b2`, `PROJ-12`). Commands run in the project root (`meta.cwd`),
+//! shaped like an id (`bd-a1b2`, `PROJ-12`). Commands run in the project root
+//! ([`meta.project_root()`](hooks_core::context::Meta::project_root)),
 //! where `bd` finds its `.beads` database.
 //!
 //! # Off the agent loop, never failing the run
@@ -519,7 +520,8 @@ impl TaskTracker {
                 .map(|t| clean(t, MAX_NAME_CHARS))
                 .unwrap_or_default(),
             reason: String::new(),
-            cwd: Arc::clone(&meta.cwd),
+            // `bd` finds the project's database there, wherever the event says the agent runs.
+            cwd: Arc::from(meta.project_root()),
         }
     }
 

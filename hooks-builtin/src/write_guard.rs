@@ -33,8 +33,10 @@
 //! Denied, with a reason that names the rule: a path that cannot be resolved (a symlink loop,
 //! `~user/…`, no home directory for `~`), an empty path or one with a NUL byte, the project root
 //! itself, a path field that is not a string (`"file_path": ["a"]`), a write tool call that
-//! names no path at all (unless `allow_missing_path`), and every call when the project root is
-//! not an absolute path.
+//! names no path at all (unless `allow_missing_path`), a relative path when the working
+//! directory is not absolute, and every call when the project root cannot be one
+//! ([`check_project_root`](crate::check_project_root): not absolute, `/`, the home directory
+//! or a system directory): "cannot decide", naming the root.
 //!
 //! # What it does not catch
 //!
@@ -152,14 +154,34 @@ impl WriteGuard {
         })
     }
 
-    /// The verdict on a call of `tool_name` with `input`, for a project rooted at `cwd`:
-    /// [`Verdict::Continue`] when the guard has no objection, else [`Verdict::Deny`] with the
-    /// rule that refused it.
+    /// The verdict on a call of `tool_name` with `input`, for a project rooted at `cwd` that
+    /// is also where relative paths start: [`check_in`](Self::check_in) with both set to `cwd`.
     pub fn check(&self, tool_name: &str, input: &Value, cwd: &Path) -> Verdict {
+        self.check_in(tool_name, input, cwd, cwd)
+    }
+
+    /// The verdict on a call of `tool_name` with `input` made in `cwd`, for the project rooted
+    /// at `root`: [`Verdict::Continue`] when the guard has no objection, else
+    /// [`Verdict::Deny`] with the rule that refused it. Relative paths start at `cwd`; the
+    /// rules judge the result against `root`.
+    ///
+    /// ```
+    /// use std::path::Path;
+    /// use hooks_builtin::write_guard::{WriteGuard, WriteGuardConfig};
+    /// use serde_json::json;
+    ///
+    /// let guard = WriteGuard::new(WriteGuardConfig::default())?;
+    /// let root = Path::new("/nonexistent/project");
+    /// let write = |path: &str, cwd: &Path| guard.check_in("Write", &json!({"file_path": path}), root, cwd);
+    /// assert!(!write("x.txt", &root.join("src")).is_deny());
+    /// assert!(write("x.txt", Path::new("/nonexistent/elsewhere")).is_deny());
+    /// # Ok::<(), hooks_builtin::ConfigError>(())
+    /// ```
+    pub fn check_in(&self, tool_name: &str, input: &Value, root: &Path, cwd: &Path) -> Verdict {
         if !self.write_tools.iter().any(|t| t == tool_name) {
             return Verdict::Continue;
         }
-        match self.check_write(tool_name, input, cwd) {
+        match self.check_write(tool_name, input, root, cwd) {
             Ok(()) => Verdict::Continue,
             Err(reason) => {
                 tracing::debug!(policy = POLICY, tool = tool_name, %reason, "write denied");
@@ -168,7 +190,13 @@ impl WriteGuard {
         }
     }
 
-    fn check_write(&self, tool_name: &str, input: &Value, cwd: &Path) -> Result<(), String> {
+    fn check_write(
+        &self,
+        tool_name: &str,
+        input: &Value,
+        root: &Path,
+        cwd: &Path,
+    ) -> Result<(), String> {
         if let Some(field) = malformed_path_field(input) {
             return Err(format!(
                 "write-guard: {tool_name} input field `{field}` is not a string (or list of \
@@ -185,31 +213,46 @@ impl WriteGuard {
                  `notebook_path`, `paths` or patch header); cannot tell which file it writes"
             ));
         }
-        if !cwd.is_absolute() {
+        if let Err(e) = paths::check_project_root(root, self.home.as_deref()) {
             return Err(format!(
-                "write-guard: the project root {} is not an absolute path; cannot decide",
-                show(cwd)
+                "write-guard: cannot decide: {}",
+                one_line(&e.to_string())
             ));
         }
-        let root = resolve(".", cwd, self.home.as_deref()).map_err(|e| {
+        let root = resolve(".", root, self.home.as_deref()).map_err(|e| {
             format!(
                 "write-guard: the project root cannot be resolved ({}); cannot decide",
                 one_line(&e.to_string())
             )
         })?;
-        raws.into_iter()
-            .try_for_each(|raw| self.check_path(raw, &root))
+        // Where relative paths start; `None` when it is not an absolute, resolvable directory.
+        let base = cwd
+            .is_absolute()
+            .then(|| resolve(".", cwd, self.home.as_deref()).ok())
+            .flatten();
+        raws.into_iter().try_for_each(|raw| {
+            let relative = !(Path::new(raw).is_absolute() || raw.starts_with('~'));
+            match &base {
+                Some(base) => self.check_path(raw, base, &root),
+                None if relative => Err(format!(
+                    "write-guard: {raw:?} is relative and the working directory {} is not \
+                     an absolute path; cannot decide",
+                    show(cwd)
+                )),
+                None => self.check_path(raw, &root, &root),
+            }
+        })
     }
 
-    /// Checks one path against the rules; `root` is resolved.
-    fn check_path(&self, raw: &str, root: &Path) -> Result<(), String> {
+    /// Checks one path, relative to `base`, against the rules; `base` and `root` are resolved.
+    fn check_path(&self, raw: &str, base: &Path, root: &Path) -> Result<(), String> {
         if raw.is_empty() {
             return Err("write-guard: the file path is empty".to_owned());
         }
         if raw.contains('\0') {
             return Err(format!("write-guard: {raw:?} contains a NUL byte"));
         }
-        let abs = resolve(raw, root, self.home.as_deref()).map_err(|e| {
+        let abs = resolve(raw, base, self.home.as_deref()).map_err(|e| {
             format!(
                 "write-guard: {raw:?} cannot be resolved ({})",
                 one_line(&e.to_string())
@@ -262,7 +305,12 @@ impl HooksProvider for WriteGuard {
     }
 
     fn pre_tool_use(&self, ctx: &mut PreToolUse) -> HookResult<Verdict> {
-        Ok(self.check(&ctx.tool_name, ctx.tool_input.get(), &ctx.meta.cwd))
+        Ok(self.check_in(
+            &ctx.tool_name,
+            ctx.tool_input.get(),
+            ctx.meta.project_root(),
+            &ctx.meta.cwd,
+        ))
     }
 }
 

@@ -663,8 +663,14 @@ fn a_project_at_the_filesystem_root_still_protects_system_directories() {
     let guard = CommandGuard::default();
     assert_eq!(D("rm-system"), guard.check("rm -rf etc", Path::new("/")));
     assert_eq!(D("rm-root"), guard.check("rm -rf *", Path::new("/")));
+    // `/srv/app` is a system directory (`rm -rf /srv/app` is `rm-system`), so it cannot be a
+    // project root: what is inside it cannot be told to be the project's.
+    assert_eq!(
+        D("project-root"),
+        guard.check("rm -rf /srv/app/build", Path::new("/srv/app"))
+    );
     assert_eq!(
         Ok,
-        guard.check("rm -rf /srv/app/build", Path::new("/srv/app"))
+        guard.check("rm -rf /srv/app/site/build", Path::new("/srv/app/site"))
     );
 }

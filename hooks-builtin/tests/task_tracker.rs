@@ -250,6 +250,21 @@ async fn commands_run_in_the_project_root() {
 }
 
 #[tokio::test(flavor = "current_thread")]
+async fn commands_run_in_the_project_root_not_the_events_cwd() {
+    let fake = Fake::new("");
+    let elsewhere = tempfile::tempdir().unwrap();
+    let tracker = TaskTracker::new(fake.config()).unwrap();
+    let meta = fake
+        .meta("s", "autopilot")
+        .with_cwd(elsewhere.path())
+        .with_project_dir(&fake.root);
+    Session::start(hooks(&tracker), meta, "m").await.unwrap();
+    tracker.close();
+    let cwd = fs::read_to_string(fake.dir.join("cwd")).unwrap();
+    assert_eq!(Path::new(cwd.trim()), fake.root);
+}
+
+#[tokio::test(flavor = "current_thread")]
 async fn a_failing_command_is_counted_and_the_commands_after_it_still_run() {
     let fake = Fake::new(r#"if [ "$1" = update ]; then echo "no such issue" >&2; exit 3; fi"#);
     let tracker = TaskTracker::new(fake.config()).unwrap();

@@ -5,6 +5,8 @@
 //! becomes the point's typed context, every hook of a [`Hooks`] value runs on it
 //! ([`Hooks::dispatch_async`]: link-time fns, providers, configured hooks), and the result
 //! comes back as [`Fired`]. [`claude_answer`] turns that into Claude Code's answer.
+//! [`fire_in`] does the same in a known project root: the payload's `cwd` then only says where
+//! relative paths start, and cannot make `/usr` the project the guards protect.
 //!
 //! ```
 //! use hooks_config::fire::{claude_answer, fire};
@@ -33,6 +35,10 @@
 //! # }
 //! ```
 
+use std::path::Path;
+use std::sync::Arc;
+
+use hooks_core::context::meta_of_mut;
 use hooks_core::points::*;
 use hooks_core::runtime::{Hooks, Ret};
 use hooks_core::{HookFailure, HookPoint, OnError, Recovery, Verdict};
@@ -112,15 +118,75 @@ impl From<&HookFailure> for FailureReport {
 /// Fires `point` (a point name, or any event name [`events::resolve`] knows: `PreToolUse`)
 /// with `input` on `hooks`.
 ///
+/// The context's [`Meta::project_dir`](hooks_core::context::Meta::project_dir) stays unset,
+/// so policies take the input's `cwd` as the project root: use [`fire_in`] when the project
+/// root is known, as it is for an agent's hook command.
+///
 /// # Errors
 ///
 /// [`FireError`] for an unknown point or an input that is not the point's context.
 pub async fn fire(hooks: &Hooks, point: &str, input: Value) -> Result<Fired, FireError> {
+    fire_with_root(hooks, point, input, None).await
+}
+
+/// [`fire`] in the project rooted at `project_dir`: the decoded context's
+/// [`Meta::project_dir`](hooks_core::context::Meta::project_dir) is set to it before any hook
+/// runs, so the guards protect that project whatever the input's `cwd` says (`cwd` stays where
+/// relative paths start).
+///
+/// `project_dir` is used as given; check it first with `hooks_builtin::check_project_root`
+/// where a root of `/`, the home directory or a system directory must be refused.
+///
+/// ```
+/// use hooks_config::fire::fire_in;
+/// use hooks_core::context::PreToolUse;
+/// use hooks_core::points::pre_tool_use;
+/// use hooks_core::runtime::{Hook, Hooks};
+/// use hooks_core::Verdict;
+/// use std::path::Path;
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let hooks = Hooks::builder()
+///     .ignore_env()
+///     .hook(Hook::<pre_tool_use::Point>::new("root", |ctx: &mut PreToolUse| {
+///         Verdict::deny(ctx.meta.project_root().display().to_string())
+///     }))
+///     .build()?;
+/// let payload = serde_json::json!({
+///     "session_id": "abc", "cwd": "/usr", "hook_event_name": "PreToolUse",
+///     "tool_name": "Bash", "tool_input": {"command": "ls"}
+/// });
+/// let fired = fire_in(&hooks, "PreToolUse", payload, Path::new("/work/project")).await?;
+/// assert_eq!(fired.verdict.unwrap().reason(), Some("/work/project"));
+/// # Ok(())
+/// # }
+/// ```
+///
+/// # Errors
+///
+/// As [`fire`].
+pub async fn fire_in(
+    hooks: &Hooks,
+    point: &str,
+    input: Value,
+    project_dir: &Path,
+) -> Result<Fired, FireError> {
+    fire_with_root(hooks, point, input, Some(project_dir)).await
+}
+
+/// [`fire`] and [`fire_in`]: `project_dir`, when given, is set on the decoded context.
+async fn fire_with_root(
+    hooks: &Hooks,
+    point: &str,
+    input: Value,
+    project_dir: Option<&Path>,
+) -> Result<Fired, FireError> {
     let point = events::resolve(point)?;
     macro_rules! typed {
         ($($name:ident => $keep:expr),* $(,)?) => {
             match point {
-                $(stringify!($name) => run::<$name::Point>(hooks, input, $keep).await,)*
+                $(stringify!($name) => run::<$name::Point>(hooks, input, project_dir, $keep).await,)*
                 other => unreachable!("events::resolve returned `{other}`, which is not a standard point"),
             }
         };
@@ -145,6 +211,7 @@ pub async fn fire(hooks: &Hooks, point: &str, input: Value) -> Result<Fired, Fir
 async fn run<P: HookPoint>(
     hooks: &Hooks,
     input: Value,
+    project_dir: Option<&Path>,
     keep: impl FnOnce(&mut Fired, Ret<P>),
 ) -> Result<Fired, FireError>
 where
@@ -155,6 +222,17 @@ where
             point: P::NAME,
             source,
         })?;
+    if let Some(dir) = project_dir {
+        // Only standard points are fired here, and every standard context has a `Meta`
+        // (`meta_of_mut` and `meta_of` share one list, tested in hooks-core).
+        let Some(meta) = meta_of_mut(&mut ctx) else {
+            unreachable!(
+                "`{}` is a standard point, whose context has a Meta",
+                P::NAME
+            )
+        };
+        meta.project_dir = Some(Arc::from(dir));
+    }
     let (outcome, notices) =
         crate::runner::collect_notices(hooks.dispatch_async::<P>(&mut ctx)).await;
     let mut fired = Fired {

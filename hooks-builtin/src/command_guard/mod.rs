@@ -32,6 +32,14 @@
 //! | `git-discard` | `builtin_ask` (ask) | `git checkout -- .`, `git restore .` |
 //! | `git-force-push` | `builtin_ask` (ask) | a force push to a branch that is not protected |
 //!
+//! The project root is the context's [`Meta::project_root`](hooks_core::context::Meta::project_root)
+//! (the project directory the caller set, else `cwd`); relative operands start at
+//! `meta.cwd`, which comes from the event. So an event that says `cwd: /usr` does not make
+//! `/usr` the project: `rm -rf lib` there is `rm-system`. A project root that cannot be one
+//! ([`check_project_root`](crate::check_project_root): `/`, the home directory, a system
+//! directory) protects nothing, so a recursive delete whose verdict depends on it is denied
+//! as `project-root: cannot decide …` (this is not a rule `disable_builtin` can turn off).
+//!
 //! User rules (`deny`, `ask`, `allow`) are written as a command: a program (a glob) and the
 //! flags and operands it must have. Flags match in any order and form (`"rm -rf"` matches
 //! `rm -f -r x`); operands are globs (`*`, `?`) matched in order, other arguments allowed in
@@ -206,8 +214,8 @@ impl CommandGuard {
         })
     }
 
-    /// The verdict on `command` run in `cwd` (the project root): `Deny` or `Ask` with a reason
-    /// naming the rule, or `Continue`.
+    /// The verdict on `command` run in `cwd`, which is also taken as the project root:
+    /// [`check_in`](Self::check_in) with both set to `cwd`.
     ///
     /// ```
     /// use std::path::Path;
@@ -221,6 +229,33 @@ impl CommandGuard {
     /// assert!(verdict.is_deny());
     /// ```
     pub fn check(&self, command: &str, cwd: &Path) -> Verdict {
+        self.check_in(command, cwd, cwd)
+    }
+
+    /// The verdict on `command` run in `cwd`, in the project rooted at `root`: `Deny` or `Ask`
+    /// with a reason naming the rule, or `Continue`. Relative operands start at `cwd`; the
+    /// project rules (`rm-project`, `rm-outside-project`) judge them against `root`.
+    ///
+    /// When `root` cannot be a project root ([`check_project_root`](crate::check_project_root):
+    /// `/`, the home directory, a system directory), a recursive delete whose verdict depends
+    /// on the root is denied ("cannot decide", naming the root); other commands are judged as
+    /// usual.
+    ///
+    /// ```
+    /// use std::path::Path;
+    /// use hooks_builtin::command_guard::CommandGuard;
+    ///
+    /// let guard = CommandGuard::default();
+    /// let root = Path::new("/work/project");
+    /// // The agent says it runs in /usr: that does not make /usr the project.
+    /// assert!(guard.check_in("rm -rf /usr/lib", root, Path::new("/usr")).is_deny());
+    /// assert!(guard.check_in("rm -rf lib", root, Path::new("/usr")).is_deny());
+    /// assert!(guard.check_in("rm -rf build", root, &root.join("sub")).reason().is_none());
+    /// // A project rooted at /usr protects nothing: the guard cannot decide.
+    /// let verdict = guard.check_in("rm -rf build", Path::new("/usr"), Path::new("/usr/src/app"));
+    /// assert!(verdict.reason().unwrap().contains("`/usr` cannot be a project root"));
+    /// ```
+    pub fn check_in(&self, command: &str, root: &Path, cwd: &Path) -> Verdict {
         let script = match shell::parse(command) {
             Ok(script) => script,
             Err(e) => {
@@ -229,13 +264,20 @@ impl CommandGuard {
                 ));
             }
         };
-        let env = Env::new(cwd, &self.config.protected_branches);
+        let env = Env::new(root, cwd, &self.config.protected_branches);
         let mut ask = None;
         for (action, reason) in self.findings(&script, command, &env) {
             match action {
                 Action::Deny => return Verdict::deny(reason),
                 _ => ask = ask.or(Some(reason)),
             }
+        }
+        if let Some(why) = env.undecided() {
+            return Verdict::deny(reason(
+                "project-root",
+                &format!("cannot decide: {why}"),
+                &command,
+            ));
         }
         ask.map_or(Verdict::Continue, Verdict::ask)
     }
@@ -291,7 +333,7 @@ impl HooksProvider for CommandGuard {
             return Ok(Verdict::Continue);
         }
         let verdict = match command_text(ctx.tool_input.get()) {
-            Some(command) => self.check(&command, &ctx.meta.cwd),
+            Some(command) => self.check_in(&command, ctx.meta.project_root(), &ctx.meta.cwd),
             None => Verdict::deny(format!(
                 "command-guard rule parse-error: no command found in the input of {}, so it is denied",
                 ctx.tool_name

@@ -1,6 +1,6 @@
 //! The builtin rules: what each one catches.
 
-use std::cell::OnceCell;
+use std::cell::{OnceCell, RefCell};
 use std::path::{Component, Path, PathBuf};
 
 use crate::paths::{self, PathError};
@@ -75,13 +75,6 @@ const DOWNLOADERS: &[&str] = &["curl", "wget", "fetch", "aria2c", "http", "https
 const INTERPRETERS: &[&str] = &[
     "perl", "ruby", "node", "nodejs", "php", "lua", "deno", "bun", "pwsh", "Rscript",
 ];
-/// Directories under which a direct child is a system directory too (`/usr/lib`, `/etc/ssh`).
-#[rustfmt::skip]
-const SYSTEM_PARENTS: &[&str] = &[
-    "usr", "etc", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "boot", "var", "opt",
-    "root", "home", "Users", "System", "Library", "Applications", "private", "nix", "snap",
-    "dev", "proc", "sys", "srv",
-];
 /// `find` tests that select some files, so a `-delete` does not take the whole tree.
 #[rustfmt::skip]
 const FIND_TESTS: &[&str] = &[
@@ -91,11 +84,18 @@ const FIND_TESTS: &[&str] = &[
     "-samefile", "-nouser", "-nogroup", "-used",
 ];
 
-/// Where the command runs: the project root, the home directory and the git branch.
+/// Where the command runs: the project root, the working directory, the home directory and
+/// the git branch.
 pub(super) struct Env<'a> {
+    /// The project root: what `rm-project` protects and `rm-outside-project` asks about.
+    root: &'a Path,
+    /// Where relative operands start (and git finds its repository).
     cwd: &'a Path,
-    /// The project root and the home directory, resolved when a path is first checked.
-    resolved: OnceCell<(PathBuf, Option<PathBuf>)>,
+    /// The project root (or why it cannot be one) and the home directory, resolved when a
+    /// path is first checked.
+    resolved: OnceCell<(Result<PathBuf, String>, Option<PathBuf>)>,
+    /// The first operand whose place needed a project root that was refused, and why.
+    undecided: RefCell<Option<String>>,
     protected: &'a [String],
 }
 
@@ -108,15 +108,39 @@ enum Place {
     System,
     Outside,
     Inside,
+    /// Not `/`, the home directory or a system directory, and the project root is refused,
+    /// so whether it is the project's cannot be told.
+    Unknown,
 }
 
 impl<'a> Env<'a> {
-    pub(super) fn new(cwd: &'a Path, protected: &'a [String]) -> Self {
+    pub(super) fn new(root: &'a Path, cwd: &'a Path, protected: &'a [String]) -> Self {
         Env {
+            root,
             cwd,
             resolved: OnceCell::new(),
+            undecided: RefCell::new(None),
             protected,
         }
+    }
+
+    /// Why no verdict could be reached on a command that needs the project root, if so.
+    pub(super) fn undecided(&self) -> Option<String> {
+        self.undecided.borrow().clone()
+    }
+
+    /// Records that deleting `operand` (at `path`) needs the project root, which is refused.
+    fn cannot_decide(&self, operand: &str, path: &Path) {
+        let why = match self.resolved.get() {
+            Some((Err(why), _)) => why.as_str(),
+            _ => "the project root is unknown",
+        };
+        self.undecided.borrow_mut().get_or_insert_with(|| {
+            format!(
+                "whether deleting `{operand}` ({}) is safe depends on the project root, and {why}",
+                path.display()
+            )
+        });
     }
 
     /// Where `operand` of a command running in `dir` (see [`Command::dir`]) points; a glob
@@ -124,7 +148,12 @@ impl<'a> Env<'a> {
     fn place(&self, operand: &str, dir: Option<&str>) -> (Place, PathBuf) {
         let (root, home) = self.resolved.get_or_init(|| {
             let home = paths::home_dir().map(|h| paths::resolve(".", &h, None).unwrap_or(h));
-            let root = paths::resolve(".", self.cwd, None).unwrap_or_else(|_| self.cwd.to_owned());
+            let root =
+                match paths::check_project_root(self.root, home.as_deref()) {
+                    Ok(()) => Ok(paths::resolve(".", self.root, None)
+                        .unwrap_or_else(|_| self.root.to_owned())),
+                    Err(e) => Err(e.to_string()),
+                };
             (root, home)
         });
         let home = home.as_deref();
@@ -138,27 +167,28 @@ impl<'a> Env<'a> {
             }
             Err(_) => return (Place::Outside, PathBuf::from(dir)),
         };
-        let normal = path
-            .components()
-            .filter(|c| matches!(c, Component::Normal(_)))
-            .count();
-        let first = path
-            .components()
-            .nth(1)
-            .and_then(|c| c.as_os_str().to_str());
-        let place = if normal == 0 {
+        let is_root = !path.components().any(|c| matches!(c, Component::Normal(_)));
+        let place = if is_root {
             Place::Root
         } else if home.is_some_and(|h| h.starts_with(&path)) {
             Place::Home
-        } else if root.starts_with(&path) {
+        } else if root.is_err() {
+            if paths::is_system_dir(&path) {
+                Place::System
+            } else {
+                Place::Unknown
+            }
+        } else if let Ok(root) = root
+            && root.starts_with(&path)
+        {
             Place::Project
-        } else if path.starts_with(root) && root.parent().is_some() {
-            // A project at `/` would make everything inside it.
+        } else if let Ok(root) = root
+            && path.starts_with(root)
+        {
             Place::Inside
         } else if home.is_some_and(|h| path.starts_with(h)) {
             Place::Outside
-        } else if normal == 1 || (normal == 2 && first.is_some_and(|f| SYSTEM_PARENTS.contains(&f)))
-        {
+        } else if paths::is_system_dir(&path) {
             Place::System
         } else {
             Place::Outside
@@ -169,6 +199,10 @@ impl<'a> Env<'a> {
     /// The hit for deleting `operand` with everything under it (`how`: `recursive delete`).
     fn delete_hit(&self, operand: &str, dir: Option<&str>, how: &str) -> Option<Hit> {
         let (place, path) = self.place(operand, dir);
+        if place == Place::Unknown {
+            self.cannot_decide(operand, &path);
+            return None;
+        }
         let path = path.display();
         Some(match place {
             Place::Root if operand == "/" => hit(RM_ROOT, format!("{how} of /")),
@@ -186,6 +220,7 @@ impl<'a> Env<'a> {
                 RM_OUTSIDE_PROJECT,
                 format!("{how} outside the project root ({path})"),
             ),
+            Place::Unknown => return None,
             Place::Inside => {
                 let expanded = expand_variables(operand);
                 if !(expanded.contains("$(") || expanded.contains('`')) {
@@ -522,6 +557,10 @@ fn find_delete(args: &[String], dir: Option<&str>, env: &Env<'_>) -> Vec<Hit> {
                 return env.delete_hit(start, dir, "recursive delete (find)");
             }
             let (place, path) = env.place(start, dir);
+            if place == Place::Unknown {
+                env.cannot_decide(start, &path);
+                return None;
+            }
             (!matches!(place, Place::Inside | Place::Project)).then(|| {
                 hit(
                     RM_OUTSIDE_PROJECT,

@@ -5,7 +5,9 @@
 //!
 //! * **Authorship.** At `post_tool_use`, a write tool call (`write_tools`, default
 //!   [`WRITE_TOOLS`]) that succeeded records `meta.agent_name` as the author of each path it
-//!   wrote ([`paths_in`], resolved with [`paths::resolve`] against `meta.cwd`).
+//!   wrote ([`paths_in`], resolved with [`paths::resolve`] against `meta.cwd`, the working
+//!   directory; the lockout check resolves the paths it judges the same way, and shows them
+//!   relative to the project root, [`Meta::project_root`](hooks_core::context::Meta::project_root)).
 //! * **Rejection.** A rejection names an artifact (a file, or a directory: its lock covers
 //!   everything under it), the reviewer, an optional reason and, optionally, the author; without
 //!   one, the agent that last wrote the artifact is its author. Rejections arrive three ways:
@@ -482,8 +484,24 @@ impl ReviewerLockout {
             .unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// The verdict on a call of `tool_name` with `input` by `agent`, in project `cwd`.
+    /// The verdict on a call of `tool_name` with `input` by `agent`, in project `cwd`, which is
+    /// also where relative paths start: [`check_in`](Self::check_in) with both set to `cwd`.
     pub fn check(&self, agent: &str, tool_name: &str, input: &Value, cwd: &Path) -> Verdict {
+        self.check_in(agent, tool_name, input, cwd, cwd)
+    }
+
+    /// The verdict on a call of `tool_name` with `input` by `agent`, made in `cwd` (where
+    /// relative paths start, as when authorship is recorded), in the project rooted at `root`
+    /// (locked paths are shown relative to it, and a shell command that names a locked path
+    /// relative to it mentions it).
+    pub fn check_in(
+        &self,
+        agent: &str,
+        tool_name: &str,
+        input: &Value,
+        root: &Path,
+        cwd: &Path,
+    ) -> Verdict {
         let inner = &*self.inner;
         let is_write = inner.write_tools.iter().any(|t| t == tool_name);
         let is_shell = !is_write
@@ -503,14 +521,16 @@ impl ReviewerLockout {
         if mine.is_empty() {
             return Verdict::Continue;
         }
-        if !cwd.is_absolute() {
-            return Verdict::deny(format!(
-                "reviewer-lockout: the project root {} is not absolute, and {agent:?} has \
-                 rejected work awaiting revision; cannot tell what this call writes",
-                show(cwd)
-            ));
+        for (what, dir) in [("project root", root), ("working directory", cwd)] {
+            if !dir.is_absolute() {
+                return Verdict::deny(format!(
+                    "reviewer-lockout: the {what} {} is not absolute, and {agent:?} has \
+                     rejected work awaiting revision; cannot tell what this call writes",
+                    show(dir)
+                ));
+            }
         }
-        let root = resolve(".", cwd, inner.home.as_deref()).unwrap_or_else(|_| cwd.to_owned());
+        let root = resolve(".", root, inner.home.as_deref()).unwrap_or_else(|_| root.to_owned());
         if is_shell {
             return self.check_shell(agent, input, &root, &mine);
         }
@@ -528,7 +548,7 @@ impl ReviewerLockout {
             ));
         }
         for raw in raws {
-            let abs = match resolve(raw, &root, inner.home.as_deref()) {
+            let abs = match resolve(raw, cwd, inner.home.as_deref()) {
                 Ok(abs) => abs,
                 Err(e) => {
                     return Verdict::deny(format!(
@@ -652,10 +672,11 @@ impl HooksProvider for ReviewerLockout {
     }
 
     fn pre_tool_use(&self, ctx: &mut PreToolUse) -> HookResult<Verdict> {
-        Ok(self.check(
+        Ok(self.check_in(
             &ctx.meta.agent_name,
             &ctx.tool_name,
             ctx.tool_input.get(),
+            ctx.meta.project_root(),
             &ctx.meta.cwd,
         ))
     }

@@ -400,3 +400,31 @@ fn config_deserializes_with_defaults_and_snake_case_modes() {
     assert_eq!(cfg.notification_type, "review_rejected");
     assert!(serde_json::from_value::<ReviewerLockoutConfig>(json!({"max_lock": 1})).is_err());
 }
+
+#[test]
+fn paths_start_at_cwd_and_are_shown_relative_to_the_project_root() {
+    let l = policy(ReviewerLockoutConfig::default());
+    l.reject_in(
+        Path::new(ROOT),
+        Rejection::new("src").author("coder").reviewer("rev"),
+    )
+    .unwrap();
+    let sub = Path::new(ROOT).join("src");
+    let mut ctx = PreToolUse::new(
+        meta("coder").with_cwd(&sub).with_project_dir(ROOT),
+        "Write",
+        json!({ "file_path": "a.rs" }),
+    );
+    let v = l.pre_tool_use(&mut ctx).unwrap();
+    assert!(
+        reason(&v).starts_with("reviewer-lockout: \"a.rs\" is under src, which was rejected"),
+        "{v:?}"
+    );
+    // From the root, `a.rs` is not under `src`.
+    let mut ctx = PreToolUse::new(
+        meta("coder").with_project_dir(ROOT),
+        "Write",
+        json!({ "file_path": "a.rs" }),
+    );
+    assert_eq!(l.pre_tool_use(&mut ctx).unwrap(), Verdict::Continue);
+}

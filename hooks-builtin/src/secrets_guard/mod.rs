@@ -43,7 +43,7 @@
 //!   `~`, `$PWD`/`$(pwd)` the working directory, braces are expanded (`.{env,x}`), and
 //!   wildcards are expanded against the file system as the shell would (`cat .en?`,
 //!   `cat *.pem`; a leading `*` skips dotfiles, as in bash). A relative argument is judged
-//!   against the working directory, the tool's `workdir`/`cwd` input, and every `cd`/`pushd`
+//!   against the working directory (`meta.cwd`), the tool's `workdir`/`cwd` input, and every `cd`/`pushd`
 //!   target of the command line. Allowed: `ls`, `grep -r TODO src`, `cat .env.example`,
 //!   `cat id_rsa.pub`.
 //!
@@ -51,8 +51,13 @@
 //!
 //! Denied: a command that cannot be parsed, a shell call without a command, a path that cannot
 //! be resolved (a symlink loop), a malformed path field of a listed tool, a `glob` filter that
-//! does not compile, and anything to judge when the project root is not absolute. Every deny
-//! names the rule that matched.
+//! does not compile, and anything to judge when the working directory is not absolute or the
+//! project root cannot be one ([`check_project_root`](crate::check_project_root): not
+//! absolute, `/`, the home directory, a system directory; "cannot decide", naming the root).
+//! Every deny names the rule that matched.
+//!
+//! The project root is [`ctx.meta.project_root()`](hooks_core::context::Meta::project_root);
+//! relative paths start at the working directory `ctx.meta.cwd`, which the event gives.
 //!
 //! # What it does not catch
 //!
@@ -199,10 +204,32 @@ impl SecretsGuard {
         })
     }
 
-    /// The verdict on a call of `tool_name` with `input` in project `cwd`:
-    /// [`Verdict::Continue`], or [`Verdict::Deny`] naming the rule.
+    /// The verdict on a call of `tool_name` with `input` in project `cwd`, which is also where
+    /// relative paths start: [`check_in`](Self::check_in) with both set to `cwd`.
     pub fn check(&self, tool_name: &str, input: &Value, cwd: &Path) -> Verdict {
-        match self.check_call(tool_name, input, cwd) {
+        self.check_in(tool_name, input, cwd, cwd)
+    }
+
+    /// The verdict on a call of `tool_name` with `input` made in `cwd`, in the project rooted
+    /// at `root`: [`Verdict::Continue`], or [`Verdict::Deny`] naming the rule. Relative paths
+    /// start at `cwd`; relative globs of the rules match paths relative to `root`.
+    ///
+    /// ```
+    /// use std::path::Path;
+    /// use hooks_builtin::secrets_guard::SecretsGuard;
+    /// use serde_json::json;
+    ///
+    /// let guard = SecretsGuard::default();
+    /// let root = Path::new("/nonexistent/project");
+    /// let cat = json!({"command": "cat .env"});
+    /// assert!(guard.check_in("Bash", &cat, root, &root.join("sub")).is_deny());
+    /// // A root that holds the system protects nothing: the guard cannot decide.
+    /// let ls = json!({"command": "ls"});
+    /// let verdict = guard.check_in("Bash", &ls, Path::new("/"), Path::new("/"));
+    /// assert!(verdict.reason().unwrap().contains("cannot decide"));
+    /// ```
+    pub fn check_in(&self, tool_name: &str, input: &Value, root: &Path, cwd: &Path) -> Verdict {
+        match self.check_call(tool_name, input, root, cwd) {
             Ok(()) => Verdict::Continue,
             Err(reason) => {
                 tracing::debug!(policy = POLICY, tool = tool_name, %reason, "secrets access denied");
@@ -227,10 +254,10 @@ impl SecretsGuard {
         deny.first_match(path, root)
     }
 
-    fn check_call(&self, tool: &str, input: &Value, cwd: &Path) -> Result<(), String> {
+    fn check_call(&self, tool: &str, input: &Value, root: &Path, cwd: &Path) -> Result<(), String> {
         let is = |list: &[String]| list.iter().any(|t| t == tool);
         if is(&self.shell_tools) {
-            let root = self.root(cwd)?;
+            let root = self.root(root, cwd)?;
             return command::check(self, tool, input, cwd, &root);
         }
         let listed = is(&self.read_tools) || is(&self.write_tools);
@@ -255,7 +282,7 @@ impl SecretsGuard {
         if raws.is_empty() && filters.is_empty() {
             return Ok(());
         }
-        let root = self.root(cwd)?;
+        let root = self.root(root, cwd)?;
         for raw in raws {
             self.check_path(raw, cwd, &root)
                 .map_err(|finding| format!("secrets-guard: {tool}: {finding}"))?;
@@ -266,15 +293,22 @@ impl SecretsGuard {
         Ok(())
     }
 
-    /// The resolved project root; an error when `cwd` is not absolute.
-    fn root(&self, cwd: &Path) -> Result<PathBuf, String> {
+    /// The resolved project root; an error when it cannot be one
+    /// ([`check_project_root`](crate::check_project_root)) or `cwd` is not absolute.
+    fn root(&self, root: &Path, cwd: &Path) -> Result<PathBuf, String> {
+        if let Err(e) = paths::check_project_root(root, self.home.as_deref()) {
+            return Err(format!(
+                "secrets-guard: cannot decide: {}",
+                one_line(&e.to_string())
+            ));
+        }
         if !cwd.is_absolute() {
             return Err(format!(
-                "secrets-guard: the project root {} is not an absolute path; cannot decide",
+                "secrets-guard: the working directory {} is not an absolute path; cannot decide",
                 show(cwd)
             ));
         }
-        resolve(".", cwd, self.home.as_deref()).map_err(|e| {
+        resolve(".", root, self.home.as_deref()).map_err(|e| {
             format!(
                 "secrets-guard: the project root cannot be resolved ({}); cannot decide",
                 one_line(&e.to_string())
@@ -350,7 +384,12 @@ impl HooksProvider for SecretsGuard {
     }
 
     fn pre_tool_use(&self, ctx: &mut PreToolUse) -> HookResult<Verdict> {
-        Ok(self.check(&ctx.tool_name, ctx.tool_input.get(), &ctx.meta.cwd))
+        Ok(self.check_in(
+            &ctx.tool_name,
+            ctx.tool_input.get(),
+            ctx.meta.project_root(),
+            &ctx.meta.cwd,
+        ))
     }
 }
 

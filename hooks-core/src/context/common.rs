@@ -8,6 +8,28 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 ///
 /// Cloning is cheap (reference-counted strings), so an agent loop keeps one `Meta` per session
 /// and stamps a copy into each context with [`Meta::next`].
+///
+/// # Project root and working directory
+///
+/// [`cwd`](Self::cwd) is where the agent runs: relative paths in tool calls start there. It
+/// comes from the event (Claude Code's payload `cwd`), so whoever writes the event chooses it.
+/// [`project_dir`](Self::project_dir) is the project root as the caller knows it
+/// (`CLAUDE_PROJECT_DIR`, `--project`, the project file's directory); it is never read from an
+/// event (it is not part of any wire format), so an event that says `cwd: /usr` does not make
+/// `/usr` the project. Policies that protect "the project" use [`project_root`](Self::project_root):
+/// the project dir when it is set, else `cwd` (a library user who sets only `cwd` keeps the
+/// behaviour of earlier versions).
+///
+/// ```
+/// use hooks_core::context::Meta;
+/// use std::path::Path;
+///
+/// let from_event = Meta::new("s1").with_cwd("/usr");
+/// assert_eq!(from_event.project_root(), Path::new("/usr"));
+/// let rooted = from_event.with_project_dir("/work/project");
+/// assert_eq!(rooted.project_root(), Path::new("/work/project"));
+/// assert_eq!(&*rooted.cwd, Path::new("/usr"));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct Meta {
@@ -16,8 +38,15 @@ pub struct Meta {
     /// The name of the agent that runs the session (Squad `agentName`, GWI `agentRole`).
     #[serde(default = "default_agent")]
     pub agent_name: Arc<str>,
-    /// The project root / working directory (Claude Code `cwd`, Squad `teamRoot`).
+    /// The working directory (Claude Code `cwd`, Squad `teamRoot`): where relative paths
+    /// start. It is the project root too only when [`project_dir`](Self::project_dir) is not
+    /// set; see [`project_root`](Self::project_root).
     pub cwd: Arc<Path>,
+    /// The project root, as the caller knows it (an agent's project directory, a `--project`
+    /// flag, the directory of the project file), never from the event: not serialized nor
+    /// deserialized. `None`: [`cwd`](Self::cwd) is the root.
+    #[serde(skip)]
+    pub project_dir: Option<Arc<Path>>,
     /// When the event happened, in milliseconds since the Unix epoch.
     #[serde(default)]
     pub timestamp_ms: u64,
@@ -64,6 +93,7 @@ impl Meta {
             session_id: session_id.into(),
             agent_name: default_agent(),
             cwd: Arc::from(cwd.as_path()),
+            project_dir: None,
             timestamp_ms: now_ms(),
             turn: 0,
             source: InvocationSource::AiSession,
@@ -79,10 +109,24 @@ impl Meta {
         self
     }
 
-    /// Set the project root / working directory.
+    /// Set the working directory (the project root too, unless
+    /// [`with_project_dir`](Self::with_project_dir) sets one).
     pub fn with_cwd(mut self, cwd: impl AsRef<Path>) -> Self {
         self.cwd = Arc::from(cwd.as_ref());
         self
+    }
+
+    /// Set the project root, which [`project_root`](Self::project_root) then returns whatever
+    /// `cwd` says.
+    pub fn with_project_dir(mut self, dir: impl AsRef<Path>) -> Self {
+        self.project_dir = Some(Arc::from(dir.as_ref()));
+        self
+    }
+
+    /// The project root: [`project_dir`](Self::project_dir) when it is set, else
+    /// [`cwd`](Self::cwd).
+    pub fn project_root(&self) -> &Path {
+        self.project_dir.as_deref().unwrap_or(&self.cwd)
     }
 
     /// Set the tenant.
@@ -289,5 +333,21 @@ mod tests {
         assert_eq!(json["invocation_source"], "ai_session");
         let back: Meta = serde_json::from_value(json).unwrap();
         assert_eq!(back, m);
+    }
+
+    #[test]
+    fn project_dir_is_never_read_from_nor_written_to_the_wire() {
+        let m = Meta::new("s1")
+            .with_cwd("/work/p/sub")
+            .with_project_dir("/work/p");
+        assert_eq!(m.project_root(), Path::new("/work/p"));
+        let json = serde_json::to_value(&m).unwrap();
+        assert!(json.get("project_dir").is_none(), "{json}");
+        // An event cannot choose the root: a `project_dir` field in it is ignored.
+        let mut event = json;
+        event["project_dir"] = "/".into();
+        let back: Meta = serde_json::from_value(event).unwrap();
+        assert_eq!(back.project_dir, None);
+        assert_eq!(back.project_root(), Path::new("/work/p/sub"));
     }
 }

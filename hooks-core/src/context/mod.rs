@@ -8,6 +8,10 @@
 //! Contexts are `#[non_exhaustive]`: build them with `new` (the required fields) and set the
 //! optional public fields afterwards.
 //!
+//! [`Meta::cwd`] is where relative paths start and comes from the event; the project root is
+//! [`Meta::project_root`]: the [`Meta::project_dir`] the caller set (never read from an event),
+//! else `cwd`. Guards that protect the project use the root, not `cwd`.
+//!
 //! Values that hooks may rewrite and that later hooks or points need in their original form are
 //! held in a [`Rewritable`], which keeps the original beside the current value.
 
@@ -30,6 +34,31 @@ pub use session::{SessionEnd, SessionEndReason, SessionSource, SessionStart};
 pub use subagent::{SubagentStart, SubagentStatus, SubagentStop};
 pub use tool::{PostToolUse, PreToolUse};
 
+/// Calls `$then!` with every standard point's context type.
+macro_rules! standard_contexts {
+    ($then:ident) => {
+        $then!(
+            PreToolUse,
+            PostToolUse,
+            PreModelCall,
+            PostModelCall,
+            ModelStreamChunk,
+            UserPromptSubmit,
+            SessionStart,
+            SessionEnd,
+            StepEnd,
+            Stop,
+            PreCompact,
+            SubagentStart,
+            SubagentStop,
+            ErrorOccurred,
+            Notification,
+            PreQueueDrain,
+            PostQueueDrain,
+        )
+    };
+}
+
 /// The shared fields of a standard point's context seen as `&dyn Any` (as
 /// [`HookRun::context`](crate::runtime::HookRun::context) gives it); `None` for a custom
 /// point's context.
@@ -49,25 +78,33 @@ pub fn meta_of(ctx: &dyn std::any::Any) -> Option<&Meta> {
             }
         )*};
     }
-    try_each!(
-        PreToolUse,
-        PostToolUse,
-        PreModelCall,
-        PostModelCall,
-        ModelStreamChunk,
-        UserPromptSubmit,
-        SessionStart,
-        SessionEnd,
-        StepEnd,
-        Stop,
-        PreCompact,
-        SubagentStart,
-        SubagentStop,
-        ErrorOccurred,
-        Notification,
-        PreQueueDrain,
-        PostQueueDrain,
-    );
+    standard_contexts!(try_each);
+    None
+}
+
+/// [`meta_of`], mutable: for a caller that decodes a context generically and then sets what
+/// the event cannot say, such as [`Meta::project_dir`].
+///
+/// ```
+/// use hooks_core::context::{Meta, Stop, meta_of_mut};
+/// use std::path::Path;
+///
+/// let mut stop = Stop::new(Meta::new("s1").with_cwd("/usr"));
+/// if let Some(meta) = meta_of_mut(&mut stop) {
+///     meta.project_dir = Some(Path::new("/work/project").into());
+/// }
+/// assert_eq!(stop.meta.project_root(), Path::new("/work/project"));
+/// assert!(meta_of_mut(&mut 42_u8).is_none());
+/// ```
+pub fn meta_of_mut(ctx: &mut dyn std::any::Any) -> Option<&mut Meta> {
+    macro_rules! try_each {
+        ($($t:ty),* $(,)?) => {$(
+            if ctx.is::<$t>() {
+                return ctx.downcast_mut::<$t>().map(|c| &mut c.meta);
+            }
+        )*};
+    }
+    standard_contexts!(try_each);
     None
 }
 
@@ -90,5 +127,18 @@ mod tests {
         let end = SessionEnd::new(Meta::new("s8"), Default::default(), true);
         assert_eq!(&*meta_of(&end).unwrap().session_id, "s8");
         assert!(meta_of(&42u32).is_none());
+    }
+
+    #[test]
+    fn meta_of_mut_reaches_the_same_meta_as_meta_of() {
+        let mut ctx = PreToolUse::new(Meta::new("s1").with_cwd("/usr"), "Bash", json!({}));
+        meta_of_mut(&mut ctx).unwrap().project_dir = Some(std::path::Path::new("/p").into());
+        assert_eq!(
+            meta_of(&ctx).unwrap().project_root(),
+            std::path::Path::new("/p")
+        );
+        let mut end = SessionEnd::new(Meta::new("s8"), Default::default(), true);
+        assert_eq!(&*meta_of_mut(&mut end).unwrap().session_id, "s8");
+        assert!(meta_of_mut(&mut 42u32).is_none());
     }
 }
