@@ -112,15 +112,27 @@ impl Hook {
         }
     }
 
-    /// Kills what a failed test left running, so that it does not linger for an hour.
+    /// Kills what a failed test left running (every process whose command line holds the
+    /// marker), so that it does not linger for an hour or keep forking.
     fn cleanup(&self, marker: &str) {
-        for pid in self.pids() {
-            if alive(pid, marker) {
+        for _ in 0..50 {
+            let Ok(entries) = fs::read_dir("/proc") else {
+                return;
+            };
+            let alive: Vec<i32> = entries
+                .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse().ok())
+                .filter(|&pid| alive(pid, marker))
+                .collect();
+            if alive.is_empty() {
+                return;
+            }
+            for pid in alive {
                 let _ = nix::sys::signal::kill(
                     nix::unistd::Pid::from_raw(pid),
                     nix::sys::signal::Signal::SIGKILL,
                 );
             }
+            std::thread::sleep(Duration::from_millis(10));
         }
     }
 }
@@ -235,10 +247,10 @@ fn python_double_fork(marker: &str) -> String {
     )
 }
 
-/// A chain of processes, each starting the next in a new session and exiting: what is alive
-/// keeps changing while the tree is killed.
+/// A chain of processes, each starting the next in a new session, then living on a little:
+/// a handful are alive at any time, and one of them is forking while the tree is killed.
 fn hopping_chain() -> String {
-    "cat > \"$DIR/hop.sh\" <<'EOF'\necho $$ >> \"$PIDS\"\nsetsid sh \"$0\" &\nexec sleep 0.005\nEOF\n\
+    "cat > \"$DIR/hop.sh\" <<'EOF'\necho $$ >> \"$PIDS\"\nsleep 0.01\nsetsid sh \"$0\" &\nsleep 0.05\nEOF\n\
      sh \"$DIR/hop.sh\" &\n"
         .to_owned()
         + &await_pids(20)
