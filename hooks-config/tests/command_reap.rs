@@ -260,7 +260,10 @@ fn hopping_chain() -> String {
 #[test]
 fn timeout_kills_a_hundred_setsid_grandchildren() {
     let marker = "3601";
-    let mut hook = Hook::script(&format!("{}\nsleep 1000", hundred_setsid_grandchildren(marker)));
+    let mut hook = Hook::script(&format!(
+        "{}\nsleep 1000",
+        hundred_setsid_grandchildren(marker)
+    ));
     hook.timeout = Duration::from_secs(8);
     assert_timeout_kills_all(hook, &format!("sleep {marker}"), 100);
 }
@@ -338,7 +341,10 @@ fn exit_kills_processes_that_fork_while_being_killed() {
         hook.cleanup(&marker);
         assert_eq!(output.status, ExitStatusKind::Code(0), "{output:?}");
         assert_eq!(output.stdout, "ready\n", "{output:?}");
-        assert!(survivors.is_empty(), "survived the hook's exit: {survivors:?}");
+        assert!(
+            survivors.is_empty(),
+            "survived the hook's exit: {survivors:?}"
+        );
     });
 }
 
@@ -369,7 +375,10 @@ fn dropping_a_run_kills_setsid_grandchildren() {
         let marker = format!("sleep {marker}");
         let survivors = hook.survivors(&marker);
         hook.cleanup(&marker);
-        assert!(survivors.is_empty(), "survived the dropped run: {survivors:?}");
+        assert!(
+            survivors.is_empty(),
+            "survived the dropped run: {survivors:?}"
+        );
     });
 }
 
@@ -378,10 +387,25 @@ fn dropping_a_run_kills_setsid_grandchildren() {
 fn exit_codes_signals_and_output_pass_through_unchanged() {
     block_on(async {
         for (body, status, stdout, stderr) in [
-            ("echo out; echo err >&2", ExitStatusKind::Code(0), "out\n", "err\n"),
-            ("cat; exit 3", ExitStatusKind::Code(3), r#"{"hook_event_name":"PreToolUse"}"#, ""),
+            (
+                "echo out; echo err >&2",
+                ExitStatusKind::Code(0),
+                "out\n",
+                "err\n",
+            ),
+            (
+                "cat; exit 3",
+                ExitStatusKind::Code(3),
+                r#"{"hook_event_name":"PreToolUse"}"#,
+                "",
+            ),
             ("echo x; exit 255", ExitStatusKind::Code(255), "x\n", ""),
-            ("echo bye >&2; kill -TERM $$", ExitStatusKind::Signal(15), "", "bye\n"),
+            (
+                "echo bye >&2; kill -TERM $$",
+                ExitStatusKind::Signal(15),
+                "",
+                "bye\n",
+            ),
             ("kill -KILL $$", ExitStatusKind::Signal(9), "", ""),
         ] {
             let output = Hook::script(body).exec_form().output().await;

@@ -77,7 +77,16 @@ fn become_reaper() -> io::Result<()> {
     // null stack the child runs on a copy of ours, as after fork. Every argument but the
     // flags is zero, so their order (which differs between architectures) does not matter.
     // SAFETY: as above.
-    let pid = unsafe { libc::syscall(libc::SYS_clone, libc::SIGCHLD as libc::c_long, 0 as libc::c_long, 0 as libc::c_long, 0 as libc::c_long, 0 as libc::c_long) };
+    let pid = unsafe {
+        libc::syscall(
+            libc::SYS_clone,
+            libc::SIGCHLD as libc::c_long,
+            0 as libc::c_long,
+            0 as libc::c_long,
+            0 as libc::c_long,
+            0 as libc::c_long,
+        )
+    };
     match pid {
         -1 => Err(io::Error::last_os_error()),
         0 => Ok(()),
@@ -90,15 +99,17 @@ fn become_reaper() -> io::Result<()> {
 fn reaper(hook: libc::pid_t) -> ! {
     // SAFETY: only system calls, on memory of this stack frame.
     unsafe {
-        // The host's handlers may write to descriptors we are about to close, and an ignored
-        // SIGCHLD would make children reap themselves. Invalid numbers fail harmlessly.
+        // First: the runner's `spawn` returns only when the error pipe it shares with the
+        // hook is closed by both.
+        close_all();
+        // The host's handlers may write to descriptors we just closed, and an ignored SIGCHLD
+        // would make children reap themselves. Invalid numbers fail harmlessly.
         for signal in 1..=64 {
             libc::signal(signal, libc::SIG_DFL);
         }
         let mut all: libc::sigset_t = std::mem::zeroed();
         libc::sigemptyset(&mut all);
         libc::sigprocmask(libc::SIG_SETMASK, &all, std::ptr::null_mut());
-        close_all();
 
         let status = loop {
             let mut status = 0;
@@ -184,7 +195,9 @@ unsafe fn kill_children() -> Option<usize> {
         let n = if n <= 0 { 0 } else { n as usize };
         for &byte in &buf[..n] {
             if byte.is_ascii_digit() {
-                pid = pid.saturating_mul(10).saturating_add((byte - b'0') as libc::pid_t);
+                pid = pid
+                    .saturating_mul(10)
+                    .saturating_add((byte - b'0') as libc::pid_t);
                 digits = true;
             } else if digits {
                 // SAFETY: a plain system call.
@@ -242,7 +255,15 @@ unsafe fn exit_as(status: libc::c_int) -> ! {
 /// Only in the reaper.
 unsafe fn close_all() {
     // SAFETY: a plain system call.
-    if unsafe { libc::syscall(libc::SYS_close_range, 0 as libc::c_uint, libc::c_uint::MAX, 0 as libc::c_uint) } == 0 {
+    if unsafe {
+        libc::syscall(
+            libc::SYS_close_range,
+            0 as libc::c_uint,
+            libc::c_uint::MAX,
+            0 as libc::c_uint,
+        )
+    } == 0
+    {
         return;
     }
     // Kernels before 5.9.

@@ -28,7 +28,9 @@
 //!     including those that left the process group or were reparented.
 //!
 //!   The hook's parent (`$PPID`) is its reaper, not this process; its exit code, or the
-//!   signal that killed it, is reported as if there were none.
+//!   signal that killed it, is reported as if there were none. A hook that means to start a
+//!   long-lived service hands it to a service manager (`systemd-run --user …`), whose
+//!   processes are not the hook's descendants.
 //! - **Timeout.** At the deadline the hook, everything it started and its process group get
 //!   `SIGKILL`, the hook is reaped, and the result is [`ExitStatusKind::TimedOut`] with the
 //!   output captured until then.
@@ -612,7 +614,11 @@ impl Group {
         #[cfg(target_os = "linux")]
         if let Some(reaper) = self.reaper {
             let killed = super::reap::kill_tree(reaper.as_raw());
-            tracing::debug!(reaper = reaper.as_raw(), killed, "killed command hook's tree");
+            tracing::debug!(
+                reaper = reaper.as_raw(),
+                killed,
+                "killed command hook's tree"
+            );
         }
         #[cfg(unix)]
         if let Some(pgid) = self.pgid {
