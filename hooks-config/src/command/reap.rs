@@ -21,8 +21,9 @@
 //!   gone.
 //! - **At the deadline** (and when a run is dropped), the runner kills the tree from outside
 //!   ([`kill_tree`]): it walks the reaper's descendants through `/proc`, stops each one with
-//!   `SIGSTOP` (a stopped process cannot fork), walks again until no new member appears, then
-//!   sends `SIGKILL` to every member, the reaper included.
+//!   `SIGSTOP` (a stopped process cannot fork), walks again until no new member appears and
+//!   every member is stopped, then sends `SIGKILL` to every member below the reaper until none
+//!   is left alive, and last to the reaper.
 //!
 //! The reaper only makes async-signal-safe system calls: it is a copy of the runner's process
 //! taken between `fork` and `exec`, where another thread may have held any lock. It closes
@@ -48,13 +49,14 @@ use std::collections::HashSet;
 use std::fs;
 use std::io;
 use std::sync::OnceLock;
+use std::time::{Duration, Instant};
 
 use nix::libc;
 
-/// How many times the walk looks for new members before killing what it found. Each pass
-/// stops what it finds, so a tree settles in a few passes; a pass only finds more when a
-/// member forked between being listed and being stopped.
-const MAX_PASSES: usize = 64;
+/// How long each of the first two phases of [`kill_tree`] may take. Each pass stops (or kills)
+/// what it finds, so a tree settles in a few passes, a few milliseconds; it takes longer only
+/// for a process in uninterruptible sleep, which acts on a signal only when it wakes.
+const PHASE_LIMIT: Duration = Duration::from_secs(1);
 
 /// Installs the reaper: from now on, spawning `cmd` starts the reaper, which starts the hook.
 pub(super) fn install(cmd: &mut tokio::process::Command) {
@@ -290,28 +292,93 @@ fn errno() -> libc::c_int {
 /// Stops, then kills, `root` and every process under it. Returns how many were killed.
 ///
 /// Called with the reaper as `root`, while it has not been reaped (its pid is still its own).
+///
+/// 1. **Freeze.** Each pass walks the tree and sends `SIGSTOP` to every new member, until a
+///    pass finds none and every member is seen stopped (or dead). `SIGSTOP` is acted on
+///    asynchronously, and a fork already under way when it arrives still completes: only
+///    once its parent is seen stopped is a child sure to be listed.
+/// 2. **Kill below the root.** `SIGKILL` to every member but the root, again to whatever the
+///    next walk finds alive, until nothing under the root is. The root, a stopped subreaper,
+///    still adopts what the dying leave behind.
+/// 3. **Kill the root.**
+///
+/// The first two phases each give up after [`PHASE_LIMIT`] (walks are [`PASS_PAUSE`] apart
+/// when waiting): normally a few milliseconds in all, at most about two seconds.
 pub(super) fn kill_tree(root: libc::pid_t) -> usize {
-    let mut stopped: Vec<libc::pid_t> = Vec::new();
     let mut seen: HashSet<libc::pid_t> = HashSet::new();
-    for _ in 0..MAX_PASSES {
+    let limit = Instant::now() + PHASE_LIMIT;
+    while Instant::now() < limit {
         let mut new = false;
         for pid in tree(root) {
             if seen.insert(pid) {
                 new = true;
-                // SAFETY: a plain system call. ESRCH: gone already.
-                unsafe { libc::kill(pid, libc::SIGSTOP) };
-                stopped.push(pid);
+                signal(pid, libc::SIGSTOP);
             }
         }
         if !new {
-            break;
+            if seen.iter().all(|&pid| settled(pid, State::Stopped)) {
+                break;
+            }
+            std::thread::sleep(PASS_PAUSE);
         }
     }
-    for &pid in &stopped {
-        // SAFETY: as above. SIGKILL also ends a stopped process.
-        unsafe { libc::kill(pid, libc::SIGKILL) };
+    let mut killed: HashSet<libc::pid_t> = HashSet::new();
+    let limit = Instant::now() + PHASE_LIMIT;
+    let mut first = true;
+    while Instant::now() < limit {
+        let live: Vec<libc::pid_t> = tree(root)
+            .into_iter()
+            .filter(|&pid| pid != root && !settled(pid, State::Dead))
+            .collect();
+        if live.is_empty() {
+            break;
+        }
+        for pid in live {
+            signal(pid, libc::SIGKILL);
+            killed.insert(pid);
+        }
+        if !first {
+            std::thread::sleep(PASS_PAUSE);
+        }
+        first = false;
     }
-    stopped.len()
+    signal(root, libc::SIGKILL);
+    killed.insert(root);
+    killed.len()
+}
+
+/// How long a pass of [`kill_tree`] waits for signalled processes to act on their signal.
+const PASS_PAUSE: Duration = Duration::from_millis(1);
+
+fn signal(pid: libc::pid_t, signal: libc::c_int) {
+    // SAFETY: a plain system call. ESRCH (gone already) is fine.
+    unsafe { libc::kill(pid, signal) };
+}
+
+/// What [`settled`] waits for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum State {
+    /// Stopped or dead.
+    Stopped,
+    /// Dead (a zombie, or gone).
+    Dead,
+}
+
+/// Whether `pid` is in `state` (or past it), from its `/proc/<pid>/stat`.
+fn settled(pid: libc::pid_t, state: State) -> bool {
+    let Ok(stat) = fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return true;
+    };
+    let now = stat
+        .rfind(')')
+        .and_then(|end| stat.get(end + 1..))
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap_or("");
+    match now {
+        "Z" | "X" | "x" => true,
+        "T" | "t" => state == State::Stopped,
+        _ => false,
+    }
 }
 
 /// `root` and its descendants, as `/proc` shows them now.

@@ -159,8 +159,8 @@ pub struct CommandRequest<'a> {
     pub stdin: &'a [u8],
     /// How long the hook may run before it, everything it started and its process group are
     /// killed. A run returns at most about [`PIPE_GRACE`] later; only pathological cases take
-    /// longer (a killed process stuck in the kernel, a pipe held by a process that escaped the
-    /// kill), and never more than 6 s longer.
+    /// longer (a process stuck in the kernel, a pipe held by a process that escaped the
+    /// kill), and never more than 8 s longer.
     pub timeout: Duration,
     /// How many characters of stdout, and of stderr, are kept (Claude Code keeps 10 000).
     pub output_cap: usize,
