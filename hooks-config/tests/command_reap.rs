@@ -415,3 +415,16 @@ fn exit_codes_signals_and_output_pass_through_unchanged() {
         }
     });
 }
+
+/// The hook's parent is its reaper (named so in `ps`), not the runner.
+#[test]
+fn the_hooks_parent_is_its_reaper() {
+    block_on(async {
+        let output = Hook::script("cat /proc/$PPID/comm")
+            .exec_form()
+            .output()
+            .await;
+        assert_eq!(output.status, ExitStatusKind::Code(0), "{output:?}");
+        assert_eq!(output.stdout, "hook-reaper\n");
+    });
+}

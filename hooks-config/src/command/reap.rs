@@ -104,6 +104,8 @@ fn reaper(hook: libc::pid_t) -> ! {
         // First: the runner's `spawn` returns only when the error pipe it shares with the
         // hook is closed by both.
         close_all();
+        // `ps` shows the reaper for what it is rather than as a copy of the runner.
+        libc::prctl(libc::PR_SET_NAME, c"hook-reaper".as_ptr(), 0, 0, 0);
         // The host's handlers may write to descriptors we just closed, and an ignored SIGCHLD
         // would make children reap themselves. Invalid numbers fail harmlessly.
         for signal in 1..=64 {
@@ -383,26 +385,33 @@ fn settled(pid: libc::pid_t, state: State) -> bool {
 
 /// `root` and its descendants, as `/proc` shows them now.
 fn tree(root: libc::pid_t) -> Vec<libc::pid_t> {
+    tree_by(root, children_files())
+}
+
+/// `root` and its descendants, each once: from the children files when `children_files`,
+/// else from every process's parent (its stat).
+fn tree_by(root: libc::pid_t, children_files: bool) -> Vec<libc::pid_t> {
+    let parents = if children_files {
+        Vec::new()
+    } else {
+        parents()
+    };
     let mut found = vec![root];
-    if children_files() {
-        let mut next = 0;
-        while let Some(&pid) = found.get(next) {
-            next += 1;
-            found.extend(children_of(pid));
-        }
-        return found;
-    }
-    // Without children files: every process's parent, from its stat.
-    let parents = parents();
+    let mut seen = HashSet::from([root]);
     let mut next = 0;
     while let Some(&pid) = found.get(next) {
         next += 1;
-        found.extend(
+        let children = if children_files {
+            children_of(pid)
+        } else {
             parents
                 .iter()
                 .filter(|&&(_, parent)| parent == pid)
-                .map(|&(child, _)| child),
-        );
+                .map(|&(child, _)| child)
+                .collect()
+        };
+        // A process reparented during the walk may be listed twice.
+        found.extend(children.into_iter().filter(|&child| seen.insert(child)));
     }
     found
 }
@@ -443,4 +452,46 @@ fn parents() -> Vec<(libc::pid_t, libc::pid_t)> {
             Some((pid, parent))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::process::{Command, Stdio};
+    use std::time::Instant;
+
+    /// Both ways of walking find the same tree: a shell, its background subshell, the
+    /// subshell's `sleep`, and its own `sleep`; and `kill_tree` kills all four.
+    #[test]
+    fn children_files_and_parent_links_give_the_same_tree() {
+        let mut shell = Command::new("sh")
+            // `; :` so that no shell execs its last command in place of itself.
+            .args(["-c", "(sleep 30; :) & sleep 30; :"])
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("sh");
+        let root = shell.id() as libc::pid_t;
+        let started = Instant::now();
+        let by_parents = loop {
+            let by_parents = tree_by(root, false);
+            if by_parents.len() == 4 || started.elapsed() > Duration::from_secs(10) {
+                break by_parents;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        let by_children = tree_by(root, true);
+        let killed = kill_tree(root);
+        let _ = shell.wait();
+
+        let mut by_parents = by_parents;
+        let mut by_children = by_children;
+        by_parents.sort_unstable();
+        by_children.sort_unstable();
+        assert_eq!(by_parents.len(), 4, "{by_parents:?}");
+        assert_eq!(by_children, by_parents);
+        assert_eq!(killed, 4);
+        for pid in by_parents {
+            assert!(settled(pid, State::Dead), "{pid} is alive after kill_tree");
+        }
+    }
 }
