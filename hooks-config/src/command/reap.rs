@@ -74,6 +74,10 @@ fn become_reaper() -> io::Result<()> {
     if unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) } != 0 {
         return Err(io::Error::last_os_error());
     }
+    // Before the fork, so that the hook cannot exit under a disposition that reaps it
+    // automatically (an ignored SIGCHLD) before the reaper waits for it.
+    // SAFETY: as above.
+    unsafe { libc::signal(libc::SIGCHLD, libc::SIG_DFL) };
     // The raw system call, not libc's `fork`: that one runs `pthread_atfork` handlers, which
     // may take locks held by threads that do not exist in this copy of the runner. With a
     // null stack the child runs on a copy of ours, as after fork. Every argument but the
@@ -204,9 +208,7 @@ unsafe fn kill_children() -> Option<usize> {
                     .saturating_add((byte - b'0') as libc::pid_t);
                 digits = true;
             } else if digits {
-                // SAFETY: a plain system call.
-                unsafe { libc::kill(pid, libc::SIGKILL) };
-                listed += 1;
+                listed += kill_child(pid);
                 pid = 0;
                 digits = false;
             }
@@ -216,13 +218,22 @@ unsafe fn kill_children() -> Option<usize> {
         }
     }
     if digits {
-        // SAFETY: as above.
-        unsafe { libc::kill(pid, libc::SIGKILL) };
-        listed += 1;
+        listed += kill_child(pid);
     }
     // SAFETY: our descriptor.
     unsafe { libc::close(fd) };
     Some(listed)
+}
+
+/// Sends `SIGKILL` to a listed child; returns 1, or 0 for a number that is no child's (0 or
+/// less would signal a whole process group, ours included).
+fn kill_child(pid: libc::pid_t) -> usize {
+    if pid <= 0 {
+        return 0;
+    }
+    // SAFETY: a plain system call.
+    unsafe { libc::kill(pid, libc::SIGKILL) };
+    1
 }
 
 /// Exits as the hook did: with its code, or killed by its signal.
@@ -353,6 +364,10 @@ pub(super) fn kill_tree(root: libc::pid_t) -> usize {
 const PASS_PAUSE: Duration = Duration::from_millis(1);
 
 fn signal(pid: libc::pid_t, signal: libc::c_int) {
+    // 0 or less would signal a whole process group (or every process we may signal).
+    if pid <= 0 {
+        return;
+    }
     // SAFETY: a plain system call. ESRCH (gone already) is fine.
     unsafe { libc::kill(pid, signal) };
 }
