@@ -30,6 +30,14 @@
 //! every descriptor it inherited (it must not hold the hook's pipes, nor another run's) and
 //! resets every signal to its default.
 //!
+//! # Cost
+//!
+//! About half a millisecond per hook on the machine it was measured on (one core, 1 000 runs
+//! of `/bin/true`: median 0.64 ms without a reaper, 1.17 ms with): half of it is the `fork`
+//! that any `pre_exec` imposes instead of std's `posix_spawn` (a `vfork`, which copies no
+//! page tables), half the reaper's own process (a second copy of the page tables, and its
+//! exit on the way back).
+//!
 //! # Limits
 //!
 //! - A process that kills its own reaper (`kill -9 $PPID` from the hook) frees its tree: what
