@@ -569,7 +569,6 @@ struct Group {
     #[cfg(unix)]
     pgid: Option<nix::unistd::Pid>,
     /// Whether dropping it kills the group: until the run is over, or the group killed.
-    #[cfg_attr(not(unix), allow(dead_code))]
     armed: bool,
 }
 
