@@ -6,8 +6,9 @@
 //!   to its stdin and waits: the floor.
 //! - `runner/sh`: `Hooks::dispatch_async` of a `pre_tool_use` event whose one configured hook
 //!   is that script: serializing the context, matching, the gate (allow-list), spawning in its
-//!   own process group with the protocol's environment, reading capped output, parsing the
-//!   answer, the event to subscribers and merging the verdict.
+//!   own process group with the protocol's environment (on Linux under a reaper of its own,
+//!   which costs a `fork` instead of std's `posix_spawn`, and a second `fork`), reading capped
+//!   output, parsing the answer, the event to subscribers and merging the verdict.
 //! - `runner/sh_approved`: the same admitted by a hash approval instead of an allow entry (the
 //!   script is read and hashed on every run, so an edit is caught).
 //!

@@ -1,3 +1,5 @@
 //! Command hooks: Claude Code's wire protocol over a child process.
 
+#[cfg(target_os = "linux")]
+mod reap;
 pub mod run;

@@ -18,24 +18,49 @@
 //!   pipes.
 //! - **Process group.** Each hook leads a new process group, so that what it starts in the
 //!   background can be killed with it.
-//! - **Timeout.** At the deadline the whole group gets `SIGKILL`, the hook is reaped, and the
-//!   result is [`ExitStatusKind::TimedOut`] with the output captured until then.
+//! - **Descendants (Linux).** Each hook runs under a reaper of its own, a child subreaper
+//!   that adopts every orphan of the hook's tree (double forks, `setsid` daemons), so that the
+//!   whole tree can be found and killed (the `reap` module has the mechanism):
+//!   - *when the hook's process exits*, everything it started that is still running is killed
+//!     before the run returns: a hook is not a way to start daemons, and background work it
+//!     leaves behind (`sleep 1000 &`, `setsid daemon`, a double fork) dies with it;
+//!   - *at the deadline*, and when a run is dropped, every descendant is stopped, then killed,
+//!     including those that left the process group or were reparented.
+//!
+//!   The hook's parent (`$PPID`) is its reaper, not this process; its exit code, or the
+//!   signal that killed it, is reported as if there were none. A hook that means to start a
+//!   long-lived service hands it to a service manager (`systemd-run --user …`), whose
+//!   processes are not the hook's descendants.
+//! - **Timeout.** At the deadline the hook, everything it started and its process group get
+//!   `SIGKILL`, the hook is reaped, and the result is [`ExitStatusKind::TimedOut`] with the
+//!   output captured until then.
 //! - **Lingering output.** When the hook has exited but something it started still holds its
-//!   stdout or stderr open, we wait [`PIPE_GRACE`] for end-of-file, then kill the rest of the
-//!   group and return. Background work that closes or redirects its output is left running:
-//!   only a timeout, or a process that keeps our pipes open, gets a hook's group killed.
+//!   stdout or stderr open (on Linux, only a process that escaped its reaper can), we wait
+//!   [`PIPE_GRACE`] for end-of-file, then kill the rest of the group and return.
 //! - **Output.** stdout and stderr are read concurrently, each decoded as lossy UTF-8 and
 //!   capped at `output_cap` characters (cut on a character boundary). Output past the cap is
 //!   still read, and thrown away, so a chatty hook never blocks on a full pipe and memory stays
 //!   bounded.
-//! - **Cancellation.** Dropping the future returned by [`run_command`] kills the hook's process
-//!   group; the hook itself is reaped in the background by tokio.
+//! - **Cancellation.** Dropping the future returned by [`run_command`] kills the hook's tree
+//!   (Linux) and process group; the hook itself is reaped in the background by tokio.
 //!
 //! # Platforms
 //!
-//! Process groups are a Unix notion. On other platforms the hook's own process is killed on
-//! timeout (and on a lingering pipe) but what it started is not, and a pipe held open by such
-//! a process is abandoned one second after the kill.
+//! Linux: as above. What can still escape: a process that kills its own reaper (`kill -9
+//! $PPID` from the hook itself) frees its tree from it, and only the process group is then
+//! killed; without `/proc/<pid>/task/<tid>/children` (kernels built without
+//! `CONFIG_PROC_CHILDREN`) the deadline kill is complete but what a hook leaves behind when it
+//! exits is left running. A cgroup would close both; it is not used because a user cannot
+//! create one without delegation.
+//!
+//! Other Unix systems: no reaper. The process group is killed at the deadline, when the hook
+//! exits leaving something that holds its output, and when the run is dropped; a descendant
+//! that left the group (`setsid`, `setpgid`) survives all three, and background work that
+//! lets go of the output is left running.
+//!
+//! Elsewhere, process groups do not exist: the hook's own process is killed on timeout (and on
+//! a lingering pipe) but what it started is not, and a pipe held open by such a process is
+//! abandoned one second after the kill.
 //!
 //! # SIGPIPE
 //!
@@ -132,10 +157,10 @@ pub struct CommandRequest<'a> {
     pub plugin_root: Option<&'a Path>,
     /// Written to the hook's stdin (the event as JSON), which is then closed.
     pub stdin: &'a [u8],
-    /// How long the hook may run before its process group is killed. A run returns at most
-    /// about [`PIPE_GRACE`] later; only pathological cases take longer (a killed process stuck
-    /// in the kernel, a pipe held by a process that left the group), and never more than 6 s
-    /// longer.
+    /// How long the hook may run before it, everything it started and its process group are
+    /// killed. A run returns at most about [`PIPE_GRACE`] later; only pathological cases take
+    /// longer (a process stuck in the kernel, a pipe held by a process that escaped the
+    /// kill), and never more than 8 s longer.
     pub timeout: Duration,
     /// How many characters of stdout, and of stderr, are kept (Claude Code keeps 10 000).
     pub output_cap: usize,
@@ -170,7 +195,7 @@ pub enum ExitStatusKind {
     Code(i32),
     /// The hook was killed by this signal (Unix), and not by us.
     Signal(i32),
-    /// The hook ran out of time; its process group was killed.
+    /// The hook ran out of time; it and everything it started were killed.
     TimedOut,
 }
 
@@ -326,6 +351,8 @@ fn spawn(req: &CommandRequest<'_>) -> Result<Child, RunError> {
         .kill_on_drop(true);
     #[cfg(unix)]
     cmd.process_group(0);
+    #[cfg(target_os = "linux")]
+    super::reap::install(&mut cmd);
 
     cmd.spawn().map_err(|error| {
         // A missing working directory and a missing program both come back as ENOENT.
@@ -374,7 +401,9 @@ where
             biased;
             status = child.wait() => {
                 let what = "waiting for it to exit";
-                break Some(status.map_err(|error| Failure { what, error })?);
+                let status = status.map_err(|error| Failure { what, error })?;
+                group.reaped();
+                break Some(status);
             }
             () = &mut timer => break None,
             result = &mut reading, if !read => {
@@ -530,19 +559,22 @@ async fn drain<R: AsyncRead + Unpin>(
     }
 }
 
-/// Kills the hook's process group: on timeout, on a lingering pipe, and when the run is
-/// dropped before it is over.
+/// Kills the hook's tree (Linux) and process group: on timeout, on a lingering pipe, and when
+/// the run is dropped before it is over.
 struct Group {
+    /// The hook's reaper, while it has not been reaped: its pid is still its own, so walking
+    /// the tree from it cannot reach a stranger.
+    #[cfg(target_os = "linux")]
+    reaper: Option<nix::unistd::Pid>,
     #[cfg(unix)]
     pgid: Option<nix::unistd::Pid>,
     /// Whether dropping it kills the group: until the run is over, or the group killed.
-    #[cfg_attr(not(unix), allow(dead_code))]
     armed: bool,
 }
 
 impl Group {
     fn new(pid: Option<u32>) -> Self {
-        // `process_group(0)` made the hook the leader: its pid is the group's id. Only a
+        // `process_group(0)` made the child the leader: its pid is the group's id. Only a
         // child that was already reaped has no pid, which cannot happen right after spawn.
         #[cfg(unix)]
         let pgid = pid
@@ -551,22 +583,46 @@ impl Group {
         #[cfg(not(unix))]
         let _ = pid;
         Group {
+            #[cfg(target_os = "linux")]
+            reaper: pgid,
             #[cfg(unix)]
             pgid,
             armed: true,
         }
     }
 
-    /// Sends `SIGKILL` to the whole group, and to the hook itself.
+    /// The child has been reaped: its pid may be reused from now on.
+    fn reaped(&mut self) {
+        #[cfg(target_os = "linux")]
+        {
+            self.reaper = None;
+        }
+    }
+
+    /// Sends `SIGKILL` to the whole tree and group, and to the hook itself.
     fn kill(&mut self, child: &mut Child) {
         self.armed = false;
+        self.kill_all();
+        // On Linux this is the reaper, killed already with its tree; elsewhere the hook
+        // itself, which may have left its group (`setsid`) or has no group at all.
+        // This only fails for a child that was reaped already: nothing left to kill.
+        let _ = child.start_kill();
+    }
+
+    fn kill_all(&mut self) {
+        #[cfg(target_os = "linux")]
+        if let Some(reaper) = self.reaper {
+            let killed = super::reap::kill_tree(reaper.as_raw());
+            tracing::debug!(
+                reaper = reaper.as_raw(),
+                killed,
+                "killed command hook's tree"
+            );
+        }
         #[cfg(unix)]
         if let Some(pgid) = self.pgid {
             kill_group(pgid);
         }
-        // The hook itself may have left the group (`setsid`), and elsewhere there is no group.
-        // This only fails for a hook that was reaped already: nothing left to kill.
-        let _ = child.start_kill();
     }
 
     /// The run is over and the group must be left alone.
@@ -577,11 +633,8 @@ impl Group {
 
 impl Drop for Group {
     fn drop(&mut self) {
-        #[cfg(unix)]
-        if self.armed
-            && let Some(pgid) = self.pgid
-        {
-            kill_group(pgid);
+        if self.armed {
+            self.kill_all();
         }
     }
 }
