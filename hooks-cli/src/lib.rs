@@ -31,11 +31,15 @@
 //! ```
 
 mod claude;
+mod deliver;
 mod error;
 mod fire;
+mod limits;
 mod list;
 mod load;
+pub mod nested;
 mod scaffold;
+mod status;
 mod trust;
 mod validate;
 
