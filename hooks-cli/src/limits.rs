@@ -65,10 +65,8 @@ impl LimitArgs {
     ///
     /// [`CliError::Input`] when the variable does not parse.
     pub fn webhook_flush(&self) -> Result<Duration, CliError> {
-        Ok(
-            pick(self.webhook_flush, WEBHOOK_FLUSH_ENV, parse_duration)?
-                .unwrap_or(DEFAULT_WEBHOOK_FLUSH),
-        )
+        Ok(pick(self.webhook_flush, WEBHOOK_FLUSH_ENV, parse_duration)?
+            .unwrap_or(DEFAULT_WEBHOOK_FLUSH))
     }
 }
 

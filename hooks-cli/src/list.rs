@@ -96,19 +96,20 @@ pub async fn run(args: ListArgs) -> Result<ExitCode, CliError> {
         .map(|h| {
             let (status, detail) = linked(h.name.as_str(), h.enabled);
             Row {
-            id: h.name.to_string(),
-            point: h.point,
-            enabled: h.enabled,
-            status,
-            detail,
-            kind: format!("{}{}", h.kind, if h.is_async { " (async)" } else { "" }),
-            order: h.order,
-            matches: "*".to_owned(),
-            source: match h.location {
-                Some((file, line)) => format!("{file}:{line}"),
-                None => h.source.to_string(),
-            },
-        }})
+                id: h.name.to_string(),
+                point: h.point,
+                enabled: h.enabled,
+                status,
+                detail,
+                kind: format!("{}{}", h.kind, if h.is_async { " (async)" } else { "" }),
+                order: h.order,
+                matches: "*".to_owned(),
+                source: match h.location {
+                    Some((file, line)) => format!("{file}:{line}"),
+                    None => h.source.to_string(),
+                },
+            }
+        })
         .collect();
     rows.extend(providers);
     let gate = status::gate(config, args.config.trust_store()?);

@@ -130,7 +130,11 @@ impl std::fmt::Display for MissingSource {
         } else if !self.given.is_dir() {
             format!("{} {given}: no such directory", self.option)
         } else {
-            format!("{} {given}: {}: no such file", self.option, self.file.display())
+            format!(
+                "{} {given}: {}: no such file",
+                self.option,
+                self.file.display()
+            )
         };
         let create = match self.option {
             "--config" => "create it (`enabled: true` and `hooks: []`)",

@@ -299,7 +299,10 @@ mod tests {
         let file = Path::new("/nonexistent/settings.json");
         assert_eq!(pre.key(file), pre.key(file));
         assert_eq!(pre.key(file).len(), KEY_LEN);
-        let other_session = EventId::of("pre_tool_use", &json!({"session_id": "s2", "tool_use_id": "t"}));
+        let other_session = EventId::of(
+            "pre_tool_use",
+            &json!({"session_id": "s2", "tool_use_id": "t"}),
+        );
         let other_point = EventId::of("post_tool_use", &payload);
         let other_file = Path::new("/nonexistent/other.json");
         assert_ne!(pre.key(file), other_session.key(file));

@@ -133,7 +133,11 @@ pub fn stateful_note(names: &[&str]) -> String {
     format!(
         "builtin {}: state (counts, spend, locks, breakers) lasts one event in `hooks claude`, a process per event, so {} never trigger there; run them in a long-lived process",
         names.join(", "),
-        if names.len() == 1 { "it can" } else { "they can" }
+        if names.len() == 1 {
+            "it can"
+        } else {
+            "they can"
+        }
     )
 }
 

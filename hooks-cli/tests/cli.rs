@@ -130,7 +130,8 @@ fn validate_checks_webhooks_and_counts_them() {
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
     // Valid, but its URL is not allowed: it would not be sent, and the summary says so.
     assert!(
-        stdout(&out).contains("valid, but nothing runs: 0 of 0 hook(s) and 0 of 1 webhook(s) active"),
+        stdout(&out)
+            .contains("valid, but nothing runs: 0 of 0 hook(s) and 0 of 1 webhook(s) active"),
         "{}",
         stdout(&out)
     );

@@ -70,7 +70,9 @@ pub enum PayloadError {
     #[error("cannot read the payload: {0}")]
     Read(#[from] std::io::Error),
     /// More than the cap was sent.
-    #[error("the payload is larger than {limit} bytes; refused (raise the limit if this is expected)")]
+    #[error(
+        "the payload is larger than {limit} bytes; refused (raise the limit if this is expected)"
+    )]
     TooLarge {
         /// The cap, in bytes.
         limit: usize,
@@ -88,7 +90,9 @@ pub enum PayloadError {
     #[error("the payload is not JSON: {0}")]
     Json(serde_json::Error),
     /// An object has the same key twice.
-    #[error("the payload has the key `{key}` twice in the object at {path}; refused (a parser that keeps the first and one that keeps the last would read different events)")]
+    #[error(
+        "the payload has the key `{key}` twice in the object at {path}; refused (a parser that keeps the first and one that keeps the last would read different events)"
+    )]
     DuplicateKey {
         /// The repeated key.
         key: String,
@@ -172,11 +176,8 @@ where
         .unwrap_or(u64::MAX)
         .saturating_add(1);
     let mut bytes = Vec::new();
-    let read = tokio::time::timeout(
-        limits.timeout,
-        reader.take(limit).read_to_end(&mut bytes),
-    )
-    .await;
+    let read =
+        tokio::time::timeout(limits.timeout, reader.take(limit).read_to_end(&mut bytes)).await;
     match read {
         Err(_elapsed) => Err(PayloadError::TimedOut {
             after: limits.timeout,
@@ -321,10 +322,7 @@ mod tests {
             parse(text).unwrap(),
             serde_json::from_slice::<Value>(text).unwrap()
         );
-        assert_eq!(
-            parse(b"\xEF\xBB\xBF{\"a\": 1}").unwrap(),
-            json!({"a": 1})
-        );
+        assert_eq!(parse(b"\xEF\xBB\xBF{\"a\": 1}").unwrap(), json!({"a": 1}));
     }
 
     #[test]
