@@ -361,9 +361,9 @@ mod tests {
 
     #[test]
     fn the_cap_is_exact() {
-        let at = vec![b' '; 8];
+        let at = [b' '; 8];
         assert_eq!(read_bounded(&at[..], 8).unwrap().len(), 8);
-        let over = vec![b' '; 9];
+        let over = [b' '; 9];
         assert!(matches!(
             read_bounded(&over[..], 8),
             Err(PayloadError::TooLarge { limit: 8 })
