@@ -25,8 +25,8 @@
 //! - **past [`MAX_DEPTH`]** (a pathological chain: each level a different event or file),
 //!   blocks at a point that can block (exit 2) and runs no script elsewhere.
 //!
-//! A value that does not parse (empty, garbage, another version) skips nothing: it is
-//! reported and counted as one level of nesting. A forged value can only name keys; a key
+//! A value that does not parse (empty, garbage, another version, a bad key) skips nothing: it
+//! is reported, and counts as its depth when that part reads, else as one level of nesting. A forged value can only name keys; a key
 //! only skips the scripts of a file for the event it was computed for, and never a compiled
 //! or builtin policy. A forged depth can only make the answer stricter.
 
@@ -128,20 +128,24 @@ impl Ancestry {
         let Some(value) = value else {
             return Ancestry::default();
         };
-        match value.to_str().map(read) {
-            Some(Ok((depth, keys))) => Ancestry {
+        let Some(value) = value.to_str() else {
+            return Ancestry::unreadable(1, "not UTF-8");
+        };
+        match read(value) {
+            Ok((depth, keys)) => Ancestry {
                 depth,
                 keys,
                 unreadable: None,
             },
-            Some(Err(why)) => Ancestry::unreadable(why),
-            None => Ancestry::unreadable("not UTF-8"),
+            // Keys that do not parse skip nothing, but a readable depth still counts, so that
+            // a chain whose hooks garble the keys still ends at the cap.
+            Err(why) => Ancestry::unreadable(depth_of(value).unwrap_or(1), why),
         }
     }
 
-    fn unreadable(why: &str) -> Self {
+    fn unreadable(depth: u32, why: &str) -> Self {
         Ancestry {
-            depth: 1,
+            depth,
             keys: BTreeSet::new(),
             unreadable: Some(format!(
                 "{NESTED_ENV} is set but not understood ({why}); skipping no hook"
@@ -221,6 +225,15 @@ impl std::fmt::Display for Skipped {
     }
 }
 
+/// The depth of a value whose keys may not parse.
+fn depth_of(value: &str) -> Option<u32> {
+    let mut parts = value.splitn(3, ':');
+    (parts.next()? == VERSION)
+        .then(|| parts.next()?.parse().ok())
+        .flatten()
+        .filter(|d| *d > 0)
+}
+
 fn read(value: &str) -> Result<(u32, BTreeSet<String>), &'static str> {
     let mut parts = value.splitn(3, ':');
     let (Some(version), Some(depth), Some(keys)) = (parts.next(), parts.next(), parts.next())
@@ -279,6 +292,7 @@ mod tests {
             "1:0:",
             "1:1:ABC",
             &format!("1:1:{k}x"),
+            "1:1",
         ] {
             let a = parse(value);
             assert!(a.keys.is_empty(), "{value:?}");
@@ -289,6 +303,10 @@ mod tests {
         assert_eq!((ok.depth, ok.keys.len()), (3, 2));
         assert!(ok.unreadable.is_none());
         assert!(parse("1:9:").too_deep());
+        // Keys that do not parse skip nothing, and the depth still counts.
+        let garbled = parse("1:9:nonsense");
+        assert!(garbled.keys.is_empty() && garbled.unreadable.is_some());
+        assert!(garbled.too_deep());
         assert!(!parse("1:8:").too_deep());
     }
 
