@@ -188,12 +188,13 @@ fn scaffolded_hooks_pass_validate_and_run_once_trusted() {
         "an existing hook is not overwritten"
     );
 
-    // Not trusted yet: skipped, so the event passes.
+    // Not trusted yet: the guards cannot run, so the call is denied, saying how to approve.
     let event =
         json!({"tool_name": "Bash", "tool_input": {"command": "echo forbidden"}}).to_string();
     let out = p.hooks(&["fire", "PreToolUse", "--input", "-"], Some(&event));
     let fired: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(fired["verdict"], json!({"decision": "continue"}));
+    assert_eq!(fired["verdict"]["decision"], "deny", "{fired}");
+    assert!(fired.to_string().contains("was not run"), "{fired}");
 
     let out = p.hooks(&["trust", "--approve"], None);
     assert!(
@@ -204,6 +205,7 @@ fn scaffolded_hooks_pass_validate_and_run_once_trusted() {
     let out = p.hooks(&["fire", "PreToolUse", "--input", "-"], Some(&event));
     let fired: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(fired["verdict"]["decision"], "deny", "{fired}");
+    assert!(!fired.to_string().contains("was not run"), "{fired}");
 }
 
 #[test]

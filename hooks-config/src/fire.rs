@@ -75,6 +75,12 @@ pub struct Fired {
     pub decided_by: Option<String>,
     /// Every hook that failed.
     pub failures: Vec<FailureReport>,
+    /// What the person should see although it decided nothing, each once: configured hooks
+    /// the gate kept from running where that skip does not deny (see
+    /// [`collect_notices`](crate::runner::collect_notices)), each naming the hook and the
+    /// command that approves it. [`claude_answer`] shows them in `systemMessage`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notices: Vec<String>,
     /// The context as the hooks left it (rewrites, added context).
     pub context: Value,
     /// The context as it came in.
@@ -149,13 +155,15 @@ where
             point: P::NAME,
             source,
         })?;
-    let outcome = hooks.dispatch_async::<P>(&mut ctx).await;
+    let (outcome, notices) =
+        crate::runner::collect_notices(hooks.dispatch_async::<P>(&mut ctx)).await;
     let mut fired = Fired {
         point: P::NAME,
         verdict: None,
         recovery: None,
         decided_by: outcome.decided_by.map(|h| h.to_string()),
         failures: outcome.failures.iter().map(FailureReport::from).collect(),
+        notices,
         // Serializing a context that just deserialized cannot fail.
         context: serde_json::to_value(&ctx).unwrap_or(Value::Null),
         input,
@@ -172,7 +180,7 @@ where
 /// | `pre_tool_use` | `hookSpecificOutput.permissionDecision` (+ reason), `updatedInput` when rewritten |
 /// | `user_prompt_submit`, `stop`, `subagent_start`, `pre_model_call` | `decision: "block"` + `reason` on deny |
 /// | `post_tool_use` | `updatedToolOutput` when rewritten |
-/// | every point | `hookSpecificOutput.additionalContext` with the context hooks added; `systemMessage` naming failed hooks |
+/// | every point | `hookSpecificOutput.additionalContext` with the context hooks added; `systemMessage` naming failed hooks, then the [notices](Fired::notices) (one a line) |
 pub fn claude_answer(fired: &Fired) -> (Value, i32) {
     let mut out = Map::new();
     let mut specific = Map::new();
@@ -231,20 +239,31 @@ pub fn claude_answer(fired: &Fired) -> (Value, i32) {
     if !added.is_empty() {
         specific.insert("additionalContext".into(), json!(added.join("\n\n")));
     }
-    if !fired.failures.is_empty() {
-        let list: Vec<String> = fired
-            .failures
-            .iter()
-            .map(|f| format!("{}: {}", f.hook, f.cause))
-            .collect();
-        out.insert(
-            "systemMessage".into(),
-            json!(format!("hook failures: {}", list.join("; "))),
-        );
+    if let Some(message) = system_message(fired) {
+        out.insert("systemMessage".into(), json!(message));
     }
     if !specific.is_empty() {
         specific.insert("hookEventName".into(), json!(event));
         out.insert("hookSpecificOutput".into(), Value::Object(specific));
     }
     (Value::Object(out), 0)
+}
+
+/// The failures, then each notice not already said, one a line; `None` when there is nothing.
+fn system_message(fired: &Fired) -> Option<String> {
+    let mut lines: Vec<String> = Vec::new();
+    if !fired.failures.is_empty() {
+        let list: Vec<String> = fired
+            .failures
+            .iter()
+            .map(|f| format!("{}: {}", f.hook, f.cause))
+            .collect();
+        lines.push(format!("hook failures: {}", list.join("; ")));
+    }
+    for notice in &fired.notices {
+        if !lines.iter().any(|line| line.contains(notice.as_str())) {
+            lines.push(notice.clone());
+        }
+    }
+    (!lines.is_empty()).then(|| lines.join("\n"))
 }

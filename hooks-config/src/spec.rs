@@ -53,6 +53,11 @@ pub struct HookSpec {
     /// What a failure (exit code other than 0 and 2, timeout, crash, unparsable output) means.
     /// `None`: the point's default (guards fail closed, other points fail open).
     pub on_error: Option<OnFailure>,
+    /// What it means when the gate ([`crate::trust`]) refuses to run it: not on the
+    /// allow-list, not approved, changed since its approval, URL not allowed (`on_unapproved`,
+    /// per entry or for a whole project file). `None`: the point's default: deny at guard
+    /// points (a guard that cannot run cannot decide), skip with a notice elsewhere.
+    pub on_unapproved: Option<OnUnapproved>,
     /// Sort key among the config hooks of the same point (lower first; ties by id).
     pub order: i32,
     /// Seed 003's `effects`: descriptive only, shown by `hooks list`.
@@ -70,6 +75,33 @@ pub enum OnFailure {
     Ignore,
     /// Deny (guard points) or stop the chain with an error: fail closed.
     Deny,
+}
+
+/// What a hook the gate refuses to run means for the agent (`on_unapproved`).
+///
+/// Either way the hook itself never runs and a `hook_command_skipped` event says why; this
+/// only chooses whether its absence decides. A `blocking: false` hook never decides, so for
+/// it both are a skip.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum OnUnapproved {
+    /// Fail closed, naming the hook, the gate's reason and the command that approves it: a
+    /// deny at guard points, a stopped chain elsewhere (as [`OnFailure::Deny`]). The default
+    /// at guard points.
+    Deny,
+    /// Go on without it; the answer carries a notice naming the hook and how to approve it
+    /// (Claude Code's `systemMessage`). The default at other points; at a guard point only
+    /// when chosen explicitly.
+    Skip,
+}
+
+impl OnUnapproved {
+    /// The value as written in config files: `deny` or `skip`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OnUnapproved::Deny => "deny",
+            OnUnapproved::Skip => "skip",
+        }
+    }
 }
 
 /// When a hook runs, beyond its point. Every part that is set must match.

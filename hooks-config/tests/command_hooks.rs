@@ -650,7 +650,7 @@ async fn command_hooks_merge_with_in_process_hooks_under_the_point_semantics() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_unlisted_command_is_not_run_and_a_skipped_event_says_why() {
+async fn an_unlisted_command_is_not_run_denies_and_a_skipped_event_says_why() {
     let p = Project::new();
     p.script("mark.sh", "#!/bin/sh\ntouch ran.flag\n");
     let config =
@@ -663,7 +663,11 @@ async fn an_unlisted_command_is_not_run_and_a_skipped_event_says_why() {
     configured.attach(&hooks).unwrap();
     let mut ctx = PreToolUse::new(p.meta(), "Bash", bash_rm());
     let outcome = hooks.dispatch_async::<pre_tool_use::Point>(&mut ctx).await;
-    assert_eq!(outcome.verdict(), &Verdict::Continue);
+    assert!(
+        outcome.is_denied(),
+        "a guard that cannot run denies: {:?}",
+        outcome.verdict()
+    );
     assert!(
         !p.path().join("ran.flag").exists(),
         "an unlisted command ran"
@@ -683,6 +687,7 @@ async fn an_unlisted_command_is_not_run_and_a_skipped_event_says_why() {
         "{}",
         skipped.reason
     );
+    assert!(skipped.failed_closed);
     let json = serde_json::to_value(&events[0]).unwrap();
     assert_eq!(json["kind"], "hook_command_skipped");
 }

@@ -120,7 +120,7 @@ async fn a_slow_endpoint_times_out_and_fails_closed() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_unlisted_url_is_never_called() {
+async fn an_unlisted_url_is_never_called_and_its_guard_denies() {
     let server = MockServer::start().await;
     Mock::given(method("POST"))
         .respond_with(ResponseTemplate::new(200))
@@ -136,6 +136,29 @@ async fn an_unlisted_url_is_never_called() {
     let configured = ConfigHooks::builder(dir.path()).build(config).unwrap();
     let hooks = Hooks::builder().ignore_env().build().unwrap();
     configured.attach(&hooks).unwrap();
-    assert_eq!(dispatch(&hooks).await.0.verdict(), &Verdict::Continue);
+    let (outcome, _) = dispatch(&hooks).await;
+    assert!(server.received_requests().await.unwrap().is_empty());
+    // A guard that cannot be asked cannot decide: it denies, naming the hook and the fix.
+    assert!(outcome.is_denied(), "{:?}", outcome.verdict());
+    assert!(outcome.decided_by_failure().is_some());
+    let reason = outcome.verdict().reason().unwrap();
+    assert!(
+        reason.contains("`remote` (")
+            && reason.contains(&url)
+            && reason.contains("hooks trust --approve"),
+        "{reason}"
+    );
+
+    // Chosen explicitly, the skip goes on without it, and is a notice.
+    let yaml = format!(
+        "enabled: true\nhooks:\n  - {{ id: remote, event_type: PreToolUse, on_unapproved: skip, handler: {{ kind: http, url: \"{url}\" }} }}\n"
+    );
+    let config = parse_project(&yaml, Format::Yaml, &dir.path().join("hooks.yaml")).unwrap();
+    let configured = ConfigHooks::builder(dir.path()).build(config).unwrap();
+    let hooks = Hooks::builder().ignore_env().build().unwrap();
+    configured.attach(&hooks).unwrap();
+    let ((outcome, _), notices) = hooks_config::runner::collect_notices(dispatch(&hooks)).await;
+    assert_eq!(outcome.verdict(), &Verdict::Continue);
+    assert!(notices[0].contains("`remote`"), "{notices:?}");
     assert!(server.received_requests().await.unwrap().is_empty());
 }

@@ -62,6 +62,7 @@ fn spec(handler: Handler) -> HookSpec {
         handler,
         timeout: None,
         on_error: None,
+        on_unapproved: None,
         order: 0,
         effects: Vec::new(),
         summary: None,

@@ -32,6 +32,12 @@
 //!   Claude Code, and reported.
 //! - Claude Code hooks get no `on_error`: the point's default applies (guards fail closed,
 //!   where Claude Code fails open).
+//! - Nor `on_unapproved`: Claude Code's schema has no such field (and these files are also
+//!   Claude Code's own, so a field it does not know is not ours to add; here it is refused as
+//!   an unknown field like any other). A hook of these files that the gate refuses therefore
+//!   takes the point's default: at a guard point it denies, naming the command that approves
+//!   it. To have such a hook skipped instead, declare it in the project file with
+//!   `on_unapproved: skip`.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -372,6 +378,7 @@ impl Reader<'_> {
             handler,
             timeout,
             on_error: None,
+            on_unapproved: None,
             order: 0,
             effects: Vec::new(),
             summary,

@@ -10,6 +10,7 @@ use crate::events::{self, closest, did_you_mean};
 use crate::matcher::{self, compile_globs, compile_tool_matcher};
 use crate::spec::{
     CommandHandler, CommandLine, Handler, HookSpec, HttpHandler, Location, Matcher, OnFailure,
+    OnUnapproved,
 };
 
 const ENTRY_FIELDS: &[&str] = &[
@@ -24,6 +25,7 @@ const ENTRY_FIELDS: &[&str] = &[
     "timeout_ms",
     "timeout",
     "on_error",
+    "on_unapproved",
     "order",
 ];
 const MATCH_FIELDS: &[&str] = &[
@@ -115,13 +117,26 @@ pub(crate) fn read(node: &Node, default_id: Option<&str>, file: &Arc<PathBuf>) -
             }
         }
     });
+    // `None` outside: an invalid value (the entry is skipped); inside: not given.
+    let on_unapproved = f
+        .take("on_unapproved")
+        .map_or(Some(None), |n| on_unapproved(n, &mut issues).map(Some));
     let order = f.take("order").map_or(Some(0), |n| {
         fields::integer(n, "order", i32::MIN.into(), i32::MAX.into(), &mut issues)
             .and_then(|o| i32::try_from(o).ok())
     });
     f.finish("a hook entry", ENTRY_FIELDS, misplaced, &mut issues);
 
-    let spec = match (point, enabled, blocking, matcher, handler, effects, order) {
+    let spec = match (
+        point,
+        enabled,
+        blocking,
+        matcher,
+        handler,
+        effects,
+        order,
+        on_unapproved,
+    ) {
         (
             Some(point),
             Some(enabled),
@@ -130,6 +145,7 @@ pub(crate) fn read(node: &Node, default_id: Option<&str>, file: &Arc<PathBuf>) -
             Some(handler),
             Some(effects),
             Some(order),
+            Some(on_unapproved),
         ) if issues.is_empty() => id.clone().map(|id| HookSpec {
             id,
             point,
@@ -139,6 +155,7 @@ pub(crate) fn read(node: &Node, default_id: Option<&str>, file: &Arc<PathBuf>) -
             handler,
             timeout: timeout.flatten(),
             on_error,
+            on_unapproved,
             order,
             effects,
             summary,
@@ -149,6 +166,23 @@ pub(crate) fn read(node: &Node, default_id: Option<&str>, file: &Arc<PathBuf>) -
     ReadEntry {
         id,
         result: spec.ok_or(issues),
+    }
+}
+
+/// `on_unapproved`: exactly `deny` or `skip` (per entry, or at the top of a project file).
+pub(super) fn on_unapproved(node: &Node, issues: &mut Issues) -> Option<OnUnapproved> {
+    let name = fields::string(node, "on_unapproved", issues)?;
+    match name {
+        "deny" => Some(OnUnapproved::Deny),
+        "skip" => Some(OnUnapproved::Skip),
+        other => {
+            let hint = did_you_mean(closest(other, ["deny", "skip"]));
+            issues.push(
+                node.pos,
+                format!("`on_unapproved` must be `deny` or `skip`, found \"{other}\"{hint}"),
+            );
+            None
+        }
     }
 }
 

@@ -33,13 +33,14 @@
 //!
 //! ```
 //! use hooks_config::file::{parse_project, Format};
-//! use hooks_config::spec::{CommandLine, Handler};
+//! use hooks_config::spec::{CommandLine, Handler, OnUnapproved};
 //! use std::path::Path;
 //! use std::time::Duration;
 //!
 //! let yaml = r#"
 //! enabled: true          # off unless exactly `true`
 //! sequential: false      # true: matching command hooks run in order, rewrites chained
+//! on_unapproved: deny    # default of this file's hooks that the gate refuses, see below
 //! allow:                 # command allow-list entries (interpreted by crate::trust)
 //!   - ./scripts/hooks/*
 //! builtin:               # the builtin policies' settings (validated by them)
@@ -59,6 +60,7 @@
 //!       env: { GUARD_MODE: strict }
 //!     timeout_ms: 5000             # or `timeout: 5` in seconds, as Claude Code; 1 ms to 1 h
 //!     on_error: deny               # ignore | deny; default: guards deny, others ignore
+//!     on_unapproved: deny          # deny | skip; default: guards deny, others skip
 //!     order: -10                   # lower runs first; ties by id
 //!     effects: [enforce_prod_safety]
 //!   - id: usage_tracker
@@ -88,12 +90,23 @@
 //! assert_eq!(config.allow[0].pattern, "./scripts/hooks/*");
 //! let guard = &config.hooks[0];
 //! assert_eq!((guard.point, guard.timeout), ("pre_tool_use", Some(Duration::from_millis(5000))));
-//! assert_eq!(guard.location.to_string(), "hooks.yaml:9:5");
+//! assert_eq!(guard.location.to_string(), "hooks.yaml:10:5");
+//! assert_eq!(guard.on_unapproved, Some(OnUnapproved::Deny));
 //! let Handler::Command(tracker) = &config.hooks[1].handler else { panic!() };
 //! assert_eq!(tracker.line, CommandLine::Exec(vec!["./scripts/hooks/track.py".into(), "--slow".into()]));
 //! assert!(matches!(config.hooks[2].handler, Handler::Http(_)));
 //! assert_eq!(config.webhooks[0].event_names(), ["pre_tool_use", "stop", "deployed"]);
 //! ```
+//!
+//! `on_unapproved` says what a hook means when the gate ([`crate::trust`]) refuses to run it
+//! (not on the allow-list, not approved, changed since its approval, URL not allowed): `deny`
+//! fails closed, naming the hook and the command that approves it; `skip` goes on without it,
+//! with a notice in the answer. Unset, a hook takes the point's default: `deny` at guard
+//! points, `skip` elsewhere (see [`crate::runner`]). At the top of a project file it is the
+//! default of that file's entries (an entry's own setting wins); it does not reach `.hooks/`
+//! files, which set it themselves, nor Claude Code files, which have no such field. Only
+//! `deny` and `skip` are accepted: another value is a problem at its position (in an entry,
+//! the entry is skipped; at the top, the point's default stays).
 //!
 //! `webhooks:` entries follow the same rules: each is checked on its own and a bad one is
 //! skipped with its position; they follow the project's `enabled: true` switch (without it

@@ -15,6 +15,7 @@ use super::{
 const TOP_FIELDS: &[&str] = &[
     "enabled",
     "sequential",
+    "on_unapproved",
     "allow",
     "builtin",
     "hooks",
@@ -99,7 +100,7 @@ pub fn parse_project(text: &str, format: Format, file: &Path) -> Result<LoadedCo
                 node.pos,
                 None,
                 format!(
-                    "expected a map at the top level (enabled, sequential, allow, builtin, hooks, webhooks), found {}",
+                    "expected a map at the top level (enabled, sequential, on_unapproved, allow, builtin, hooks, webhooks), found {}",
                     other.kind()
                 ),
             ));
@@ -108,6 +109,7 @@ pub fn parse_project(text: &str, format: Format, file: &Path) -> Result<LoadedCo
     let mut issues = Issues::default();
     let mut hooks = Vec::new();
     let mut webhooks = None;
+    let mut on_unapproved = None;
     if let Some(mut f) = Fields::of(&node, "the config", &mut issues) {
         config.enabled = f
             .take("enabled")
@@ -117,6 +119,10 @@ pub fn parse_project(text: &str, format: Format, file: &Path) -> Result<LoadedCo
             .take("sequential")
             .and_then(|n| fields::boolean(n, "sequential", &mut issues))
             .unwrap_or(false);
+        // A bad value is reported and the point's default kept: stricter, never laxer.
+        on_unapproved = f
+            .take("on_unapproved")
+            .and_then(|n| entry::on_unapproved(n, &mut issues));
         if let Some(n) = f.take("allow") {
             config.allow = read_allow(n, &file, &mut issues);
         }
@@ -153,6 +159,13 @@ pub fn parse_project(text: &str, format: Format, file: &Path) -> Result<LoadedCo
     }
     for item in hooks {
         read_entry_into(&mut config, item, None, &file);
+    }
+    // The file's setting is the default of its own entries only (not of `.hooks/` files,
+    // which say it themselves): a skip is chosen where it is written.
+    if let Some(choice) = on_unapproved {
+        for spec in &mut config.hooks {
+            spec.on_unapproved.get_or_insert(choice);
+        }
     }
     if let Some(node) = webhooks {
         webhook::read_all(&mut config, node, &file);

@@ -204,13 +204,18 @@ where
 }
 
 /// A hook that failed closed decides, as a failure (the core turns it into a deny naming the
-/// hook); what the others answered has been applied all the same.
+/// hook); what the others answered has been applied all the same. Notices of skipped hooks go
+/// to the dispatch's [`collect_notices`](super::collect_notices).
 fn finish<P: HookPoint>(
     ran: Ran,
     result: fn(&'static str, &Answer) -> Ret<P>,
 ) -> Result<Ret<P>, HookError> {
     if let Some(message) = &ran.merged.answer.system_message {
         tracing::warn!(target: "hooks_config::runner", point = P::NAME, "systemMessage: {message}");
+    }
+    for notice in ran.notices {
+        // Logged when the refusal was; here it only reaches the answer, if one is collected.
+        super::notices::push(notice);
     }
     match ran.failure {
         Some(failure) => Err(failure),

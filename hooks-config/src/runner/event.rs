@@ -20,7 +20,9 @@ pub enum CommandEvent {
     /// A hook ran (successfully or not).
     #[serde(rename = "hook_command")]
     Ran(CommandRun),
-    /// A hook was not run: not on the allow-list and not approved.
+    /// A hook was not run: the gate refused it (not on the allow-list, not approved, changed
+    /// since its approval, URL not allowed). [`CommandSkipped::failed_closed`] says whether
+    /// that denied.
     #[serde(rename = "hook_command_skipped")]
     Skipped(CommandSkipped),
 }
@@ -86,6 +88,11 @@ pub struct CommandSkipped {
     pub handler: String,
     /// Why, and how to allow it.
     pub reason: String,
+    /// Whether its absence failed closed: the entry denied (at a guard point, the default) or
+    /// stopped the chain (`on_unapproved: deny` elsewhere). False when it was only skipped
+    /// (`on_unapproved: skip`, `blocking: false`, or a point that cannot block by default);
+    /// the answer then carries a notice instead.
+    pub failed_closed: bool,
 }
 
 fn millis<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {

@@ -8,11 +8,12 @@
 //!
 //! # Within the entry
 //!
-//! 1. The point's context becomes the hook input ([`protocol::input`]).
+//! 1. The point's context becomes the hook input ([`protocol::input`](crate::protocol::input)).
 //! 2. The hooks whose [matcher](crate::matcher) matches are chosen; identical handlers (same
 //!    command, environment and plugin root, or same URL and headers) run once.
 //! 3. Each must pass the gate ([`crate::trust`]): allowed by the allow-list or approved by hash.
-//!    One that does not is skipped and reported ([`CommandEvent::Skipped`]); it never runs.
+//!    One that does not never runs; it is reported ([`CommandEvent::Skipped`]) and, at a guard
+//!    point, denies (see [below](#hooks-the-gate-refuses)).
 //! 4. By default they run **in parallel** and their answers merge as Claude Code merges them
 //!    (most restrictive decision wins, every context kept; of differing rewrites the first in
 //!    `(order, id)` order is applied and the others are logged as dropped). With
@@ -45,6 +46,27 @@
 //! is missing (exit 127) denies. `blocking: false` hooks never decide: their answers and
 //! failures are logged and reported, not applied.
 //!
+//! # Hooks the gate refuses
+//!
+//! A hook the gate refuses (not on the allow-list, not approved, a script changed since its
+//! approval, an HTTP URL not allowed) is a guard that cannot decide, so by default, at a guard
+//! point (`pre_tool_use`, `user_prompt_submit`, `stop`, `subagent_start`, `pre_model_call`),
+//! it **fails closed**: the entry denies as for a failure (`on_error: deny`), with a reason
+//! that names the hook (id, file:line), the gate's reason, and the command that approves it
+//! ([`ConfigHooksBuilder::approve_command`], default [`DEFAULT_APPROVE_COMMAND`]). It is a
+//! failure rather than a policy deny because nothing was decided: the outcome's
+//! `decided_by_failure` and the answer's failure list say so.
+//!
+//! `on_unapproved: skip` (per entry, or at the top of a project file for its entries) chooses
+//! to go on without the hook; `on_unapproved: deny` fails closed at any point (elsewhere than
+//! a guard, the chain stops, as with `on_error: deny`). Elsewhere than a guard the default is
+//! to skip. A `blocking: false` hook never decides, so its refusal is always a skip. Every
+//! skip that does not deny leaves a notice naming the hook and the approve command, which
+//! [`collect_notices`] returns and [`fire`](crate::fire::fire) puts in
+//! [`Fired::notices`](crate::fire::Fired::notices) (Claude Code's `systemMessage`): a skip is
+//! never silent. Claude Code's files have no place for `on_unapproved`, so their hooks always
+//! take the default.
+//!
 //! Every hook that matched produces a [`CommandEvent`] for [`ConfigHooks::subscribe`]
 //! callbacks and a `tracing` event.
 //!
@@ -54,38 +76,42 @@
 
 mod apply;
 mod event;
+mod notices;
+mod run;
 #[cfg(feature = "webhooks")]
 mod webhooks;
 
 pub use event::{CommandEvent, CommandRun, CommandSkipped, RunStatus};
+pub use notices::collect_notices;
+pub(crate) use run::Ran;
 #[cfg(feature = "webhooks")]
 pub use webhooks::ConfigWebhooks;
 
-use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use arc_swap::ArcSwap;
+use hooks_core::KindId;
 use hooks_core::runtime::{HookId, Hooks, HooksError};
-use hooks_core::{HookError, KindId};
-use serde_json::Value;
 
-use crate::command::run::{CommandRequest, ExitStatusKind, run_command};
 use crate::file::{AllowEntry, LoadedConfig, Problem};
-use crate::matcher::{CompiledMatcher, EventFacts, MatcherError};
-use crate::protocol::{self, Answer, Decision, Merged, OUTPUT_CAP};
-use crate::spec::{Handler, HookSpec, Location, OnFailure};
-use crate::trust::{Admission, AllowList, Gate, TrustError, TrustStore};
+use crate::matcher::{CompiledMatcher, MatcherError};
+use crate::spec::{HookSpec, Location};
+use crate::trust::{AllowList, Gate, TrustError, TrustStore};
 
 /// The most characters of a hook's stdout (or HTTP body) read and parsed. An answer may
 /// legitimately be long (`updatedInput` of a large `Write`); each string in it is then capped at
-/// [`OUTPUT_CAP`], and so are the copies in [`CommandEvent`]s.
+/// [`OUTPUT_CAP`](crate::protocol::OUTPUT_CAP), and so are the copies in [`CommandEvent`]s.
 pub const READ_CAP: usize = 1 << 20;
 
 /// The name of the entry configured hooks run as, at every point that has some.
 pub const ENTRY_NAME: &str = "config";
+
+/// The command named in denials and notices of hooks the gate refused, unless the program
+/// gives its own ([`ConfigHooksBuilder::approve_command`]).
+pub const DEFAULT_APPROVE_COMMAND: &str = "hooks trust --approve";
 
 /// How long a configured hook may run when it sets no timeout (Claude Code's default was
 /// 60 s until 2026; a guard that takes a minute is already broken).
@@ -173,9 +199,49 @@ pub struct ConfigHooksBuilder {
     default_timeout: Duration,
     ignore_file_allow: bool,
     env: BTreeMap<String, String>,
+    approve_command: String,
 }
 
 impl ConfigHooksBuilder {
+    /// The command that approves this program's hooks, as a person would type it (default
+    /// [`DEFAULT_APPROVE_COMMAND`]). It is named in the denial of a guard the gate refused and
+    /// in the notice of a skipped hook, so give the options that select the same files:
+    /// `hooks trust --settings .claude/hooks.scripts.json --approve`.
+    ///
+    /// ```
+    /// use hooks_config::file::{parse_project, Format};
+    /// use hooks_config::runner::ConfigHooks;
+    /// use hooks_core::context::{Meta, PreToolUse};
+    /// use hooks_core::points::pre_tool_use;
+    /// use hooks_core::runtime::Hooks;
+    /// use std::path::Path;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let dir = tempfile::tempdir()?;
+    /// let yaml = "enabled: true\nhooks:\n  - { id: guard, event_type: PreToolUse, handler: { command: ./guard.sh } }\n";
+    /// let config = parse_project(yaml, Format::Yaml, Path::new("hooks.yaml")).unwrap();
+    /// // Neither allow-listed nor approved: the guard cannot run, so the call is denied.
+    /// let configured = ConfigHooks::builder(dir.path())
+    ///     .approve_command("hooks trust --config hooks.yaml --approve")
+    ///     .build(config)?;
+    /// let hooks = Hooks::builder().ignore_env().build()?;
+    /// configured.attach(&hooks)?;
+    ///
+    /// let mut ctx = PreToolUse::new(Meta::new("s1"), "Bash", serde_json::json!({"command": "ls"}));
+    /// let outcome = hooks.dispatch_async::<pre_tool_use::Point>(&mut ctx).await;
+    /// assert!(outcome.is_denied() && outcome.decided_by_failure().is_some());
+    /// let reason = outcome.verdict().reason().unwrap();
+    /// assert!(reason.contains("`guard` (hooks.yaml:3:5)"), "{reason}");
+    /// assert!(reason.contains("`hooks trust --config hooks.yaml --approve`"), "{reason}");
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn approve_command(mut self, command: impl Into<String>) -> Self {
+        self.approve_command = command.into();
+        self
+    }
+
     /// An environment variable for every command hook (a hook's own `env` wins).
     pub fn env(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
         self.env.insert(name.into(), value.into());
@@ -227,6 +293,7 @@ impl ConfigHooksBuilder {
             default_timeout: self.default_timeout,
             ignore_file_allow: self.ignore_file_allow,
             env: self.env,
+            approve_command: self.approve_command,
         };
         let set = HookSet::new(config, &options, self.store.clone())?;
         let store = self.store;
@@ -251,6 +318,7 @@ struct Options {
     order: i32,
     default_timeout: Duration,
     ignore_file_allow: bool,
+    approve_command: String,
 }
 
 impl std::fmt::Debug for Options {
@@ -376,6 +444,7 @@ impl ConfigHooks {
             default_timeout: DEFAULT_TIMEOUT,
             ignore_file_allow: false,
             env: BTreeMap::new(),
+            approve_command: DEFAULT_APPROVE_COMMAND.to_owned(),
         }
     }
 
@@ -547,371 +616,4 @@ impl std::fmt::Debug for ConfigHooks {
             .field("sequential", &set.sequential)
             .finish_non_exhaustive()
     }
-}
-
-/// What one hook came to.
-enum Reply {
-    /// Its answer, to apply.
-    Answer(Answer),
-    /// Nothing to apply: skipped, failed open, or non-blocking.
-    Nothing,
-}
-
-/// What the hooks of one event came to: the merged answers of those that answered, and the
-/// first hook (in `(order, id)` order) that failed closed, if one did.
-pub(crate) struct Ran {
-    pub(crate) merged: Merged,
-    pub(crate) failure: Option<HookError>,
-}
-
-impl Shared {
-    /// Runs the hooks of `point` that match `input` and merges their answers.
-    pub(crate) async fn run(self: &Arc<Self>, point: &'static str, mut input: Value) -> Ran {
-        let done = |merged, failure| Ran { merged, failure };
-        let set = self.set.load_full();
-        let Some(members) = set.points.get(point) else {
-            return done(Merged::default(), None);
-        };
-        let facts_paths = changed_paths(&input);
-        let facts = facts(point, &input, &facts_paths, &self.options.project_dir);
-        let mut matching: Vec<Arc<Member>> = Vec::new();
-        for m in members.iter().filter(|m| m.matcher.matches(&facts)) {
-            // Claude Code runs a handler declared twice once; copies that differ in how their
-            // answers and failures count both run.
-            if !matching.iter().any(|k| same_run(&k.spec, &m.spec)) {
-                matching.push(m.clone());
-            }
-        }
-        if matching.is_empty() {
-            return done(Merged::default(), None);
-        }
-        let body = match to_body(&input) {
-            Ok(body) => body,
-            Err(e) => return done(Merged::default(), Some(e)),
-        };
-        if set.sequential {
-            let mut answers = Vec::new();
-            let mut rewrites = (None, None);
-            let mut failure = None;
-            let mut body = body;
-            for member in matching {
-                let reply = match self.run_one(&set, &member, point, &body).await {
-                    Ok(reply) => reply,
-                    Err(e) => {
-                        failure = Some(e);
-                        break;
-                    }
-                };
-                let Reply::Answer(answer) = reply else {
-                    continue;
-                };
-                let stops = answer.decision == Decision::Deny
-                    || (answer.stop.is_some() && member.guard && point != "stop");
-                // Chain: the next hook sees this one's rewrite.
-                let rewrote = answer.updated_input.is_some() || answer.updated_output.is_some();
-                if let Some(new) = &answer.updated_input {
-                    input["tool_input"] = Value::Object(new.clone());
-                    rewrites.0 = answer.updated_input.clone();
-                }
-                if let Some(new) = &answer.updated_output {
-                    input["tool_response"] = new.clone();
-                    rewrites.1 = answer.updated_output.clone();
-                }
-                answers.push(answer);
-                if stops {
-                    break;
-                }
-                if rewrote {
-                    body = match to_body(&input) {
-                        Ok(body) => body,
-                        Err(e) => {
-                            failure = Some(e);
-                            break;
-                        }
-                    };
-                }
-            }
-            let mut merged = protocol::merge(answers);
-            (merged.answer.updated_input, merged.answer.updated_output) = rewrites;
-            merged.dropped_rewrites = 0;
-            done(merged, failure)
-        } else {
-            let body: Arc<[u8]> = body.into();
-            let mut tasks = tokio::task::JoinSet::new();
-            for (i, member) in matching.iter().enumerate() {
-                let (shared, set, member, body) =
-                    (self.clone(), set.clone(), member.clone(), body.clone());
-                tasks.spawn(async move { (i, shared.run_one(&set, &member, point, body).await) });
-            }
-            let mut replies: Vec<Option<Result<Reply, HookError>>> =
-                (0..matching.len()).map(|_| None).collect();
-            while let Some(joined) = tasks.join_next().await {
-                match joined {
-                    Ok((i, reply)) => replies[i] = Some(reply),
-                    // A panic inside the runner itself, not in a hook: fail closed.
-                    Err(e) => {
-                        return done(
-                            Merged::default(),
-                            Some(HookError::new(format!(
-                                "a configured hook's task failed: {e}"
-                            ))),
-                        );
-                    }
-                }
-            }
-            // Every answer is kept (a redaction by one hook stands when another fails); the
-            // first hook in (order, id) order that failed closed is the one reported.
-            let mut answers = Vec::new();
-            let mut failure = None;
-            for reply in replies.into_iter().flatten() {
-                match reply {
-                    Ok(Reply::Answer(answer)) => answers.push(answer),
-                    Ok(Reply::Nothing) => {}
-                    Err(e) => {
-                        failure.get_or_insert(e);
-                    }
-                }
-            }
-            let merged = protocol::merge(answers);
-            if merged.dropped_rewrites > 0 {
-                tracing::warn!(
-                    target: "hooks_config::runner",
-                    point,
-                    dropped = merged.dropped_rewrites,
-                    "parallel hooks rewrote the input differently; the first rewrite in (order, id) order was applied (set `sequential: true` to chain them)"
-                );
-            }
-            done(merged, failure)
-        }
-    }
-
-    /// Runs one hook: the gate, the handler, the protocol, the failure policy.
-    async fn run_one(
-        &self,
-        set: &HookSet,
-        member: &Member,
-        point: &'static str,
-        body: impl AsRef<[u8]>,
-    ) -> Result<Reply, HookError> {
-        let spec = &member.spec;
-        let handler_text = handler_text(&spec.handler);
-        if let Admission::Skipped { reason } = set.gate.check(spec, &self.options.project_dir) {
-            tracing::warn!(target: "hooks_config::runner", hook = %spec.id, point, %reason, "hook_command_skipped");
-            self.emit(&CommandEvent::Skipped(CommandSkipped {
-                hook_id: spec.id.clone(),
-                point,
-                handler: handler_text,
-                reason,
-            }));
-            return Ok(Reply::Nothing);
-        }
-        let timeout = spec.timeout.unwrap_or(self.options.default_timeout);
-        let started = Instant::now();
-        let ran = self.execute(spec, body.as_ref(), timeout).await;
-        let duration = started.elapsed();
-        let (status, stdout, stderr, truncated, read) = match ran {
-            Ok(r) => r,
-            Err(failure) => (
-                RunStatus::NotStarted,
-                String::new(),
-                String::new(),
-                false,
-                Err(failure),
-            ),
-        };
-        let closed = spec.blocking && spec.on_error.map_or(member.guard, |p| p == OnFailure::Deny);
-        let (decision, failure) = match &read {
-            Ok(answer) => (answer.decision, None),
-            Err(failure) => (Decision::None, Some(failure.clone())),
-        };
-        let cut = |text: &str| text.chars().nth(OUTPUT_CAP).is_some();
-        let truncated = truncated || cut(&stdout) || cut(&stderr);
-        let event = CommandRun {
-            hook_id: spec.id.clone(),
-            point,
-            handler: handler_text,
-            status,
-            duration,
-            stdout: protocol::cap(&stdout),
-            stderr: protocol::cap(&stderr),
-            truncated,
-            decision,
-            failure: failure.clone(),
-            failed_closed: failure.is_some() && closed,
-            applied: spec.blocking,
-        };
-        match &failure {
-            Some(f) => tracing::warn!(
-                target: "hooks_config::runner",
-                hook = %spec.id, point, status = ?status, duration_ms = duration.as_millis() as u64,
-                failed_closed = event.failed_closed, "hook_command failed: {f}"
-            ),
-            None => tracing::debug!(
-                target: "hooks_config::runner",
-                hook = %spec.id, point, status = ?status, duration_ms = duration.as_millis() as u64,
-                decision = ?decision, "hook_command"
-            ),
-        }
-        self.emit(&CommandEvent::Ran(event));
-        match read {
-            Ok(answer) if spec.blocking => Ok(Reply::Answer(answer)),
-            Ok(_) => Ok(Reply::Nothing),
-            Err(failure) if closed => Err(HookError::new(format!(
-                "configured hook `{}` ({}) failed: {failure}",
-                spec.id, spec.location
-            ))),
-            Err(_) => Ok(Reply::Nothing),
-        }
-    }
-
-    /// Runs the handler; `Err` only when it could not be run at all.
-    #[allow(clippy::type_complexity)]
-    async fn execute(
-        &self,
-        spec: &HookSpec,
-        body: &[u8],
-        timeout: Duration,
-    ) -> Result<(RunStatus, String, String, bool, Result<Answer, String>), String> {
-        match &spec.handler {
-            Handler::Command(command) => {
-                let env = if self.options.env.is_empty() {
-                    Cow::Borrowed(&command.env)
-                } else {
-                    let mut env = self.options.env.clone();
-                    env.extend(command.env.iter().map(|(k, v)| (k.clone(), v.clone())));
-                    Cow::Owned(env)
-                };
-                // Hooks run in the project directory, the directory the gate resolved and hashed
-                // their scripts in; the event's own `cwd` is in its JSON.
-                let request = CommandRequest {
-                    line: &command.line,
-                    env: &env,
-                    cwd: &self.options.project_dir,
-                    project_dir: &self.options.project_dir,
-                    plugin_root: command.plugin_root.as_deref(),
-                    stdin: body,
-                    timeout,
-                    output_cap: READ_CAP,
-                };
-                let out = run_command(&request).await.map_err(|e| e.to_string())?;
-                let truncated = out.stdout_truncated || out.stderr_truncated;
-                let (status, read) = match out.status {
-                    ExitStatusKind::Code(code) => (
-                        RunStatus::Exited(code),
-                        protocol::read_command(code, &out.stdout, &out.stderr)
-                            .map_err(|e| e.to_string()),
-                    ),
-                    ExitStatusKind::Signal(signal) => (
-                        RunStatus::Signaled(signal),
-                        Err(format!("killed by signal {signal}")),
-                    ),
-                    ExitStatusKind::TimedOut => (
-                        RunStatus::TimedOut,
-                        Err(format!("timed out after {} ms", timeout.as_millis())),
-                    ),
-                };
-                Ok((status, out.stdout, out.stderr, truncated, read))
-            }
-            #[cfg(feature = "http")]
-            Handler::Http(http) => {
-                let client = self
-                    .http
-                    .get_or_init(|| crate::http::HttpClient::new().map_err(|e| e.to_string()))
-                    .as_ref()
-                    .map_err(Clone::clone)?;
-                let request = crate::http::HttpRequest {
-                    handler: http,
-                    body,
-                    timeout,
-                    output_cap: READ_CAP,
-                    env: &|name| std::env::var(name).ok(),
-                };
-                match client.post(&request).await {
-                    Ok(out) => Ok((
-                        RunStatus::Http(out.status),
-                        out.body.clone(),
-                        String::new(),
-                        out.truncated,
-                        protocol::read_http(out.status, &out.body).map_err(|e| e.to_string()),
-                    )),
-                    Err(crate::http::HttpError::Timeout { .. }) => Ok((
-                        RunStatus::TimedOut,
-                        String::new(),
-                        String::new(),
-                        false,
-                        Err(format!("timed out after {} ms", timeout.as_millis())),
-                    )),
-                    Err(e) => Err(e.to_string()),
-                }
-            }
-            #[cfg(not(feature = "http"))]
-            Handler::Http(_) => {
-                Err("this build of hooks-config lacks the `http` feature".to_owned())
-            }
-        }
-    }
-
-    fn emit(&self, event: &CommandEvent) {
-        let subscribers = self
-            .subscribers
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone();
-        for f in subscribers {
-            if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(event))).is_err() {
-                tracing::error!(target: "hooks_config::runner", "a CommandEvent subscriber panicked");
-            }
-        }
-    }
-}
-
-/// Whether two matching hooks are the same run: the same handler with the same say over the
-/// outcome.
-fn same_run(a: &HookSpec, b: &HookSpec) -> bool {
-    a.handler == b.handler
-        && a.blocking == b.blocking
-        && a.on_error == b.on_error
-        && a.timeout == b.timeout
-}
-
-fn to_body(input: &Value) -> Result<Vec<u8>, HookError> {
-    serde_json::to_vec(input).map_err(|e| HookError::new(format!("hook input: {e}")))
-}
-
-/// A handler as shown in events and listings.
-pub(crate) fn handler_text(handler: &Handler) -> String {
-    match handler {
-        Handler::Command(c) => c.line.to_string(),
-        Handler::Http(h) => h.url.clone(),
-    }
-}
-
-/// The matcher facts of an event, read from its hook input.
-fn facts<'a>(
-    point: &str,
-    input: &'a Value,
-    changed: &'a [String],
-    project_dir: &'a Path,
-) -> EventFacts<'a> {
-    let field = crate::matcher::target_field(point);
-    EventFacts {
-        target: field.and_then(|f| input.get(f)).and_then(Value::as_str),
-        duration_ms: input.get("duration_ms").and_then(Value::as_u64),
-        changed_paths: changed,
-        project_dir: Some(project_dir),
-    }
-}
-
-fn changed_paths(input: &Value) -> Vec<String> {
-    input
-        .get("files_modified")
-        .and_then(Value::as_array)
-        .map(|files| {
-            files
-                .iter()
-                .filter_map(Value::as_str)
-                .map(str::to_owned)
-                .collect()
-        })
-        .unwrap_or_default()
 }

@@ -1,0 +1,69 @@
+//! Notices: what the configured hooks of one dispatch want the person to see although it
+//! decided nothing (a hook the gate kept from running, where that skip does not deny).
+//!
+//! A dispatch answers with a verdict and failures; a skip is neither, so it travels beside
+//! them: the entry records it in the notices of the dispatch it runs in, and whoever wraps the
+//! dispatch in [`collect_notices`] gets them ([`fire`](crate::fire::fire) does, into
+//! [`Fired::notices`](crate::fire::Fired::notices), which `claude_answer` shows as
+//! `systemMessage`). Per dispatch, not per [`ConfigHooks`](super::ConfigHooks): two
+//! dispatches running at once (a long-lived process) never see each other's notices.
+//! Outside [`collect_notices`] a notice is only logged (and its
+//! [`CommandEvent`](super::CommandEvent) sent), as before.
+
+use std::cell::RefCell;
+use std::future::Future;
+
+tokio::task_local! {
+    static NOTICES: RefCell<Vec<String>>;
+}
+
+/// Runs `fut` (a dispatch, or anything that dispatches) and returns, with its output, the
+/// notices configured hooks left during it: each once, in the order they came.
+///
+/// The notices are kept per task: the dispatch must be awaited inside `fut`, not spawned.
+///
+/// ```
+/// use hooks_config::file::{parse_project, Format};
+/// use hooks_config::runner::{collect_notices, ConfigHooks};
+/// use hooks_core::context::{Meta, SessionEnd, SessionEndReason};
+/// use hooks_core::points::session_end;
+/// use hooks_core::runtime::Hooks;
+/// use std::path::Path;
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let dir = tempfile::tempdir()?;
+/// let yaml = "enabled: true\nhooks:\n  - { id: report, event_type: SessionEnd, handler: { command: ./report.sh } }\n";
+/// let config = parse_project(yaml, Format::Yaml, Path::new("hooks.yaml")).unwrap();
+/// let configured = ConfigHooks::builder(dir.path()).build(config)?; // nothing approved
+/// let hooks = Hooks::builder().ignore_env().build()?;
+/// configured.attach(&hooks)?;
+///
+/// let mut ctx = SessionEnd::new(Meta::new("s1"), SessionEndReason::Completed, true);
+/// let (_, notices) = collect_notices(hooks.dispatch_async::<session_end::Point>(&mut ctx)).await;
+/// assert!(notices[0].contains("`report`") && notices[0].contains("hooks trust --approve"), "{notices:?}");
+/// # Ok(())
+/// # }
+/// ```
+pub async fn collect_notices<F: Future>(fut: F) -> (F::Output, Vec<String>) {
+    NOTICES
+        .scope(RefCell::new(Vec::new()), async move {
+            let output = fut.await;
+            let notices = NOTICES.with(|n| n.take());
+            (output, notices)
+        })
+        .await
+}
+
+/// Records a notice in the dispatch that is running, once; `false` when no
+/// [`collect_notices`] is around it.
+pub(super) fn push(notice: String) -> bool {
+    NOTICES
+        .try_with(|notices| {
+            let mut notices = notices.borrow_mut();
+            if !notices.contains(&notice) {
+                notices.push(notice);
+            }
+        })
+        .is_ok()
+}

@@ -1,0 +1,458 @@
+//! One dispatch of the configured hooks of a point: choose, gate, run, merge.
+
+use std::borrow::Cow;
+use std::path::Path;
+use std::sync::{Arc, PoisonError};
+use std::time::{Duration, Instant};
+
+use hooks_core::HookError;
+use serde_json::Value;
+
+use super::event::{CommandEvent, CommandRun, CommandSkipped, RunStatus};
+use super::{HookSet, Member, READ_CAP, Shared};
+use crate::command::run::{CommandRequest, ExitStatusKind, run_command};
+use crate::matcher::EventFacts;
+use crate::protocol::{self, Answer, Decision, Merged, OUTPUT_CAP};
+use crate::spec::{Handler, HookSpec, OnFailure, OnUnapproved};
+use crate::trust::Admission;
+
+/// What one hook came to.
+enum Reply {
+    /// Its answer, to apply.
+    Answer(Answer),
+    /// Nothing to apply: failed open, or non-blocking.
+    Nothing,
+    /// The gate kept it from running and that decides nothing: this notice says so.
+    Skipped(String),
+}
+
+/// What the hooks of one event came to: the merged answers of those that answered, the
+/// first hook (in `(order, id)` order) that failed closed, if one did, and the notices of
+/// hooks that were skipped without deciding.
+pub(crate) struct Ran {
+    pub(crate) merged: Merged,
+    pub(crate) failure: Option<HookError>,
+    pub(crate) notices: Vec<String>,
+}
+
+impl Shared {
+    /// Runs the hooks of `point` that match `input` and merges their answers.
+    pub(crate) async fn run(self: &Arc<Self>, point: &'static str, mut input: Value) -> Ran {
+        let done = |merged, failure| Ran {
+            merged,
+            failure,
+            notices: Vec::new(),
+        };
+        let set = self.set.load_full();
+        let Some(members) = set.points.get(point) else {
+            return done(Merged::default(), None);
+        };
+        let facts_paths = changed_paths(&input);
+        let facts = facts(point, &input, &facts_paths, &self.options.project_dir);
+        let mut matching: Vec<Arc<Member>> = Vec::new();
+        for m in members.iter().filter(|m| m.matcher.matches(&facts)) {
+            // Claude Code runs a handler declared twice once; copies that differ in how their
+            // answers and failures count both run.
+            if !matching.iter().any(|k| same_run(&k.spec, &m.spec)) {
+                matching.push(m.clone());
+            }
+        }
+        if matching.is_empty() {
+            return done(Merged::default(), None);
+        }
+        let body = match to_body(&input) {
+            Ok(body) => body,
+            Err(e) => return done(Merged::default(), Some(e)),
+        };
+        if set.sequential {
+            let mut answers = Vec::new();
+            let mut rewrites = (None, None);
+            let mut failure = None;
+            let mut notices = Vec::new();
+            let mut body = body;
+            for member in matching {
+                let reply = match self.run_one(&set, &member, point, &body).await {
+                    Ok(reply) => reply,
+                    Err(e) => {
+                        failure = Some(e);
+                        break;
+                    }
+                };
+                let answer = match reply {
+                    Reply::Answer(answer) => answer,
+                    Reply::Nothing => continue,
+                    Reply::Skipped(notice) => {
+                        notices.push(notice);
+                        continue;
+                    }
+                };
+                let stops = answer.decision == Decision::Deny
+                    || (answer.stop.is_some() && member.guard && point != "stop");
+                // Chain: the next hook sees this one's rewrite.
+                let rewrote = answer.updated_input.is_some() || answer.updated_output.is_some();
+                if let Some(new) = &answer.updated_input {
+                    input["tool_input"] = Value::Object(new.clone());
+                    rewrites.0 = answer.updated_input.clone();
+                }
+                if let Some(new) = &answer.updated_output {
+                    input["tool_response"] = new.clone();
+                    rewrites.1 = answer.updated_output.clone();
+                }
+                answers.push(answer);
+                if stops {
+                    break;
+                }
+                if rewrote {
+                    body = match to_body(&input) {
+                        Ok(body) => body,
+                        Err(e) => {
+                            failure = Some(e);
+                            break;
+                        }
+                    };
+                }
+            }
+            let mut merged = protocol::merge(answers);
+            (merged.answer.updated_input, merged.answer.updated_output) = rewrites;
+            merged.dropped_rewrites = 0;
+            Ran {
+                merged,
+                failure,
+                notices,
+            }
+        } else {
+            let body: Arc<[u8]> = body.into();
+            let mut tasks = tokio::task::JoinSet::new();
+            for (i, member) in matching.iter().enumerate() {
+                let (shared, set, member, body) =
+                    (self.clone(), set.clone(), member.clone(), body.clone());
+                tasks.spawn(async move { (i, shared.run_one(&set, &member, point, body).await) });
+            }
+            let mut replies: Vec<Option<Result<Reply, HookError>>> =
+                (0..matching.len()).map(|_| None).collect();
+            while let Some(joined) = tasks.join_next().await {
+                match joined {
+                    Ok((i, reply)) => replies[i] = Some(reply),
+                    // A panic inside the runner itself, not in a hook: fail closed.
+                    Err(e) => {
+                        return done(
+                            Merged::default(),
+                            Some(HookError::new(format!(
+                                "a configured hook's task failed: {e}"
+                            ))),
+                        );
+                    }
+                }
+            }
+            // Every answer is kept (a redaction by one hook stands when another fails); the
+            // first hook in (order, id) order that failed closed is the one reported.
+            let mut answers = Vec::new();
+            let mut failure = None;
+            let mut notices = Vec::new();
+            for reply in replies.into_iter().flatten() {
+                match reply {
+                    Ok(Reply::Answer(answer)) => answers.push(answer),
+                    Ok(Reply::Nothing) => {}
+                    Ok(Reply::Skipped(notice)) => notices.push(notice),
+                    Err(e) => {
+                        failure.get_or_insert(e);
+                    }
+                }
+            }
+            let merged = protocol::merge(answers);
+            if merged.dropped_rewrites > 0 {
+                tracing::warn!(
+                    target: "hooks_config::runner",
+                    point,
+                    dropped = merged.dropped_rewrites,
+                    "parallel hooks rewrote the input differently; the first rewrite in (order, id) order was applied (set `sequential: true` to chain them)"
+                );
+            }
+            Ran {
+                merged,
+                failure,
+                notices,
+            }
+        }
+    }
+
+    /// Runs one hook: the gate, the handler, the protocol, the failure policy.
+    async fn run_one(
+        &self,
+        set: &HookSet,
+        member: &Member,
+        point: &'static str,
+        body: impl AsRef<[u8]>,
+    ) -> Result<Reply, HookError> {
+        let spec = &member.spec;
+        let handler_text = handler_text(&spec.handler);
+        if let Admission::Skipped { reason } = set.gate.check(spec, &self.options.project_dir) {
+            return self.refused(member, point, handler_text, reason);
+        }
+        let timeout = spec.timeout.unwrap_or(self.options.default_timeout);
+        let started = Instant::now();
+        let ran = self.execute(spec, body.as_ref(), timeout).await;
+        let duration = started.elapsed();
+        let (status, stdout, stderr, truncated, read) = match ran {
+            Ok(r) => r,
+            Err(failure) => (
+                RunStatus::NotStarted,
+                String::new(),
+                String::new(),
+                false,
+                Err(failure),
+            ),
+        };
+        let closed = spec.blocking && spec.on_error.map_or(member.guard, |p| p == OnFailure::Deny);
+        let (decision, failure) = match &read {
+            Ok(answer) => (answer.decision, None),
+            Err(failure) => (Decision::None, Some(failure.clone())),
+        };
+        let cut = |text: &str| text.chars().nth(OUTPUT_CAP).is_some();
+        let truncated = truncated || cut(&stdout) || cut(&stderr);
+        let event = CommandRun {
+            hook_id: spec.id.clone(),
+            point,
+            handler: handler_text,
+            status,
+            duration,
+            stdout: protocol::cap(&stdout),
+            stderr: protocol::cap(&stderr),
+            truncated,
+            decision,
+            failure: failure.clone(),
+            failed_closed: failure.is_some() && closed,
+            applied: spec.blocking,
+        };
+        match &failure {
+            Some(f) => tracing::warn!(
+                target: "hooks_config::runner",
+                hook = %spec.id, point, status = ?status, duration_ms = duration.as_millis() as u64,
+                failed_closed = event.failed_closed, "hook_command failed: {f}"
+            ),
+            None => tracing::debug!(
+                target: "hooks_config::runner",
+                hook = %spec.id, point, status = ?status, duration_ms = duration.as_millis() as u64,
+                decision = ?decision, "hook_command"
+            ),
+        }
+        self.emit(&CommandEvent::Ran(event));
+        match read {
+            Ok(answer) if spec.blocking => Ok(Reply::Answer(answer)),
+            Ok(_) => Ok(Reply::Nothing),
+            Err(failure) if closed => Err(HookError::new(format!(
+                "configured hook `{}` ({}) failed: {failure}",
+                spec.id, spec.location
+            ))),
+            Err(_) => Ok(Reply::Nothing),
+        }
+    }
+
+    /// A hook the gate refused: its event, and either a failure that fails closed (the
+    /// default at guard points, `on_unapproved: deny` anywhere) or a notice.
+    ///
+    /// A refusal at a guard point is a failure, not a policy deny: the guard could not decide,
+    /// so it fails closed exactly as a guard whose script crashed does (the outcome's
+    /// `decided_by_failure`, the answer's failure list), and nothing downstream mistakes it
+    /// for what the hook would have answered.
+    fn refused(
+        &self,
+        member: &Member,
+        point: &'static str,
+        handler: String,
+        reason: String,
+    ) -> Result<Reply, HookError> {
+        let spec = &member.spec;
+        let choice = spec.on_unapproved.unwrap_or(if member.guard {
+            OnUnapproved::Deny
+        } else {
+            OnUnapproved::Skip
+        });
+        // A non-blocking hook never decides, so its absence cannot either.
+        let closed = spec.blocking && choice == OnUnapproved::Deny;
+        tracing::warn!(
+            target: "hooks_config::runner",
+            hook = %spec.id, point, %reason, failed_closed = closed, "hook_command_skipped"
+        );
+        self.emit(&CommandEvent::Skipped(CommandSkipped {
+            hook_id: spec.id.clone(),
+            point,
+            handler,
+            reason: reason.clone(),
+            failed_closed: closed,
+        }));
+        // Addressed to a person: at guard points the reason also reaches the model, which must
+        // not take it as an invitation to approve unreviewed code itself.
+        let approve = format!(
+            "a person must review it and approve it with `{}`",
+            self.options.approve_command
+        );
+        if closed {
+            return Err(HookError::new(format!(
+                "configured hook `{}` ({}) was not run: {reason}; {approve}",
+                spec.id, spec.location
+            )));
+        }
+        let why = match (spec.blocking, spec.on_unapproved) {
+            (false, _) => " (blocking: false)",
+            (true, Some(OnUnapproved::Skip)) => " (on_unapproved: skip)",
+            (true, _) => "",
+        };
+        Ok(Reply::Skipped(format!(
+            "configured hook `{}` ({}) at {point} was not run{why}: {reason}; {approve}",
+            spec.id, spec.location
+        )))
+    }
+
+    /// Runs the handler; `Err` only when it could not be run at all.
+    #[allow(clippy::type_complexity)]
+    async fn execute(
+        &self,
+        spec: &HookSpec,
+        body: &[u8],
+        timeout: Duration,
+    ) -> Result<(RunStatus, String, String, bool, Result<Answer, String>), String> {
+        match &spec.handler {
+            Handler::Command(command) => {
+                let env = if self.options.env.is_empty() {
+                    Cow::Borrowed(&command.env)
+                } else {
+                    let mut env = self.options.env.clone();
+                    env.extend(command.env.iter().map(|(k, v)| (k.clone(), v.clone())));
+                    Cow::Owned(env)
+                };
+                // Hooks run in the project directory, the directory the gate resolved and hashed
+                // their scripts in; the event's own `cwd` is in its JSON.
+                let request = CommandRequest {
+                    line: &command.line,
+                    env: &env,
+                    cwd: &self.options.project_dir,
+                    project_dir: &self.options.project_dir,
+                    plugin_root: command.plugin_root.as_deref(),
+                    stdin: body,
+                    timeout,
+                    output_cap: READ_CAP,
+                };
+                let out = run_command(&request).await.map_err(|e| e.to_string())?;
+                let truncated = out.stdout_truncated || out.stderr_truncated;
+                let (status, read) = match out.status {
+                    ExitStatusKind::Code(code) => (
+                        RunStatus::Exited(code),
+                        protocol::read_command(code, &out.stdout, &out.stderr)
+                            .map_err(|e| e.to_string()),
+                    ),
+                    ExitStatusKind::Signal(signal) => (
+                        RunStatus::Signaled(signal),
+                        Err(format!("killed by signal {signal}")),
+                    ),
+                    ExitStatusKind::TimedOut => (
+                        RunStatus::TimedOut,
+                        Err(format!("timed out after {} ms", timeout.as_millis())),
+                    ),
+                };
+                Ok((status, out.stdout, out.stderr, truncated, read))
+            }
+            #[cfg(feature = "http")]
+            Handler::Http(http) => {
+                let client = self
+                    .http
+                    .get_or_init(|| crate::http::HttpClient::new().map_err(|e| e.to_string()))
+                    .as_ref()
+                    .map_err(Clone::clone)?;
+                let request = crate::http::HttpRequest {
+                    handler: http,
+                    body,
+                    timeout,
+                    output_cap: READ_CAP,
+                    env: &|name| std::env::var(name).ok(),
+                };
+                match client.post(&request).await {
+                    Ok(out) => Ok((
+                        RunStatus::Http(out.status),
+                        out.body.clone(),
+                        String::new(),
+                        out.truncated,
+                        protocol::read_http(out.status, &out.body).map_err(|e| e.to_string()),
+                    )),
+                    Err(crate::http::HttpError::Timeout { .. }) => Ok((
+                        RunStatus::TimedOut,
+                        String::new(),
+                        String::new(),
+                        false,
+                        Err(format!("timed out after {} ms", timeout.as_millis())),
+                    )),
+                    Err(e) => Err(e.to_string()),
+                }
+            }
+            #[cfg(not(feature = "http"))]
+            Handler::Http(_) => {
+                Err("this build of hooks-config lacks the `http` feature".to_owned())
+            }
+        }
+    }
+
+    fn emit(&self, event: &CommandEvent) {
+        let subscribers = self
+            .subscribers
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        for f in subscribers {
+            if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(event))).is_err() {
+                tracing::error!(target: "hooks_config::runner", "a CommandEvent subscriber panicked");
+            }
+        }
+    }
+}
+
+/// Whether two matching hooks are the same run: the same handler with the same say over the
+/// outcome.
+fn same_run(a: &HookSpec, b: &HookSpec) -> bool {
+    a.handler == b.handler
+        && a.blocking == b.blocking
+        && a.on_error == b.on_error
+        && a.timeout == b.timeout
+        && a.on_unapproved == b.on_unapproved
+}
+
+fn to_body(input: &Value) -> Result<Vec<u8>, HookError> {
+    serde_json::to_vec(input).map_err(|e| HookError::new(format!("hook input: {e}")))
+}
+
+/// A handler as shown in events and listings.
+fn handler_text(handler: &Handler) -> String {
+    match handler {
+        Handler::Command(c) => c.line.to_string(),
+        Handler::Http(h) => h.url.clone(),
+    }
+}
+
+/// The matcher facts of an event, read from its hook input.
+fn facts<'a>(
+    point: &str,
+    input: &'a Value,
+    changed: &'a [String],
+    project_dir: &'a Path,
+) -> EventFacts<'a> {
+    let field = crate::matcher::target_field(point);
+    EventFacts {
+        target: field.and_then(|f| input.get(f)).and_then(Value::as_str),
+        duration_ms: input.get("duration_ms").and_then(Value::as_u64),
+        changed_paths: changed,
+        project_dir: Some(project_dir),
+    }
+}
+
+fn changed_paths(input: &Value) -> Vec<String> {
+    input
+        .get("files_modified")
+        .and_then(Value::as_array)
+        .map(|files| {
+            files
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default()
+}
