@@ -1,6 +1,6 @@
 //! `hooks list`: every hook, linked and configured, and every configured webhook, as a table
 //! or JSON, each with its standing: `active`, or why it does not run (`off (enabled is
-//! false)`, `off (no enabled: true)`, `skipped (not approved)`, `not started (WEBHOOK_SECRET
+//! false)`, `off (no enabled: true)`, `denies (not approved)`, `skipped (not approved)`, `not started (WEBHOOK_SECRET
 //! unset)`, …; see [`crate::status`]). In JSON, `enabled` is true only for what runs, and
 //! `detail` says what admitted it or why it does not run.
 //!

@@ -6,7 +6,8 @@
 //! | `active` | it runs |
 //! | `off (enabled is false)` | the entry says `enabled: false` |
 //! | `off (no enabled: true)` | its project file does not switch config hooks on |
-//! | `skipped (not approved)` | the gate refuses it: not allow-listed, not approved, or changed since its approval |
+//! | `denies (not approved)` | the gate refuses it (not allow-listed, not approved, or changed since its approval) and it fails closed: a guard by default, or `on_unapproved: deny` |
+//! | `skipped (not approved)` | the gate refuses it and the agent goes on without it (`on_unapproved: skip`, `blocking: false`, or a point that cannot block) |
 //! | `not started (URL not allowed)` | a webhook whose URL is not on the allow-list |
 //! | `not started (VAR unset)` | a webhook whose `secret` names an unset variable |
 //!
@@ -17,7 +18,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use hooks_config::file::LoadedConfig;
-use hooks_config::spec::{Handler, HookSpec, HttpHandler, WebhookSpec};
+use hooks_config::spec::{Handler, HookSpec, HttpHandler, OnUnapproved, WebhookSpec};
 use hooks_config::trust::{Admission, AllowList, Gate, TrustStore};
 use hooks_telemetry::signature::{Secret, SecretError};
 use serde::Serialize;
@@ -79,8 +80,26 @@ pub fn hook(spec: &HookSpec, switched_on: bool, gate: &Gate, project: &Path) -> 
     }
     match gate.check(spec, project) {
         Admission::Allowed { by } => Standing::active(Some(format!("admitted by {by}"))),
+        Admission::Skipped { reason } if fails_closed(spec) => Standing::inactive(
+            "denies (not approved)",
+            format!(
+                "{reason}; until a person approves it, every call it matches is denied (`on_unapproved: skip` goes on without it)"
+            ),
+        ),
         Admission::Skipped { reason } => Standing::inactive("skipped (not approved)", reason),
     }
+}
+
+/// Whether the runner fails closed when the gate refuses `spec` (its `on_unapproved`, by
+/// default `deny` at guard points; a `blocking: false` hook never decides).
+fn fails_closed(spec: &HookSpec) -> bool {
+    let guard = hooks_config::events::kind_of(spec.point) == Some(hooks_core::KindId::Guard);
+    let choice = spec.on_unapproved.unwrap_or(if guard {
+        OnUnapproved::Deny
+    } else {
+        OnUnapproved::Skip
+    });
+    spec.blocking && choice == OnUnapproved::Deny
 }
 
 /// The standing of a webhook in `hooks claude` and `hooks fire` (which start it as

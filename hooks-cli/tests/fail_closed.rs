@@ -364,7 +364,8 @@ fn validate_and_list_say_what_is_configured_but_does_not_run() {
         (&json!("off (no enabled: true)"), &json!(false))
     );
 
-    // Switched on, but neither approved nor allow-listed; a webhook whose secret is unset.
+    // Switched on, but neither approved nor allow-listed (a guard: it denies every call until
+    // approved); a webhook whose secret is unset.
     p.write(
         "hooks.yaml",
         "enabled: true\nallow: [\"https://siem.example.com/in\"]\nhooks:\n  - { id: g, event_type: PreToolUse, handler: { command: ./g.sh } }\nwebhooks:\n  - { id: siem, hook: PreToolUse, url: https://siem.example.com/in, secret: \"${HOOKS_TEST_UNSET_SECRET}\" }\n",
@@ -372,7 +373,7 @@ fn validate_and_list_say_what_is_configured_but_does_not_run() {
     let out = p.hooks(&["validate"], &[], "");
     let text = stdout(&out);
     assert!(
-        text.contains("hook `g` inactive: skipped (not approved)"),
+        text.contains("hook `g` inactive: denies (not approved)"),
         "{text}"
     );
     assert!(
@@ -381,7 +382,7 @@ fn validate_and_list_say_what_is_configured_but_does_not_run() {
     );
     let out = p.hooks(&["list"], &[], "");
     let table = stdout(&out);
-    assert!(table.contains("skipped (not approved)"), "{table}");
+    assert!(table.contains("denies (not approved)"), "{table}");
     assert!(
         table.contains("not started (HOOKS_TEST_UNSET_SECRET unset)"),
         "{table}"
