@@ -13,7 +13,7 @@ use hooks_core::runtime::Hooks;
 use crate::CliError;
 
 /// Where hooks are read from.
-#[derive(Debug, Clone, Args)]
+#[derive(Debug, Clone, Default, Args)]
 pub struct ConfigArgs {
     /// The project root: its hooks.yaml (or .yml/.toml/.json) and .hooks/ directory.
     /// Default: $CLAUDE_PROJECT_DIR, else the current directory.
@@ -85,6 +85,32 @@ impl ConfigArgs {
         (sources, missing)
     }
 
+    /// The command that approves the hooks these options load, as a person would type it
+    /// (named in the denial of a guard the gate refused): `hooks trust --approve` with the
+    /// same `--project`, `--config`, `--settings`, `--plugin-root` and `--trust-file`.
+    pub fn approve_command(&self) -> String {
+        let mut command = "hooks trust --approve".to_owned();
+        let mut add = |option: &str, path: &Path| {
+            command.push_str(&format!(" {option} {}", shell_quote(path)));
+        };
+        if let Some(project) = &self.project {
+            add("--project", project);
+        }
+        for file in &self.configs {
+            add("--config", file);
+        }
+        for file in &self.settings {
+            add("--settings", file);
+        }
+        for dir in &self.plugins {
+            add("--plugin-root", dir);
+        }
+        if let Some(file) = &self.trust_file {
+            add("--trust-file", file);
+        }
+        command
+    }
+
     /// The approvals file's path, when one can be named.
     pub fn trust_path(&self) -> Option<PathBuf> {
         self.trust_file.clone().or_else(TrustStore::default_path)
@@ -98,6 +124,20 @@ impl ConfigArgs {
                 .map_err(|e| CliError::Other(e.to_string())),
             None => Ok(None),
         }
+    }
+}
+
+/// `path` as one shell word: as is when it is plain, else in single quotes.
+fn shell_quote(path: &Path) -> String {
+    let text = path.to_string_lossy();
+    let plain = !text.is_empty()
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"_./-+=:,@%".contains(&b));
+    if plain {
+        text.into_owned()
+    } else {
+        format!("'{}'", text.replace('\'', "'\\''"))
     }
 }
 
@@ -189,6 +229,7 @@ pub fn build(
     for (name, value) in env {
         builder = builder.env(*name, value.clone());
     }
+    builder = builder.approve_command(args.approve_command());
     let configured = builder
         .build(config)
         .map_err(|e| CliError::Other(e.to_string()))?;
@@ -252,4 +293,27 @@ pub fn table<const N: usize>(header: [&str; N]) -> comfy_table::Table {
         .set_content_arrangement(comfy_table::ContentArrangement::Dynamic)
         .set_header(header);
     table
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_approve_command_repeats_the_sources() {
+        assert_eq!(
+            ConfigArgs::default().approve_command(),
+            "hooks trust --approve"
+        );
+        let args = ConfigArgs {
+            settings: vec![".claude/hooks.scripts.json".into()],
+            plugins: vec!["my plugin".into()],
+            ..ConfigArgs::default()
+        };
+        assert_eq!(
+            args.approve_command(),
+            "hooks trust --approve --settings .claude/hooks.scripts.json --plugin-root 'my plugin'"
+        );
+        assert_eq!(shell_quote(Path::new("it's")), "'it'\\''s'");
+    }
 }

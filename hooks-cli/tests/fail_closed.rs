@@ -658,3 +658,27 @@ fn a_payload_with_a_key_twice_is_refused_and_never_taken_for_another_event() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("twice"), "{}", stderr(&out));
 }
+
+#[test]
+fn a_refused_guard_names_the_command_that_approves_it_with_the_same_sources() {
+    let p = Project::new();
+    p.write("no.sh", "#!/bin/sh\nexit 0\n");
+    p.write(
+        "scripts.json",
+        r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./no.sh"}]}]}}"#,
+    );
+    let out = p.hooks(
+        &["claude", "--settings", "scripts.json"],
+        &[],
+        bash(&p, "ls"),
+    );
+    assert_eq!(decision(&out), "deny", "{}", stderr(&out));
+    let reason = answer(&out)["hookSpecificOutput"]["permissionDecisionReason"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        reason.contains("`hooks trust --approve --settings scripts.json`"),
+        "{reason}"
+    );
+}
