@@ -4,49 +4,75 @@
 //! point; the policies compiled into the binary, the builtin policies of the project file's
 //! `builtin:` section and every matching hook of `--settings` / `--plugin-root` run on it
 //! (scripts in parallel, merged most-restrictive-first, or in order with `sequential: true`
-//! in a project file), and the merged result is printed as Claude Code's answer.
+//! in a project file), the configured `webhooks:` are sent (with a bounded flush before
+//! exit), and the merged result is printed as Claude Code's answer.
 //!
-//! Failing closed: when the payload cannot be read at a point that can block, it answers
-//! with exit code 2 (Claude Code blocks and shows stderr); elsewhere exit code 1.
+//! # Failing closed
+//!
+//! Exit code 2 makes Claude Code block (at a point that can block) and show stderr; exit 1 is
+//! a non-blocking error; exit 0 carries the decision in the JSON answer.
+//!
+//! | case | answer |
+//! |---|---|
+//! | payload unreadable, over `--max-payload`, not closed within `--payload-timeout`, not JSON, a key twice, no `hook_event_name` | exit 2 (the event is unknown, so it may be one that can block) |
+//! | an event we do not support | exit 1 (not ours to block) |
+//! | config that does not parse, a limit variable that does not parse | exit 2 at a point that can block, else 1 |
+//! | a file named by `--settings`, `--plugin-root` or `--config` missing | the rest runs (compiled, builtin and project policies decide); the problem is in `systemMessage` and on stderr, every event, until it is fixed |
+//! | nested deeper than [`MAX_DEPTH`](crate::nested::MAX_DEPTH) | exit 2 at a point that can block; elsewhere no script runs (said in `systemMessage`) |
+//! | otherwise | exit 0 and the merged answer |
+//!
+//! A missing scripts file does not block: blocking every tool call until the file exists
+//! would lock the user out of the very session that could create it, while the guards
+//! compiled into the binary and the project's own still decide. It is never silent: the
+//! answer's `systemMessage`, which Claude Code shows the user, names the file and what to
+//! create, on every event.
+//!
+//! Nesting (a script of `hooks claude` running `hooks claude`) never switches a policy off:
+//! see [`crate::nested`].
+//!
+//! Stateful builtin policies (`rate_limit`, `budget`, `reviewer_lockout`, `resilience`) keep
+//! their state in memory, which in this process lasts one event: while one is configured,
+//! every answer says so in `systemMessage` (a process per event cannot tell the first event of
+//! a session from the others without state of its own).
 
-use std::io::Read;
 use std::process::ExitCode;
 
 use clap::Args;
-use serde_json::Value;
+use hooks_config::payload;
+use serde_json::{Value, json};
 
 use crate::CliError;
-use crate::load::{ConfigArgs, pipeline_with};
-
-/// Set in the environment of hooks that `hooks claude` runs, so that a settings file listing
-/// `hooks claude` itself cannot make it run itself forever.
-pub const NESTED_ENV: &str = "AGENT_HOOKS_CLAUDE_NESTED";
+use crate::deliver::Delivery;
+use crate::limits::LimitArgs;
+use crate::load::{ConfigArgs, build, load_present};
+use crate::nested::{Ancestry, EventId, MAX_DEPTH, NESTED_ENV};
 
 /// Options of `hooks claude`.
 #[derive(Debug, Args)]
 pub struct ClaudeArgs {
     #[command(flatten)]
     pub config: ConfigArgs,
+    #[command(flatten)]
+    pub limits: LimitArgs,
 }
 
 pub async fn run(args: ClaudeArgs) -> Result<ExitCode, CliError> {
-    if std::env::var_os(NESTED_ENV).is_some() {
-        eprintln!(
-            "hooks claude: started by a hook of another `hooks claude`; not running again \
-             (list `hooks claude` only in the settings Claude Code reads, not in --settings)"
-        );
-        return Ok(ExitCode::from(1));
-    }
-    let mut text = String::new();
-    if let Err(e) = std::io::stdin().read_to_string(&mut text) {
-        return Ok(refuse(None, &format!("cannot read the hook payload: {e}")));
-    }
-    let payload: Value = match serde_json::from_str(text.trim_start_matches('\u{feff}')) {
-        Ok(v) => v,
-        Err(e) => return Ok(refuse(None, &format!("the hook payload is not JSON: {e}"))),
+    let mut notes = Vec::new();
+    let ancestry = Ancestry::from_env();
+    notes.extend(ancestry.unreadable.clone());
+    let limits = match args.limits.payload() {
+        Ok(limits) => limits,
+        Err(e) => return Ok(refuse(None, &e.to_string())),
+    };
+    let payload = match payload::read_blocking(std::io::stdin(), limits) {
+        Ok(payload) => payload,
+        Err(e) => return Ok(refuse(None, &e.to_string())),
     };
     let Some(event) = payload.get("hook_event_name").and_then(Value::as_str) else {
-        return Ok(refuse(None, "the hook payload has no `hook_event_name`"));
+        return Ok(refuse(
+            None,
+            "the hook payload has no `hook_event_name` string",
+        ));
     };
     let point = match hooks_config::events::resolve_claude(event) {
         Ok(point) => point,
@@ -57,26 +83,86 @@ pub async fn run(args: ClaudeArgs) -> Result<ExitCode, CliError> {
         }
         Err(e) => return Ok(refuse(None, &e.to_string())),
     };
-    let pipeline = match pipeline_with(&args.config, |b| b.env(NESTED_ENV, "1")) {
+    if ancestry.too_deep() && can_block(Some(point)) {
+        return Ok(refuse(
+            Some(point),
+            &format!(
+                "{} `hooks claude` run above this one (the most is {MAX_DEPTH}): a chain of hooks starting `hooks claude` that does not end; blocked",
+                ancestry.depth
+            ),
+        ));
+    }
+    let flush = match args.limits.webhook_flush() {
+        Ok(flush) => flush,
+        Err(e) => return Ok(refuse(Some(point), &e.to_string())),
+    };
+    let (mut config, missing) = match load_present(&args.config) {
+        Ok(loaded) => loaded,
+        Err(e) => return Ok(refuse(Some(point), &e.to_string())),
+    };
+    notes.extend(missing.iter().map(ToString::to_string));
+    if ancestry.too_deep() && !config.hooks.is_empty() {
+        notes.push(format!(
+            "{} `hooks claude` run above this one (the most is {MAX_DEPTH}): no configured hook ran; the compiled and builtin policies did",
+            ancestry.depth
+        ));
+        config.hooks.clear();
+    }
+    let (skipped, nested) = ancestry.skip_recursion(&mut config, &EventId::of(point, &payload));
+    notes.extend(skipped.iter().map(ToString::to_string));
+    let stateful = crate::status::stateful(&config);
+    if !stateful.is_empty() {
+        notes.push(crate::status::stateful_note(&stateful));
+    }
+    let pipeline = match build(&args.config, config, &[(NESTED_ENV, nested)]) {
         Ok(p) => p,
         Err(e) => return Ok(refuse(Some(point), &e.to_string())),
     };
-    let fired = match hooks_config::fire::fire(&pipeline.hooks, point, payload).await {
+    let (delivery, not_started) = Delivery::start(&pipeline, flush);
+    notes.extend(not_started);
+    let fired = hooks_config::fire::fire(&pipeline.hooks, point, payload).await;
+    notes.extend(delivery.finish().await);
+    let fired = match fired {
         Ok(f) => f,
         Err(e) => return Ok(refuse(Some(point), &e.to_string())),
     };
-    let (answer, code) = hooks_config::fire::claude_answer(&fired);
+    let (mut answer, code) = hooks_config::fire::claude_answer(&fired);
+    add_notes(&mut answer, &notes);
     if answer.as_object().is_some_and(|o| !o.is_empty()) {
         println!("{answer}");
     }
     Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)))
 }
 
+/// Says `notes` on stderr and in the answer's `systemMessage` (which Claude Code shows the
+/// user), after what is already there.
+fn add_notes(answer: &mut Value, notes: &[String]) {
+    if notes.is_empty() {
+        return;
+    }
+    for note in notes {
+        eprintln!("hooks claude: {note}");
+    }
+    let Some(out) = answer.as_object_mut() else {
+        return;
+    };
+    let mut lines: Vec<String> = out
+        .get("systemMessage")
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+        .into_iter()
+        .collect();
+    lines.extend(notes.iter().map(|n| format!("hooks claude: {n}")));
+    out.insert("systemMessage".into(), json!(lines.join("\n")));
+}
+
+fn can_block(point: Option<&str>) -> bool {
+    point.is_none_or(|p| hooks_config::events::kind_of(p) == Some(hooks_core::KindId::Guard))
+}
+
 /// Could not decide: block where Claude Code can block (exit 2, reason on stderr), report a
-/// non-blocking error elsewhere (exit 1).
+/// non-blocking error elsewhere (exit 1). Without a point (the event is unknown), it blocks.
 fn refuse(point: Option<&str>, message: &str) -> ExitCode {
     eprintln!("hooks claude: {message}");
-    let can_block =
-        point.is_none_or(|p| hooks_config::events::kind_of(p) == Some(hooks_core::KindId::Guard));
-    ExitCode::from(if can_block { 2 } else { 1 })
+    ExitCode::from(if can_block(point) { 2 } else { 1 })
 }

@@ -1,14 +1,21 @@
 //! `hooks fire`: the whole pipeline for one event.
+//!
+//! The event is read with the limits of `hooks claude` (size cap, read deadline, no duplicate
+//! keys; see [`crate::limits`]). Configured webhooks are sent, with a bounded flush before
+//! exit. A file named by `--settings`, `--plugin-root` or `--config` that does not exist is
+//! left out and reported on stderr, as is everything that did not start or was not delivered.
 
-use std::io::Read;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Args;
+use hooks_config::payload::{self, Limits};
 use serde_json::{Value, json};
 
 use crate::CliError;
-use crate::load::{ConfigArgs, pipeline};
+use crate::deliver::Delivery;
+use crate::limits::LimitArgs;
+use crate::load::{ConfigArgs, build, load_present};
 
 /// Options of `hooks fire`.
 #[derive(Debug, Args)]
@@ -21,12 +28,15 @@ pub struct FireArgs {
     pub input: Option<PathBuf>,
     #[command(flatten)]
     pub config: ConfigArgs,
+    #[command(flatten)]
+    pub limits: LimitArgs,
 }
 
 pub async fn run(args: FireArgs) -> Result<ExitCode, CliError> {
+    let limits = args.limits.payload()?;
     let mut input = match &args.input {
         None => json!({}),
-        Some(path) => read_json(path)?,
+        Some(path) => read_json(path, limits)?,
     };
     let Value::Object(map) = &mut input else {
         return Err(CliError::Input(
@@ -37,25 +47,33 @@ pub async fn run(args: FireArgs) -> Result<ExitCode, CliError> {
         .or_insert_with(|| json!("hooks-fire"));
     map.entry("cwd")
         .or_insert_with(|| json!(args.config.project_dir()));
-    let pipeline = pipeline(&args.config)?;
-    let fired = hooks_config::fire::fire(&pipeline.hooks, &args.point, input)
-        .await
-        .map_err(|e| CliError::Input(e.to_string()))?;
+    let flush = args.limits.webhook_flush()?;
+    let (config, missing) = load_present(&args.config)?;
+    let mut notes: Vec<String> = missing.iter().map(ToString::to_string).collect();
+    let stateful = crate::status::stateful(&config);
+    if !stateful.is_empty() {
+        notes.push(crate::status::stateful_note(&stateful));
+    }
+    let pipeline = build(&args.config, config, &[])?;
+    let (delivery, not_started) = Delivery::start(&pipeline, flush);
+    notes.extend(not_started);
+    let fired = hooks_config::fire::fire(&pipeline.hooks, &args.point, input).await;
+    notes.extend(delivery.finish().await);
+    for note in &notes {
+        eprintln!("hooks fire: {note}");
+    }
+    let fired = fired.map_err(|e| CliError::Input(e.to_string()))?;
     crate::load::print_json(&fired)?;
     Ok(ExitCode::SUCCESS)
 }
 
-/// Reads a JSON document from a file or, for `-`, stdin.
-pub fn read_json(path: &std::path::Path) -> Result<Value, CliError> {
-    let text = if path.as_os_str() == "-" {
-        let mut text = String::new();
-        std::io::stdin()
-            .read_to_string(&mut text)
-            .map_err(CliError::io("<stdin>"))?;
-        text
+/// Reads a JSON event from a file or, for `-`, stdin, within `limits`.
+pub fn read_json(path: &Path, limits: Limits) -> Result<Value, CliError> {
+    let read = if path.as_os_str() == "-" {
+        payload::read_blocking(std::io::stdin(), limits)
     } else {
-        std::fs::read_to_string(path).map_err(CliError::io(path))?
+        let file = std::fs::File::open(path).map_err(CliError::io(path))?;
+        payload::read_blocking(file, limits)
     };
-    serde_json::from_str(text.trim_start_matches('\u{feff}'))
-        .map_err(|e| CliError::Input(format!("{}: not JSON: {e}", path.display())))
+    read.map_err(|e| CliError::Input(format!("{}: {e}", path.display())))
 }

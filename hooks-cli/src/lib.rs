@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! hooks list      [--json]                     every hook: linked, builtin and configured
-//! hooks validate  [PATH…]                      exit 0 when valid, 1 with every problem
+//! hooks validate  [PATH…]                      exit 0 when valid, 1 with every problem; what will not run
 //! hooks fire      <point> [--input FILE|-]     run the whole pipeline for one event
 //! hooks claude                                 act as a Claude Code hook command
 //! hooks scaffold  <id> --event <point>         write a hook's YAML and a script stub
@@ -13,6 +13,20 @@
 //! `$CLAUDE_PROJECT_DIR`, else the current directory; its `hooks.yaml` and `.hooks/`),
 //! `--config FILE` (files of our schema, instead of the project's), `--settings FILE`
 //! (Claude Code settings), `--plugin-root DIR` (Claude Code plugins) and `--trust-file FILE`.
+//! `hooks claude` and `hooks fire` also take these limits:
+//!
+//! # Limits
+//!
+//! | option | variable | default |
+//! |---|---|---|
+//! | `--max-payload SIZE` (`16M`, `512K`, bytes): a larger payload is refused | `HOOKS_MAX_PAYLOAD` | 16 MiB |
+//! | `--payload-timeout DURATION` (`10s`, `500ms`): a payload not closed by then is refused | `HOOKS_PAYLOAD_TIMEOUT` | 10 s |
+//! | `--webhook-flush DURATION`: how long configured webhooks may deliver before exit | `HOOKS_WEBHOOK_FLUSH` | 2 s |
+//!
+//! A payload with a key twice (at any depth) is refused too. In `hooks claude`, every refusal
+//! blocks (exit 2) where the event could be one that can block; see its answers in the
+//! `claude` module docs, and [`nested`] for how a `hooks claude` started by one of its own
+//! hooks still runs every compiled and builtin policy.
 //!
 //! # Your own `hooks` binary
 //!
@@ -31,11 +45,15 @@
 //! ```
 
 mod claude;
+mod deliver;
 mod error;
 mod fire;
+mod limits;
 mod list;
 mod load;
+pub mod nested;
 mod scaffold;
+mod status;
 mod trust;
 mod validate;
 

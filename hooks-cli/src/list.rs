@@ -1,5 +1,11 @@
 //! `hooks list`: every hook, linked and configured, and every configured webhook, as a table
-//! or JSON.
+//! or JSON, each with its standing: `active`, or why it does not run (`off (enabled is
+//! false)`, `off (no enabled: true)`, `denies (not approved)`, `skipped (not approved)`, `not started (WEBHOOK_SECRET
+//! unset)`, …; see [`crate::status`]). In JSON, `enabled` is true only for what runs, and
+//! `detail` says what admitted it or why it does not run.
+//!
+//! The stateful builtin policies (`rate_limit`, `budget`, `reviewer_lockout`, `resilience`)
+//! are listed with a note: their state lasts one event in `hooks claude`.
 
 use std::process::ExitCode;
 
@@ -11,6 +17,7 @@ use serde::Serialize;
 
 use crate::CliError;
 use crate::load::{ConfigArgs, pipeline};
+use crate::status::{self, Standing};
 
 /// Options of `hooks list`.
 #[derive(Debug, Args)]
@@ -27,7 +34,13 @@ pub struct ListArgs {
 struct Row {
     id: String,
     point: &'static str,
+    /// Whether it runs.
     enabled: bool,
+    /// `active`, or why it does not run.
+    status: String,
+    /// What admitted it, or the full reason it does not run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    detail: Option<String>,
     /// `guard`, `transform`, … for in-process hooks; `blocking`/`non-blocking` + handler for
     /// configured ones.
     kind: String,
@@ -40,15 +53,36 @@ struct Row {
 pub async fn run(args: ListArgs) -> Result<ExitCode, CliError> {
     let pipeline = pipeline(&args.config)?;
     let project = args.config.project_dir();
+    let config = &pipeline.config;
+    let stateful = status::stateful(config);
+    let linked = |id: &str, enabled: bool| {
+        let one_event = id
+            .strip_prefix("builtin.")
+            .is_some_and(|name| stateful.contains(&name));
+        match (enabled, one_event) {
+            (false, _) => ("off (disabled)".to_owned(), None),
+            (true, false) => ("active".to_owned(), None),
+            (true, true) => (
+                "active (state lasts one event in hooks claude)".to_owned(),
+                Some(
+                    "its state lives in memory: in `hooks claude`, a process per event, it never triggers"
+                        .to_owned(),
+                ),
+            ),
+        }
+    };
     let listing = pipeline.hooks.list();
     // A provider is an entry at every standard point: one row says it.
     let mut providers: Vec<Row> = Vec::new();
     for h in listing.iter().filter(|h| h.source == HookSource::Provider) {
         if !providers.iter().any(|r| r.id == h.name.as_str()) {
+            let (status, detail) = linked(h.name.as_str(), h.enabled);
             providers.push(Row {
                 id: h.name.to_string(),
                 point: "(every point)",
                 enabled: h.enabled,
+                status,
+                detail,
                 kind: "provider".to_owned(),
                 order: h.order,
                 matches: "*".to_owned(),
@@ -59,28 +93,40 @@ pub async fn run(args: ListArgs) -> Result<ExitCode, CliError> {
     let mut rows: Vec<Row> = listing
         .into_iter()
         .filter(|h| h.name.as_str() != ENTRY_NAME && h.source != HookSource::Provider)
-        .map(|h| Row {
-            id: h.name.to_string(),
-            point: h.point,
-            enabled: h.enabled,
-            kind: format!("{}{}", h.kind, if h.is_async { " (async)" } else { "" }),
-            order: h.order,
-            matches: "*".to_owned(),
-            source: match h.location {
-                Some((file, line)) => format!("{file}:{line}"),
-                None => h.source.to_string(),
-            },
+        .map(|h| {
+            let (status, detail) = linked(h.name.as_str(), h.enabled);
+            Row {
+                id: h.name.to_string(),
+                point: h.point,
+                enabled: h.enabled,
+                status,
+                detail,
+                kind: format!("{}{}", h.kind, if h.is_async { " (async)" } else { "" }),
+                order: h.order,
+                matches: "*".to_owned(),
+                source: match h.location {
+                    Some((file, line)) => format!("{file}:{line}"),
+                    None => h.source.to_string(),
+                },
+            }
         })
         .collect();
     rows.extend(providers);
-    let config = &pipeline.config;
+    let gate = status::gate(config, args.config.trust_store()?);
     let active = config.hooks.iter().map(|s| (s, config.enabled));
     let dormant = config.dormant.iter().map(|s| (s, false));
     for (spec, switched_on) in active.chain(dormant) {
+        let Standing {
+            status,
+            active,
+            detail,
+        } = status::hook(spec, switched_on, &gate, &project);
         rows.push(Row {
             id: spec.id.clone(),
             point: spec.point,
-            enabled: spec.enabled && switched_on,
+            enabled: active,
+            status,
+            detail,
             kind: format!(
                 "{} {}",
                 if spec.blocking {
@@ -106,10 +152,17 @@ pub async fn run(args: ListArgs) -> Result<ExitCode, CliError> {
     let active = config.webhooks.iter().map(|w| (w, config.enabled));
     let dormant = config.dormant_webhooks.iter().map(|w| (w, false));
     for (webhook, switched_on) in active.chain(dormant) {
+        let Standing {
+            status,
+            active,
+            detail,
+        } = status::webhook(webhook, switched_on, gate.allow());
         rows.push(Row {
             id: webhook.id.clone(),
             point: "(webhook)",
-            enabled: webhook.enabled && switched_on,
+            enabled: active,
+            status,
+            detail,
             kind: if webhook.secret.is_some() {
                 "webhook signed"
             } else {
@@ -140,12 +193,12 @@ pub async fn run(args: ListArgs) -> Result<ExitCode, CliError> {
         println!("no hooks (config hooks are off unless the project file says `enabled: true`)");
     } else {
         let mut table =
-            crate::load::table(["id", "point", "enabled", "kind", "order", "match", "source"]);
+            crate::load::table(["id", "point", "status", "kind", "order", "match", "source"]);
         for r in &rows {
             table.add_row([
                 r.id.clone(),
                 r.point.to_owned(),
-                if r.enabled { "yes" } else { "no" }.to_owned(),
+                r.status.clone(),
                 r.kind.clone(),
                 r.order.to_string(),
                 r.matches.clone(),
@@ -153,6 +206,16 @@ pub async fn run(args: ListArgs) -> Result<ExitCode, CliError> {
             ]);
         }
         println!("{table}");
+        let inactive = rows.iter().filter(|r| !r.enabled).count();
+        if inactive > 0 {
+            println!(
+                "{inactive} of {} not running; `hooks list --json` and `hooks validate` say why",
+                rows.len()
+            );
+        }
+        if !stateful.is_empty() {
+            println!("note: {}", status::stateful_note(&stateful));
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -13,7 +13,7 @@ use hooks_core::runtime::Hooks;
 use crate::CliError;
 
 /// Where hooks are read from.
-#[derive(Debug, Clone, Args)]
+#[derive(Debug, Clone, Default, Args)]
 pub struct ConfigArgs {
     /// The project root: its hooks.yaml (or .yml/.toml/.json) and .hooks/ directory.
     /// Default: $CLAUDE_PROJECT_DIR, else the current directory.
@@ -35,7 +35,8 @@ pub struct ConfigArgs {
 }
 
 impl ConfigArgs {
-    /// The project directory.
+    /// The project directory: `--project`, else `$CLAUDE_PROJECT_DIR`, else the current
+    /// directory. The one place every command takes the project root from.
     pub fn project_dir(&self) -> PathBuf {
         self.project
             .clone()
@@ -44,22 +45,70 @@ impl ConfigArgs {
             .unwrap_or_else(|| PathBuf::from("."))
     }
 
-    /// The files to read.
+    /// The files to read (every one named, whether it exists or not).
     pub fn sources(&self) -> Sources {
+        self.present_sources(false).0
+    }
+
+    /// The files to read, and the ones named by an option that do not exist. With
+    /// `drop_missing`, those are left out of the sources (the rest is read); otherwise they
+    /// stay in (and loading them fails).
+    pub fn present_sources(&self, drop_missing: bool) -> (Sources, Vec<MissingSource>) {
         let mut sources = Sources::new();
+        let mut missing = Vec::new();
+        let mut keep = |found: Option<MissingSource>| match found {
+            Some(m) => {
+                missing.push(m);
+                !drop_missing
+            }
+            None => true,
+        };
         if self.configs.is_empty() {
             sources = sources.project(self.project_dir());
         }
         for file in &self.configs {
-            sources = sources.file(file);
+            if keep(MissingSource::check("--config", file, file)) {
+                sources = sources.file(file);
+            }
         }
         for file in &self.settings {
-            sources = sources.claude_settings(file);
+            if keep(MissingSource::check("--settings", file, file)) {
+                sources = sources.claude_settings(file);
+            }
         }
         for dir in &self.plugins {
-            sources = sources.plugin(dir);
+            let file = dir.join("hooks").join("hooks.json");
+            if keep(MissingSource::check("--plugin-root", dir, &file)) {
+                sources = sources.plugin(dir);
+            }
         }
-        sources
+        (sources, missing)
+    }
+
+    /// The command that approves the hooks these options load, as a person would type it
+    /// (named in the denial of a guard the gate refused): `hooks trust --approve` with the
+    /// same `--project`, `--config`, `--settings`, `--plugin-root` and `--trust-file`.
+    pub fn approve_command(&self) -> String {
+        let mut command = "hooks trust --approve".to_owned();
+        let mut add = |option: &str, path: &Path| {
+            command.push_str(&format!(" {option} {}", shell_quote(path)));
+        };
+        if let Some(project) = &self.project {
+            add("--project", project);
+        }
+        for file in &self.configs {
+            add("--config", file);
+        }
+        for file in &self.settings {
+            add("--settings", file);
+        }
+        for dir in &self.plugins {
+            add("--plugin-root", dir);
+        }
+        if let Some(file) = &self.trust_file {
+            add("--trust-file", file);
+        }
+        command
     }
 
     /// The approvals file's path, when one can be named.
@@ -78,28 +127,94 @@ impl ConfigArgs {
     }
 }
 
+/// `path` as one shell word: as is when it is plain, else in single quotes.
+fn shell_quote(path: &Path) -> String {
+    let text = path.to_string_lossy();
+    let plain = !text.is_empty()
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"_./-+=:,@%".contains(&b));
+    if plain {
+        text.into_owned()
+    } else {
+        format!("'{}'", text.replace('\'', "'\\''"))
+    }
+}
+
+/// A file or directory named by an option that does not exist.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MissingSource {
+    /// The option: `--settings`, `--plugin-root` or `--config`.
+    pub option: &'static str,
+    /// What the option named.
+    pub given: PathBuf,
+    /// The file that is missing (for `--plugin-root`, its `hooks/hooks.json`).
+    pub file: PathBuf,
+}
+
+impl MissingSource {
+    fn check(option: &'static str, given: &Path, file: &Path) -> Option<Self> {
+        (!file.is_file()).then(|| MissingSource {
+            option,
+            given: given.to_path_buf(),
+            file: file.to_path_buf(),
+        })
+    }
+}
+
+impl std::fmt::Display for MissingSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let given = self.given.display();
+        let what = if self.file == self.given {
+            format!("{} {given}: no such file", self.option)
+        } else if !self.given.is_dir() {
+            format!("{} {given}: no such directory", self.option)
+        } else {
+            format!(
+                "{} {given}: {}: no such file",
+                self.option,
+                self.file.display()
+            )
+        };
+        let create = match self.option {
+            "--config" => "create it (`enabled: true` and `hooks: []`)",
+            _ => "create it with {\"hooks\": {}}",
+        };
+        write!(f, "{what}; {create} or remove the option")
+    }
+}
+
 /// Everything loaded: the hook set and what it was built from.
 pub struct Pipeline {
     /// Linked hooks, builtin policies and the configured hooks' entries.
     pub hooks: Hooks,
+    /// The configured hooks, attached to `hooks` (for its webhooks).
+    pub configured: ConfigHooks,
     /// The loaded configuration.
     pub config: Arc<LoadedConfig>,
 }
 
 /// Loads the configuration and builds the pipeline. Problems of single entries are logged to
-/// stderr (the rest loads); files that do not parse are an error.
+/// stderr (the rest loads); files that do not parse, or that an option names and do not
+/// exist, are an error.
 pub fn pipeline(args: &ConfigArgs) -> Result<Pipeline, CliError> {
-    pipeline_with(args, |builder| builder)
+    let (_, missing) = args.present_sources(false);
+    if !missing.is_empty() {
+        let lines: Vec<String> = missing.iter().map(ToString::to_string).collect();
+        return Err(CliError::Other(lines.join("\n")));
+    }
+    build(args, load(args)?, &[])
 }
 
-/// [`pipeline`], with a last say on the configured hooks' builder.
-pub fn pipeline_with(
+/// Builds the pipeline from a loaded configuration: the builtin policies its `builtin:`
+/// section turns on, the policies linked into the binary, and its configured hooks, each
+/// command hook getting `env` on top of its own environment. The one place every command
+/// builds its pipeline.
+pub fn build(
     args: &ConfigArgs,
-    adjust: impl FnOnce(
-        hooks_config::runner::ConfigHooksBuilder,
-    ) -> hooks_config::runner::ConfigHooksBuilder,
+    config: LoadedConfig,
+    env: &[(&str, String)],
 ) -> Result<Pipeline, CliError> {
-    let config = load(args)?;
     for problem in &config.problems {
         tracing::warn!("{problem}");
     }
@@ -111,7 +226,11 @@ pub fn pipeline_with(
     if let Some(store) = args.trust_store()? {
         builder = builder.trust_store(store);
     }
-    let configured = adjust(builder)
+    for (name, value) in env {
+        builder = builder.env(*name, value.clone());
+    }
+    builder = builder.approve_command(args.approve_command());
+    let configured = builder
         .build(config)
         .map_err(|e| CliError::Other(e.to_string()))?;
     configured
@@ -120,12 +239,21 @@ pub fn pipeline_with(
     Ok(Pipeline {
         hooks,
         config: configured.config(),
+        configured,
     })
 }
 
 /// Reads the sources.
 pub fn load(args: &ConfigArgs) -> Result<LoadedConfig, CliError> {
     args.sources().load().map_err(CliError::Config)
+}
+
+/// Reads the sources that exist; the ones an option names and that do not exist are left out
+/// and returned, for the caller to say so.
+pub fn load_present(args: &ConfigArgs) -> Result<(LoadedConfig, Vec<MissingSource>), CliError> {
+    let (sources, missing) = args.present_sources(true);
+    let config = sources.load().map_err(CliError::Config)?;
+    Ok((config, missing))
 }
 
 /// The builtin policies the `builtin:` section turns on.
@@ -165,4 +293,27 @@ pub fn table<const N: usize>(header: [&str; N]) -> comfy_table::Table {
         .set_content_arrangement(comfy_table::ContentArrangement::Dynamic)
         .set_header(header);
     table
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_approve_command_repeats_the_sources() {
+        assert_eq!(
+            ConfigArgs::default().approve_command(),
+            "hooks trust --approve"
+        );
+        let args = ConfigArgs {
+            settings: vec![".claude/hooks.scripts.json".into()],
+            plugins: vec!["my plugin".into()],
+            ..ConfigArgs::default()
+        };
+        assert_eq!(
+            args.approve_command(),
+            "hooks trust --approve --settings .claude/hooks.scripts.json --plugin-root 'my plugin'"
+        );
+        assert_eq!(shell_quote(Path::new("it's")), "'it'\\''s'");
+    }
 }

@@ -1,4 +1,13 @@
-//! `hooks validate`: every problem of the given files, exit 0 or 1.
+//! `hooks validate`: every problem of the given files, exit 0 or 1, and everything that is
+//! valid but will not run.
+//!
+//! Besides problems (exit 1), it reports what is configured but inactive: hooks and webhooks
+//! of a project file without `enabled: true`, entries with `enabled: false`, hooks the gate
+//! refuses (not allow-listed, not approved, changed since approval: checked against the
+//! approvals file of `--trust-file`/`$HOOKS_TRUST_FILE`), webhooks whose URL is not allowed or
+//! whose secret variable is unset; and stateful builtin policies, whose state lasts one event
+//! in `hooks claude`. Those do not change the exit code; the summary counts the active hooks
+//! and webhooks (`ok: 1 of 2 hook(s) active`), and says `nothing runs` when none is.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -22,10 +31,31 @@ pub struct ValidateArgs {
     /// Print the problems as JSON.
     #[arg(long)]
     pub json: bool,
+    /// The project whose scripts approvals are checked against (default: a directory given as
+    /// a path, else $CLAUDE_PROJECT_DIR, else the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+    /// The approvals file. Default: $HOOKS_TRUST_FILE, else
+    /// $XDG_CONFIG_HOME/agent-hooks/trust.json.
+    #[arg(long, value_name = "FILE")]
+    pub trust_file: Option<PathBuf>,
+}
+
+/// What a report line is.
+#[derive(Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+enum Kind {
+    /// Wrong: exit 1.
+    Problem,
+    /// Valid, but does not run.
+    Inactive,
+    /// Runs, but not as one might expect.
+    Note,
 }
 
 #[derive(Serialize)]
 struct Report<'a> {
+    kind: Kind,
     file: String,
     line: u32,
     column: u32,
@@ -37,17 +67,68 @@ pub fn run(args: ValidateArgs) -> Result<ExitCode, CliError> {
     let paths = if args.paths.is_empty() {
         vec![std::env::current_dir().map_err(CliError::io("."))?]
     } else {
-        args.paths
+        args.paths.clone()
+    };
+    let store = match args
+        .trust_file
+        .clone()
+        .or_else(hooks_config::trust::TrustStore::default_path)
+    {
+        Some(path) => Some(
+            hooks_config::trust::TrustStore::load(&path)
+                .map_err(|e| CliError::Other(e.to_string()))?,
+        ),
+        None => None,
     };
     let mut problems = Vec::new();
-    let mut hooks = 0;
-    let mut webhooks = 0;
+    let mut inactive: Vec<Problem> = Vec::new();
+    let mut notes: Vec<Problem> = Vec::new();
+    let (mut hooks, mut hooks_active) = (0, 0);
+    let (mut webhooks, mut webhooks_active) = (0, 0);
     for path in &paths {
         match check(path) {
             Ok((config, found)) => {
                 hooks += found;
                 webhooks += config.webhooks.len() + config.dormant_webhooks.len();
                 problems.extend(config.problems.iter().cloned());
+                let project = project_of(&args, path);
+                let gate = crate::status::gate(&config, store.clone());
+                let active = config.hooks.iter().map(|s| (s, config.enabled));
+                let dormant = config.dormant.iter().map(|s| (s, false));
+                for (spec, on) in active.chain(dormant) {
+                    let standing = crate::status::hook(spec, on, &gate, &project);
+                    if standing.active {
+                        hooks_active += 1;
+                    } else {
+                        inactive.push(Problem {
+                            location: spec.location.clone(),
+                            hook_id: Some(spec.id.clone()),
+                            message: inactive_message("hook", &spec.id, &standing),
+                        });
+                    }
+                }
+                let active = config.webhooks.iter().map(|w| (w, config.enabled));
+                let dormant = config.dormant_webhooks.iter().map(|w| (w, false));
+                for (spec, on) in active.chain(dormant) {
+                    let standing = crate::status::webhook(spec, on, gate.allow());
+                    if standing.active {
+                        webhooks_active += 1;
+                    } else {
+                        inactive.push(Problem {
+                            location: spec.location.clone(),
+                            hook_id: Some(spec.id.clone()),
+                            message: inactive_message("webhook", &spec.id, &standing),
+                        });
+                    }
+                }
+                let stateful = crate::status::stateful(&config);
+                if let Some(section) = config.builtin.as_ref().filter(|_| !stateful.is_empty()) {
+                    notes.push(Problem {
+                        location: section.location.clone(),
+                        hook_id: None,
+                        message: crate::status::stateful_note(&stateful),
+                    });
+                }
                 if let Err(e) = crate::load::builtins(&config) {
                     let location = config
                         .builtin
@@ -70,9 +151,14 @@ pub fn run(args: ValidateArgs) -> Result<ExitCode, CliError> {
         }
     }
     if args.json {
-        let reports: Vec<Report<'_>> = problems
+        let tagged = problems
             .iter()
-            .map(|p| Report {
+            .map(|p| (Kind::Problem, p))
+            .chain(inactive.iter().map(|p| (Kind::Inactive, p)))
+            .chain(notes.iter().map(|p| (Kind::Note, p)));
+        let reports: Vec<Report<'_>> = tagged
+            .map(|(kind, p)| Report {
+                kind,
                 file: p.location.file.display().to_string(),
                 line: p.location.line,
                 column: p.location.column,
@@ -85,14 +171,21 @@ pub fn run(args: ValidateArgs) -> Result<ExitCode, CliError> {
         for p in &problems {
             println!("{p}");
         }
-        if problems.is_empty() {
-            if webhooks == 0 {
-                println!("ok: {hooks} hook(s) valid");
-            } else {
-                println!("ok: {hooks} hook(s) and {webhooks} webhook(s) valid");
-            }
-        } else {
-            println!("{} problem(s)", problems.len());
+        for p in &inactive {
+            println!("{p}");
+        }
+        for p in &notes {
+            println!("{}: note: {}", p.location, p.message);
+        }
+        let mut counts = format!("{hooks_active} of {hooks} hook(s)");
+        if webhooks > 0 {
+            counts.push_str(&format!(" and {webhooks_active} of {webhooks} webhook(s)"));
+        }
+        let nothing = hooks + webhooks > 0 && hooks_active + webhooks_active == 0;
+        match (problems.is_empty(), nothing) {
+            (true, false) => println!("ok: {counts} active"),
+            (true, true) => println!("valid, but nothing runs: {counts} active"),
+            (false, _) => println!("{} problem(s); {counts} active", problems.len()),
         }
     }
     Ok(if problems.is_empty() {
@@ -100,6 +193,28 @@ pub fn run(args: ValidateArgs) -> Result<ExitCode, CliError> {
     } else {
         ExitCode::from(1)
     })
+}
+
+/// `hook `x` inactive: skipped (not approved): <why>`.
+fn inactive_message(what: &str, id: &str, standing: &crate::status::Standing) -> String {
+    match &standing.detail {
+        Some(detail) => format!("{what} `{id}` inactive: {}: {detail}", standing.status),
+        None => format!("{what} `{id}` inactive: {}", standing.status),
+    }
+}
+
+/// The project whose approvals apply to `path`'s hooks.
+fn project_of(args: &ValidateArgs, path: &Path) -> PathBuf {
+    if let Some(project) = &args.project {
+        return project.clone();
+    }
+    if path.is_dir() {
+        return path.to_path_buf();
+    }
+    std::env::var_os("CLAUDE_PROJECT_DIR")
+        .map(PathBuf::from)
+        .or_else(|| std::env::current_dir().ok())
+        .unwrap_or_else(|| PathBuf::from("."))
 }
 
 fn location_of(path: &Path) -> hooks_config::spec::Location {

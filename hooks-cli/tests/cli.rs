@@ -81,9 +81,23 @@ fn validate_exits_0_when_valid_and_1_listing_every_problem_with_its_position() {
         "hooks.yaml",
         "enabled: true\nhooks:\n  - { id: a, event_type: Stop, handler: { command: ./a.sh } }\n",
     );
+    p.write("a.sh", "#!/bin/sh\nexit 0\n");
     let out = p.hooks(&["validate"], None);
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
-    assert!(stdout(&out).contains("ok: 1 hook(s) valid"));
+    // Valid, but not approved: it would not run, and the summary says so.
+    assert!(
+        stdout(&out).contains("valid, but nothing runs: 0 of 1 hook(s) active"),
+        "{}",
+        stdout(&out)
+    );
+    let approve = p.hooks(&["trust", "--approve"], None);
+    assert!(approve.status.success(), "{}", stderr(&approve));
+    let out = p.hooks(&["validate"], None);
+    assert!(
+        stdout(&out).contains("ok: 1 of 1 hook(s) active"),
+        "{}",
+        stdout(&out)
+    );
 
     p.write(
         "bad.yaml",
@@ -99,7 +113,8 @@ fn validate_exits_0_when_valid_and_1_listing_every_problem_with_its_position() {
     assert!(text.contains("3 problem(s)"), "{text}");
 
     let out = p.hooks(&["validate", "--json", "bad.yaml"], None);
-    let problems: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let reports: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let problems: Vec<&Value> = reports.iter().filter(|r| r["kind"] == "problem").collect();
     assert_eq!(problems.len(), 3);
     assert_eq!(problems[0]["line"], 3);
 }
@@ -113,7 +128,13 @@ fn validate_checks_webhooks_and_counts_them() {
     );
     let out = p.hooks(&["validate"], None);
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
-    assert!(stdout(&out).contains("ok: 0 hook(s) and 1 webhook(s) valid"));
+    // Valid, but its URL is not allowed: it would not be sent, and the summary says so.
+    assert!(
+        stdout(&out)
+            .contains("valid, but nothing runs: 0 of 0 hook(s) and 0 of 1 webhook(s) active"),
+        "{}",
+        stdout(&out)
+    );
 
     p.write(
         "bad.yaml",
@@ -236,7 +257,13 @@ fn list_shows_builtin_and_configured_hooks_with_their_source() {
     assert_eq!(row("fmt")["match"], "Write|Edit");
     assert_eq!(row("fmt")["source"], "hooks.yaml:5");
     assert_eq!(row("late")["enabled"], false);
+    assert_eq!(row("late")["status"], "off (enabled is false)");
+    // Configured but not approved: listed as not running, not as enabled.
+    assert_eq!(row("fmt")["enabled"], false);
+    assert_eq!(row("fmt")["status"], "skipped (not approved)");
     assert_eq!(row("builtin.command_guard")["source"], "provider");
+    assert_eq!(row("builtin.command_guard")["status"], "active");
+    assert_eq!(row("siem")["enabled"], false);
     assert_eq!(row("siem")["point"], "(webhook)");
     assert_eq!(row("siem")["kind"], "webhook signed");
     assert_eq!(row("siem")["match"], "pre_tool_use|stop");
@@ -246,6 +273,7 @@ fn list_shows_builtin_and_configured_hooks_with_their_source() {
         table.contains("fmt") && table.contains("blocking command"),
         "{table}"
     );
+    assert!(table.contains("skipped (not approved)"), "{table}");
 }
 
 #[test]
@@ -331,35 +359,4 @@ fn claude_mode_fails_closed_on_a_payload_it_cannot_read() {
         "an event we do not support is not blocked"
     );
     assert!(stderr(&out).contains("PostToolBatch"), "{}", stderr(&out));
-}
-
-#[test]
-fn claude_mode_does_not_run_itself_from_its_own_settings() {
-    let p = Project::new();
-    let exe = env!("CARGO_BIN_EXE_hooks");
-    p.write(
-        "nested.sh",
-        &format!("#!/bin/sh\nexec {exe} claude --settings loop.json\n"),
-    );
-    p.write(
-        "loop.json",
-        r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "./nested.sh"}]}]}}"#,
-    );
-    let approve = p.hooks(&["trust", "--approve", "--settings", "loop.json"], None);
-    assert!(
-        stdout(&approve).contains("approved 1 hook(s)"),
-        "{}",
-        stderr(&approve)
-    );
-    let out = p.hooks(
-        &["claude", "--settings", "loop.json"],
-        Some(&json!({"session_id": "s", "cwd": p.path(), "hook_event_name": "Stop"}).to_string()),
-    );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    // The nested run refused to start; the stop guard's failure says so (and fails closed).
-    assert!(
-        stdout(&out).contains("started by a hook of another"),
-        "{}",
-        stdout(&out)
-    );
 }

@@ -8,6 +8,7 @@
 //! | [`file`](mod@file) | reading config files into validated [`spec::HookSpec`]s, one bad entry never costing the others; [`file::Sources`] |
 //! | [`events`] | event names of every dialect (ours, Claude Code's, the seeds') mapped to points |
 //! | [`matcher`] | Claude Code's `matcher`, seed 003's `ability_scope`, `min_duration_ms`, `only_if_changed_paths` |
+//! | [`payload`] | reading an agent's hook payload with a size cap, a deadline and no duplicate keys |
 //! | [`protocol`] | Claude Code's wire protocol: the input JSON, reading answers from exit codes and output |
 //! | [`command`] | running one command: stdin, environment, timeout, process-group kill, output caps |
 //! | [`http`] | `type: http` hooks (feature `http`, on by default) |
@@ -58,6 +59,7 @@ pub mod fire;
 #[cfg(feature = "http")]
 pub mod http;
 pub mod matcher;
+pub mod payload;
 pub mod protocol;
 pub mod reload;
 pub mod runner;
