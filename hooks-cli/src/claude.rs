@@ -110,17 +110,23 @@ pub async fn run(args: ClaudeArgs) -> Result<ExitCode, CliError> {
     }
     let (skipped, nested) = ancestry.skip_recursion(&mut config, &EventId::of(point, &payload));
     notes.extend(skipped.iter().map(ToString::to_string));
-    let stateful = crate::status::stateful(&config);
-    if !stateful.is_empty() {
-        notes.push(crate::status::stateful_note(&stateful));
+    let root = args.config.project_dir();
+    if let Err(e) = crate::load::check_root(&root) {
+        if can_block(Some(point)) {
+            return Ok(refuse(Some(point), &e.to_string()));
+        }
+        notes.push(e.to_string());
     }
     let pipeline = match build(&args.config, config, &[(NESTED_ENV, nested)]) {
         Ok(p) => p,
         Err(e) => return Ok(refuse(Some(point), &e.to_string())),
     };
+    if !pipeline.memory_only.is_empty() {
+        notes.push(crate::status::stateful_note(&pipeline.memory_only));
+    }
     let (delivery, not_started) = Delivery::start(&pipeline, flush);
     notes.extend(not_started);
-    let fired = hooks_config::fire::fire(&pipeline.hooks, point, payload).await;
+    let fired = hooks_config::fire::fire_in(&pipeline.hooks, point, payload, &root).await;
     notes.extend(delivery.finish().await);
     let fired = match fired {
         Ok(f) => f,

@@ -50,14 +50,15 @@ pub async fn run(args: FireArgs) -> Result<ExitCode, CliError> {
     let flush = args.limits.webhook_flush()?;
     let (config, missing) = load_present(&args.config)?;
     let mut notes: Vec<String> = missing.iter().map(ToString::to_string).collect();
-    let stateful = crate::status::stateful(&config);
-    if !stateful.is_empty() {
-        notes.push(crate::status::stateful_note(&stateful));
-    }
+    let root = args.config.project_dir();
+    crate::load::check_root(&root)?;
     let pipeline = build(&args.config, config, &[])?;
+    if !pipeline.memory_only.is_empty() {
+        notes.push(crate::status::stateful_note(&pipeline.memory_only));
+    }
     let (delivery, not_started) = Delivery::start(&pipeline, flush);
     notes.extend(not_started);
-    let fired = hooks_config::fire::fire(&pipeline.hooks, &args.point, input).await;
+    let fired = hooks_config::fire::fire_in(&pipeline.hooks, &args.point, input, &root).await;
     notes.extend(delivery.finish().await);
     for note in &notes {
         eprintln!("hooks fire: {note}");

@@ -4,7 +4,8 @@
 //! unset)`, …; see [`crate::status`]). In JSON, `enabled` is true only for what runs, and
 //! `detail` says what admitted it or why it does not run.
 //!
-//! The stateful builtin policies (`rate_limit`, `budget`, `reviewer_lockout`, `resilience`)
+//! The builtin policies whose state lives in memory (`rate_limit`, `budget`, `reviewer_lockout`,
+//! `resilience`, `task_tracker`: `Builtins::memory_only_state`)
 //! are listed with a note: their state lasts one event in `hooks claude`.
 
 use std::process::ExitCode;
@@ -54,7 +55,7 @@ pub async fn run(args: ListArgs) -> Result<ExitCode, CliError> {
     let pipeline = pipeline(&args.config)?;
     let project = args.config.project_dir();
     let config = &pipeline.config;
-    let stateful = status::stateful(config);
+    let stateful = &pipeline.memory_only;
     let linked = |id: &str, enabled: bool| {
         let one_event = id
             .strip_prefix("builtin.")
@@ -214,7 +215,7 @@ pub async fn run(args: ListArgs) -> Result<ExitCode, CliError> {
             );
         }
         if !stateful.is_empty() {
-            println!("note: {}", status::stateful_note(&stateful));
+            println!("note: {}", status::stateful_note(stateful));
         }
     }
     Ok(ExitCode::SUCCESS)

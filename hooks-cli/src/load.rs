@@ -192,6 +192,9 @@ pub struct Pipeline {
     pub configured: ConfigHooks,
     /// The loaded configuration.
     pub config: Arc<LoadedConfig>,
+    /// The builtin policies on whose state lives in memory only
+    /// ([`Builtins::memory_only_state`]): in a process per event it lasts one event.
+    pub memory_only: Vec<&'static str>,
 }
 
 /// Loads the configuration and builds the pipeline. Problems of single entries are logged to
@@ -219,6 +222,7 @@ pub fn build(
         tracing::warn!("{problem}");
     }
     let builtins = builtins(&config)?;
+    let memory_only = builtins.memory_only_state();
     let hooks = builtins
         .install(Hooks::builder())
         .map_err(|e| CliError::Other(e.to_string()))?;
@@ -240,6 +244,19 @@ pub fn build(
         hooks,
         config: configured.config(),
         configured,
+        memory_only,
+    })
+}
+
+/// Refuses a project root that is `/`, the home directory or a system directory
+/// ([`hooks_builtin::check_project_root`]): the guards judge paths against the root, and such a
+/// root would make the whole machine "the project". The message says how to fix it.
+pub fn check_root(root: &Path) -> Result<(), CliError> {
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    hooks_builtin::check_project_root(root, home.as_deref()).map_err(|e| {
+        CliError::Input(format!(
+            "{e}; run from the project's directory, or name it with --project DIR or $CLAUDE_PROJECT_DIR"
+        ))
     })
 }
 
@@ -257,9 +274,15 @@ pub fn load_present(args: &ConfigArgs) -> Result<(LoadedConfig, Vec<MissingSourc
 }
 
 /// The builtin policies the `builtin:` section turns on.
+///
+/// Without a `builtin:` section the default guard set runs
+/// ([`BuiltinConfig::default_guards`]: the command, secrets and write guards with their
+/// defaults), so a setup with no project file still protects something; a `builtin:` section
+/// replaces it (`builtin: {}` turns every builtin policy off, which `hooks validate` reports).
 pub fn builtins(config: &LoadedConfig) -> Result<Builtins, CliError> {
     let Some(section) = &config.builtin else {
-        return Ok(Builtins::default());
+        return Builtins::new(BuiltinConfig::default_guards())
+            .map_err(|e| CliError::Other(format!("the default guard set: {e}")));
     };
     let refused = |message: String| CliError::Builtin {
         location: section.location.to_string(),

@@ -23,10 +23,6 @@ use hooks_config::trust::{Admission, AllowList, Gate, TrustStore};
 use hooks_telemetry::signature::{Secret, SecretError};
 use serde::Serialize;
 
-/// The builtin policies whose state (buckets, spend, locks, breakers) lives in memory, so in a
-/// process that answers one event (`hooks claude`) it lasts one event.
-pub const STATEFUL: [&str; 4] = ["rate_limit", "budget", "reviewer_lockout", "resilience"];
-
 /// Whether one configured hook or webhook will run, and why not.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Standing {
@@ -136,17 +132,6 @@ pub fn webhook(spec: &WebhookSpec, switched_on: bool, allow: &AllowList) -> Stan
     Standing::active(None)
 }
 
-/// The stateful builtin policies the `builtin:` section configures (read from its keys).
-pub fn stateful(config: &LoadedConfig) -> Vec<&'static str> {
-    let Some(section) = config.builtin.as_ref().and_then(|b| b.value.as_object()) else {
-        return Vec::new();
-    };
-    STATEFUL
-        .into_iter()
-        .filter(|name| section.get(*name).is_some_and(|v| !v.is_null()))
-        .collect()
-}
-
 /// What to say about `names` (non-empty) in a process that answers one event.
 pub fn stateful_note(names: &[&str]) -> String {
     format!(
@@ -165,18 +150,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn stateful_reads_the_builtin_keys() {
-        let mut config = LoadedConfig::default();
-        assert!(stateful(&config).is_empty());
-        config.builtin = Some(hooks_config::file::BuiltinSettings {
-            value: serde_json::json!({"command_guard": {}, "budget": {"max_usd": 1}, "rate_limit": null}),
-            location: hooks_config::spec::Location {
-                file: std::sync::Arc::new("hooks.yaml".into()),
-                line: 1,
-                column: 1,
-            },
-        });
-        assert_eq!(stateful(&config), ["budget"]);
-        assert!(stateful_note(&["budget"]).contains("lasts one event"));
+    fn the_stateful_note_names_the_policies_and_says_what_it_means() {
+        let note = stateful_note(&["budget", "rate_limit"]);
+        assert!(note.contains("budget, rate_limit"), "{note}");
+        assert!(note.contains("lasts one event"), "{note}");
     }
 }

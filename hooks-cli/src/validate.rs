@@ -121,30 +121,36 @@ pub fn run(args: ValidateArgs) -> Result<ExitCode, CliError> {
                         });
                     }
                 }
-                let stateful = crate::status::stateful(&config);
-                if let Some(section) = config.builtin.as_ref().filter(|_| !stateful.is_empty()) {
-                    notes.push(Problem {
-                        location: section.location.clone(),
-                        hook_id: None,
-                        message: crate::status::stateful_note(&stateful),
-                    });
-                }
-                if let Err(e) = crate::load::builtins(&config) {
-                    let location = config
-                        .builtin
-                        .as_ref()
-                        .map(|b| b.location.clone())
-                        .unwrap_or_else(|| location_of(path));
-                    problems.push(Problem {
-                        location,
-                        hook_id: None,
-                        message: match e {
-                            CliError::Builtin { message, .. } => {
-                                format!("builtin settings: {message}")
-                            }
-                            other => other.to_string(),
-                        },
-                    });
+                match crate::load::builtins(&config) {
+                    Ok(builtins) => {
+                        let stateful = builtins.memory_only_state();
+                        if let Some(section) =
+                            config.builtin.as_ref().filter(|_| !stateful.is_empty())
+                        {
+                            notes.push(Problem {
+                                location: section.location.clone(),
+                                hook_id: None,
+                                message: crate::status::stateful_note(&stateful),
+                            });
+                        }
+                    }
+                    Err(e) => {
+                        let location = config
+                            .builtin
+                            .as_ref()
+                            .map(|b| b.location.clone())
+                            .unwrap_or_else(|| location_of(path));
+                        problems.push(Problem {
+                            location,
+                            hook_id: None,
+                            message: match e {
+                                CliError::Builtin { message, .. } => {
+                                    format!("builtin settings: {message}")
+                                }
+                                other => other.to_string(),
+                            },
+                        });
+                    }
                 }
             }
             Err(problem) => problems.push(problem),

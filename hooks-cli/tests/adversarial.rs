@@ -21,6 +21,7 @@
 //! expect = "deny"
 //! says = ["rm-root"]                        # each must appear in stdout or stderr
 //! absent = ["ran-edited"]                   # files that must not exist afterwards
+//! settle_ms = 1500                          # wait before checking `absent` / `present`
 //! ```
 //!
 //! - `payload` is sent as JSON on stdin; `session_id` (`adversarial-<name>`) and `cwd` (the
@@ -88,6 +89,8 @@ struct Case {
     present: Vec<String>,
     #[serde(default)]
     timeout_s: Option<u64>,
+    #[serde(default)]
+    settle_ms: Option<u64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -363,6 +366,10 @@ fn run_case(case: &Case) -> Result<(), String> {
         if !ran.stdout.contains(&text) && !ran.stderr.contains(&text) {
             return Err(format!("the output does not say {text:?}{}", shown()));
         }
+    }
+    // Something the command left behind (a daemon a hook started) gets time to act.
+    if let Some(ms) = case.settle_ms {
+        std::thread::sleep(Duration::from_millis(ms));
     }
     for name in &case.absent {
         if sandbox.project.join(name).exists() {
