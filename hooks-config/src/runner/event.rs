@@ -70,7 +70,8 @@ pub enum RunStatus {
     Signaled(i32),
     /// An HTTP hook answered with this status.
     Http(u16),
-    /// It ran past its timeout and was killed (commands: the whole process group).
+    /// It ran past its timeout and was killed (commands: every process it started; on Linux its
+    /// whole tree, elsewhere its process group).
     TimedOut,
     /// It could not be started or reached (see [`CommandRun::failure`]).
     NotStarted,

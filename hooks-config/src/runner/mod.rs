@@ -38,7 +38,8 @@
 //! # Failures
 //!
 //! A hook fails when it exits with a code other than 0 and 2, is killed, times out (default
-//! 60 s; its whole process group is killed), cannot be started or reached, or prints an answer
+//! 60 s; everything it started is killed: on Linux its whole process tree, see
+//! [`crate::command::run`]), cannot be started or reached, or prints an answer
 //! that is not valid. What a failure means is the hook's `on_error`: `deny` fails closed (at a
 //! guard point, the entry denies naming the hook and the cause; elsewhere it stops the chain,
 //! [`Outcome::failed_closed`](hooks_core::Outcome::failed_closed)), `ignore` logs it and goes
