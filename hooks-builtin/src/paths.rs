@@ -136,6 +136,51 @@ const SYSTEM_PARENTS: &[&str] = &[
     "dev", "proc", "sys", "srv",
 ];
 
+/// Directories whose whole tree belongs to the system (or the package manager): no project
+/// lives anywhere inside them, at any depth (`/usr/lib/x86_64-linux-gnu`, `/usr/local/bin`,
+/// `/var/lib/dpkg`, `/etc/apt/sources.list.d`).
+const SYSTEM_TREES: &[&str] = &[
+    "usr",
+    "etc",
+    "bin",
+    "sbin",
+    "lib",
+    "lib32",
+    "lib64",
+    "libx32",
+    "boot",
+    "dev",
+    "proc",
+    "sys",
+    "run",
+    "nix",
+    "snap",
+    "System",
+    "var/lib",
+    "var/cache",
+    "var/log",
+    "var/spool",
+    "var/backups",
+    "var/mail",
+    "var/db",
+    "private/etc",
+    "private/var/db",
+];
+
+/// Trees inside [`SYSTEM_TREES`] where source code is kept by convention (FHS).
+const SYSTEM_TREE_EXCEPTIONS: &[&str] = &["usr/local/src", "usr/src"];
+
+/// Directories of the home directory that hold credentials: no project lives inside them.
+const HOME_CREDENTIAL_DIRS: &[&str] = &[
+    ".ssh",
+    ".gnupg",
+    ".aws",
+    ".azure",
+    ".kube",
+    ".docker",
+    ".config/gcloud",
+];
+
 /// True when the absolute, resolved `path` is a system directory: a top-level directory
 /// (`/etc`, `/usr`, `/tmp`, `/work`) or a direct child of a system one (`/usr/lib`, `/etc/ssh`,
 /// `/var/log`, `/home/alice`). `/` itself is not counted here (callers treat it apart).
@@ -202,15 +247,23 @@ pub enum ProjectRootError {
         /// The home directory, resolved.
         home: PathBuf,
     },
-    /// The root is a system directory ([`is_system_dir`]).
+    /// The root is a system directory ([`is_system_dir`]) or inside one whose whole tree
+    /// belongs to the system (`/usr/…`, `/etc/…`, `/var/lib/…`).
     #[error(
-        "`{0}` cannot be a project root: it is a system directory, so the system's files would count as the project's"
+        "`{0}` cannot be a project root: it is a system directory or inside one, so the system's files would count as the project's"
     )]
     System(PathBuf),
+    /// The root is inside a credentials directory of the home directory (`~/.ssh`, `~/.aws`, …).
+    #[error(
+        "`{0}` cannot be a project root: it is inside a credentials directory of the home directory"
+    )]
+    Credentials(PathBuf),
 }
 
 /// Checks that `root` may be a project root: absolute, resolvable, and neither `/`, nor `home`
-/// or a parent of it, nor a system directory ([`is_system_dir`]), after symlinks are followed
+/// or a parent of it, nor a system directory ([`is_system_dir`]) or anywhere inside `/usr`,
+/// `/etc`, `/var/lib` and the other trees that belong to the system, nor inside `~/.ssh`,
+/// `~/.aws` or another credentials directory, after symlinks are followed
 /// (a link to `/usr` is `/usr`). `home` is the user's home directory ([`home_dir`]), `None`
 /// when there is none.
 ///
@@ -256,8 +309,24 @@ pub fn check_project_root(root: &Path, home: Option<&Path>) -> Result<(), Projec
             });
         }
     }
-    if is_system_dir(&resolved) {
+    let in_tree = |tree: &&str| {
+        resolved
+            .strip_prefix("/")
+            .is_ok_and(|r| r.starts_with(tree))
+    };
+    let in_system_tree =
+        SYSTEM_TREES.iter().any(in_tree) && !SYSTEM_TREE_EXCEPTIONS.iter().any(in_tree);
+    if is_system_dir(&resolved) || in_system_tree {
         return Err(ProjectRootError::System(resolved));
+    }
+    if let Some(home) = home.filter(|h| h.is_absolute()) {
+        let home = resolve(".", home, None).unwrap_or_else(|_| home.to_owned());
+        if HOME_CREDENTIAL_DIRS
+            .iter()
+            .any(|dir| resolved.starts_with(home.join(dir)))
+        {
+            return Err(ProjectRootError::Credentials(resolved));
+        }
     }
     Ok(())
 }
@@ -351,6 +420,13 @@ mod tests {
             "/home/alice",
             "/tmp",
             "/var/log",
+            "/usr/lib/x86_64-linux-gnu",
+            "/usr/local/bin",
+            "/var/lib/dpkg",
+            "/etc/apt/sources.list.d",
+            "/home/alice/.ssh",
+            "/home/alice/.aws/sso",
+            "/home/alice/.config/gcloud",
         ] {
             assert!(
                 check_project_root(Path::new(bad), home).is_err(),
@@ -367,6 +443,9 @@ mod tests {
             "/work/project",
             "/tmp/build",
             "/usr/local/src/x",
+            "/usr/src/linux",
+            "/home/alice/.config/nvim",
+            "/var/www/site",
         ] {
             assert!(check_project_root(Path::new(good), home).is_ok(), "{good}");
         }

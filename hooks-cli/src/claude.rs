@@ -17,6 +17,7 @@
 //! | payload unreadable, over `--max-payload`, not closed within `--payload-timeout`, not JSON, a key twice, no `hook_event_name` | exit 2 (the event is unknown, so it may be one that can block) |
 //! | an event we do not support | exit 1 (not ours to block) |
 //! | config that does not parse, a limit variable that does not parse | exit 2 at a point that can block, else 1 |
+//! | an entry with a problem (left out when loading: a bad field, an unknown event, a matcher that does not compile, …) | exit 2 at a point that can block, naming every problem (a left-out guard must not be a silent allow); elsewhere the problems are in `systemMessage` |
 //! | a file named by `--settings`, `--plugin-root` or `--config` missing | the rest runs (compiled, builtin and project policies decide); the problem is in `systemMessage` and on stderr, every event, until it is fixed |
 //! | nested deeper than [`MAX_DEPTH`](crate::nested::MAX_DEPTH) | exit 2 at a point that can block; elsewhere no script runs (said in `systemMessage`) |
 //! | otherwise | exit 0 and the merged answer |
@@ -101,6 +102,20 @@ pub async fn run(args: ClaudeArgs) -> Result<ExitCode, CliError> {
         Err(e) => return Ok(refuse(Some(point), &e.to_string())),
     };
     notes.extend(missing.iter().map(ToString::to_string));
+    // An entry with a problem is left out, and a left-out guard would be a silent allow: at a
+    // point that can block, a configuration with problems blocks until it is fixed.
+    if !config.problems.is_empty() {
+        let listed: Vec<String> = config.problems.iter().map(ToString::to_string).collect();
+        let text = format!(
+            "the configuration has {} problem(s), so a hook it declares may not run: {}; fix them (`hooks validate` lists them)",
+            listed.len(),
+            listed.join("; ")
+        );
+        if can_block(Some(point)) {
+            return Ok(refuse(Some(point), &text));
+        }
+        notes.push(text);
+    }
     if ancestry.too_deep() && !config.hooks.is_empty() {
         notes.push(format!(
             "{} `hooks claude` run above this one (the most is {MAX_DEPTH}): no configured hook ran; the compiled and builtin policies did",

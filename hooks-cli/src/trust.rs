@@ -4,7 +4,8 @@
 //! `--approve` refuses a hook whose command has unhashed parts (what they load cannot be
 //! determined without running it), names them and exits 1; `--approve --accept-unhashed`
 //! approves it anyway and the approval records what it accepted, so listings show
-//! "approved, partly unhashed".
+//! "approved, partly unhashed". An entry with a problem (left out when loading) is named on
+//! stderr and makes the command exit 1: it was not approved.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -68,6 +69,13 @@ pub fn run(args: TrustArgs) -> Result<ExitCode, CliError> {
             .fold(Sources::new(), |s, p| add_path(s, p))
     };
     let config = sources.load().map_err(CliError::Config)?;
+    // An entry with a problem is not loaded, so it is neither shown nor approved here; saying
+    // nothing would let the user believe every hook was approved.
+    for problem in &config.problems {
+        eprintln!(
+            "hooks trust: {problem} (not loaded, so not approved; `hooks claude` blocks until it is fixed)"
+        );
+    }
     // Approvals are per project: a project directory given as a path is the project (unless
     // --project says otherwise), so the fingerprints match what its hooks run as.
     let project = match (&args.config.project, args.paths.iter().find(|p| p.is_dir())) {
@@ -202,7 +210,7 @@ pub fn run(args: TrustArgs) -> Result<ExitCode, CliError> {
             );
         }
     }
-    if refused > 0 {
+    if refused > 0 || !config.problems.is_empty() {
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
