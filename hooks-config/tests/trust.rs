@@ -715,8 +715,9 @@ fn scripts_are_found_behind_interpreters_wrappers_and_operators() {
             shell("/usr/bin/python3.12 -u -W ignore hook.py --x"),
             &["hook.py"],
         ),
-        (shell("python3 -m pkg.mod hook.py"), &[]),
-        (shell("python3 -c 'print(1)' hook.py"), &[]),
+        // A project file a word names is hashed whatever the program does with it.
+        (shell("python3 -m pkg.mod hook.py"), &["hook.py"]),
+        (shell("python3 -c 'print(1)' hook.py"), &["hook.py"]),
         (
             shell("env -u X FOO=1 nice -n 5 python3 hook.py"),
             &["hook.py"],
@@ -733,16 +734,16 @@ fn scripts_are_found_behind_interpreters_wrappers_and_operators() {
         (shell("bash -o pipefail ./hook.sh"), &["hook.sh"]),
         (shell("uv run --with requests hook.py"), &["hook.py"]),
         (shell("uv run python hook.py"), &["hook.py"]),
-        (shell("uv pip install hook.py"), &[]),
+        (shell("uv pip install hook.py"), &["hook.py"]),
         (
             shell("node --require ./setup.js hook.js"),
             &["setup.js", "hook.js"],
         ),
         // Inline code's relative `require` is followed.
         (shell("node -e 'require(\"./hook.js\")'"), &["hook.js"]),
-        // Inline code that happens to name a file is still code, not a script.
-        (shell("node -e hook.js"), &[]),
-        (shell("python3 -c hook.py"), &[]),
+        // Inline code that happens to name a file is still code, but the file is hashed.
+        (shell("node -e hook.js"), &["hook.js"]),
+        (shell("python3 -c hook.py"), &["hook.py"]),
         (shell("deno run --allow-read hook.ts"), &["hook.ts"]),
         (shell("bun run hook.ts"), &["hook.ts"]),
         (shell("php -f hook.php"), &["hook.php"]),
@@ -761,7 +762,7 @@ fn scripts_are_found_behind_interpreters_wrappers_and_operators() {
         (shell("./hook.sh $(./other.sh)"), &["other.sh", "hook.sh"]),
         (shell("./hook.sh # ./other.sh"), &["hook.sh"]),
         (shell("jq ."), &[]),
-        (shell("hook.sh"), &[]),
+        (shell("hook.sh"), &["hook.sh"]),
         (shell("./missing.sh"), &[]),
         (shell("./dir"), &[]),
         (shell("${CLAUDE_PROJECT_DIR}/hook.sh"), &["hook.sh"]),
@@ -770,7 +771,7 @@ fn scripts_are_found_behind_interpreters_wrappers_and_operators() {
         (shell("./bin/python3 hook.py"), &["bin/python3", "hook.py"]),
         (exec(&["python3", "hook.py"]), &["hook.py"]),
         (exec(&["bash", "-c", "./hook.sh"]), &["hook.sh"]),
-        (exec(&["./hook.sh", "./other.sh"]), &["hook.sh"]),
+        (exec(&["./hook.sh", "./other.sh"]), &["hook.sh", "other.sh"]),
         (exec(&["${CLAUDE_PROJECT_DIR}/hook.sh"]), &["hook.sh"]),
         (
             Handler::Command(CommandHandler {

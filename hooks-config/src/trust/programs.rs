@@ -61,7 +61,8 @@ pub(super) const INTERPRETERS: &[Interpreter] = &[
         file_options: &["--rcfile", "--init-file"],
         ..interp(
             &[
-                "sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "ash", "yash",
+                "sh", "bash", "rbash", "zsh", "dash", "ksh", "mksh", "fish", "ash", "yash", "posh",
+                "csh", "tcsh",
             ],
             Lang::Shell,
         )
@@ -79,6 +80,8 @@ pub(super) const INTERPRETERS: &[Interpreter] = &[
             "--input-type",
             "--title",
             "--stack-size",
+            "--env-file",
+            "--env-file-if-exists",
         ],
         file_options: &[
             "-r",
@@ -86,8 +89,6 @@ pub(super) const INTERPRETERS: &[Interpreter] = &[
             "--import",
             "--loader",
             "--experimental-loader",
-            "--env-file",
-            "--env-file-if-exists",
         ],
         inline_options: &["-e", "--eval", "-p", "--print"],
         ..interp(&["node", "nodejs", "tsx", "ts-node"], Lang::Node)
@@ -120,14 +121,21 @@ pub(super) const INTERPRETERS: &[Interpreter] = &[
     },
     Interpreter {
         subcommand: Some("run"),
-        value_options: &["-L", "--log-level", "--cert", "--lock", "--location"],
-        file_options: &["-c", "--config", "--import-map", "--env-file", "--preload"],
+        value_options: &[
+            "-L",
+            "--log-level",
+            "--cert",
+            "--lock",
+            "--location",
+            "--env-file",
+        ],
+        file_options: &["-c", "--config", "--import-map", "--preload"],
         ..interp(&["deno"], Lang::Deno)
     },
     Interpreter {
         subcommand: Some("run"),
-        value_options: &["--cwd"],
-        file_options: &["-r", "--preload", "--env-file", "-c", "--config"],
+        value_options: &["--cwd", "--env-file"],
+        file_options: &["-r", "--preload", "-c", "--config"],
         inline_options: &["-e", "--eval", "-p", "--print"],
         ..interp(&["bun"], Lang::Bun)
     },
@@ -151,11 +159,15 @@ pub(super) const INTERPRETERS: &[Interpreter] = &[
             "--group",
             "--index",
             "--package",
+            "--env-file",
         ],
-        file_options: &["--env-file"],
         ..interp(&["uv"], Lang::Uv)
     },
 ];
+
+/// Options whose value is a file of settings that may load code the scan does not follow
+/// (`node --env-file=e.env` with `NODE_OPTIONS=--require ./x.js` in it): reported unhashed.
+pub(super) const OPTION_FILES: &[&str] = &["--env-file", "--env-file-if-exists"];
 
 /// The interpreter a program name is, ignoring its directory and a version suffix
 /// (`/usr/bin/python3.12` is `python`).
@@ -207,6 +219,54 @@ pub(super) const WRAPPERS: &[(&str, &[&str], usize)] = &[
     ("ltrace", &["-o", "-e", "-p", "-s", "-u"], 0),
     ("valgrind", &[], 0),
     ("xvfb-run", &["-a", "-n", "-s", "-f", "-e"], 0),
+    ("setarch", &[], 1),
+    ("linux32", &[], 0),
+    ("linux64", &[], 0),
+    ("i386", &[], 0),
+    ("x86_64", &[], 0),
+    ("uname26", &[], 0),
+    ("prlimit", &["-p", "--pid", "-o", "--output"], 0),
+    (
+        "setpriv",
+        &[
+            "--ruid",
+            "--euid",
+            "--rgid",
+            "--egid",
+            "--reuid",
+            "--regid",
+            "--groups",
+            "--inh-caps",
+            "--ambient-caps",
+            "--bounding-set",
+            "--securebits",
+            "--pdeathsig",
+            "--selinux-label",
+            "--apparmor-profile",
+        ],
+        0,
+    ),
+    (
+        "unshare",
+        &[
+            "-S", "--setuid", "-G", "--setgid", "-R", "--root", "-w", "--wd",
+        ],
+        0,
+    ),
+    (
+        "nsenter",
+        &["-t", "--target", "-S", "--setuid", "-G", "--setgid"],
+        0,
+    ),
+    ("chroot", &["--userspec", "--groups"], 1),
+    ("numactl", &[], 0),
+    ("cgexec", &["-g"], 0),
+    ("faketime", &[], 1),
+    ("proxychains", &["-f"], 0),
+    ("proxychains4", &["-f"], 0),
+    ("torsocks", &[], 0),
+    ("dbus-run-session", &[], 0),
+    ("catchsegv", &[], 0),
 ];
 
 /// Programs whose option names a file holding their program (`jq -f policy.jq`): hashed.
@@ -220,8 +280,7 @@ pub(super) const PROGRAM_FILE_OPTIONS: &[(&str, &[&str])] = &[
 
 /// Words that open or join compound commands, skipped before the program.
 pub(super) const RESERVED: &[&str] = &[
-    "!", "{", "}", "if", "then", "else", "elif", "fi", "do", "done", "while", "until", "time",
-    "esac", ";;",
+    "!", "{", "}", "if", "then", "else", "elif", "fi", "do", "done", "while", "until", "esac", ";;",
 ];
 
 /// Tools that run code from project files they find themselves (a Makefile, package.json's
@@ -323,6 +382,54 @@ pub(super) const CODE_ENV: &[(&str, EnvCode)] = &[
         EnvCode::Opaque("programs load audit libraries from it"),
     ),
     ("ZDOTDIR", EnvCode::Opaque("zsh sources .zshenv from it")),
+    (
+        "HOME",
+        EnvCode::Opaque("shells and tools read their profile and rc files from it"),
+    ),
+    (
+        "XDG_CONFIG_DIRS",
+        EnvCode::Opaque("programs read their configuration from it"),
+    ),
+    (
+        "DYLD_LIBRARY_PATH",
+        EnvCode::Opaque("programs load shared libraries from it"),
+    ),
+    (
+        "DYLD_FRAMEWORK_PATH",
+        EnvCode::Opaque("programs load frameworks from it"),
+    ),
+    (
+        "GCONV_PATH",
+        EnvCode::Opaque("the C library loads conversion modules from it"),
+    ),
+    (
+        "_JAVA_OPTIONS",
+        EnvCode::Opaque("the JVM loads agents it names"),
+    ),
+    (
+        "JDK_JAVA_OPTIONS",
+        EnvCode::Opaque("the JVM loads agents it names"),
+    ),
+    (
+        "BASH_LOADABLES_PATH",
+        EnvCode::Opaque("bash loads builtins from it"),
+    ),
+    (
+        "GIT_CONFIG_GLOBAL",
+        EnvCode::Opaque("git reads aliases and commands from it"),
+    ),
+    (
+        "GIT_CONFIG_SYSTEM",
+        EnvCode::Opaque("git reads aliases and commands from it"),
+    ),
+    (
+        "GIT_CONFIG_PARAMETERS",
+        EnvCode::Opaque("git reads aliases and commands from it"),
+    ),
+    (
+        "GIT_EXEC_PATH",
+        EnvCode::Opaque("git runs its commands from it"),
+    ),
     (
         "XDG_CONFIG_HOME",
         EnvCode::Opaque("fish sources its config.fish from it"),

@@ -79,7 +79,7 @@ impl Scan<'_> {
             let mut j = 0;
             while let Some(w) = rest.get(j) {
                 let Some(l) = w.literal() else {
-                    if name == "env"
+                    if matches!(name, "env" | "time")
                         && w.parts
                             .first()
                             .is_some_and(|p| matches!(p, Part::Lit(s) if is_assignment(s)))
@@ -163,7 +163,7 @@ impl Scan<'_> {
                     } else {
                         1
                     };
-                } else if name == "env" && is_assignment(&l) {
+                } else if matches!(name, "env" | "time") && is_assignment(&l) {
                     self.assignment(w, &mut local, &HashMap::new(), true, fragment);
                     j += 1;
                 } else {
@@ -171,6 +171,20 @@ impl Scan<'_> {
                 }
             }
             j += positional;
+            if *positional > 0 {
+                // Options after the positional arguments (`setarch x86_64 -R ./x.sh`).
+                while let Some(l) = lit(j).filter(|l| is_option(l, false)) {
+                    if l == "--" {
+                        j += 1;
+                        break;
+                    }
+                    j += if value_options.contains(&l.as_str()) {
+                        2
+                    } else {
+                        1
+                    };
+                }
+            }
             if name == "flock" && matches!(lit(j).as_deref(), Some("-c" | "--command")) {
                 self.inline_shell(rest.get(j + 1), &local, input, fragment, extra);
                 return;
@@ -221,13 +235,8 @@ impl Scan<'_> {
                 }
                 return;
             }
-            "su" | "runuser" | "script" => {
-                if let Some(at) = rest
-                    .iter()
-                    .position(|w| matches!(w.literal().as_deref(), Some("-c" | "--command")))
-                {
-                    self.inline_shell(rest.get(at + 1), sh, input, fragment, extra);
-                }
+            "su" | "runuser" | "script" | "sg" => {
+                self.run_as(name, rest, fragment, sh, input, extra);
                 return;
             }
             "watch" => {
@@ -335,7 +344,7 @@ impl Scan<'_> {
                 self.interpreted(interp, name, rest, fragment, sh, input, extra);
             }
             None if program.contains('/') => {
-                self.hash(&program, sh, fragment, false);
+                self.hash_code(&program, sh, fragment);
             }
             None => {
                 for dir in sh.path_dirs.clone() {
@@ -353,6 +362,91 @@ impl Scan<'_> {
                     }
                 }
             }
+        }
+    }
+
+    /// `su`, `runuser`, `script`, `sg`: the text of `-c` (also in a cluster, `script -qc
+    /// TEXT`, or `--command=TEXT`) is a command in turn, and so is `runuser -u USER CMD…`.
+    fn run_as(
+        &mut self,
+        name: &str,
+        rest: &[Word],
+        fragment: &str,
+        sh: &mut Shell,
+        input: &Input,
+        extra: Extra<'_>,
+    ) {
+        const VALUE: &[&str] = &[
+            "-u",
+            "--user",
+            "-g",
+            "--group",
+            "-G",
+            "--supp-group",
+            "-s",
+            "--shell",
+            "-w",
+            "--whitelist-environment",
+            "-O",
+            "--log-out",
+            "-I",
+            "--log-in",
+            "-B",
+            "--log-io",
+            "-T",
+            "--log-timing",
+            "-E",
+            "--echo",
+            "-o",
+            "--output-limit",
+            "-m",
+            "--logging-format",
+        ];
+        let mut k = 0;
+        let mut user_command = false;
+        while let Some(l) = rest.get(k).and_then(Word::literal) {
+            if l == "--" {
+                k += 1;
+                break;
+            }
+            if let Some(text) = l
+                .strip_prefix("--command=")
+                .or_else(|| l.strip_prefix("--session-command="))
+            {
+                let word = Word {
+                    parts: vec![Part::Lit(text.to_owned())],
+                    raw: text.to_owned(),
+                };
+                self.inline_shell(Some(&word), sh, input, fragment, extra);
+                return;
+            }
+            if matches!(l.as_str(), "--command" | "--session-command") {
+                self.inline_shell(rest.get(k + 1), sh, input, fragment, extra);
+                return;
+            }
+            if !is_option(&l, false) {
+                break;
+            }
+            if !l.starts_with("--")
+                && let Some(at) = l[1..].find('c')
+            {
+                let attached = &l[2 + at..];
+                if attached.is_empty() {
+                    self.inline_shell(rest.get(k + 1), sh, input, fragment, extra);
+                } else {
+                    let word = Word {
+                        parts: vec![Part::Lit(attached.to_owned())],
+                        raw: attached.to_owned(),
+                    };
+                    self.inline_shell(Some(&word), sh, input, fragment, extra);
+                }
+                return;
+            }
+            user_command |= name == "runuser" && (l == "-u" || l == "--user");
+            k += if VALUE.contains(&l.as_str()) { 2 } else { 1 };
+        }
+        if user_command && k < rest.len() {
+            self.command(rest, k, fragment, sh, input, extra);
         }
     }
 
@@ -459,17 +553,12 @@ impl Scan<'_> {
         match lang {
             Lang::Node | Lang::Deno | Lang::Bun => self.node_script(&path, sh, fragment),
             Lang::Python => {
-                if let Hashed::Dir(dir) = self.hash(&path, sh, fragment, false) {
-                    self.hash(
-                        &dir.join("__main__.py").to_string_lossy(),
-                        sh,
-                        fragment,
-                        false,
-                    );
+                if let Hashed::Dir(dir) = self.hash_code(&path, sh, fragment) {
+                    self.hash_code(&dir.join("__main__.py").to_string_lossy(), sh, fragment);
                 }
             }
             _ => {
-                if let Hashed::Dir(_) = self.hash(&path, sh, fragment, false) {
+                if let Hashed::Dir(_) = self.hash_code(&path, sh, fragment) {
                     self.unhashed(fragment, format!("`{path}` is a directory"));
                 }
             }

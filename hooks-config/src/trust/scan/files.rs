@@ -8,7 +8,15 @@ pub(super) enum Hashed {
     File,
     Dir(PathBuf),
     Missing,
+    /// A relative path from a directory known only at run time (already reported).
+    Unknown,
 }
+
+/// Characters that separate the paths a word may name inside it: `alias.h=!sh ./x.sh`,
+/// `1e sh ./x.sh`, `--opt=a.sh,b.sh`, `PATH`-like lists, `@argfile`.
+const MENTION_SEPARATORS: &str = "'\"=:,;|&()<>`@";
+/// Longest word (or token) looked up as a mentioned file.
+const MAX_MENTION_CHARS: usize = 4096;
 
 impl Scan<'_> {
     /// Hashes the file `word` names (relative to every directory the command may be in), and
@@ -31,7 +39,7 @@ impl Scan<'_> {
                 fragment,
                 format!("`{word}` is taken from a directory known only at run time: {why}"),
             );
-            return Hashed::Missing;
+            return Hashed::Unknown;
         }
         let bases = if relative {
             sh.dirs.clone()
@@ -67,6 +75,90 @@ impl Scan<'_> {
             self.shebang(&path, sh, fragment);
         }
         found
+    }
+
+    /// Hashes a file the command runs as code, and reports it when it does not exist: a
+    /// file created later (`cat ./x.sh > y.sh; sh y.sh`) would run unapproved.
+    pub(super) fn hash_code(&mut self, word: &str, sh: &Shell, fragment: &str) -> Hashed {
+        let found = self.hash(word, sh, fragment, false);
+        if let Hashed::Missing = found {
+            self.missing(word, fragment);
+        }
+        found
+    }
+
+    pub(super) fn missing(&mut self, word: &str, fragment: &str) {
+        self.unhashed(
+            fragment,
+            format!("it runs `{word}`, a file that does not exist when approved"),
+        );
+    }
+
+    /// The conservative catch-all: every project (or plugin root) file a word of the command
+    /// names, whole or as a token inside it, is hashed, whatever the program does with it.
+    /// An unknown wrapper (`setpriv --reuid=0 ./x.sh`), a misread option or code run by
+    /// another tool (`git -c alias.h='!sh ./x.sh' h`) then still cannot run an edited file.
+    pub(super) fn mentioned(&mut self, text: &str, sh: &Shell, fragment: &str) {
+        if text.is_empty() || text.len() > 64 * 1024 {
+            return;
+        }
+        let tokens = std::iter::once(text)
+            .chain(text.split(|c: char| c.is_whitespace() || MENTION_SEPARATORS.contains(c)));
+        let mut seen: Vec<&str> = Vec::new();
+        for token in tokens {
+            if token.is_empty() || token.len() > MAX_MENTION_CHARS || seen.contains(&token) {
+                continue;
+            }
+            seen.push(token);
+            self.mentioned_file(token, sh, fragment);
+        }
+    }
+
+    fn mentioned_file(&mut self, token: &str, sh: &Shell, fragment: &str) {
+        let relative = !Path::new(token).is_absolute();
+        let bases = if relative {
+            sh.dirs.clone()
+        } else {
+            vec![PathBuf::from("/")]
+        };
+        let roots: Vec<PathBuf> = std::iter::once(self.project.to_path_buf())
+            .chain(
+                self.plugin_root
+                    .as_deref()
+                    .map(|r| fs::canonicalize(r).unwrap_or_else(|_| PathBuf::from(r))),
+            )
+            .collect();
+        for base in bases {
+            let path = base.join(token);
+            if !fs::metadata(&path).is_ok_and(|m| m.is_file()) {
+                continue;
+            }
+            let path = fs::canonicalize(&path).unwrap_or(path);
+            if !roots.iter().any(|r| path.starts_with(r)) {
+                continue;
+            }
+            if relative && let Some(why) = &sh.dir_unknown {
+                // Where it is looked up from is not known: say so for a name that is a
+                // project file here, without reporting every relative word.
+                let why = why.clone();
+                self.unhashed(
+                    fragment,
+                    format!("`{token}` is taken from a directory known only at run time: {why}"),
+                );
+                return;
+            }
+            if self.files.contains(&path) {
+                continue;
+            }
+            if self.files.len() >= MAX_SCRIPTS {
+                self.unhashed(
+                    fragment,
+                    format!("it names more than {MAX_SCRIPTS} files; `{token}` and later ones are not hashed"),
+                );
+                continue;
+            }
+            self.files.push(path);
+        }
     }
 
     /// A script's `#!` interpreter, when it is a project file (`#!./bin/tool`).
@@ -171,7 +263,7 @@ impl Scan<'_> {
             ".js", ".mjs", ".cjs", ".json", ".node", ".ts", ".mts", ".cts", ".tsx",
         ];
         match self.hash(spec, sh, fragment, false) {
-            Hashed::File => {}
+            Hashed::File | Hashed::Unknown => {}
             Hashed::Dir(dir) if dir.join("package.json").is_file() => {
                 self.unhashed(fragment, format!("`{spec}` is a directory: node runs the file its package.json names, which is not followed"));
             }
@@ -186,8 +278,15 @@ impl Scan<'_> {
                 }
             }
             Hashed::Missing => {
+                let mut any = false;
                 for ext in EXTENSIONS {
-                    self.hash(&format!("{spec}{ext}"), sh, fragment, false);
+                    any |= matches!(
+                        self.hash(&format!("{spec}{ext}"), sh, fragment, false),
+                        Hashed::File
+                    );
+                }
+                if !any {
+                    self.missing(spec, fragment);
                 }
             }
         }

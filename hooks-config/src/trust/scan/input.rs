@@ -78,7 +78,7 @@ impl Scan<'_> {
         match input {
             Input::Files(files) => {
                 for f in files {
-                    self.hash(f, sh, fragment, false);
+                    self.hash_code(f, sh, fragment);
                 }
             }
             Input::Text(text) => self.inline(text, lang, sh, fragment),

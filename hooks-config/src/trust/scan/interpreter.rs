@@ -36,6 +36,10 @@ impl Scan<'_> {
         let mut inline_shell = false;
         let mut from_stdin = false;
         let mut no_project = false;
+        // A login shell reads profile files; an interactive one its rc file.
+        let mut login = false;
+        let mut interactive = false;
+        let mut rc_given = false;
         while let Some(w) = args.get(j) {
             let Some(l) = w.literal() else { break };
             if l == "--" {
@@ -65,6 +69,17 @@ impl Scan<'_> {
                 let value = value.as_ref().or(if takes { next } else { None });
                 if opt == "--no-project" || opt == "--script" {
                     no_project = true;
+                }
+                if shell {
+                    login |= opt == "--login";
+                    interactive |= opt == "--interactive";
+                    rc_given |= matches!(opt, "--norc" | "--rcfile" | "--init-file");
+                }
+                if OPTION_FILES.contains(&opt) {
+                    self.unhashed(
+                        fragment,
+                        format!("`{opt}` loads options from a file (such as NODE_OPTIONS), whose effect is not followed"),
+                    );
                 }
                 if interp.inline_options.contains(&opt) {
                     self.inline_word(value, lang, sh, fragment);
@@ -122,6 +137,10 @@ impl Scan<'_> {
                 }
                 inline_shell |= l[1..].contains('c');
                 from_stdin |= l[1..].contains('s');
+                if let Some(flags) = l.strip_prefix('-') {
+                    login |= flags.contains('l');
+                    interactive |= flags.contains('i');
+                }
                 // `-euo pipefail`: `o` (and `O`) in a cluster takes the next word.
                 j += if l[1..].contains(['o', 'O']) { 2 } else { 1 };
                 continue;
@@ -203,6 +222,21 @@ impl Scan<'_> {
                 }
             }
             j += 1 + usize::from(consumed_next);
+        }
+        if shell {
+            // `sh -i` reads the file `ENV` names (assigned in the text: hashed); bash, zsh
+            // and fish read their own rc files unless given one.
+            let env_rc = !matches!(name, "bash" | "rbash" | "zsh" | "fish")
+                && matches!(sh.vars.get("ENV"), Some(Var::Value { .. }));
+            if login || interactive && !rc_given && !env_rc {
+                self.unhashed(
+                    fragment,
+                    format!(
+                        "it starts a {} shell, which reads profile files (~/.profile, ~/.bashrc…) that are not hashed",
+                        if login { "login" } else { "interactive" }
+                    ),
+                );
+            }
         }
         if lang == Lang::Uv
             && !no_project

@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 use super::fingerprint::Unhashed;
 use super::lex::{self, Op, Part, PipeIn, Simple, Word};
 use super::programs::{
-    CODE_ENV, EnvCode, Interpreter, Lang, PROGRAM_FILE_OPTIONS, PROJECT_RUNNERS, RESERVED,
-    RUNNER_SUBCOMMANDS, WRAPPERS, base_name, first_loading_word, interpreter, loading_words,
-    python_imports,
+    CODE_ENV, EnvCode, Interpreter, Lang, OPTION_FILES, PROGRAM_FILE_OPTIONS, PROJECT_RUNNERS,
+    RESERVED, RUNNER_SUBCOMMANDS, WRAPPERS, base_name, first_loading_word, interpreter,
+    loading_words, python_imports,
 };
 use super::{MAX_NESTING, MAX_SCRIPTS};
 
@@ -67,6 +67,7 @@ pub(super) fn scan(c: &CommandHandler, project: &Path) -> Found {
             raw: value.clone(),
         };
         scan.assign_env(name, &word, &mut shell, &fragment);
+        scan.mentioned(value, &shell, &fragment);
         shell.vars.insert(
             name.clone(),
             Var::Value {
@@ -86,7 +87,13 @@ pub(super) fn scan(c: &CommandHandler, project: &Path) -> Found {
                 })
                 .collect();
             let input = shell.stdin.clone();
+            let before = shell.clone();
             scan.command(&words, 0, &fragment, &mut shell, &input, Extra::None);
+            for word in &words {
+                if let Some(text) = word.literal() {
+                    scan.mentioned(&text, &before, &fragment);
+                }
+            }
         }
     }
     Found {
@@ -266,9 +273,15 @@ impl Scan<'_> {
                     return Err(format!("`<({})` is produced at run time", abbreviate(body)));
                 }
                 Part::Arith(a) => return Err(format!("`$(({a}))` is computed at run time")),
-                Part::Tilde(user) if user.is_empty() => match &self.home {
-                    Some(home) => text.push_str(home),
-                    None => return Err("`~` is not known (HOME is not set)".to_owned()),
+                // `HOME=… ; ~/x`: the shell's own HOME, else the user's.
+                Part::Tilde(user) if user.is_empty() => match (sh.vars.get("HOME"), &self.home) {
+                    (Some(Var::Value { text: home, .. }), _) | (None, Some(home)) => {
+                        text.push_str(home)
+                    }
+                    (Some(Var::Unknown(why)), _) => return Err(why.clone()),
+                    (None, None) => {
+                        return Err("`~` is not known (HOME is not set)".to_owned());
+                    }
                 },
                 Part::Tilde(user) => return Err(format!("`~{user}` is not followed")),
             }
@@ -329,6 +342,51 @@ impl Scan<'_> {
     }
 
     fn simple(
+        &mut self,
+        all: &[Simple],
+        index: usize,
+        cmd: &Simple,
+        sh: &mut Shell,
+        assigned: &HashMap<String, Result<String, String>>,
+    ) {
+        let before = sh.clone();
+        self.simple_inner(all, index, cmd, sh, assigned);
+        // After the command's own scan, so that the files it runs keep their order.
+        self.mentioned_in(cmd, &before);
+    }
+
+    /// The catch-all ([`Scan::mentioned`]) over a command's words, input redirections,
+    /// here-strings and quoted heredocs.
+    fn mentioned_in(&mut self, cmd: &Simple, sh: &Shell) {
+        let fragment = cmd.raw.as_str();
+        let words = cmd.words.iter().chain(
+            cmd.redirects
+                .iter()
+                .filter(|r| matches!(r.op, Op::In | Op::HereString))
+                .map(|r| &r.target),
+        );
+        for word in words {
+            if let Ok(text) = self.resolve(word, sh) {
+                self.mentioned(&text, sh, fragment);
+            } else if let Some(text) = word.literal() {
+                self.mentioned(&text, sh, fragment);
+            } else {
+                // Partly known (`--rc=$X`): its literal parts may still name files.
+                for part in &word.parts {
+                    if let Part::Lit(text) = part {
+                        self.mentioned(text, sh, fragment);
+                    }
+                }
+            }
+        }
+        for r in &cmd.redirects {
+            if let Op::HereDoc { body, .. } = &r.op {
+                self.mentioned(body, sh, fragment);
+            }
+        }
+    }
+
+    fn simple_inner(
         &mut self,
         all: &[Simple],
         index: usize,
@@ -561,7 +619,12 @@ impl Scan<'_> {
         match kind {
             EnvCode::Files => {
                 for file in text.split([':', ' ']).filter(|f| !f.is_empty()) {
-                    self.hash(file, sh, fragment, false);
+                    // A bare library name is looked up in the system's directories.
+                    if file.contains('/') {
+                        self.hash_code(file, sh, fragment);
+                    } else {
+                        self.hash(file, sh, fragment, false);
+                    }
                 }
             }
             EnvCode::Command => {
