@@ -22,9 +22,11 @@ pub struct Fingerprint {
     /// The project directory the handler runs for (made absolute, symbolic links resolved).
     pub project: PathBuf,
     /// Every file the command loads as code that the scan found (scripts, sourced files,
-    /// files read as a program, modules run with `-m`…), absolute and resolved, in order of
-    /// appearance (see the module docs for how they are found); empty for a program found on
-    /// `PATH` and for HTTP hooks.
+    /// files read as a program, modules run with `-m`…), then every other project file a
+    /// word of the command names (data files included: editing one withdraws the approval),
+    /// absolute and resolved, in order of appearance (see the module docs for how they are
+    /// found); empty for a program found on `PATH` that names no project file, and for HTTP
+    /// hooks.
     pub scripts: Vec<PathBuf>,
     /// Lower-case hex SHA-256 over the handler as declared, the project directory and each
     /// script's path and bytes.

@@ -99,16 +99,19 @@
 //!    `sh -c`/`eval`/`trap`, a module name, a `cd` target before a relative path. A new
 //!    shell (`sh -c`) sees only exported variables.
 //! 2. **Wrappers** are skipped to the program they run: `env` (its assignments, `-C`, and
-//!    `-S` split), `exec`, `command`, `builtin`, `nohup`, `nice`, `time`, `timeout`, `sudo`,
-//!    `doas`, `setsid`, `stdbuf`, `ionice`, `chrt`, `taskset`, `busybox`, `flock` (and
-//!    `flock -c`), `strace`, `xvfb-run`…; reserved words (`if`, `then`, `{`, `do`…) too.
+//!    `-S` split), `exec`, `command`, `builtin`, `nohup`, `nice`, `time` (`-p`, `-f FMT`),
+//!    `timeout`, `sudo`, `doas`, `setsid`, `stdbuf`, `ionice`, `chrt`, `taskset`, `busybox`,
+//!    `flock` (and `flock -c`), `strace`, `xvfb-run`, `setarch` and `linux64`…, `prlimit`,
+//!    `setpriv`, `unshare`, `nsenter`, `chroot`, `runuser -u USER`…; reserved words (`if`,
+//!    `then`, `{`, `do`…) too. A wrapper the scan does not know is the program: what it runs
+//!    is still hashed when it is a project file a word names (step 10).
 //! 3. **Shell builtins that load code**: `. FILE` and `source FILE` hash FILE; `eval` and
 //!    `trap` read their text as a command (`eval "$(cat f)"` hashes `f`); `cd DIR` adds DIR
 //!    to the directories relative paths are looked up from (every one is hashed, since a
 //!    subshell may undo it); `exec N<FILE` opens a descriptor later read as a program
-//!    (`sh <&N`, `sh /dev/fd/N`). `su -c`, `runuser -c`, `script -c` and `watch` run their
-//!    text as a command.
-//! 4. **Interpreters** (`sh`, `bash`, `zsh`, `dash`, `ksh`, `fish`…, `python`, `pypy`,
+//!    (`sh <&N`, `sh /dev/fd/N`). `su -c`, `runuser -c`, `script -c` (also `-qc`,
+//!    `--command=`), `sg -c` and `watch` run their text as a command.
+//! 4. **Interpreters** (`sh`, `bash`, `rbash`, `zsh`, `dash`, `ksh`, `fish`…, `python`, `pypy`,
 //!    `node`, `tsx`, `ts-node`, `ruby`, `perl`, `php`, `lua`, `deno [run]`, `bun [run]`,
 //!    `awk`, `uv run`, by base name without version): their options are read (clusters such
 //!    as `-Bc`, `--opt=value`), then:
@@ -139,13 +142,23 @@
 //!      directory (`perl -I`, `ruby -I`) is unhashed; an interpreter that is a project file
 //!      (`./bin/python3`) is hashed; `ruby -r ./x.rb` is hashed, and `php -d` setting
 //!      `auto_prepend_file` or `auto_append_file` is unhashed;
-//!    - `jq -f`, `yq --from-file` and `sed -f` name their program's file: hashed.
+//!    - `jq -f`, `yq --from-file` and `sed -f` name their program's file: hashed;
+//!    - a **login or interactive shell** (`-l`, `--login`, `-i`, `bash -lc`, `zsh -ic`)
+//!      reads profile or rc files (`~/.profile`, `~/.bash_profile`, `~/.bashrc`,
+//!      `.zshrc`…): unhashed, "reads profile files", unless an interactive shell is given
+//!      its file (`bash --rcfile F`, `--norc`, or `sh -i` with `ENV` assigned in the text);
+//!    - `--env-file` and `--env-file-if-exists` (node, deno, bun, `uv run`) load settings
+//!      such as `NODE_OPTIONS=--require ./x.js` from a file: unhashed, "loads options from a
+//!      file" (the file itself is hashed by step 10).
 //! 5. **Environment** set for a command or in its `env`: `BASH_ENV`, `ENV`,
 //!    `PYTHONSTARTUP`, `LD_PRELOAD` name files that are hashed; `NODE_OPTIONS` is read as
 //!    node's options; `GIT_SSH_COMMAND`, `EDITOR`, `PAGER` and similar are commands in turn;
 //!    `PYTHONPATH`, `NODE_PATH`, `PERL5LIB`, `PERL5OPT`, `RUBYOPT`, `LD_LIBRARY_PATH`,
-//!    `ZDOTDIR`, `XDG_CONFIG_HOME` (fish) and `PS4` are unhashed. A `PATH` with a project
-//!    directory (`PATH=./bin:$PATH tool`) makes bare names found there project files.
+//!    `LD_AUDIT`, `DYLD_LIBRARY_PATH`, `GCONV_PATH`, `HOME` (profile and rc files are read
+//!    from it: `HOME=. bash -l`), `ZDOTDIR`, `XDG_CONFIG_HOME` (fish), `JAVA_TOOL_OPTIONS`,
+//!    `JDK_JAVA_OPTIONS`, git's `GIT_CONFIG_GLOBAL`… and `PS4` are unhashed. A `~` after
+//!    `HOME=…` in the text is that HOME. A `PATH` with a project directory (`PATH=./bin:$PATH
+//!    tool`) makes bare names found there project files.
 //! 6. **Commands built from input**: `xargs CMD` whose input is literal (`echo ./x.sh |
 //!    xargs sh`, or a list file, which is hashed too) runs the commands it builds, which are
 //!    scanned; otherwise an interpreter whose script xargs supplies is unhashed. `find
@@ -160,15 +173,32 @@
 //!    project interpreter its `#!` line names (`#!./bin/tool`); a bare name such as `jq` is
 //!    found on `PATH` (the text alone is hashed).
 //! 9. **Files**: a relative path is taken from the project directory (and from each `cd`
-//!    target); only an existing regular file counts (symbolic links are followed), so a
-//!    file that appears later changes the fingerprint. Files over 16 MiB are an error. More
-//!    than 32 files, or text nested more than 3 levels deep (`sh -c 'sh -c …'`), are
-//!    unhashed.
+//!    target); only an existing regular file counts (symbolic links are followed). A file the
+//!    command runs as code (a script, a sourced file, a program path, a file read as a
+//!    program, `BASH_ENV=./f`) that does not exist when approved is unhashed, "runs a file
+//!    that does not exist when approved": it could be created or copied before it runs
+//!    (`cat ./x.sh > y.sh; sh y.sh`). Files over 16 MiB are an error. More than 32 files, or
+//!    text nested more than 3 levels deep (`sh -c 'sh -c …'`), are unhashed.
+//! 10. **Every file a word names** (the catch-all): whatever the program, each word of each
+//!     simple command (the program, arguments, assignments, input redirections,
+//!     here-strings, heredoc bodies, the handler's `env` values), whole and split at
+//!     whitespace, quotes and `= : , ; | & ( ) < > @` and `` ` ``, that names an existing
+//!     regular file inside the project or the plugin root is hashed. So an unknown wrapper
+//!     (`setpriv --reuid=0 ./x.sh`, `java ./X.java`), a misread option, or code another
+//!     tool runs (`git -c alias.h='!sh ./x.sh' h`, `sed -n '1e sh ./x.sh' f`) cannot run an
+//!     edited project file. This hashes data files too: **editing a file a hook's command
+//!     names (`jq . ./config.json`) needs re-approval**, and a file the hook itself writes
+//!     must not be named as an argument (`--log ./hook.log`), or every run withdraws the
+//!     approval: write it with a redirection (`>> ./hook.log`; output redirections are not
+//!     hashed) or outside the project. After a `cd` to a run-time directory, a relative word
+//!     that names a project file is unhashed.
 //!
 //! # What this does not cover
 //!
 //! Besides what the scan reports as unhashed, an approval does not cover what the files it
-//! hashed read, source or import themselves (a hashed script's own `. ./lib.sh`, a hashed
+//! hashed read, source or import themselves, what an unknown program runs that no word of
+//! the command names as a project file (`some-wrapper sh -c "$X"` is not reported: only
+//! known wrappers are followed to their program), words built at run time (`tool "$F"`) (a hashed script's own `. ./lib.sh`, a hashed
 //! Python module's imports, a node script's `require`s), Python's `__pycache__` files that
 //! it prefers to an unchanged source, programs found on `PATH` and their own configuration
 //! files (git's, an editor's), nor the environment the hook inherits (only what the command
