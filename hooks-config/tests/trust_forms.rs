@@ -529,6 +529,12 @@ fn the_scan_is_bounded_and_says_where_it_stopped() {
             .iter()
             .any(|r| r.contains("more than 16 directories"))
     );
+    let words = format!("echo {}", "a ".repeat(10_000));
+    assert!(
+        reasons(&words)
+            .iter()
+            .any(|r| r.contains("names more than 8192 words"))
+    );
     let substitutions = format!("{}{}", "echo $(".repeat(2000), ")".repeat(2000));
     assert!(
         reasons(&substitutions)

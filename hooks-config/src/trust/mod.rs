@@ -191,7 +191,8 @@
 //!     must not be named as an argument (`--log ./hook.log`), or every run withdraws the
 //!     approval: write it with a redirection (`>> ./hook.log`; output redirections are not
 //!     hashed) or outside the project. After a `cd` to a run-time directory, a relative word
-//!     that names a project file is unhashed.
+//!     that names a project file is unhashed; so is a command with more than 8192 words and
+//!     tokens to look up.
 //!
 //! # What this does not cover
 //!

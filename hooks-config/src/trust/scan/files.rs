@@ -110,6 +110,14 @@ impl Scan<'_> {
                 continue;
             }
             seen.push(token);
+            self.mentions += 1;
+            if self.mentions > MAX_MENTIONS {
+                self.unhashed(
+                    fragment,
+                    format!("it names more than {MAX_MENTIONS} words; the rest are not looked up as files"),
+                );
+                return;
+            }
             self.mentioned_file(token, sh, fragment);
         }
     }

@@ -20,6 +20,8 @@ const MAX_DIRS: usize = 16;
 const MAX_COMMANDS: usize = 1000;
 /// Most wrappers around one program (`env nice timeout …`).
 const MAX_STACK: usize = 32;
+/// Most words and tokens looked up as files a command names.
+const MAX_MENTIONS: usize = 8192;
 
 mod command;
 mod files;
@@ -50,6 +52,7 @@ pub(super) fn scan(c: &CommandHandler, project: &Path) -> Found {
         unhashed: Vec::new(),
         commands: 0,
         stack: 0,
+        mentions: 0,
     };
     let mut shell = Shell {
         vars: HashMap::new(),
@@ -113,6 +116,8 @@ struct Scan<'a> {
     commands: usize,
     /// Calls of [`Scan::command`] in progress (`env nice timeout xargs sh …`).
     stack: usize,
+    /// Words and tokens looked up as mentioned files so far (see [`Scan::mentioned`]).
+    mentions: usize,
 }
 
 /// One shell's state as far as the scan follows it.
