@@ -200,3 +200,63 @@ fn each_form_of_the_issue_is_refused_after_its_file_is_edited() {
         .collect();
     assert!(still.is_empty(), "{still:#?}");
 }
+
+#[test]
+fn the_listing_covers_files_named_by_unknown_programs_and_reports_what_it_cannot() {
+    // Each of these ran an edited file after approval while the listing said "(its text
+    // only)" and nothing unhashed.
+    let hashed = [
+        "setpriv --reuid=0 ./x.sh",
+        "prlimit --nofile=1024 ./x.sh",
+        "time -p ./x.sh",
+        "git -c alias.h='!sh ./x.sh' h",
+        "sed -n '1e sh ./x.sh' f",
+    ];
+    let unhashed = [
+        ("node --env-file=e.env -e 0", "loads options from a file"),
+        ("HOME=. bash -l -c true", "reads profile files"),
+        (
+            "cat ./x.sh > y.sh; sh y.sh; rm -f y.sh",
+            "a file that does not exist when approved",
+        ),
+    ];
+    let mut yaml = "enabled: true\nhooks:\n".to_owned();
+    for (i, form) in hashed
+        .iter()
+        .copied()
+        .chain(unhashed.iter().map(|(f, _)| *f))
+        .enumerate()
+    {
+        yaml.push_str(&format!(
+            "  - {{ id: f{i}, event_type: Stop, handler: {{ command: {form:?} }} }}\n"
+        ));
+    }
+    let p = Project::new(&yaml);
+    p.write("x.sh", "echo x\n");
+    p.write("f", "data\n");
+    p.write("e.env", "NODE_OPTIONS=\"--require ./x.js\"\n");
+    p.write("x.js", "0\n");
+    let rows = p.rows();
+    for (i, form) in hashed.iter().enumerate() {
+        let r = row(&rows, &format!("f{i}"));
+        let covers = r["scripts"].as_array().unwrap();
+        assert!(
+            covers
+                .iter()
+                .any(|s| s.as_str().unwrap().ends_with("/x.sh")),
+            "{form}: {r}"
+        );
+        assert_eq!(r["unhashed"], serde_json::json!([]), "{form}");
+    }
+    for (k, (form, why)) in unhashed.iter().enumerate() {
+        let r = row(&rows, &format!("f{}", hashed.len() + k));
+        assert!(r["unhashed"].to_string().contains(why), "{form}: {r}");
+    }
+    let out = p.hooks(&["trust", "--approve"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains(&format!("approved {} hook(s)", hashed.len())),
+        "{}",
+        stdout(&out)
+    );
+}
