@@ -266,6 +266,8 @@ const UNHASHED: &[(&str, &str)] = &[
     ("zsh -ic true", "reads profile files"),
     ("sh -i -c true", "reads profile files"),
     ("HOME=. git status", "HOME is set"),
+    ("exec -a -sh sh -c true", "reads profile files"),
+    ("exec -l bash -c true", "reads profile files"),
     ("export HOME=.; . ~/x.sh", "HOME is set"),
     ("ZDOTDIR=. zsh -c true", "ZDOTDIR is set"),
     ("XDG_CONFIG_HOME=. fish -c true", "XDG_CONFIG_HOME is set"),

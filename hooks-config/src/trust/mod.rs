@@ -143,7 +143,8 @@
 //!      (`./bin/python3`) is hashed; `ruby -r ./x.rb` is hashed, and `php -d` setting
 //!      `auto_prepend_file` or `auto_append_file` is unhashed;
 //!    - `jq -f`, `yq --from-file` and `sed -f` name their program's file: hashed;
-//!    - a **login or interactive shell** (`-l`, `--login`, `-i`, `bash -lc`, `zsh -ic`)
+//!    - a **login or interactive shell** (`-l`, `--login`, `-i`, `bash -lc`, `zsh -ic`,
+//!      `exec -l sh`, `exec -a -sh sh`)
 //!      reads profile or rc files (`~/.profile`, `~/.bash_profile`, `~/.bashrc`,
 //!      `.zshrc`…): unhashed, "reads profile files", unless an interactive shell is given
 //!      its file (`bash --rcfile F`, `--norc`, or `sh -i` with `ENV` assigned in the text);

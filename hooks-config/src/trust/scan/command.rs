@@ -157,6 +157,19 @@ impl Scan<'_> {
                 if name == "command" && (l == "-v" || l == "-V") {
                     return;
                 }
+                // `exec -l sh`, `exec -a -sh sh`: a dash before the name makes a login shell.
+                if name == "exec"
+                    && (l.starts_with('-') && !l.starts_with("--") && l[1..].contains('l')
+                        || l == "-a"
+                            && rest
+                                .get(j + 1)
+                                .is_some_and(|w| w.literal().is_none_or(|a| a.starts_with('-'))))
+                {
+                    self.unhashed(
+                        fragment,
+                        "`exec` may start a login shell, which reads profile files (~/.profile…) that are not hashed",
+                    );
+                }
                 if l == "-" || is_option(&l, false) {
                     j += if value_options.contains(&l.as_str()) {
                         2
