@@ -179,7 +179,13 @@ const HOME_CREDENTIAL_DIRS: &[&str] = &[
     ".kube",
     ".docker",
     ".config/gcloud",
+    ".claude",
+    ".config/agent-hooks",
 ];
+
+/// Directories of the home directory that hold every tool's settings: not a project
+/// themselves (their subdirectories may be, `~/.config/nvim`).
+const HOME_SETTINGS_DIRS: &[&str] = &[".config", ".local", ".local/share"];
 
 /// True when the absolute, resolved `path` is a system directory: a top-level directory
 /// (`/etc`, `/usr`, `/tmp`, `/work`) or a direct child of a system one (`/usr/lib`, `/etc/ssh`,
@@ -253,9 +259,10 @@ pub enum ProjectRootError {
         "`{0}` cannot be a project root: it is a system directory or inside one, so the system's files would count as the project's"
     )]
     System(PathBuf),
-    /// The root is inside a credentials directory of the home directory (`~/.ssh`, `~/.aws`, …).
+    /// The root is inside a credentials or settings directory of the home directory
+    /// (`~/.ssh`, `~/.aws`, `~/.claude`, `~/.config` itself, …).
     #[error(
-        "`{0}` cannot be a project root: it is inside a credentials directory of the home directory"
+        "`{0}` cannot be a project root: it is inside a credentials or settings directory of the home directory"
     )]
     Credentials(PathBuf),
 }
@@ -324,6 +331,9 @@ pub fn check_project_root(root: &Path, home: Option<&Path>) -> Result<(), Projec
         if HOME_CREDENTIAL_DIRS
             .iter()
             .any(|dir| resolved.starts_with(home.join(dir)))
+            || HOME_SETTINGS_DIRS
+                .iter()
+                .any(|dir| resolved == home.join(dir))
         {
             return Err(ProjectRootError::Credentials(resolved));
         }
@@ -427,6 +437,9 @@ mod tests {
             "/home/alice/.ssh",
             "/home/alice/.aws/sso",
             "/home/alice/.config/gcloud",
+            "/home/alice/.config",
+            "/home/alice/.claude",
+            "/home/alice/.config/agent-hooks",
         ] {
             assert!(
                 check_project_root(Path::new(bad), home).is_err(),

@@ -22,6 +22,11 @@
 //! | nested deeper than [`MAX_DEPTH`](crate::nested::MAX_DEPTH) | exit 2 at a point that can block; elsewhere no script runs (said in `systemMessage`) |
 //! | otherwise | exit 0 and the merged answer |
 //!
+//! At a point that can block, the answer also says when a `builtin:` section leaves out every
+//! guard of the default set, and which configured hooks of the event are disabled (`enabled: false`, a file
+//! without `enabled: true`, `disableAllHooks`): every answer, since a process per event cannot
+//! tell whether the user saw it before.
+//!
 //! A missing scripts file does not block: blocking every tool call until the file exists
 //! would lock the user out of the very session that could create it, while the guards
 //! compiled into the binary and the project's own still decide. It is never silent: the
@@ -125,6 +130,29 @@ pub async fn run(args: ClaudeArgs) -> Result<ExitCode, CliError> {
     }
     let (skipped, nested) = ancestry.skip_recursion(&mut config, &EventId::of(point, &payload));
     notes.extend(skipped.iter().map(ToString::to_string));
+    // What does not run at this event is said, not left for the user to find out.
+    if can_block(Some(point)) {
+        if let Some((off, location)) = crate::load::default_guards_off(&config) {
+            notes.push(format!(
+                "builtin {} off: the `builtin:` section at {location} leaves them out (remove the section for the default guard set)",
+                off.join(", ")
+            ));
+        }
+        let inactive: Vec<String> = config
+            .hooks
+            .iter()
+            .filter(|s| !s.enabled)
+            .chain(&config.dormant)
+            .filter(|s| s.point == point)
+            .map(|s| format!("`{}` ({})", s.id, s.location))
+            .collect();
+        if !inactive.is_empty() {
+            notes.push(format!(
+                "configured hook(s) of this event that do not run (disabled, or their file is not switched on): {}",
+                inactive.join(", ")
+            ));
+        }
+    }
     let root = args.config.project_dir();
     if let Err(e) = crate::load::check_root(&root) {
         if can_block(Some(point)) {

@@ -288,9 +288,42 @@ pub fn builtins(config: &LoadedConfig) -> Result<Builtins, CliError> {
         location: section.location.to_string(),
         message,
     };
-    let settings: BuiltinConfig =
-        serde_json::from_value(section.value.clone()).map_err(|e| refused(e.to_string()))?;
+    let settings: BuiltinConfig = serde_json::from_value(with_defaults_for_nulls(&section.value))
+        .map_err(|e| refused(e.to_string()))?;
     Builtins::new(settings).map_err(|e| refused(e.to_string()))
+}
+
+/// A policy named with no settings (`command_guard:` in YAML is null) is on with its
+/// defaults, as `command_guard: {}` is: listing a guard must never turn it off.
+fn with_defaults_for_nulls(section: &serde_json::Value) -> serde_json::Value {
+    match section {
+        serde_json::Value::Object(map) => serde_json::Value::Object(
+            map.iter()
+                .map(|(k, v)| {
+                    let v = if v.is_null() {
+                        serde_json::json!({})
+                    } else {
+                        v.clone()
+                    };
+                    (k.clone(), v)
+                })
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// The guards of the default set ([`BuiltinConfig::default_guards`]) when a `builtin:` section
+/// leaves every one of them out, and where that section is: the answer says the setup has no
+/// guard left. (A section that keeps one of them is a choice, not a setup that protects
+/// nothing, and is not repeated on every answer.)
+pub fn default_guards_off(config: &LoadedConfig) -> Option<(Vec<&'static str>, String)> {
+    let section = config.builtin.as_ref()?;
+    let off: Vec<&'static str> = ["command_guard", "secrets_guard", "write_guard"]
+        .into_iter()
+        .filter(|name| section.value.get(*name).is_none())
+        .collect();
+    (off.len() == 3).then(|| (off, section.location.to_string()))
 }
 
 /// `path` relative to `base` when it is under it, for shorter listings.
