@@ -224,6 +224,17 @@ const CASES: &[(&str, Expect)] = &[
     ("echo 'unclosed", D("parse-error")),
     ("ls |", D("parse-error")),
     ("(rm -rf /", D("parse-error")),
+    ("hooks trust --approve", D("hooks-approve")),
+    ("hooks trust --settings s.json", Ok),
+    ("echo hooks trust --approve", Ok),
+    (
+        "/usr/local/bin/hooks trust --settings s.json --approve --accept-unhashed",
+        D("hooks-approve"),
+    ),
+    (
+        "cd /tmp && sh -c 'hooks trust --approve'",
+        D("hooks-approve"),
+    ),
     // Ask.
     ("git reset --hard", A("git-reset-hard")),
     ("git reset --hard HEAD~1", A("git-reset-hard")),

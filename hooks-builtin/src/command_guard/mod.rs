@@ -25,6 +25,7 @@
 //! | `chmod-root` / `chown-root` | deny | `chmod -R`, `chown -R`, `chgrp -R` of `/`, a system directory or the home directory |
 //! | `curl-pipe-shell` | deny | `curl … \| sh` (any downloader into any shell or interpreter reading stdin), `sh <(curl …)`, `bash -c "$(curl …)"`, `eval "$(wget …)"` |
 //! | `git-force-push-protected` | deny | `git push --force`/`-f`/`--force-with-lease`/`+branch`/`--delete` to a protected branch (`protected_branches`), or to a branch that cannot be told |
+//! | `hooks-approve` | deny | `hooks trust … --approve` (an agent approving the hooks that guard it) |
 //! | `sudo` | `privileged` (deny) | `sudo`, `doas`, `su`, `pkexec` |
 //! | `rm-outside-project` | `builtin_ask` (ask) | recursive delete of anything else outside the project root, or of a path computed by a substitution (`rm -rf $(…)`) |
 //! | `git-reset-hard` | `builtin_ask` (ask) | `git reset --hard` |

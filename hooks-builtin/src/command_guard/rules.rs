@@ -48,6 +48,7 @@ rules! {
     CHOWN_ROOT = "chown-root", Deny;
     CURL_PIPE_SHELL = "curl-pipe-shell", Deny;
     GIT_FORCE_PUSH_PROTECTED = "git-force-push-protected", Deny;
+    HOOKS_APPROVE = "hooks-approve", Deny;
     SUDO = "sudo", Privileged;
     RM_OUTSIDE_PROJECT = "rm-outside-project", Ask;
     GIT_RESET_HARD = "git-reset-hard", Ask;
@@ -499,6 +500,7 @@ pub(super) fn command_hits(command: &Command, env: &Env<'_>) -> Vec<Hit> {
                 .map(|d| hit(DEVICE_WRITE, format!("{program} writes to disk device {d}"))),
         ),
         "git" => hits.extend(git(&command.args, env)),
+        "hooks" => hits.extend(hooks_approve(&command.args)),
         _ => {}
     }
     if downloads(program) {
@@ -572,6 +574,21 @@ fn find_delete(args: &[String], dir: Option<&str>, env: &Env<'_>) -> Vec<Hit> {
             })
         })
         .collect()
+}
+
+/// `hooks trust … --approve`: approving hooks is a person's review of what they run; an agent
+/// that approves its own edited hook has switched that guard off.
+fn hooks_approve(args: &[String]) -> Option<Hit> {
+    let trust = args.iter().any(|a| a == "trust");
+    let approves = args
+        .iter()
+        .any(|a| a == "--approve" || a == "--accept-unhashed" || a.starts_with("--approve="));
+    (trust && approves).then(|| {
+        hit(
+            HOOKS_APPROVE,
+            "approving hooks is for a person to do after reviewing them, in their own terminal",
+        )
+    })
 }
 
 /// `git push --force` and friends, `git reset --hard`, `git clean -fd`, `git checkout -- .`.
