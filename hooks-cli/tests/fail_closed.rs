@@ -7,97 +7,18 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
-use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 use std::sync::mpsc;
 use std::time::Duration;
 
 use hooks_cli::nested::{EventId, NESTED_ENV};
 use serde_json::{Value, json};
 
-const EXE: &str = env!("CARGO_BIN_EXE_hooks");
 const GUARDED: &str = "enabled: true\nbuiltin:\n  command_guard: {}\n";
 
-struct Project {
-    dir: tempfile::TempDir,
-    trust: tempfile::TempDir,
-}
+mod common;
 
-impl Project {
-    fn new() -> Self {
-        Project {
-            dir: tempfile::tempdir().unwrap(),
-            trust: tempfile::tempdir().unwrap(),
-        }
-    }
-
-    fn path(&self) -> &Path {
-        self.dir.path()
-    }
-
-    fn write(&self, name: &str, text: &str) {
-        let path = self.path().join(name);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, text).unwrap();
-        use std::os::unix::fs::PermissionsExt;
-        if name.ends_with(".sh") {
-            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-        }
-    }
-
-    fn command(&self, args: &[&str], env: &[(&str, &str)]) -> Command {
-        let mut command = Command::new(EXE);
-        command
-            .args(args)
-            .current_dir(self.path())
-            .env("HOOKS_TRUST_FILE", self.trust.path().join("trust.json"))
-            .env_remove("CLAUDE_PROJECT_DIR")
-            .env_remove("RUST_LOG")
-            .env_remove(NESTED_ENV)
-            .env_remove("HOOKS_MAX_PAYLOAD")
-            .env_remove("HOOKS_PAYLOAD_TIMEOUT")
-            .env_remove("HOOKS_WEBHOOK_FLUSH")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        for (name, value) in env {
-            command.env(name, value);
-        }
-        command
-    }
-
-    /// Runs `hooks` with `stdin` written from a thread (so that a payload larger than the pipe
-    /// cannot block the test when the binary stops reading) and closed.
-    fn hooks(&self, args: &[&str], env: &[(&str, &str)], stdin: impl Into<Vec<u8>>) -> Output {
-        let mut child = self.command(args, env).spawn().unwrap();
-        let mut input = child.stdin.take().unwrap();
-        let bytes = stdin.into();
-        let writer = std::thread::spawn(move || {
-            // The binary may refuse before reading it all: a broken pipe is expected then.
-            let _ = input.write_all(&bytes);
-        });
-        let out = child.wait_with_output().unwrap();
-        writer.join().unwrap();
-        out
-    }
-
-    fn approve(&self, settings: &str) {
-        let out = self.hooks(&["trust", "--approve", "--settings", settings], &[], "");
-        assert!(
-            String::from_utf8_lossy(&out.stdout).contains("approved"),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+use common::{EXE, Project, stderr, stdout};
 
 fn answer(o: &Output) -> Value {
     serde_json::from_slice(&o.stdout)
