@@ -78,6 +78,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod interp;
+mod opaque;
 mod rules;
 mod user;
 
@@ -299,7 +301,7 @@ impl CommandGuard {
                 })
                 .collect::<Vec<_>>()
         };
-        let mut findings = builtin(false, rules::script_hits(script), &text);
+        let mut findings = builtin(false, rules::script_hits(script, env), &text);
         for command in script.commands() {
             let exempt = self.allow.iter().any(|r| r.matches(command));
             findings.extend(builtin(exempt, rules::command_hits(command, env), command));

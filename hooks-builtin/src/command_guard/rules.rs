@@ -19,42 +19,59 @@ pub(super) enum Class {
     Privileged,
 }
 
-/// A builtin rule: its stable id (in reasons and in `disable_builtin`) and its class.
+/// A builtin rule: its stable id (in reasons and in `disable_builtin`), the core pack it
+/// belongs to, and its class.
 #[derive(Debug, PartialEq, Eq)]
 pub(super) struct Rule {
     pub(super) id: &'static str,
+    pub(super) pack: &'static str,
     pub(super) class: Class,
 }
 
 macro_rules! rules {
-    ($($name:ident = $id:literal, $class:ident;)*) => {
-        $(pub(super) const $name: &Rule = &Rule { id: $id, class: Class::$class };)*
+    ($($pack:literal { $($name:ident = $id:literal, $class:ident;)* })*) => {
+        $($(pub(super) const $name: &Rule = &Rule { id: $id, pack: $pack, class: Class::$class };)*)*
         /// Every builtin rule.
-        pub(super) const ALL: &[&Rule] = &[$($name),*];
+        pub(super) const ALL: &[&Rule] = &[$($($name),*),*];
     };
 }
 
 rules! {
-    RM_ROOT = "rm-root", Deny;
-    RM_HOME = "rm-home", Deny;
-    RM_PROJECT = "rm-project", Deny;
-    RM_SYSTEM = "rm-system", Deny;
-    MKFS = "mkfs", Deny;
-    DD_DEVICE = "dd-device", Deny;
-    DEVICE_WRITE = "device-write", Deny;
-    SHRED_DEVICE = "shred-device", Deny;
-    FORK_BOMB = "fork-bomb", Deny;
-    CHMOD_ROOT = "chmod-root", Deny;
-    CHOWN_ROOT = "chown-root", Deny;
-    CURL_PIPE_SHELL = "curl-pipe-shell", Deny;
-    GIT_FORCE_PUSH_PROTECTED = "git-force-push-protected", Deny;
-    HOOKS_APPROVE = "hooks-approve", Deny;
-    SUDO = "sudo", Privileged;
-    RM_OUTSIDE_PROJECT = "rm-outside-project", Ask;
-    GIT_RESET_HARD = "git-reset-hard", Ask;
-    GIT_CLEAN = "git-clean", Ask;
-    GIT_DISCARD = "git-discard", Ask;
-    GIT_FORCE_PUSH = "git-force-push", Ask;
+    "core.filesystem" {
+        RM_ROOT = "rm-root", Deny;
+        RM_HOME = "rm-home", Deny;
+        RM_PROJECT = "rm-project", Deny;
+        RM_SYSTEM = "rm-system", Deny;
+        MKFS = "mkfs", Deny;
+        DD_DEVICE = "dd-device", Deny;
+        DEVICE_WRITE = "device-write", Deny;
+        SHRED_DEVICE = "shred-device", Deny;
+        CHMOD_ROOT = "chmod-root", Deny;
+        CHOWN_ROOT = "chown-root", Deny;
+        RM_OUTSIDE_PROJECT = "rm-outside-project", Ask;
+        RM_UNKNOWN_VARIABLE = "rm-unknown-variable", Ask;
+    }
+    "core.git" {
+        GIT_FORCE_PUSH_PROTECTED = "git-force-push-protected", Deny;
+        GIT_RESET_HARD = "git-reset-hard", Ask;
+        GIT_CLEAN = "git-clean", Ask;
+        GIT_DISCARD = "git-discard", Ask;
+        GIT_FORCE_PUSH = "git-force-push", Ask;
+    }
+    "core.shell" {
+        FORK_BOMB = "fork-bomb", Deny;
+        CURL_PIPE_SHELL = "curl-pipe-shell", Deny;
+        HOOKS_APPROVE = "hooks-approve", Deny;
+        SUDO = "sudo", Privileged;
+        EVAL_COMPUTED = "eval-computed", Ask;
+        SUBSTITUTION_RUN = "substitution-run", Ask;
+        SOURCE_SUBSTITUTION = "source-substitution", Ask;
+        DECODE_TO_SHELL = "decode-to-shell", Ask;
+        DOWNLOAD_THEN_RUN = "download-then-run", Ask;
+        IFS_EXPANSION = "ifs-expansion", Ask;
+        INTERPRETER_DELETE = "interpreter-delete", Ask;
+        INTERPRETER_SHELL_OUT = "interpreter-shell-out", Ask;
+    }
 }
 
 /// A builtin rule that matched, and what it saw.
@@ -102,7 +119,7 @@ pub(super) struct Env<'a> {
 
 /// Where a path operand points, from most to least dangerous to delete.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Place {
+pub(super) enum Place {
     Root,
     Home,
     Project,
@@ -146,7 +163,7 @@ impl<'a> Env<'a> {
 
     /// Where `operand` of a command running in `dir` (see [`Command::dir`]) points; a glob
     /// (`/*`, `*`, `~/{a,b}`) counts as its directory.
-    fn place(&self, operand: &str, dir: Option<&str>) -> (Place, PathBuf) {
+    pub(super) fn place(&self, operand: &str, dir: Option<&str>) -> (Place, PathBuf) {
         let (root, home) = self.resolved.get_or_init(|| {
             let home = paths::home_dir().map(|h| paths::resolve(".", &h, None).unwrap_or(h));
             let root =
@@ -198,7 +215,7 @@ impl<'a> Env<'a> {
     }
 
     /// The hit for deleting `operand` with everything under it (`how`: `recursive delete`).
-    fn delete_hit(&self, operand: &str, dir: Option<&str>, how: &str) -> Option<Hit> {
+    pub(super) fn delete_hit(&self, operand: &str, dir: Option<&str>, how: &str) -> Option<Hit> {
         let (place, path) = self.place(operand, dir);
         if place == Place::Unknown {
             self.cannot_decide(operand, &path);
@@ -342,8 +359,9 @@ fn is_disk(path: &str) -> bool {
         .is_some_and(|name| DISKS.iter().any(|d| name.starts_with(d)))
 }
 
-/// The hits of script-wide rules: fork bombs and downloads piped into an interpreter.
-pub(super) fn script_hits(script: &Script) -> Vec<Hit> {
+/// The hits of script-wide rules: fork bombs, downloads piped into an interpreter, and the
+/// script-wide [`opaque`](super::opaque) rules.
+pub(super) fn script_hits(script: &Script, env: &Env<'_>) -> Vec<Hit> {
     let mut hits: Vec<Hit> = script
         .functions
         .iter()
@@ -356,6 +374,7 @@ pub(super) fn script_hits(script: &Script) -> Vec<Hit> {
         })
         .collect();
     hits.extend(script.pipelines.iter().filter_map(pipe_to_interpreter));
+    hits.extend(super::opaque::script_hits(script, env));
     hits
 }
 
@@ -522,6 +541,8 @@ pub(super) fn command_hits(command: &Command, env: &Env<'_>) -> Vec<Hit> {
             ));
         }
     }
+    hits.extend(super::opaque::command_hits(command, env));
+    hits.extend(super::interp::command_hits(command, env));
     hits
 }
 

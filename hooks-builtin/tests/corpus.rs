@@ -1,0 +1,89 @@
+//! The command corpus: every file in `tests/corpus/` is a list of shell commands with the
+//! answer the default guard set (`command-guard`, `secrets-guard` and `write-guard` with their
+//! defaults, as `hooks claude` runs them) must give, run through a real dispatch.
+//!
+//! ```toml
+//! [[case]]
+//! command = "sh -c '((rm -rf /))'"
+//! expect = "deny"          # deny | ask | allow (allow: no guard objects)
+//! rule = "rm-root"         # deny and ask: the rule the reason names
+//! pack = "core.filesystem" # optional: the pack the rule belongs to
+//! why = "dash runs ((…)) as nested subshells"  # optional
+//! cwd = "/work/project/sub"  # optional: where it runs (default: the project root)
+//! ```
+//!
+//! A `command-guard` reason names its rule as `command-guard rule ID: …`; a `secrets-guard`
+//! reason as `… rule "ID" …` or `… rule ID: …`. `CORPUS_CASE=<substring>` runs only the cases
+//! whose command contains it; `CORPUS_COUNTS=1` prints the counts per expected answer.
+#![cfg(all(
+    feature = "command-guard",
+    feature = "secrets-guard",
+    feature = "write-guard"
+))]
+
+mod corpus_cases;
+
+use corpus_cases::{Case, Expect, load};
+use hooks_builtin::{BuiltinConfig, Builtins};
+use hooks_core::Verdict;
+use hooks_core::context::{Meta, PreToolUse};
+use hooks_core::points::pre_tool_use;
+use hooks_core::runtime::Hooks;
+use serde_json::json;
+
+fn hooks() -> Hooks {
+    let builtins = Builtins::new(BuiltinConfig::default_guards()).expect("default guards");
+    builtins
+        .install(Hooks::builder().ignore_env())
+        .expect("hooks")
+}
+
+fn verdict(hooks: &Hooks, case: &Case) -> Verdict {
+    let meta = Meta::new("corpus")
+        .with_project_dir(corpus_cases::ROOT)
+        .with_cwd(case.cwd.as_deref().unwrap_or(corpus_cases::ROOT));
+    let mut ctx = PreToolUse::new(meta, "Bash", json!({ "command": case.command }));
+    hooks
+        .dispatch::<pre_tool_use::Point>(&mut ctx)
+        .verdict()
+        .clone()
+}
+
+#[test]
+fn every_corpus_case_gets_its_expected_answer() {
+    let cases = load();
+    let hooks = hooks();
+    let filter = std::env::var("CORPUS_CASE").ok();
+    let mut failures = Vec::new();
+    let mut ran = 0;
+    for case in &cases {
+        if filter
+            .as_ref()
+            .is_some_and(|f| !case.command.contains(f.as_str()))
+        {
+            continue;
+        }
+        ran += 1;
+        let got = verdict(&hooks, case);
+        if let Err(problem) = case.judge(&got) {
+            failures.push(format!("{}: {:?}: {problem}", case.place, case.command));
+        }
+    }
+    assert!(ran > 0, "no case ran (CORPUS_CASE={filter:?})");
+    assert!(
+        failures.is_empty(),
+        "{} of {ran} cases failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    if std::env::var_os("CORPUS_COUNTS").is_some() {
+        let count = |e: Expect| cases.iter().filter(|c| c.expect == e).count();
+        eprintln!(
+            "corpus: {} cases: {} deny, {} ask, {} allow",
+            cases.len(),
+            count(Expect::Deny),
+            count(Expect::Ask),
+            count(Expect::Allow)
+        );
+    }
+}
