@@ -80,8 +80,11 @@
 
 mod interp;
 mod opaque;
+mod packs;
 mod rules;
 mod user;
+
+pub use packs::{CORE_PACKS, OperandPlace, Pack, PackRule, builtin_packs, optional_pack_names};
 
 use std::borrow::Cow;
 use std::fmt;
@@ -137,8 +140,14 @@ pub struct CommandGuardConfig {
     /// Commands exempt from the builtin rules that ask (never from one that denies). Default:
     /// none.
     pub allow: Vec<String>,
-    /// Ids of builtin rules to turn off (`git-reset-hard`). Default: none.
+    /// Ids of builtin rules to turn off (`git-reset-hard`), pack rules included. Default: none.
     pub disable_builtin: Vec<String>,
+    /// The optional builtin packs to turn on, by name ([`optional_pack_names`]); the core
+    /// packs ([`CORE_PACKS`]) are always on. Default: every builtin pack.
+    pub packs: Vec<String>,
+    /// Packs of your own, in the shape of the builtin ones ([`Pack`]); always on. Default:
+    /// none.
+    pub custom_packs: Vec<Pack>,
 }
 
 impl Default for CommandGuardConfig {
@@ -152,18 +161,31 @@ impl Default for CommandGuardConfig {
             ask: Vec::new(),
             allow: Vec::new(),
             disable_builtin: Vec::new(),
+            packs: packs::optional_pack_names(),
+            custom_packs: Vec::new(),
         }
     }
 }
 
 /// Denies or asks before destructive shell commands; see the [module docs](self).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct CommandGuard {
     config: CommandGuardConfig,
     deny: Vec<UserRule>,
     ask: Vec<UserRule>,
     allow: Vec<UserRule>,
     disabled: Vec<&'static Rule>,
+    /// The builtin packs turned on, then the custom ones, with the disabled rules left out.
+    packs: Vec<packs::Compiled>,
+}
+
+impl Default for CommandGuard {
+    /// The guard with [`CommandGuardConfig::default`]: every builtin rule and pack.
+    fn default() -> Self {
+        // The default settings name only builtin rules and packs, whose compilation a test
+        // checks, so this cannot fail.
+        CommandGuard::new(CommandGuardConfig::default()).expect("the builtin packs compile")
+    }
 }
 
 impl CommandGuard {
@@ -180,23 +202,92 @@ impl CommandGuard {
                 })
                 .collect::<Result<Vec<_>, _>>()
         };
-        let disabled = config
-            .disable_builtin
+        let builtin = packs::builtin().map_err(|e| ConfigError::new(POLICY, "packs", e))?;
+        let custom = config
+            .custom_packs
             .iter()
             .enumerate()
-            .map(|(i, id)| {
-                rules::ALL
-                    .iter()
-                    .copied()
-                    .find(|r| r.id == id)
-                    .ok_or_else(|| {
-                        let known: Vec<&str> = rules::ALL.iter().map(|r| r.id).collect();
-                        let message =
-                            format!("unknown rule `{id}`; builtin rules: {}", known.join(", "));
-                        ConfigError::new(POLICY, format!("disable_builtin[{i}]"), message)
-                    })
+            .map(|(i, pack)| {
+                packs::Compiled::new(pack).map_err(|(field, e)| {
+                    ConfigError::new(POLICY, format!("custom_packs[{i}].{field}"), e)
+                })
             })
-            .collect::<Result<_, _>>()?;
+            .collect::<Result<Vec<_>, _>>()?;
+        let pack_ids = || {
+            builtin
+                .iter()
+                .chain(&custom)
+                .flat_map(|p| p.rules.iter().map(|r| r.id.as_str()))
+        };
+        let mut disabled = Vec::new();
+        for (i, id) in config.disable_builtin.iter().enumerate() {
+            match rules::ALL.iter().copied().find(|r| r.id == id) {
+                Some(rule) => disabled.push(rule),
+                None if pack_ids().any(|p| p == id) => {}
+                None => {
+                    let known: Vec<&str> = rules::ALL.iter().map(|r| r.id).collect();
+                    let message = format!(
+                        "unknown rule `{id}`; builtin rules: {}, and the rules of the packs",
+                        known.join(", ")
+                    );
+                    return Err(ConfigError::new(
+                        POLICY,
+                        format!("disable_builtin[{i}]"),
+                        message,
+                    ));
+                }
+            }
+        }
+        let mut seen: Vec<&str> = rules::ALL.iter().map(|r| r.id).collect();
+        for (i, pack) in custom.iter().enumerate() {
+            if builtin
+                .iter()
+                .chain(&custom[..i])
+                .any(|p| p.name == pack.name)
+                || CORE_PACKS.contains(&pack.name.as_str())
+            {
+                let message = format!("a pack named `{}` exists already", pack.name);
+                return Err(ConfigError::new(
+                    POLICY,
+                    format!("custom_packs[{i}].name"),
+                    message,
+                ));
+            }
+            for (j, rule) in pack.rules.iter().enumerate() {
+                if builtin
+                    .iter()
+                    .flat_map(|p| &p.rules)
+                    .any(|r| r.id == rule.id)
+                    || seen.contains(&rule.id.as_str())
+                {
+                    let message = format!("rule id `{}` is taken", rule.id);
+                    let field = format!("custom_packs[{i}].rules[{j}].id");
+                    return Err(ConfigError::new(POLICY, field, message));
+                }
+                seen.push(&rule.id);
+            }
+        }
+        let mut on = Vec::new();
+        for (i, name) in config.packs.iter().enumerate() {
+            match builtin.iter().find(|p| &p.name == name) {
+                Some(pack) => on.push(pack.clone()),
+                None if CORE_PACKS.contains(&name.as_str()) => {}
+                None => {
+                    let known = packs::optional_pack_names().join(", ");
+                    let message = format!("unknown pack `{name}`; builtin packs: {known}");
+                    return Err(ConfigError::new(POLICY, format!("packs[{i}]"), message));
+                }
+            }
+        }
+        let core = builtin
+            .iter()
+            .filter(|p| CORE_PACKS.contains(&p.name.as_str()))
+            .cloned();
+        let mut packs: Vec<packs::Compiled> = core.chain(on).chain(custom).collect();
+        for pack in &mut packs {
+            pack.rules
+                .retain(|r| !config.disable_builtin.contains(&r.id));
+        }
         if let Some(i) = config
             .protected_branches
             .iter()
@@ -213,6 +304,7 @@ impl CommandGuard {
             ask: compile("ask", &config.ask)?,
             allow: compile("allow", &config.allow)?,
             disabled,
+            packs,
             config,
         })
     }
@@ -302,17 +394,57 @@ impl CommandGuard {
                 .collect::<Vec<_>>()
         };
         let mut findings = builtin(false, rules::script_hits(script, env), &text);
-        for command in script.commands() {
-            let exempt = self.allow.iter().any(|r| r.matches(command));
-            findings.extend(builtin(exempt, rules::command_hits(command, env), command));
-            for (rules, action) in [(&self.deny, Action::Deny), (&self.ask, Action::Ask)] {
-                if let Some(r) = rules.iter().find(|r| r.matches(command)) {
-                    let what = format!("matches `{}`", r.source);
-                    findings.push((action, reason(&r.field, &what, command)));
+        for pipeline in &script.pipelines {
+            for (i, command) in pipeline.commands.iter().enumerate() {
+                let exempt = self.allow.iter().any(|r| r.matches(command));
+                findings.extend(builtin(exempt, rules::command_hits(command, env), command));
+                let stdin = i
+                    .checked_sub(1)
+                    .and_then(|prev| literal_output(&pipeline.commands[prev]));
+                for pack in &self.packs {
+                    for rule in &pack.rules {
+                        let Some(what) = rule.matches(command, stdin.as_deref(), env) else {
+                            continue;
+                        };
+                        let action = match rule.action {
+                            Action::Deny => Action::Deny,
+                            _ => self.config.builtin_ask,
+                        };
+                        if action == Action::Allow || (exempt && action == Action::Ask) {
+                            continue;
+                        }
+                        let what = format!("{what} (pack {})", pack.name);
+                        findings.push((action, reason(&rule.id, &what, command)));
+                    }
+                }
+                for (rules, action) in [(&self.deny, Action::Deny), (&self.ask, Action::Ask)] {
+                    if let Some(r) = rules.iter().find(|r| r.matches(command)) {
+                        let what = format!("matches `{}`", r.source);
+                        findings.push((action, reason(&r.field, &what, command)));
+                    }
                 }
             }
         }
         findings
+    }
+}
+
+/// What `command` prints when that is literal text: `echo` and `printf` arguments, `cat` of a
+/// here-document or here-string.
+fn literal_output(command: &shell::Command) -> Option<String> {
+    match command.program.as_str() {
+        "echo" | "printf" => Some(command.args.join(" ")),
+        "cat" if command.args.is_empty() => command
+            .redirects
+            .iter()
+            .find(|r| {
+                matches!(
+                    r.op,
+                    shell::RedirectOp::HereDoc | shell::RedirectOp::HereString
+                )
+            })
+            .map(|r| r.target.clone()),
+        _ => None,
     }
 }
 

@@ -270,7 +270,7 @@ impl<'a> Env<'a> {
         Some(head.trim().strip_prefix("ref: refs/heads/")?.to_owned())
     }
 
-    fn is_protected(&self, branch: &str) -> bool {
+    pub(super) fn is_protected(&self, branch: &str) -> bool {
         self.protected.iter().any(|p| wildcard(p, branch))
     }
 }
@@ -320,7 +320,7 @@ fn glob_dir(operand: &str) -> &str {
 }
 
 /// Flags (before `--`) and operands of `args`.
-fn split_args(args: &[String]) -> (Vec<&str>, Vec<&str>) {
+pub(super) fn split_args(args: &[String]) -> (Vec<&str>, Vec<&str>) {
     let (mut flags, mut operands) = (Vec::new(), Vec::new());
     let mut args = args.iter().map(String::as_str);
     while let Some(arg) = args.next() {
@@ -350,7 +350,7 @@ pub(super) fn has_long(flags: &[&str], name: &str) -> bool {
 }
 
 /// A block device: a disk, a partition, a volume (`/dev/sda1`, `/dev/nvme0n1`, `/dev/disk2`).
-fn is_disk(path: &str) -> bool {
+pub(super) fn is_disk(path: &str) -> bool {
     const DISKS: &[&str] = &[
         "sd", "hd", "vd", "xvd", "nvme", "mmcblk", "disk", "rdisk", "md", "dm-", "mapper/", "loop",
         "nbd", "root",

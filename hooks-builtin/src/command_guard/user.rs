@@ -15,6 +15,8 @@ pub(super) struct UserRule {
     short: Vec<char>,
     long: Vec<String>,
     operands: Vec<String>,
+    /// The rule has a `--`: the command must separate its operands with one.
+    dashdash: bool,
     privileged: bool,
 }
 
@@ -30,8 +32,11 @@ impl UserRule {
             return Err(format!("`{source}` must be a program and its arguments"));
         }
         let (mut short, mut long, mut operands) = (Vec::new(), Vec::new(), Vec::new());
+        let mut dashdash = false;
         for arg in &command.args {
-            if let Some(name) = arg.strip_prefix("--").filter(|n| !n.is_empty()) {
+            if arg == "--" {
+                dashdash = true;
+            } else if let Some(name) = arg.strip_prefix("--").filter(|n| !n.is_empty()) {
                 long.push(name.to_owned());
             } else if let Some(cluster) = arg.strip_prefix('-').filter(|c| !c.is_empty()) {
                 short.extend(cluster.chars());
@@ -46,12 +51,14 @@ impl UserRule {
             short,
             long,
             operands,
+            dashdash,
             privileged: command.privileged,
         })
     }
 
     /// True when `command` runs the rule's program (a glob) with all of its flags, in any
-    /// order and form, and its operands (globs) in order, other arguments allowed in between.
+    /// order and form, and its operands (globs) in order, other arguments allowed in between; a
+    /// `--` in the rule needs one in the command.
     pub(super) fn matches(&self, command: &Command) -> bool {
         if !wildcard(&self.program, &command.program) || (self.privileged && !command.privileged) {
             return false;
@@ -71,7 +78,8 @@ impl UserRule {
             .take_while(|a| **a != "--")
             .filter(|a| a.len() <= 1 || !a.starts_with('-'));
         let mut candidates = before.chain(operands);
-        self.short.iter().all(|c| has_short(&flags, *c))
+        (!self.dashdash || args.contains(&"--"))
+            && self.short.iter().all(|c| has_short(&flags, *c))
             && self.long.iter().all(|l| has_long(&flags, l))
             && self
                 .operands
@@ -147,6 +155,9 @@ mod tests {
         assert!(!r.matches(&cmd("kubectl namespace delete x")));
         assert!(rule("terraform destroy").matches(&cmd("/usr/bin/terraform -chdir=x destroy")));
         assert!(rule("git push * main").matches(&cmd("git push origin -- main")));
+        let r = rule("git checkout --");
+        assert!(r.matches(&cmd("git checkout -- src/a.rs")));
+        assert!(!r.matches(&cmd("git checkout -b topic")));
     }
 
     #[test]

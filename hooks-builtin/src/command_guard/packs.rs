@@ -1,0 +1,404 @@
+//! Rule packs: named sets of rules, as data.
+//!
+//! A pack is a TOML file (the builtin ones are in `src/command_guard/packs/`, compiled in) or
+//! the same shape in settings (`custom_packs`). Each rule names the commands it is about in
+//! the syntax of the user rules (`"kubectl delete namespace"`: a program glob, flags in any
+//! order and form, operand globs in order), and narrows them with data only:
+//!
+//! ```toml
+//! name = "databases"
+//! description = "Statements that drop or empty data, through the usual clients."
+//! misses = "SQL in files (`psql -f drop.sql`) and from programs (ORMs, migrations)."
+//!
+//! [[rules]]
+//! id = "sql-delete-without-where"
+//! action = "ask"                                   # deny | ask
+//! what = "DELETE without WHERE empties the table"  # in the reason
+//! command = ["psql", "mysql", "sqlite3"]           # any of these
+//! unless = ["--help"]                              # a flag or operand glob that exempts
+//! text = '(?i)\bdelete\s+from\b'                   # the command's text must match
+//! text_unless = '(?i)\bwhere\b'                    # … and must not match this
+//! operand = "system"                               # some operand must be such a place
+//! ```
+//!
+//! The **text** of a command is its arguments joined by spaces, then the bodies of its
+//! here-documents and here-strings, then what the previous stage of its pipeline prints when
+//! that is literal (`echo 'DROP TABLE t' | psql`). **Operand** places: `root` (`/`), `home`
+//! (the home directory or a parent), `system` (either of those, or a system directory),
+//! `outside-project`, `disk` (a block device), `protected-branch` (a `protected_branches`
+//! name).
+
+use std::fmt;
+use std::sync::OnceLock;
+
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+
+use crate::shell::{Command, RedirectOp};
+
+use super::Action;
+use super::rules::{Env, Place, has_long, has_short, split_args};
+use super::user::{UserRule, wildcard};
+
+/// A named set of rules; see the [module docs](self). Builtin packs and `custom_packs` in
+/// settings have this shape.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Pack {
+    /// The name settings use to turn it on (`containers`, `acme.deploy`).
+    pub name: String,
+    /// What the pack is about.
+    #[serde(default)]
+    pub description: String,
+    /// What it does not catch, so nobody relies on it for that.
+    #[serde(default)]
+    pub misses: String,
+    /// The rules.
+    pub rules: Vec<PackRule>,
+}
+
+/// One rule of a [`Pack`].
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PackRule {
+    /// Its id, unique across every pack: in reasons and in `disable_builtin`.
+    pub id: String,
+    /// `deny` or `ask` (an `ask` rule decides as `builtin_ask` says, like the builtin ones).
+    pub action: Action,
+    /// What the command does and why that is dangerous; quoted in the reason.
+    pub what: String,
+    /// The commands it is about, in the user rules' syntax; any one may match.
+    pub command: Vec<String>,
+    /// Flags (`-n`, `--dry-run`) or operand globs, any one of which exempts the command.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unless: Vec<String>,
+    /// A place one of the command's operands must be.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub operand: Option<OperandPlace>,
+    /// A regular expression the command's text must match.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// A regular expression that exempts the command when its text matches.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text_unless: Option<String>,
+}
+
+/// Where an operand must point for a rule to match (see [`PackRule::operand`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OperandPlace {
+    /// `/` itself.
+    Root,
+    /// The home directory or a parent of it.
+    Home,
+    /// `/`, the home directory, or a system directory (`/etc`, `/usr/lib`).
+    System,
+    /// Anything outside the project root (system places included).
+    OutsideProject,
+    /// A block device (`/dev/sda`).
+    Disk,
+    /// A branch `protected_branches` names.
+    ProtectedBranch,
+}
+
+impl fmt::Display for OperandPlace {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            OperandPlace::Root => "root",
+            OperandPlace::Home => "home",
+            OperandPlace::System => "system",
+            OperandPlace::OutsideProject => "outside-project",
+            OperandPlace::Disk => "disk",
+            OperandPlace::ProtectedBranch => "protected-branch",
+        })
+    }
+}
+
+/// The builtin pack files, in the order their rules are checked.
+const BUILTIN_FILES: &[(&str, &str)] = &[
+    ("core.git", include_str!("packs/core.git.toml")),
+    (
+        "core.filesystem",
+        include_str!("packs/core.filesystem.toml"),
+    ),
+    ("system", include_str!("packs/system.toml")),
+    ("remote", include_str!("packs/remote.toml")),
+    ("containers", include_str!("packs/containers.toml")),
+    ("kubernetes", include_str!("packs/kubernetes.toml")),
+    ("databases", include_str!("packs/databases.toml")),
+    ("cloud", include_str!("packs/cloud.toml")),
+    ("iac", include_str!("packs/iac.toml")),
+];
+
+/// The packs that are always on: the rules every other guard relies on. Their rules can be
+/// turned off one by one (`disable_builtin`), not as a pack.
+pub const CORE_PACKS: &[&str] = &["core.filesystem", "core.git", "core.shell"];
+
+/// The builtin packs, parsed and compiled once per process.
+pub(super) fn builtin() -> Result<&'static [Compiled], String> {
+    static PACKS: OnceLock<Result<Vec<Compiled>, String>> = OnceLock::new();
+    PACKS
+        .get_or_init(|| {
+            BUILTIN_FILES
+                .iter()
+                .map(|(file, text)| {
+                    let pack: Pack =
+                        toml::from_str(text).map_err(|e| format!("builtin pack {file}: {e}"))?;
+                    if pack.name != *file {
+                        return Err(format!("builtin pack {file} is named `{}`", pack.name));
+                    }
+                    Compiled::new(&pack)
+                        .map_err(|(field, e)| format!("builtin pack {file}: {field}: {e}"))
+                })
+                .collect()
+        })
+        .as_deref()
+        .map_err(Clone::clone)
+}
+
+/// The builtin packs as data: what `hooks list` and the docs show.
+///
+/// ```
+/// use hooks_builtin::command_guard::builtin_packs;
+///
+/// let packs = builtin_packs();
+/// assert!(packs.iter().any(|p| p.name == "kubernetes"));
+/// assert!(packs.iter().all(|p| !p.rules.is_empty()));
+/// ```
+pub fn builtin_packs() -> Vec<Pack> {
+    BUILTIN_FILES
+        .iter()
+        .filter_map(|(_, text)| toml::from_str(text).ok())
+        .collect()
+}
+
+/// The names of the builtin packs that can be turned on and off (every builtin pack but the
+/// core ones): the default of `packs`.
+pub fn optional_pack_names() -> Vec<String> {
+    BUILTIN_FILES
+        .iter()
+        .map(|(name, _)| *name)
+        .filter(|name| !CORE_PACKS.contains(name))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// A pack ready to match.
+#[derive(Debug, Clone)]
+pub(super) struct Compiled {
+    pub(super) name: String,
+    pub(super) rules: Vec<CompiledRule>,
+}
+
+/// A rule ready to match.
+#[derive(Debug, Clone)]
+pub(super) struct CompiledRule {
+    pub(super) id: String,
+    pub(super) action: Action,
+    what: String,
+    command: Vec<UserRule>,
+    unless: Vec<String>,
+    operand: Option<OperandPlace>,
+    text: Option<Regex>,
+    text_unless: Option<Regex>,
+}
+
+impl Compiled {
+    /// Compiles `pack`; the error is the field (`rules[2].text`) and what is wrong with it.
+    pub(super) fn new(pack: &Pack) -> Result<Self, (String, String)> {
+        if pack.name.trim().is_empty() {
+            return Err(("name".into(), "empty pack name".into()));
+        }
+        let rules = pack
+            .rules
+            .iter()
+            .enumerate()
+            .map(|(i, rule)| {
+                let at = |field: &str| format!("rules[{i}].{field}");
+                if rule.id.trim().is_empty() {
+                    return Err((at("id"), "empty rule id".into()));
+                }
+                if rule.action == Action::Allow {
+                    return Err((
+                        at("action"),
+                        "a pack rule denies or asks; exempt commands with `allow`".into(),
+                    ));
+                }
+                if rule.command.is_empty() {
+                    return Err((at("command"), "no command to match".into()));
+                }
+                let command = rule
+                    .command
+                    .iter()
+                    .enumerate()
+                    .map(|(j, source)| {
+                        UserRule::new(format!("{}[{j}]", at("command")), source)
+                            .map_err(|e| (format!("{}[{j}]", at("command")), e))
+                    })
+                    .collect::<Result<_, _>>()?;
+                let regex = |field: &str, source: &Option<String>| {
+                    source
+                        .as_deref()
+                        .map(Regex::new)
+                        .transpose()
+                        .map_err(|e| (at(field), e.to_string()))
+                };
+                Ok(CompiledRule {
+                    id: rule.id.clone(),
+                    action: rule.action,
+                    what: rule.what.clone(),
+                    command,
+                    unless: rule.unless.clone(),
+                    operand: rule.operand,
+                    text: regex("text", &rule.text)?,
+                    text_unless: regex("text_unless", &rule.text_unless)?,
+                })
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(Compiled {
+            name: pack.name.clone(),
+            rules,
+        })
+    }
+}
+
+impl CompiledRule {
+    /// What the rule saw when `command` (whose pipeline feeds it `stdin`, when literal)
+    /// matches it.
+    pub(super) fn matches(
+        &self,
+        command: &Command,
+        stdin: Option<&str>,
+        env: &Env<'_>,
+    ) -> Option<String> {
+        if !self.command.iter().any(|r| r.matches(command)) {
+            return None;
+        }
+        let (flags, operands) = split_args(&command.args);
+        let exempt = self.unless.iter().any(|u| {
+            if let Some(long) = u.strip_prefix("--") {
+                has_long(&flags, long)
+            } else if let Some(short) = u.strip_prefix('-') {
+                short.chars().all(|c| has_short(&flags, c))
+            } else {
+                operands.iter().any(|o| wildcard(u, o))
+            }
+        });
+        if exempt {
+            return None;
+        }
+        if self.text.is_some() || self.text_unless.is_some() {
+            let text = text_of(command, stdin);
+            if self.text.as_ref().is_some_and(|re| !re.is_match(&text))
+                || self
+                    .text_unless
+                    .as_ref()
+                    .is_some_and(|re| re.is_match(&text))
+            {
+                return None;
+            }
+        }
+        let Some(place) = self.operand else {
+            return Some(self.what.clone());
+        };
+        let dir = command.dir.as_deref();
+        let operand = operands.iter().find(|o| match place {
+            OperandPlace::Disk => super::rules::is_disk(o),
+            OperandPlace::ProtectedBranch => env.is_protected(o),
+            _ => {
+                let (at, _) = env.place(o, dir);
+                match place {
+                    OperandPlace::Root => at == Place::Root,
+                    OperandPlace::Home => at == Place::Home,
+                    OperandPlace::System => matches!(at, Place::Root | Place::Home | Place::System),
+                    _ => matches!(
+                        at,
+                        Place::Root | Place::Home | Place::System | Place::Outside
+                    ),
+                }
+            }
+        })?;
+        Some(format!("{} (`{operand}`)", self.what))
+    }
+}
+
+/// The command's arguments, here-document and here-string bodies, and literal standard input.
+fn text_of(command: &Command, stdin: Option<&str>) -> String {
+    let mut text = command.args.join(" ");
+    for r in &command.redirects {
+        if matches!(r.op, RedirectOp::HereDoc | RedirectOp::HereString) {
+            text.push('\n');
+            text.push_str(&r.target);
+        }
+    }
+    if let Some(stdin) = stdin {
+        text.push('\n');
+        text.push_str(stdin);
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_builtin_pack_parses_compiles_and_has_unique_ids() {
+        let packs = builtin().expect("builtin packs");
+        assert_eq!(packs.len(), BUILTIN_FILES.len());
+        let mut ids: Vec<&str> = packs
+            .iter()
+            .flat_map(|p| p.rules.iter().map(|r| r.id.as_str()))
+            .chain(super::super::rules::ALL.iter().map(|r| r.id))
+            .collect();
+        let count = ids.len();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), count, "rule ids repeat across packs");
+        for pack in builtin_packs() {
+            assert!(
+                !pack.description.is_empty(),
+                "{}: no description",
+                pack.name
+            );
+            assert!(!pack.misses.is_empty(), "{}: no `misses`", pack.name);
+            for rule in &pack.rules {
+                assert!(
+                    !rule.what.is_empty(),
+                    "{}: {} says nothing",
+                    pack.name,
+                    rule.id
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn bad_pack_rules_name_the_field() {
+        let pack = |rule: &str| -> Pack {
+            toml::from_str(&format!("name = \"x\"\n[[rules]]\n{rule}")).expect("pack")
+        };
+        let cases = [
+            (
+                "id = \"a\"\naction = \"allow\"\nwhat = \"w\"\ncommand = [\"x\"]",
+                "rules[0].action",
+            ),
+            (
+                "id = \"a\"\naction = \"deny\"\nwhat = \"w\"\ncommand = []",
+                "rules[0].command",
+            ),
+            (
+                "id = \"a\"\naction = \"deny\"\nwhat = \"w\"\ncommand = [\"a | b\"]",
+                "rules[0].command[0]",
+            ),
+            (
+                "id = \"a\"\naction = \"deny\"\nwhat = \"w\"\ncommand = [\"x\"]\ntext = \"(\"",
+                "rules[0].text",
+            ),
+        ];
+        for (rule, field) in cases {
+            let err = Compiled::new(&pack(rule)).expect_err(rule);
+            assert_eq!(err.0, field, "{rule}");
+        }
+    }
+}
