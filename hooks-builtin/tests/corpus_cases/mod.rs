@@ -26,6 +26,7 @@ pub struct Case {
     #[serde(default)]
     pub rule: Option<String>,
     #[serde(default)]
+    #[allow(dead_code)]
     pub pack: Option<String>,
     #[serde(default)]
     #[allow(dead_code)]
