@@ -353,11 +353,7 @@ impl CommandGuard {
     pub fn check_in(&self, command: &str, root: &Path, cwd: &Path) -> Verdict {
         let script = match shell::parse(command) {
             Ok(script) => script,
-            Err(e) => {
-                return Verdict::deny(format!(
-                    "command-guard rule parse-error: the command cannot be checked ({e}), so it is denied"
-                ));
-            }
+            Err(e) => return self.unparsed(command, &e),
         };
         let env = Env::new(root, cwd, &self.config.protected_branches);
         let mut ask = None;
@@ -375,6 +371,46 @@ impl CommandGuard {
             ));
         }
         ask.map_or(Verdict::Continue, Verdict::ask)
+    }
+
+    /// The verdict on a command the parser refused. Past the work bounds (too long, too deep,
+    /// too complex) it is denied. Otherwise (an unclosed quote, a syntax error) a shell would
+    /// refuse it too, so it is denied only when one of its words could name a program some
+    /// rule is about, and asked about when none can (`echo 'unterminated`).
+    fn unparsed(&self, command: &str, e: &shell::ShellError) -> Verdict {
+        use shell::ShellError::{TooComplex, TooDeep, TooLong};
+        let risky = match e {
+            TooComplex | TooDeep | TooLong(_) => Some("it is past the work bounds".to_owned()),
+            _ => loose_words(command)
+                .find(|w| self.names_ruled_program(w))
+                .map(|w| format!("`{w}` could run")),
+        };
+        match risky {
+            Some(why) => Verdict::deny(format!(
+                "command-guard rule parse-error: the command cannot be checked ({e}) and {why}, so it is denied"
+            )),
+            None => Verdict::ask(format!(
+                "command-guard rule parse-error: the command cannot be checked ({e}); none of its words names a program the rules are about"
+            )),
+        }
+    }
+
+    /// True when `word` is a program a builtin rule, a pack rule or a user rule is about, or
+    /// one that runs other commands.
+    fn names_ruled_program(&self, word: &str) -> bool {
+        RULED_PROGRAMS.contains(&word)
+            || word.starts_with("mkfs")
+            || word.starts_with("python")
+            || self
+                .packs
+                .iter()
+                .flat_map(|p| &p.rules)
+                .any(|r| r.names_program(word))
+            || self
+                .deny
+                .iter()
+                .chain(&self.ask)
+                .any(|r| user::wildcard(r.program(), word))
     }
 
     /// What every rule that matched decides, with its reason; `Allow`s are left out.
@@ -427,6 +463,34 @@ impl CommandGuard {
         }
         findings
     }
+}
+
+/// Programs the builtin rules are about, and programs that run other commands or code.
+#[rustfmt::skip]
+const RULED_PROGRAMS: &[&str] = &[
+    "rm", "rmdir", "find", "chmod", "chown", "chgrp", "mke2fs", "wipefs", "dd", "shred", "tee",
+    "cp", "mv", "ln", "truncate", "git", "hooks", "sudo", "doas", "su", "pkexec", "run0", "eval",
+    "source", ".", "exec", "trap", "xargs", "parallel", "watch", "ssh", "env", "command",
+    "builtin", "nohup", "timeout", "nice", "time", "busybox", "stdbuf", "setsid", "sh", "bash",
+    "zsh", "dash", "ksh", "ash", "mksh", "yash", "fish", "rbash", "perl", "ruby", "node",
+    "nodejs", "php", "lua", "deno", "bun", "pwsh", "Rscript", "curl", "wget", "fetch", "aria2c",
+    "http", "https", "xh", "base64", "xxd", "openssl", "kill", "pkill", "killall",
+];
+
+/// The words of text the parser refused, read loosely: split at blanks and operators, quotes
+/// and backslashes dropped, paths cut to their file name.
+fn loose_words(text: &str) -> impl Iterator<Item = String> + '_ {
+    text.split(|c: char| c.is_whitespace() || ";|&()<>`$".contains(c))
+        .map(|w| {
+            w.chars()
+                .filter(|c| !"'\"\\{}".contains(*c))
+                .collect::<String>()
+        })
+        .map(|w| match w.trim_end_matches('/').rsplit_once('/') {
+            Some((_, name)) => name.to_owned(),
+            None => w,
+        })
+        .filter(|w| !w.is_empty())
 }
 
 /// What `command` prints when that is literal text: `echo` and `printf` arguments, `cat` of a

@@ -162,8 +162,8 @@ pub(super) fn builtin() -> Result<&'static [Compiled], String> {
 /// use hooks_builtin::command_guard::builtin_packs;
 ///
 /// let packs = builtin_packs();
-/// assert!(packs.iter().any(|p| p.name == "kubernetes"));
-/// assert!(packs.iter().all(|p| !p.rules.is_empty()));
+/// let git = packs.iter().find(|p| p.name == "core.git").unwrap();
+/// assert!(git.rules.iter().any(|r| r.id == "git-stash-drop"));
 /// ```
 pub fn builtin_packs() -> Vec<Pack> {
     BUILTIN_FILES
@@ -263,6 +263,11 @@ impl Compiled {
 }
 
 impl CompiledRule {
+    /// True when one of the rule's command patterns is about the program `word`.
+    pub(super) fn names_program(&self, word: &str) -> bool {
+        self.command.iter().any(|r| wildcard(r.program(), word))
+    }
+
     /// What the rule saw when `command` (whose pipeline feeds it `stdin`, when literal)
     /// matches it.
     pub(super) fn matches(

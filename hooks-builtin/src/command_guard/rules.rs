@@ -125,6 +125,9 @@ pub(super) enum Place {
     Project,
     System,
     Outside,
+    /// Inside a temporary directory (`/tmp/x`, `/var/tmp/x`, `$TMPDIR/x`), not the directory
+    /// itself.
+    Temp,
     Inside,
     /// Not `/`, the home directory or a system directory, and the project root is refused,
     /// so whether it is the project's cannot be told.
@@ -206,6 +209,8 @@ impl<'a> Env<'a> {
             Place::Inside
         } else if home.is_some_and(|h| path.starts_with(h)) {
             Place::Outside
+        } else if in_temp_dir(&path) {
+            Place::Temp
         } else if paths::is_system_dir(&path) {
             Place::System
         } else {
@@ -238,7 +243,7 @@ impl<'a> Env<'a> {
                 RM_OUTSIDE_PROJECT,
                 format!("{how} outside the project root ({path})"),
             ),
-            Place::Unknown => return None,
+            Place::Unknown | Place::Temp => return None,
             Place::Inside => {
                 let expanded = expand_variables(operand);
                 if !(expanded.contains("$(") || expanded.contains('`')) {
@@ -275,8 +280,38 @@ impl<'a> Env<'a> {
     }
 }
 
-/// `$HOME`, `${HOME}` → `~`; `$PWD`, `${PWD}`, `$(pwd)`, `` `pwd` ``, `~+` → `.`, when they
-/// start the operand.
+/// The temporary directories: what is under them is scratch space, not "outside the project".
+const TEMP_DIRS: &[&str] = &[
+    "/tmp",
+    "/var/tmp",
+    "/private/tmp",
+    "/private/var/tmp",
+    "/var/folders",
+    "/private/var/folders",
+    "/dev/shm",
+];
+
+/// True when `path` is strictly inside a temporary directory (`/tmp/x`, not `/tmp`).
+fn in_temp_dir(path: &Path) -> bool {
+    TEMP_DIRS
+        .iter()
+        .any(|t| path.starts_with(t) && path != Path::new(t))
+}
+
+/// `$TMPDIR` when this process's `TMPDIR` is known to be a temporary directory (`/tmp`, or
+/// inside one of [`TEMP_DIRS`]); else it stays a variable the guard cannot know.
+fn tmpdir() -> Option<String> {
+    let dir = std::env::var("TMPDIR").ok()?;
+    let dir = dir.trim_end_matches('/');
+    let path = Path::new(dir);
+    let temp = path.is_absolute()
+        && !path.components().any(|c| c == Component::ParentDir)
+        && TEMP_DIRS.iter().any(|t| path.starts_with(t));
+    temp.then(|| dir.to_owned())
+}
+
+/// `$HOME`, `${HOME}` → `~`; `$PWD`, `${PWD}`, `$(pwd)`, `` `pwd` ``, `~+` → `.`; `$TMPDIR`,
+/// `${TMPDIR}` → its value when that is a temporary directory; when they start the operand.
 fn expand_variables(operand: &str) -> String {
     const VARS: &[(&str, &str)] = &[
         ("$HOME", "~"),
@@ -292,6 +327,14 @@ fn expand_variables(operand: &str) -> String {
             && (rest.is_empty() || rest.starts_with('/'))
         {
             return format!("{value}{rest}");
+        }
+    }
+    for var in ["$TMPDIR", "${TMPDIR}"] {
+        if let Some(rest) = operand.strip_prefix(var)
+            && (rest.is_empty() || rest.starts_with('/'))
+            && let Some(dir) = tmpdir()
+        {
+            return format!("{dir}{rest}");
         }
     }
     operand.to_owned()
@@ -561,7 +604,7 @@ fn find_delete(args: &[String], dir: Option<&str>, env: &Env<'_>) -> Vec<Hit> {
         starts.push(path);
     }
     let expression: Vec<&str> = rest.collect();
-    let deletes = expression.contains(&"-delete")
+    let deletes = outside_actions(&expression).any(|a| a == "-delete")
         || expression.windows(2).any(|w| {
             matches!(w[0], "-exec" | "-execdir" | "-ok" | "-okdir")
                 && w[1].rsplit('/').next() == Some("rm")
@@ -572,7 +615,7 @@ fn find_delete(args: &[String], dir: Option<&str>, env: &Env<'_>) -> Vec<Hit> {
     if starts.is_empty() {
         starts.push(".");
     }
-    let filtered = expression.iter().any(|a| FIND_TESTS.contains(a));
+    let filtered = outside_actions(&expression).any(|a| FIND_TESTS.contains(&a));
     starts
         .into_iter()
         .filter_map(|start| {
@@ -595,6 +638,20 @@ fn find_delete(args: &[String], dir: Option<&str>, env: &Env<'_>) -> Vec<Hit> {
             })
         })
         .collect()
+}
+
+/// The words of a `find` expression that are not part of an `-exec`/`-execdir`/`-ok`/`-okdir`
+/// command (`find . -exec echo -delete \;` runs `echo`; it does not delete).
+fn outside_actions<'a>(expression: &'a [&'a str]) -> impl Iterator<Item = &'a str> + 'a {
+    let mut in_action = false;
+    expression.iter().copied().filter(move |word| {
+        if in_action {
+            in_action = !matches!(*word, ";" | "+");
+            return false;
+        }
+        in_action = matches!(*word, "-exec" | "-execdir" | "-ok" | "-okdir");
+        !in_action
+    })
 }
 
 /// `hooks trust … --approve`: approving hooks is a person's review of what they run; an agent
@@ -679,16 +736,24 @@ fn git(args: &[String], env: &Env<'_>) -> Vec<Hit> {
 }
 
 fn push(flags: &[&str], operands: &[&str], env: &Env<'_>) -> Vec<Hit> {
-    let force = has_short(flags, 'f')
-        || ["force", "force-with-lease", "mirror"]
-            .iter()
-            .any(|f| has_long(flags, f));
+    // A lease (`--force-with-lease`, `--force-if-includes` with it) refuses to overwrite work
+    // the pusher has not seen, so it is only refused on protected branches.
+    let hard = has_short(flags, 'f') || has_long(flags, "force") || has_long(flags, "mirror");
+    let lease = has_long(flags, "force-with-lease");
     let delete = has_short(flags, 'd') || has_long(flags, "delete");
     let all = ["all", "mirror", "branches"]
         .iter()
         .any(|f| has_long(flags, f));
-    // (branch, forced, deleted); `None` is every branch, or a current branch not known.
-    let mut targets: Vec<(Option<String>, bool, bool)> = Vec::new();
+    // (branch, force: hard or by lease, deleted); `None` is every branch, or a current
+    // branch not known.
+    let mut targets: Vec<(Option<String>, Option<Force>, bool)> = Vec::new();
+    let force = if hard {
+        Some(Force::Hard)
+    } else if lease {
+        Some(Force::Lease)
+    } else {
+        None
+    };
     for spec in operands.iter().skip(1) {
         let (plus, spec) = match spec.strip_prefix('+') {
             Some(spec) => (true, spec),
@@ -701,16 +766,17 @@ fn push(flags: &[&str], operands: &[&str], env: &Env<'_>) -> Vec<Hit> {
         } else {
             Some(dst.to_owned())
         };
-        targets.push((branch, force || plus, delete || src.is_empty()));
+        let forced = if plus { Some(Force::Hard) } else { force };
+        targets.push((branch, forced, delete || src.is_empty()));
     }
-    if targets.is_empty() && (force || delete) {
+    if targets.is_empty() && (force.is_some() || delete) {
         let branch = if all { None } else { env.current_branch() };
         targets.push((branch, force, delete));
     }
     targets
         .into_iter()
-        .filter(|(_, forced, deleted)| *forced || *deleted)
-        .filter_map(|(branch, _, deleted)| {
+        .filter(|(_, forced, deleted)| forced.is_some() || *deleted)
+        .filter_map(|(branch, forced, deleted)| {
             let verb = if deleted {
                 "remote delete of"
             } else {
@@ -718,7 +784,9 @@ fn push(flags: &[&str], operands: &[&str], env: &Env<'_>) -> Vec<Hit> {
             };
             Some(match branch {
                 Some(b) if !env.is_protected(&b) => {
-                    return (!deleted).then(|| hit(GIT_FORCE_PUSH, format!("{verb} branch {b}")));
+                    let hard = forced == Some(Force::Hard);
+                    return (!deleted && hard)
+                        .then(|| hit(GIT_FORCE_PUSH, format!("{verb} branch {b}")));
                 }
                 Some(b) => hit(
                     GIT_FORCE_PUSH_PROTECTED,
@@ -731,4 +799,13 @@ fn push(flags: &[&str], operands: &[&str], env: &Env<'_>) -> Vec<Hit> {
             })
         })
         .collect()
+}
+
+/// How a push forces.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Force {
+    /// `--force`, `-f`, `--mirror`, `+refspec`: overwrites whatever is there.
+    Hard,
+    /// `--force-with-lease`: overwrites only what the pusher has seen.
+    Lease,
 }

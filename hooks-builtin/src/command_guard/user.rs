@@ -56,6 +56,11 @@ impl UserRule {
         })
     }
 
+    /// The program glob.
+    pub(super) fn program(&self) -> &str {
+        &self.program
+    }
+
     /// True when `command` runs the rule's program (a glob) with all of its flags, in any
     /// order and form, and its operands (globs) in order, other arguments allowed in between; a
     /// `--` in the rule needs one in the command.
