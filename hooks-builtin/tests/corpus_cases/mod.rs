@@ -44,9 +44,15 @@ struct File {
     case: Vec<Case>,
 }
 
-/// The directory of the corpus files.
+/// The directory of the corpus files, from hooks-builtin or a sibling crate of the workspace.
 pub fn dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus")
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let own = manifest.join("tests/corpus");
+    if own.is_dir() {
+        own
+    } else {
+        manifest.join("../hooks-builtin/tests/corpus")
+    }
 }
 
 /// Every case of every corpus file, in file-name order; a malformed file or case panics

@@ -26,6 +26,14 @@ impl Project {
         }
     }
 
+    /// A project directory created in `parent`.
+    pub fn new_in(parent: &str) -> Self {
+        Project {
+            dir: tempfile::tempdir_in(parent).unwrap(),
+            trust: tempfile::tempdir().unwrap(),
+        }
+    }
+
     pub fn path(&self) -> &Path {
         self.dir.path()
     }

@@ -1,0 +1,89 @@
+//! The command corpus of hooks-builtin (`hooks-builtin/tests/corpus/*.toml`) through the real
+//! binary: `hooks claude` with no configuration runs the default guards, so every case must
+//! get the answer the corpus expects, naming the same rule, as the library gives it.
+
+mod common;
+
+#[path = "../../hooks-builtin/tests/corpus_cases/mod.rs"]
+#[allow(dead_code)]
+mod corpus_cases;
+
+use common::{Project, stdout};
+use corpus_cases::{Case, Expect, ROOT, names_rule};
+use serde_json::{Value, json};
+
+/// The binary's answer: what it decided and the reason it gave.
+fn answer(out: &std::process::Output) -> Result<(Expect, String), String> {
+    let text = stdout(out);
+    match out.status.code() {
+        Some(2) => return Ok((Expect::Deny, common::stderr(out))),
+        Some(0) => {}
+        code => return Err(format!("exit {code:?}: {}", common::stderr(out))),
+    }
+    if text.trim().is_empty() {
+        return Ok((Expect::Allow, String::new()));
+    }
+    let json: Value = serde_json::from_str(text.trim()).map_err(|e| format!("{e}: {text}"))?;
+    let specific = &json["hookSpecificOutput"];
+    let reason = specific["permissionDecisionReason"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    Ok(match specific["permissionDecision"].as_str() {
+        Some("deny") => (Expect::Deny, reason),
+        Some("ask") => (Expect::Ask, reason),
+        None | Some("allow") => (Expect::Allow, reason),
+        Some(other) => return Err(format!("unknown decision {other}: {text}")),
+    })
+}
+
+#[test]
+fn hooks_claude_gives_the_corpus_answers() {
+    // Not under /tmp, where the project would change what `rm -rf /tmp/*` means.
+    let project = Project::new_in(env!("CARGO_TARGET_TMPDIR"));
+    let root = project.path().to_str().expect("utf-8 path").to_owned();
+    let cases: Vec<Case> = corpus_cases::load();
+    let mut failures = Vec::new();
+    let mut ran = 0;
+    for case in &cases {
+        ran += 1;
+        let command = case.command.replace(ROOT, &root);
+        let cwd = case.cwd.as_deref().unwrap_or(ROOT).replace(ROOT, &root);
+        let payload = json!({
+            "session_id": "corpus",
+            "transcript_path": "/dev/null",
+            "cwd": cwd,
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": { "command": command },
+        });
+        let out = project.hooks(
+            &["claude"],
+            &[("CLAUDE_PROJECT_DIR", root.as_str())],
+            payload.to_string(),
+        );
+        let problem = match answer(&out) {
+            Err(e) => Some(e),
+            Ok((got, _)) if got != case.expect => Some(format!(
+                "expected {:?}, got {got:?}: {}",
+                case.expect,
+                stdout(&out)
+            )),
+            Ok((_, reason)) => case
+                .rule
+                .as_ref()
+                .filter(|rule| !names_rule(&reason, rule))
+                .map(|rule| format!("expected rule {rule}, got {reason:?}")),
+        };
+        if let Some(problem) = problem {
+            failures.push(format!("{}: {:?}: {problem}", case.place, case.command));
+        }
+    }
+    assert!(ran >= 200, "only {ran} cases ran");
+    assert!(
+        failures.is_empty(),
+        "{} of {ran} cases failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
