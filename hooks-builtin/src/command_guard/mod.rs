@@ -4,34 +4,67 @@
 //! [`SHELL_TOOLS`](crate::tools::SHELL_TOOLS)) it parses the command with [`crate::shell`] and
 //! checks every simple command it would run, nested ones included, so the usual evasions do not
 //! hide one: quotes and escapes (`\rm`, `'r'm`), paths and wrappers (`/bin/rm`, `command rm`,
-//! `env X=1 rm`, `sudo rm`), `bash -c '…'`, `sh -c`, `eval`, `;`, `&&`, `||`, pipes, `$(…)`,
-//! backquotes, newlines, `xargs`, `find -exec`, and flags in any order and form (`-rf`, `-fr`,
-//! `-r -f`, `--recursive --force`, `rm / -rf`). A command that cannot be parsed is denied.
+//! `env -i rm`, `sudo rm`, `timeout 5 rm`, `ssh host rm`), `bash -c '…'`, `sh -c`, `eval`,
+//! `trap`, `;`, `&&`, `||`, pipes, `$(…)`, backquotes, newlines, `xargs`, `find -exec`, and
+//! flags in any order and form (`-rf`, `-fr`, `-r -f`, `--recursive --force`, `rm / -rf`).
+//! What it cannot see into (a computed `eval`, a substitution run as a command, a decoded
+//! payload piped to a shell, a file downloaded and then run) is asked, never allowed.
 //!
-//! Builtin rules, by id (the id is in every reason:
+//! # Rules and packs
+//!
+//! Rules come in **packs**, one per domain. The core packs are always on (a single rule can be
+//! turned off with `disable_builtin`); the others are on by default and chosen with `packs`:
+//!
+//! | pack | on | what it is about |
+//! |---|---|---|
+//! | `core.filesystem` | always | recursive deletes of `/`, the home, the project, system directories; disks; permissions |
+//! | `core.git` | always | force pushes, resets, cleans, discards, branch and stash deletes |
+//! | `core.shell` | always | `sudo`, fork bombs, downloads run as code, what the parser cannot see into, interpreter one-liners |
+//! | `system` | default | crontab, firewall, services, users, power, permissions of system paths |
+//! | `remote` | default | syncs that delete on the other side, remote commands |
+//! | `containers` | default | docker/podman prunes, volume deletes |
+//! | `kubernetes` | default | namespace and `--all` deletes, drains, helm uninstalls |
+//! | `databases` | default | `DROP`/`TRUNCATE`/`DELETE` without `WHERE` through the SQL clients, `FLUSHALL`, `dropdb` |
+//! | `cloud` | default | AWS, GCP, Azure and PaaS deletes and terminations |
+//! | `iac` | default | `terraform`/`tofu`/`pulumi`/`cdk` destroys and auto-approved applies |
+//!
+//! Every pack but `core.shell` holds data rules: a TOML file compiled in, matched on the
+//! parsed commands (program, flags in any spelling, operands), with the shape
+//! [`Pack`] documents; `custom_packs` adds packs of your own in the same shape.
+//! `docs/command-guard-packs.md` lists every pack rule, what it catches and what the pack
+//! misses. The rules that need more than a command's words (paths resolved against the project
+//! root and the home directory, the current git branch, the structure of a pipeline) are
+//! builtin, by id (the id is in every reason:
 //! `command-guard rule rm-root: recursive delete of / (`/`) (in "rm -rf /")`):
 //!
-//! | id | default | catches |
-//! |---|---|---|
-//! | `rm-root` | deny | recursive delete (`rm -r`, `find … -delete`) of `/` or `/*` |
-//! | `rm-home` | deny | … of `~`, `$HOME`, the home directory or a parent of it |
-//! | `rm-project` | deny | … of the project root (`.`, `*`, `$PWD`, `$(pwd)`, its absolute path) or a parent |
-//! | `rm-system` | deny | … of a top-level directory (`/etc`, `/usr`, `/tmp`) or a child of a system one (`/usr/lib`) |
-//! | `mkfs` | deny | `mkfs*`, `mke2fs`, `wipefs` |
-//! | `dd-device` | deny | `dd of=/dev/sd*` (and `nvme*`, `disk*`, `mmcblk*`, …) |
-//! | `device-write` | deny | `> /dev/sda`, `tee`/`cp` to a disk device |
-//! | `shred-device` | deny | `shred /dev/sda` |
-//! | `fork-bomb` | deny | a function that calls itself (`:(){ :\|:& };:`, renamed or not) |
-//! | `chmod-root` / `chown-root` | deny | `chmod -R`, `chown -R`, `chgrp -R` of `/`, a system directory or the home directory |
-//! | `curl-pipe-shell` | deny | `curl … \| sh` (any downloader into any shell or interpreter reading stdin), `sh <(curl …)`, `bash -c "$(curl …)"`, `eval "$(wget …)"` |
-//! | `git-force-push-protected` | deny | `git push --force`/`-f`/`--force-with-lease`/`+branch`/`--delete` to a protected branch (`protected_branches`), or to a branch that cannot be told |
-//! | `hooks-approve` | deny | `hooks trust … --approve` (an agent approving the hooks that guard it) |
-//! | `sudo` | `privileged` (deny) | `sudo`, `doas`, `su`, `pkexec` |
-//! | `rm-outside-project` | `builtin_ask` (ask) | recursive delete of anything else outside the project root, or of a path computed by a substitution (`rm -rf $(…)`) |
-//! | `git-reset-hard` | `builtin_ask` (ask) | `git reset --hard` |
-//! | `git-clean` | `builtin_ask` (ask) | `git clean -f` with `-d`, `-x` or `-X` |
-//! | `git-discard` | `builtin_ask` (ask) | `git checkout -- .`, `git restore .` |
-//! | `git-force-push` | `builtin_ask` (ask) | a force push to a branch that is not protected |
+//! | id | pack | default | catches |
+//! |---|---|---|---|
+//! | `rm-root` | core.filesystem | deny | recursive delete (`rm -r`, `find … -delete`) of `/` or `/*` |
+//! | `rm-home` | core.filesystem | deny | … of `~`, `$HOME`, the home directory or a parent of it |
+//! | `rm-project` | core.filesystem | deny | … of the project root (`.`, `*`, `$PWD`, `$(pwd)`, its absolute path) or a parent |
+//! | `rm-system` | core.filesystem | deny | … of a top-level directory (`/etc`, `/usr`, `/tmp`) or a child of a system one (`/usr/lib`, `/var/tmp`) |
+//! | `mkfs` | core.filesystem | deny | `mkfs*`, `mke2fs`, `wipefs` |
+//! | `dd-device` | core.filesystem | deny | `dd of=/dev/sd*` (and `nvme*`, `disk*`, `mmcblk*`, …) |
+//! | `device-write` | core.filesystem | deny | `> /dev/sda`, `tee`/`cp` to a disk device |
+//! | `shred-device` | core.filesystem | deny | `shred /dev/sda` |
+//! | `chmod-root` / `chown-root` | core.filesystem | deny | `chmod -R`, `chown -R`, `chgrp -R` of `/`, a system directory or the home directory |
+//! | `rm-outside-project` | core.filesystem | `builtin_ask` (ask) | recursive delete of anything else outside the project root (temporary directories excepted), or of a path computed by a substitution (`rm -rf $(…)`) |
+//! | `git-force-push-protected` | core.git | deny | `git push --force`/`-f`/`--force-with-lease`/`+branch`/`--delete` to a protected branch (`protected_branches`), or to a branch that cannot be told |
+//! | `git-reset-hard` | core.git | `builtin_ask` (ask) | `git reset --hard` |
+//! | `git-clean` | core.git | `builtin_ask` (ask) | `git clean -f` with `-d`, `-x` or `-X` |
+//! | `git-discard` | core.git | `builtin_ask` (ask) | `git checkout -- .`, `git restore .` |
+//! | `git-force-push` | core.git | `builtin_ask` (ask) | `--force`, `-f` or `+branch` to a branch that is not protected (a `--force-with-lease` there passes) |
+//! | `fork-bomb` | core.shell | deny | a function that calls itself (`:(){ :\|:& };:`, renamed or not) |
+//! | `curl-pipe-shell` | core.shell | deny | `curl … \| sh` (any downloader into any shell or interpreter reading stdin), `sh <(curl …)`, `bash -c "$(curl …)"`, `eval "$(wget …)"` |
+//! | `hooks-approve` | core.shell | deny | `hooks trust … --approve` (an agent approving the hooks that guard it) |
+//! | `sudo` | core.shell | `privileged` (deny) | `sudo`, `doas`, `su`, `pkexec`, `run0` |
+//! | `parse-error` | core.shell | deny or ask | a command the parser refuses: denied past the work bounds or when one of its words names a program some rule is about; asked otherwise (`echo 'unterminated`) |
+//!
+//! **Temporary directories** (`/tmp/x`, `/var/tmp/x`, `/dev/shm/x`, macOS's `/var/folders/…`,
+//! and `$TMPDIR/x` when this process's `TMPDIR` is inside one of them) are scratch space: a
+//! delete there is not "outside the project". The directories themselves and everything in
+//! them at once (`/tmp`, `/tmp/*`) are `rm-system`, and a project that lives in one is still
+//! the project.
 //!
 //! The project root is the context's [`Meta::project_root`](hooks_core::context::Meta::project_root)
 //! (the project directory the caller set, else `cwd`); relative operands start at
@@ -46,9 +79,9 @@
 //! `rm -f -r x`); operands are globs (`*`, `?`) matched in order, other arguments allowed in
 //! between (`"kubectl delete namespace *"` matches `kubectl --context prod delete namespace x`);
 //! a rule starting with `sudo` matches only privileged commands. An `allow` match exempts the
-//! command from the builtin rules whose decision is `ask` (the ask rules, and `sudo` when
-//! `privileged` is `ask`), never from one that denies; `disable_builtin` turns builtin rules
-//! off by id.
+//! command from the rules whose decision is `ask` (the ask rules and pack rules, and `sudo`
+//! when `privileged` is `ask`), never from one that denies; `disable_builtin` turns builtin
+//! and pack rules off by id.
 //!
 //! The guard never answers `Allow`, only `Continue`, `Ask` or `Deny`, so later guards still
 //! decide. It does not expand variables (`X=/; rm -rf $X`), read scripts from files

@@ -1,32 +1,4 @@
-//! Rule packs: named sets of rules, as data.
-//!
-//! A pack is a TOML file (the builtin ones are in `src/command_guard/packs/`, compiled in) or
-//! the same shape in settings (`custom_packs`). Each rule names the commands it is about in
-//! the syntax of the user rules (`"kubectl delete namespace"`: a program glob, flags in any
-//! order and form, operand globs in order), and narrows them with data only:
-//!
-//! ```toml
-//! name = "databases"
-//! description = "Statements that drop or empty data, through the usual clients."
-//! misses = "SQL in files (`psql -f drop.sql`) and from programs (ORMs, migrations)."
-//!
-//! [[rules]]
-//! id = "sql-delete-without-where"
-//! action = "ask"                                   # deny | ask
-//! what = "DELETE without WHERE empties the table"  # in the reason
-//! command = ["psql", "mysql", "sqlite3"]           # any of these
-//! unless = ["--help"]                              # a flag or operand glob that exempts
-//! text = '(?i)\bdelete\s+from\b'                   # the command's text must match
-//! text_unless = '(?i)\bwhere\b'                    # … and must not match this
-//! operand = "system"                               # some operand must be such a place
-//! ```
-//!
-//! The **text** of a command is its arguments joined by spaces, then the bodies of its
-//! here-documents and here-strings, then what the previous stage of its pipeline prints when
-//! that is literal (`echo 'DROP TABLE t' | psql`). **Operand** places: `root` (`/`), `home`
-//! (the home directory or a parent), `system` (either of those, or a system directory),
-//! `outside-project`, `disk` (a block device), `protected-branch` (a `protected_branches`
-//! name).
+//! Rule packs: named sets of rules, as data (the format is documented on [`Pack`]).
 
 use std::fmt;
 use std::sync::OnceLock;
@@ -40,8 +12,35 @@ use super::Action;
 use super::rules::{Env, Place, has_long, has_short, split_args};
 use super::user::{UserRule, wildcard};
 
-/// A named set of rules; see the [module docs](self). Builtin packs and `custom_packs` in
-/// settings have this shape.
+/// A named set of rules. Builtin packs and `custom_packs` in settings have this shape.
+///
+/// A pack is a TOML file (the builtin ones are in `src/command_guard/packs/`, compiled in) or
+/// the same shape in settings (`custom_packs`). Each rule names the commands it is about in
+/// the syntax of the user rules (`"kubectl delete namespace"`: a program glob, flags in any
+/// order and form, operand globs in order), and narrows them with data only:
+///
+/// ```toml
+/// name = "databases"
+/// description = "Statements that drop or empty data, through the usual clients."
+/// misses = "SQL in files (`psql -f drop.sql`) and from programs (ORMs, migrations)."
+///
+/// [[rules]]
+/// id = "sql-delete-without-where"
+/// action = "ask"                                   # deny | ask
+/// what = "DELETE without WHERE empties the table"  # in the reason
+/// command = ["psql", "mysql", "sqlite3"]           # any of these
+/// unless = ["--help"]                              # a flag or operand glob that exempts
+/// text = '(?i)\bdelete\s+from\b'                   # the command's text must match
+/// text_unless = '(?i)\bwhere\b'                    # … and must not match this
+/// operand = "system"                               # some operand must be such a place
+/// ```
+///
+/// The **text** of a command is its arguments joined by spaces, then the bodies of its
+/// here-documents and here-strings, then what the previous stage of its pipeline prints when
+/// that is literal (`echo 'DROP TABLE t' | psql`). **Operand** places: `root` (`/`), `home`
+/// (the home directory or a parent), `system` (either of those, or a system directory),
+/// `outside-project`, `disk` (a block device), `protected-branch` (a `protected_branches`
+/// name).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Pack {
