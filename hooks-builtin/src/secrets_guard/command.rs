@@ -1,4 +1,5 @@
-//! The shell part: every word of every command a command line runs, judged as a path.
+//! The shell part: every word of every command a command line runs, judged as a path, and
+//! the commands that print environment variables.
 
 use std::collections::HashSet;
 use std::path::{Component, Path, PathBuf};
@@ -6,7 +7,7 @@ use std::path::{Component, Path, PathBuf};
 use globset::GlobBuilder;
 use serde_json::Value;
 
-use super::{SecretsGuard, one_line, rules};
+use super::{Access, ENV_DUMP, ENV_SECRET, EnvDumps, Judged, SecretsGuard, one_line, rules};
 use crate::shell::{self, Command, RedirectOp};
 
 /// Most working directories a command line is judged against (its own, the tool's, `cd`s).
@@ -22,14 +23,97 @@ const MAX_CHECKS: usize = 20_000;
 /// Longest command text quoted in a reason, in characters.
 const MAX_SHOWN: usize = 200;
 
-/// Checks a shell tool call: `Err` with the reason when it names a secrets file.
+/// How programs name the files they send, beyond a plain path and the `@file`/`<file` that
+/// [`words`] reads in every program's arguments.
+struct Sender {
+    programs: &'static [&'static str],
+    /// Options whose value may be `name@file` (`""`: every operand, as httpie's
+    /// `field@file`).
+    name_at: &'static [&'static str],
+    /// Options whose value is sent as written: an `@` in it names no file.
+    literal: &'static [&'static str],
+}
+
+const SENDERS: &[Sender] = &[
+    Sender {
+        programs: &["curl"],
+        name_at: &["--data-urlencode", "--url-query", "--variable"],
+        literal: &["--data-raw", "--form-string"],
+    },
+    Sender {
+        programs: &["http", "https", "xh", "xhs"],
+        name_at: &[""],
+        literal: &[],
+    },
+];
+
+/// When a program prints environment variables ([`ENV_PRINTERS`]).
+#[derive(Clone, Copy)]
+enum Prints {
+    /// Everything without an operand (`printenv`); with operands, the variables they name.
+    AllOrNamed,
+    /// Everything, unless it starts from an empty environment (`-i`): `env` is only left as
+    /// the program when it has no command to run.
+    AllUnlessCleared,
+    /// Everything when it has no operand, only options (`export -p`, `declare -x`).
+    AllWithoutOperands,
+    /// Everything when it has no argument at all (`set`; `set -e` sets an option).
+    AllWithoutArguments,
+    /// Every process's environment with a BSD option cluster holding `e` (`ps eww`, `ps auxe`).
+    BsdE,
+}
+
+/// The programs that print environment variables, and when.
+const ENV_PRINTERS: &[(&str, Prints)] = &[
+    ("printenv", Prints::AllOrNamed),
+    ("env", Prints::AllUnlessCleared),
+    ("export", Prints::AllWithoutOperands),
+    ("declare", Prints::AllWithoutOperands),
+    ("typeset", Prints::AllWithoutOperands),
+    ("set", Prints::AllWithoutArguments),
+    ("ps", Prints::BsdE),
+];
+
+/// Programs that only test a variable (`[ -n "$API_KEY" ]`), never print it.
+const TESTERS: &[&str] = &["test", "[", "[["];
+
+/// Segments of a variable name (split on `_`, trailing digits dropped) that say it holds a
+/// secret: `GITHUB_TOKEN`, `AWS_SECRET_ACCESS_KEY`, `DB_PASSWD`, `GH_PAT`.
+const SECRET_SEGMENTS: &[&str] = &[
+    "KEY",
+    "KEYS",
+    "APIKEY",
+    "TOKEN",
+    "TOKENS",
+    "SECRET",
+    "SECRETS",
+    "PASSWORD",
+    "PASSWORDS",
+    "PASSWD",
+    "PASS",
+    "PASSPHRASE",
+    "CREDENTIAL",
+    "CREDENTIALS",
+    "CREDS",
+    "PRIVATE",
+    "PAT",
+];
+
+/// Last segments that say the variable names or locates a secret rather than holding it:
+/// `AWS_ACCESS_KEY_ID`, `SSH_KEY_PATH`, `TOKEN_FILE`.
+const POINTER_SEGMENTS: &[&str] = &[
+    "ID", "PATH", "FILE", "DIR", "NAME", "URL", "URI", "USER", "USERNAME", "HOST", "PORT", "TYPE",
+];
+
+/// Checks a shell tool call: `Err` with the reason when it names a secrets file, `Ok(Some(_))`
+/// when it prints environment variables (and `env_dumps` looks at those).
 pub(super) fn check(
     guard: &SecretsGuard,
     tool: &str,
     input: &Value,
     cwd: &Path,
     root: &Path,
-) -> Result<(), String> {
+) -> Judged {
     let text = command_text(input).ok_or_else(|| {
         format!("secrets-guard: {tool} call has no `command` string; cannot tell what it runs")
     })?;
@@ -47,6 +131,8 @@ pub(super) fn check(
         bases: vec![cwd.to_path_buf()],
         seen: HashSet::new(),
     };
+    let env = guard.env_dumps != EnvDumps::Allow;
+    let mut ask = None;
     for key in ["workdir", "cwd", "dir"] {
         if let Some(dir) = input.get(key).and_then(Value::as_str) {
             run.add_base(rules::lexical(&substitute(dir), cwd, home));
@@ -63,12 +149,139 @@ pub(super) fn check(
                 }
             }
         }
-        for word in words(cmd) {
-            run.word(&word)
+        for (word, access) in words(cmd) {
+            let found = run
+                .word(&word, access)
                 .map_err(|finding| format!("secrets-guard: `{}` names {finding}", shown(cmd)))?;
+            if let Some(finding) = found {
+                ask.get_or_insert_with(|| {
+                    format!(
+                        "secrets-guard: rule {ENV_DUMP}: `{}` names {finding}",
+                        shown(cmd)
+                    )
+                });
+            }
+        }
+        if env && ask.is_none() {
+            ask = env_print(cmd);
         }
     }
-    Ok(())
+    Ok(ask)
+}
+
+/// The reason to ask about `cmd` when it prints the environment or a secret variable.
+fn env_print(cmd: &Command) -> Option<String> {
+    let shown = shown(cmd);
+    let prints = ENV_PRINTERS
+        .iter()
+        .find(|(program, _)| *program == cmd.program)
+        .map(|&(_, prints)| prints);
+    let is_option = |a: &&String| a.starts_with('-') || a.starts_with('+');
+    let operands = || cmd.args.iter().filter(|a| !is_option(a));
+    let all = match prints {
+        Some(Prints::AllOrNamed) => {
+            if let Some(name) = operands().find(|n| secret_name(n)) {
+                return Some(format!(
+                    "secrets-guard: rule {ENV_SECRET}: `{shown}` prints {}, whose name says \
+                     it holds a secret",
+                    one_line(name)
+                ));
+            }
+            operands().next().is_none()
+        }
+        Some(Prints::AllUnlessCleared) => !cmd.args.iter().any(|a| env_clears(a)),
+        Some(Prints::AllWithoutOperands) => operands().next().is_none(),
+        Some(Prints::AllWithoutArguments) => cmd.args.is_empty(),
+        Some(Prints::BsdE) => cmd
+            .args
+            .first()
+            .is_some_and(|a| a.contains('e') && a.bytes().all(|b| b.is_ascii_alphabetic())),
+        None => false,
+    };
+    if all {
+        return Some(format!(
+            "secrets-guard: rule {ENV_DUMP}: `{shown}` prints the environment, secrets included"
+        ));
+    }
+    if TESTERS.contains(&cmd.program.as_str()) {
+        return None;
+    }
+    let words = std::iter::once(&cmd.program)
+        .chain(&cmd.args)
+        .chain(cmd.redirects.iter().map(|r| &r.target));
+    let name = words.flat_map(|w| expanded(w)).find(|n| secret_name(n))?;
+    Some(format!(
+        "secrets-guard: rule {ENV_SECRET}: `{shown}` expands ${name}, whose name says it holds \
+         a secret"
+    ))
+}
+
+/// True when `arg` of an `env` with nothing to run empties the environment (`-i`, `-0i`,
+/// `--ignore-environment`, `-`), so it prints only what it was given.
+fn env_clears(arg: &str) -> bool {
+    if arg == "-" || arg == "--ignore-environment" {
+        return true;
+    }
+    let Some(cluster) = arg.strip_prefix('-').filter(|c| !c.starts_with('-')) else {
+        return false;
+    };
+    // The letters after `-u`, `-C` or `-S` are that option's value (`-uPIN`), not flags.
+    cluster
+        .chars()
+        .take_while(|c| !matches!(c, 'u' | 'C' | 'S'))
+        .any(|c| c == 'i')
+}
+
+/// The names of the variables `word` expands (`$NAME`, `${NAME}`, `${NAME:-x}`), leaving out
+/// `${#NAME}` (a length) and `${NAME:+x}` (whether it is set), which print no value.
+fn expanded(word: &str) -> Vec<&str> {
+    let is_name = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let bytes = word.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] != b'$' {
+            i += 1;
+            continue;
+        }
+        let braced = bytes.get(i + 1) == Some(&b'{');
+        let mut start = i + 1 + usize::from(braced);
+        if braced && bytes.get(start) == Some(&b'!') {
+            start += 1;
+        }
+        let end = start + bytes[start..].iter().take_while(|&&b| is_name(b)).count();
+        let name = &word[start..end];
+        // `${#NAME}` leaves the name empty: `#` is not a name character.
+        let tests_only = braced && (word[end..].starts_with(":+") || word[end..].starts_with('+'));
+        if !name.is_empty() && !name.as_bytes()[0].is_ascii_digit() && !tests_only {
+            out.push(name);
+        }
+        i = end.max(i + 1);
+    }
+    out
+}
+
+/// True when the variable `name` says it holds a secret: an upper-case name (the environment's
+/// convention; lower-case ones are a script's own) with a [`SECRET_SEGMENTS`] segment, not
+/// ending in a [`POINTER_SEGMENTS`] one.
+fn secret_name(name: &str) -> bool {
+    if name.is_empty()
+        || !name
+            .bytes()
+            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+    {
+        return false;
+    }
+    let segments: Vec<&str> = name
+        .split('_')
+        .map(|s| s.trim_end_matches(|c: char| c.is_ascii_digit()))
+        .filter(|s| !s.is_empty())
+        .collect();
+    let secret = segments.iter().any(|s| SECRET_SEGMENTS.contains(s));
+    let pointer = segments
+        .last()
+        .is_some_and(|s| POINTER_SEGMENTS.contains(s));
+    secret && !pointer
 }
 
 /// The state of one command line's check.
@@ -76,7 +289,7 @@ struct Run<'a> {
     guard: &'a SecretsGuard,
     root: &'a Path,
     bases: Vec<PathBuf>,
-    seen: HashSet<(String, usize)>,
+    seen: HashSet<(String, usize, Access)>,
 }
 
 impl Run<'_> {
@@ -86,41 +299,47 @@ impl Run<'_> {
         }
     }
 
-    /// Judges one word against every working directory (once when it is absolute).
-    fn word(&mut self, word: &str) -> Result<(), String> {
+    /// Judges one word against every working directory (once when it is absolute): the
+    /// first environment file it names, if any, after every secrets check has passed.
+    fn word(&mut self, word: &str, access: Access) -> Judged {
         let Some(word) = local_path(word) else {
-            return Ok(());
+            return Ok(None);
         };
         let word = substitute(word);
+        let mut ask = None;
         for form in expand_braces(&word) {
             let absolute = form.starts_with('/') || form.starts_with('~');
             let bases = if absolute { 1 } else { self.bases.len() };
             for b in 0..bases {
-                self.one(&form, b)?;
+                let found = self.one(&form, b, access)?;
+                ask = ask.or(found);
                 if !has_wildcard(&form) {
                     continue;
                 }
                 let base = self.bases[b].clone();
                 for path in expand_glob(&form, &base, self.guard.home.as_deref()) {
                     let text = path.to_string_lossy().into_owned();
-                    self.one(&text, b)
+                    let found = self
+                        .one(&text, b, access)
                         .map_err(|finding| format!("{form:?}, which expands to {finding}"))?;
+                    ask = ask.or(found.map(|f| format!("{form:?}, which expands to {f}")));
                 }
             }
         }
-        Ok(())
+        Ok(ask)
     }
 
-    fn one(&mut self, raw: &str, base: usize) -> Result<(), String> {
-        if raw.is_empty() || !self.seen.insert((raw.to_owned(), base)) {
-            return Ok(());
+    fn one(&mut self, raw: &str, base: usize, access: Access) -> Judged {
+        if raw.is_empty() || !self.seen.insert((raw.to_owned(), base, access)) {
+            return Ok(None);
         }
         if self.seen.len() > MAX_CHECKS {
             return Err(format!(
                 "more than {MAX_CHECKS} paths; too large to check, denied"
             ));
         }
-        self.guard.check_path(raw, &self.bases[base], self.root)
+        self.guard
+            .check_path(raw, &self.bases[base], self.root, access)
     }
 }
 
@@ -140,21 +359,46 @@ fn command_text(input: &Value) -> Option<String> {
     }
 }
 
-/// The words of `cmd` that may name files: every argument (and the value of `--opt=value`,
-/// `if=value`, and of `-ivalue` short options), and every file redirection target.
-fn words(cmd: &Command) -> Vec<String> {
-    let mut out = Vec::with_capacity(cmd.args.len() + cmd.redirects.len());
+/// The words of `cmd` that may name files, and how: every argument (and the value of
+/// `--opt=value`, `if=value`, and of `-ivalue` short options), the file of each of those
+/// written `@file` or `<file` (curl's `-d @f` and `-F x=<f`, httpie's `x=@f`, `gh api -F
+/// x=@f`, `gcc @f`; a `;type=…` suffix dropped), the `name@file` forms of [`SENDERS`], all
+/// read; and every file redirection target, written for `>`.
+fn words(cmd: &Command) -> Vec<(String, Access)> {
+    let sender = SENDERS
+        .iter()
+        .find(|s| s.programs.contains(&cmd.program.as_str()));
+    let mut out = Vec::with_capacity(cmd.args.len() * 2 + cmd.redirects.len());
+    let mut previous: Option<&str> = None;
     for arg in &cmd.args {
-        out.push(arg.clone());
+        let value_of = |opts: &[&str]| previous.is_some_and(|p| opts.contains(&p));
+        let literal = sender.is_some_and(|s| value_of(s.literal));
+        let name_at = sender.is_some_and(|s| {
+            value_of(s.name_at) || (s.name_at.contains(&"") && !arg.starts_with('-'))
+        });
+        let mut forms = vec![arg.as_str()];
         if let Some((_, value)) = arg.split_once('=') {
-            out.push(value.to_owned());
+            forms.push(value);
         }
         if let Some(rest) = arg.strip_prefix('-')
             && !rest.starts_with('-')
             && let Some((i, _)) = rest.char_indices().nth(1)
         {
-            out.push(rest[i..].to_owned());
+            forms.push(&rest[i..]);
         }
+        for form in forms {
+            out.push((form.to_owned(), Access::Read));
+            if !literal && let Some(file) = form.strip_prefix(['@', '<']) {
+                push_file(&mut out, file);
+            }
+        }
+        if name_at
+            && !literal
+            && let Some((_, file)) = arg.split_once('@')
+        {
+            push_file(&mut out, file);
+        }
+        previous = Some(arg);
     }
     for r in &cmd.redirects {
         let file = match r.op {
@@ -165,10 +409,23 @@ fn words(cmd: &Command) -> Vec<String> {
             _ => true,
         };
         if file {
-            out.push(r.target.clone());
+            let access = if r.writes_file() {
+                Access::Write
+            } else {
+                Access::Read
+            };
+            out.push((r.target.clone(), access));
         }
     }
     out
+}
+
+/// `file` as a word to judge, and its part before a `;` (curl's `-F x=@f;type=text/plain`).
+fn push_file(out: &mut Vec<(String, Access)>, file: &str) {
+    out.push((file.to_owned(), Access::Read));
+    if let Some((head, _)) = file.split_once(';') {
+        out.push((head.to_owned(), Access::Read));
+    }
 }
 
 /// The local path a word names: `file://x` is `x`; other URLs name no local file.
@@ -346,6 +603,74 @@ mod tests {
         assert!(command_text(&serde_json::json!({"command": ["ls", 1]})).is_none());
         assert!(command_text(&serde_json::json!({"command": []})).is_none());
         assert!(command_text(&serde_json::json!({"cmd": "ls"})).is_none());
+    }
+
+    #[test]
+    fn secret_variable_names_are_told_by_their_segments() {
+        for name in [
+            "GITHUB_TOKEN",
+            "AWS_SECRET_ACCESS_KEY",
+            "API_KEY",
+            "KEY",
+            "DB_PASSWD",
+            "GH_PAT",
+            "SSH_PRIVATE_KEY",
+            "NPM_TOKEN2",
+            "AWS_SECRET_ACCESS_KEY_",
+        ] {
+            assert!(secret_name(name), "{name}");
+        }
+        for name in [
+            "HOME",
+            "PATH",
+            "KEYBOARD",
+            "MONKEY_BUSINESS",
+            "TOKENIZERS_PARALLELISM",
+            "AWS_ACCESS_KEY_ID",
+            "SSH_KEY_PATH",
+            "PWD",
+            "api_key",
+            "Api_Key",
+            "",
+            "_",
+        ] {
+            assert!(!secret_name(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn env_clears_only_with_its_own_i_flag() {
+        for arg in ["-i", "-0i", "-", "--ignore-environment"] {
+            assert!(env_clears(arg), "{arg}");
+        }
+        for arg in ["-0", "-uvisible", "--unset=FOO", "FOO=bar", "-Cdir"] {
+            assert!(!env_clears(arg), "{arg}");
+        }
+    }
+
+    #[test]
+    fn expanded_variables_leave_lengths_and_set_tests_out() {
+        assert_eq!(expanded("$A/${B}x${C:-$D}"), ["A", "B", "C", "D"]);
+        assert_eq!(
+            expanded("${#A} ${B:+y} ${C+z} $1 $$ $? $"),
+            Vec::<&str>::new()
+        );
+        assert_eq!(expanded("${!REF}"), ["REF"]);
+        assert_eq!(expanded("a$"), Vec::<&str>::new());
+    }
+
+    #[test]
+    fn upload_forms_name_the_file_they_send() {
+        let script = shell::parse(
+            "curl -d @a -F 'x=<b;type=t' --data-urlencode n@c --data-raw @d https://e",
+        )
+        .unwrap();
+        let cmd = script.commands().next().unwrap();
+        let words: Vec<String> = words(cmd).into_iter().map(|(w, _)| w).collect();
+        for file in ["a", "b", "c"] {
+            assert!(words.iter().any(|w| w == file), "{file}: {words:?}");
+        }
+        assert!(!words.iter().any(|w| w == "d"), "{words:?}");
     }
 
     #[test]

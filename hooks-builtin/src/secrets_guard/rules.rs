@@ -1,5 +1,6 @@
 //! Which paths are secrets: the builtin rules, the configured ones, and how a path is matched.
 
+use std::io::Read;
 use std::path::{Component, Path, PathBuf};
 
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
@@ -13,6 +14,8 @@ use crate::paths::{self, PathError, resolve};
 pub(super) const BUILTIN_DENY: &[(&str, &[&str])] = &[
     (".env", &["**/.env"]),
     (".env.*", &["**/.env.*"]),
+    // direnv's `.envrc` exports the same variables a `.env` holds.
+    (".envrc", &["**/.envrc"]),
     ("*.pem", &["**/*.pem"]),
     ("*.key", &["**/*.key"]),
     ("id_rsa*", &["**/id_rsa*"]),
@@ -24,10 +27,16 @@ pub(super) const BUILTIN_DENY: &[(&str, &[&str])] = &[
     ("*.jks", &["**/*.jks"]),
     ("*.keystore", &["**/*.keystore"]),
     (".netrc", &["**/.netrc", "**/_netrc"]),
-    (".npmrc", &["**/.npmrc"]),
-    (".pypirc", &["**/.pypirc"]),
     (".git-credentials", &["**/.git-credentials"]),
     (".pgpass", &["**/.pgpass"]),
+    (".my.cnf", &["**/.my.cnf"]),
+    (".vault-token", &["**/.vault-token"]),
+    (".htpasswd", &["**/.htpasswd"]),
+    ("credentials.json", &["**/credentials.json"]),
+    ("secrets.json", &["**/secrets.json"]),
+    ("secrets.yml", &["**/secrets.yml"]),
+    ("secrets.yaml", &["**/secrets.yaml"]),
+    ("service-account*.json", &["**/service-account*.json"]),
     ("~/.ssh/**", &["**/.ssh", "**/.ssh/**"]),
     ("~/.aws/**", &["**/.aws", "**/.aws/**"]),
     (
@@ -38,7 +47,16 @@ pub(super) const BUILTIN_DENY: &[(&str, &[&str])] = &[
     ("~/.gnupg/**", &["**/.gnupg", "**/.gnupg/**"]),
     ("~/.kube/config", &["**/.kube/config"]),
     ("~/.docker/config.json", &["**/.docker/config.json"]),
+    ("~/.config/gh/hosts.yml", &["**/.config/gh/hosts.yml"]),
+    ("~/.gem/credentials", &["**/.gem/credentials"]),
+    ("~/.cargo/credentials*", &["**/.cargo/credentials*"]),
 ];
+
+/// Files that are secrets only when they hold a credential ([`credential_in`]): a project
+/// `.npmrc` that sets `engine-strict` or a registry is common and harmless, one with an
+/// `_authToken` is not.
+pub(super) const BUILTIN_CONTENT: &[(&str, &[&str])] =
+    &[(".npmrc", &["**/.npmrc"]), (".pypirc", &["**/.pypirc"])];
 
 /// Files the builtin rules would match that hold no secret.
 pub(super) const BUILTIN_ALLOW: &[(&str, &[&str])] = &[
@@ -47,6 +65,34 @@ pub(super) const BUILTIN_ALLOW: &[(&str, &[&str])] = &[
     (".env.template", &["**/.env.template"]),
     ("*.pub", &["**/*.pub"]),
 ];
+
+/// Files the builtin rules would match that hold no secret, but only for reading: writing
+/// them is still denied (a `ProxyCommand` appended to `~/.ssh/config` runs on the next `ssh`),
+/// since this guard is the only default one that sees shell redirections outside the project.
+pub(super) const BUILTIN_READ_ALLOW: &[(&str, &[&str])] = &[
+    ("~/.ssh/config", &["**/.ssh/config"]),
+    (
+        "~/.ssh/known_hosts",
+        &["**/.ssh/known_hosts", "**/.ssh/known_hosts.old"],
+    ),
+];
+
+/// A process's environment, which holds every secret it was given (`/proc/self/environ`).
+pub(super) const ENVIRON: &[&str] = &["/proc/*/environ", "/proc/*/task/*/environ"];
+
+/// Keys whose value is a credential in an `.npmrc` or `.pypirc` (compared case-insensitively,
+/// after the last `:` of npm's `//registry.example/:_authToken`).
+const CREDENTIAL_KEYS: &[&str] = &[
+    "_auth",
+    "_authtoken",
+    "_password",
+    "password",
+    "token",
+    "authtoken",
+];
+
+/// The most bytes [`credential_in`] reads; a larger file is taken for a secret.
+const MAX_CONTENT: u64 = 64 * 1024;
 
 /// A compiled list of named rules. Relative globs match the path relative to the project root
 /// (or, outside it, the absolute path without its leading `/`); absolute ones the absolute
@@ -256,5 +302,143 @@ pub(super) fn resolved(
         Ok(p) => Ok(Some(p)),
         Err(PathError::OtherUsersHome(_) | PathError::NoHome(_)) => Ok(None),
         Err(e) => Err(e),
+    }
+}
+
+/// [`ENVIRON`], compiled (an entry that does not compile is skipped: the table is fixed and
+/// tested).
+pub(super) fn environ() -> GlobSet {
+    let mut set = GlobSetBuilder::new();
+    for g in ENVIRON {
+        if let Ok(glob) = GlobBuilder::new(g).literal_separator(true).build() {
+            set.add(glob);
+        }
+    }
+    set.build().unwrap_or_else(|_| GlobSet::empty())
+}
+
+/// What a file of [`BUILTIN_CONTENT`] holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Content {
+    /// No credential, or no file at all (nothing to read).
+    Clean,
+    /// A credential, under this key (the value is never shown).
+    Credential(String),
+    /// The file cannot be read, so it is taken for a secret: why.
+    Unreadable(String),
+}
+
+/// Whether the `.npmrc`/`.pypirc`-style file at `path` holds a credential: a line
+/// `key = value` or `key: value` whose key is one of [`CREDENTIAL_KEYS`] and whose value is
+/// neither empty nor just a `${VARIABLE}` reference (npm reads those from the environment).
+/// At most [`MAX_CONTENT`] bytes are read; a file that is larger, not a regular file, or
+/// cannot be read is [`Content::Unreadable`], which the caller denies.
+pub(super) fn credential_in(path: &Path) -> Content {
+    let meta = match std::fs::metadata(path) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Content::Clean,
+        Err(e) => return Content::Unreadable(e.to_string()),
+    };
+    // Checked before opening, so a FIFO or device named `.npmrc` cannot block the guard.
+    if !meta.is_file() {
+        return Content::Unreadable("not a regular file".to_owned());
+    }
+    let too_large = || Content::Unreadable(format!("larger than {MAX_CONTENT} bytes"));
+    if meta.len() > MAX_CONTENT {
+        return too_large();
+    }
+    let mut bytes = Vec::new();
+    let read =
+        std::fs::File::open(path).and_then(|f| f.take(MAX_CONTENT + 1).read_to_end(&mut bytes));
+    if let Err(e) = read {
+        return Content::Unreadable(e.to_string());
+    }
+    if bytes.len() as u64 > MAX_CONTENT {
+        return too_large();
+    }
+    let text = String::from_utf8_lossy(&bytes);
+    text.lines()
+        .find_map(credential_line)
+        .map_or(Content::Clean, Content::Credential)
+}
+
+/// The credential key of one line of an `.npmrc`/`.pypirc`, if it sets one.
+fn credential_line(line: &str) -> Option<String> {
+    let line = line.trim();
+    if line.is_empty() || line.starts_with([';', '#', '[']) {
+        return None;
+    }
+    // npm: `//host/:_authToken=…` (the key holds a `:`); INI: `password: …` or `password = …`.
+    [line.split_once('='), line.split_once(':')]
+        .into_iter()
+        .flatten()
+        .find_map(|(key, value)| {
+            let name = key.trim().rsplit(':').next().unwrap_or_default();
+            let value = value.trim().trim_matches(['"', '\'']);
+            let is_key = CREDENTIAL_KEYS.iter().any(|k| name.eq_ignore_ascii_case(k));
+            (is_key && !value.is_empty() && !is_reference(value)).then(|| name.to_owned())
+        })
+}
+
+/// `${NAME}`: npm substitutes the environment variable; the file holds no secret itself.
+fn is_reference(value: &str) -> bool {
+    value
+        .strip_prefix("${")
+        .and_then(|v| v.strip_suffix('}'))
+        .is_some_and(|name| {
+            !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use globset::Glob;
+
+    #[test]
+    fn credential_lines_are_found_and_references_are_not_credentials() {
+        for (line, key) in [
+            ("//registry.npmjs.org/:_authToken=npm_abc", "_authToken"),
+            (
+                "  //npm.pkg.github.com/:_authToken = \"ghp_x\"",
+                "_authToken",
+            ),
+            ("_auth=dXNlcjpwYXNz", "_auth"),
+            ("//r.example/:_password=cGFzcw==", "_password"),
+            ("password = pypi-AgEIcHlwaS5vcmc", "password"),
+            ("password: hunter2", "password"),
+            ("password:abc=def", "password"),
+            ("TOKEN=x", "TOKEN"),
+        ] {
+            assert_eq!(credential_line(line).as_deref(), Some(key), "{line}");
+        }
+        for line in [
+            "registry=https://registry.npmjs.org/",
+            "engine-strict=true",
+            "always-auth=true",
+            "//registry.npmjs.org/:_authToken=${NPM_TOKEN}",
+            "_authToken=",
+            "; password = x",
+            "# _authToken=x",
+            "[pypi]",
+            "username = __token__",
+            "repository: https://upload.pypi.org/legacy/",
+            "",
+        ] {
+            assert_eq!(credential_line(line), None, "{line}");
+        }
+        assert!(is_reference("${NPM_TOKEN}"));
+        assert!(!is_reference("${NPM_TOKEN}x"));
+        assert!(!is_reference("${}"));
+        assert!(!is_reference("$NPM_TOKEN"));
+    }
+
+    #[test]
+    fn every_environ_glob_compiles() {
+        for g in ENVIRON {
+            assert!(Glob::new(g).is_ok(), "{g}");
+        }
+        assert!(environ().is_match("/proc/self/environ"));
+        assert!(!environ().is_match("/work/proc/self/environ"));
     }
 }
