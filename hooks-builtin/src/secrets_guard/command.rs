@@ -117,19 +117,16 @@ pub(super) fn check(
     let text = command_text(input).ok_or_else(|| {
         format!("secrets-guard: {tool} call has no `command` string; cannot tell what it runs")
     })?;
-    let script = shell::parse(&text).map_err(|e| {
-        format!(
-            "secrets-guard: the {tool} command cannot be parsed ({}); denied, since it might \
-             read a secrets file",
-            one_line(&e.to_string())
-        )
-    })?;
     let home = guard.home.as_deref();
     let mut run = Run {
         guard,
         root,
         bases: vec![cwd.to_path_buf()],
         seen: HashSet::new(),
+    };
+    let script = match shell::parse(&text) {
+        Ok(script) => script,
+        Err(e) => return unparsed(&mut run, tool, &text, &e),
     };
     let env = guard.env_dumps != EnvDumps::Allow;
     let mut ask = None;
@@ -167,6 +164,36 @@ pub(super) fn check(
         }
     }
     Ok(ask)
+}
+
+/// A command the parser refused. Past the work bounds it is denied: it might read a secrets
+/// file. After a syntax error (an unclosed quote) a shell would refuse it too, so it is denied
+/// only when one of its words, read loosely, names a secrets file; otherwise this guard has no
+/// opinion (the command guard asks about it).
+fn unparsed(run: &mut Run<'_>, tool: &str, text: &str, e: &shell::ShellError) -> Judged {
+    use shell::ShellError::{TooComplex, TooDeep, TooLong};
+    let cannot = |why: &str| {
+        format!(
+            "secrets-guard: the {tool} command cannot be parsed ({}); denied, since {why}",
+            one_line(&e.to_string())
+        )
+    };
+    if matches!(e, TooComplex | TooDeep | TooLong(_)) {
+        return Err(cannot("it might read a secrets file"));
+    }
+    let words = text
+        .split(|c: char| c.is_whitespace() || ";|&()<>`".contains(c))
+        .map(|w| w.replace(['\'', '"', '\\'], ""))
+        .filter(|w| !w.is_empty());
+    for word in words {
+        // `--data=@.env`, `x=@.env`: the file is after the last `=` or `@`.
+        let pieces = std::iter::once(word.as_str()).chain(word.rsplit(['=', '@']).next());
+        for piece in pieces {
+            run.word(piece, Access::Read)
+                .map_err(|finding| cannot(&format!("it names {finding}")))?;
+        }
+    }
+    Ok(None)
 }
 
 /// The reason to ask about `cmd` when it prints the environment or a secret variable.

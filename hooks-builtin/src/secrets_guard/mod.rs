@@ -96,7 +96,10 @@
 //!
 //! # Closed by default
 //!
-//! Denied: a command that cannot be parsed, a shell call without a command, a path that cannot
+//! Denied: a command that cannot be parsed because it is past the parser's work bounds, or
+//! whose words, read loosely after a syntax error, name a secrets file (`cat '.env`; without
+//! such a word this guard has no opinion and the command guard asks), a shell call without a
+//! command, a path that cannot
 //! be resolved (a symlink loop), a malformed path field of a listed tool, a `glob` filter that
 //! does not compile, an `.npmrc`/`.pypirc` that cannot be read, and anything to judge when the
 //! working directory is not absolute or the project root cannot be one

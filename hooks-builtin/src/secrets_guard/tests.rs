@@ -364,6 +364,10 @@ fn unparseable_or_missing_commands_are_denied() {
     let g = guard();
     let v = bash(&g, "cat '.env");
     assert!(reason(&v).contains("cannot be parsed"), "{v}");
+    // A syntax error with no secrets file among its words: a shell refuses it too.
+    assert_eq!(bash(&g, "echo 'unterminated"), Verdict::Continue);
+    let long = format!("cat {}", "$(".repeat(100));
+    assert!(reason(&bash(&g, &long)).contains("cannot be parsed"));
     let root = Path::new(ROOT);
     for input in [
         json!({}),
