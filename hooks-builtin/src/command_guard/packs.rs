@@ -507,6 +507,150 @@ operand_at = "last"
         assert!(written.contains("operand_at = \"last\""), "{written}");
     }
 
+    /// The markdown of `docs/command-guard-packs.md` after its marker line: every builtin pack,
+    /// its rules in code and its data rules.
+    fn render_docs() -> String {
+        fn code(text: &str) -> String {
+            let text = text.replace('|', "\\|");
+            if text.contains('`') {
+                format!("`` {text} ``")
+            } else {
+                format!("`{text}`")
+            }
+        }
+        fn action(action: Action) -> &'static str {
+            match action {
+                Action::Deny => "deny",
+                Action::Ask => "ask",
+                Action::Allow => "allow",
+            }
+        }
+        fn in_code(pack: &str) -> Vec<String> {
+            use super::super::rules::{ALL, Class};
+            ALL.iter()
+                .filter(|r| r.pack == pack)
+                .map(|r| {
+                    let class = match r.class {
+                        Class::Deny => "deny",
+                        Class::Ask => "`builtin_ask`",
+                        Class::Privileged => "`privileged`",
+                    };
+                    format!("`{}` ({class})", r.id)
+                })
+                .collect()
+        }
+        let packs = builtin_packs();
+        let code_only: Vec<&str> = CORE_PACKS
+            .iter()
+            .copied()
+            .filter(|name| !packs.iter().any(|p| p.name == *name))
+            .collect();
+        let mut out =
+            String::from("\n| pack | on | rules in code | data rules |\n|---|---|---|---|\n");
+        for pack in &packs {
+            let core = CORE_PACKS.contains(&pack.name.as_str());
+            out.push_str(&format!(
+                "| [`{0}`](#{1}) | {2} | {3} | {4} |\n",
+                pack.name,
+                pack.name.replace('.', ""),
+                if core { "always" } else { "by default" },
+                in_code(&pack.name).len(),
+                pack.rules.len()
+            ));
+        }
+        for name in &code_only {
+            out.push_str(&format!(
+                "| [`{name}`](#{}) | always | {} | 0 |\n",
+                name.replace('.', ""),
+                in_code(name).len()
+            ));
+        }
+        for pack in &packs {
+            let core = CORE_PACKS.contains(&pack.name.as_str());
+            out.push_str(&format!("\n## `{}`\n\n", pack.name));
+            out.push_str(if core {
+                "Core pack: always on; its rules can be turned off one by one.\n\n"
+            } else {
+                "Optional pack: on by default, chosen with `packs`.\n\n"
+            });
+            out.push_str(&format!("{}\n\n", pack.description.trim()));
+            out.push_str(&format!("**Misses:** {}\n\n", pack.misses.trim()));
+            let in_code = in_code(&pack.name);
+            if !in_code.is_empty() {
+                out.push_str(&format!(
+                    "Rules in code (see the `command_guard` module docs): {}.\n\n",
+                    in_code.join(", ")
+                ));
+            }
+            out.push_str("| id | action | matches | what |\n|---|---|---|---|\n");
+            for rule in &pack.rules {
+                let mut matches = rule
+                    .command
+                    .iter()
+                    .map(|c| code(c))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                if !rule.unless.is_empty() {
+                    let unless: Vec<String> = rule.unless.iter().map(|u| code(u)).collect();
+                    matches.push_str(&format!("; unless {}", unless.join(", ")));
+                }
+                if let Some(place) = rule.operand {
+                    let which = match rule.operand_at {
+                        OperandAt::Any => "an operand",
+                        OperandAt::Last => "the last operand",
+                        OperandAt::NotLast => "an operand but the last",
+                    };
+                    matches.push_str(&format!("; {which} is {}", code(&place.to_string())));
+                }
+                if let Some(text) = &rule.text {
+                    matches.push_str(&format!("; text matches {}", code(text)));
+                }
+                if let Some(text) = &rule.text_unless {
+                    matches.push_str(&format!("; text does not match {}", code(text)));
+                }
+                let what = rule.what.replace('|', "\\|");
+                out.push_str(&format!(
+                    "| `{}` | {} | {matches} | {what} |\n",
+                    rule.id,
+                    action(rule.action)
+                ));
+            }
+        }
+        for name in &code_only {
+            out.push_str(&format!(
+                "\n## `{name}`\n\nCore pack: always on; its rules can be turned off one by one. \
+                 Its rules are all in code (see the `command_guard` module docs): {}.\n",
+                in_code(name).join(", ")
+            ));
+        }
+        out
+    }
+
+    /// The line of `docs/command-guard-packs.md` after which the file is generated.
+    const DOCS_MARKER: &str = "<!-- Generated from the pack files below this line";
+
+    #[test]
+    fn the_packs_doc_is_current() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/command-guard-packs.md");
+        let text = std::fs::read_to_string(&path).expect("docs/command-guard-packs.md");
+        let end = text
+            .find(DOCS_MARKER)
+            .and_then(|at| text[at..].find('\n').map(|n| at + n + 1))
+            .expect("the marker line");
+        let expected = render_docs();
+        if text[end..] == expected {
+            return;
+        }
+        if std::env::var_os("PACKS_DOC_BLESS").is_some() {
+            std::fs::write(&path, format!("{}{expected}", &text[..end])).expect("writes the doc");
+            return;
+        }
+        panic!(
+            "docs/command-guard-packs.md is out of date with the pack files; regenerate it with \
+             PACKS_DOC_BLESS=1 cargo test -p hooks-builtin --features command-guard --lib packs"
+        );
+    }
+
     #[test]
     fn bad_pack_rules_name_the_field() {
         let pack = |rule: &str| -> Pack {
