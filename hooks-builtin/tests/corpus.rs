@@ -87,3 +87,41 @@ fn every_corpus_case_gets_its_expected_answer() {
         );
     }
 }
+
+/// A pack with a corpus file (`pack-<name>.toml`) has every rule hit by at least two of its
+/// cases, and at least eight ordinary commands of its domain that must pass.
+#[test]
+fn every_rule_of_a_pack_with_a_corpus_file_is_hit_twice() {
+    let cases = load();
+    let mut problems = Vec::new();
+    for pack in hooks_builtin::command_guard::builtin_packs() {
+        let prefix = format!("pack-{}.toml#", pack.name);
+        let of_file: Vec<&Case> = cases
+            .iter()
+            .filter(|c| c.place.starts_with(&prefix))
+            .collect();
+        if of_file.is_empty() {
+            continue;
+        }
+        let allows = of_file.iter().filter(|c| c.expect == Expect::Allow).count();
+        if allows < 8 {
+            problems.push(format!(
+                "pack-{}.toml: {allows} allow cases, fewer than 8",
+                pack.name
+            ));
+        }
+        for rule in &pack.rules {
+            let hits = of_file
+                .iter()
+                .filter(|c| c.rule.as_deref() == Some(rule.id.as_str()))
+                .count();
+            if hits < 2 {
+                problems.push(format!(
+                    "pack-{}.toml: rule {} hit by {hits} cases, fewer than 2",
+                    pack.name, rule.id
+                ));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

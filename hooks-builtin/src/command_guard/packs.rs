@@ -1,11 +1,13 @@
 //! Rule packs: named sets of rules, as data (the format is documented on [`Pack`]).
 
 use std::fmt;
+use std::path::Path;
 use std::sync::OnceLock;
 
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 
+use crate::paths::{self, ProjectRootError};
 use crate::shell::{Command, RedirectOp};
 
 use super::Action;
@@ -33,14 +35,20 @@ use super::user::{UserRule, wildcard};
 /// text = '(?i)\bdelete\s+from\b'                   # the command's text must match
 /// text_unless = '(?i)\bwhere\b'                    # … and must not match this
 /// operand = "system"                               # some operand must be such a place
+/// operand_at = "any"                               # which operands: any | last | not-last
 /// ```
 ///
 /// The **text** of a command is its arguments joined by spaces, then the bodies of its
 /// here-documents and here-strings, then what the previous stage of its pipeline prints when
 /// that is literal (`echo 'DROP TABLE t' | psql`). **Operand** places: `root` (`/`), `home`
 /// (the home directory or a parent), `system` (either of those, or a system directory),
+/// `system-path` (a `system` place, or any path inside a system tree: `/etc/ssh/sshd_config`,
+/// `/usr/bin/python3`, `/var/lib/dpkg/status`; not the home directory's contents),
 /// `outside-project`, `disk` (a block device), `protected-branch` (a `protected_branches`
-/// name).
+/// name). **Operand_at** says which operands are looked at: `any` (the default), `last` (the
+/// destination of `rsync`, `ln`, `mount`), `not-last` (the sources of `mv`, not where they
+/// go). Operands are the arguments that do not start with `-`, so the value of a flag written
+/// as a separate word (`-e ssh`) is one.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Pack {
@@ -74,6 +82,9 @@ pub struct PackRule {
     /// A place one of the command's operands must be.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub operand: Option<OperandPlace>,
+    /// Which operands `operand` looks at (default: any).
+    #[serde(default, skip_serializing_if = "OperandAt::is_any")]
+    pub operand_at: OperandAt,
     /// A regular expression the command's text must match.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
@@ -92,6 +103,9 @@ pub enum OperandPlace {
     Home,
     /// `/`, the home directory, or a system directory (`/etc`, `/usr/lib`).
     System,
+    /// A `System` place or any path inside a system tree (`/etc/ssh/sshd_config`,
+    /// `/usr/local/bin/x`, `/var/lib/dpkg`), the home directory's contents left out.
+    SystemPath,
     /// Anything outside the project root (system places included).
     OutsideProject,
     /// A block device (`/dev/sda`).
@@ -106,9 +120,39 @@ impl fmt::Display for OperandPlace {
             OperandPlace::Root => "root",
             OperandPlace::Home => "home",
             OperandPlace::System => "system",
+            OperandPlace::SystemPath => "system-path",
             OperandPlace::OutsideProject => "outside-project",
             OperandPlace::Disk => "disk",
             OperandPlace::ProtectedBranch => "protected-branch",
+        })
+    }
+}
+
+/// Which of a command's operands [`PackRule::operand`] looks at.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OperandAt {
+    /// Every operand.
+    #[default]
+    Any,
+    /// The last one: where `rsync`, `ln`, `cp` or `mount` write.
+    Last,
+    /// All but the last: what `mv` or `rsync` take from.
+    NotLast,
+}
+
+impl OperandAt {
+    fn is_any(&self) -> bool {
+        *self == OperandAt::Any
+    }
+}
+
+impl fmt::Display for OperandAt {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            OperandAt::Any => "any",
+            OperandAt::Last => "last",
+            OperandAt::NotLast => "not-last",
         })
     }
 }
@@ -198,6 +242,7 @@ pub(super) struct CompiledRule {
     command: Vec<UserRule>,
     unless: Vec<String>,
     operand: Option<OperandPlace>,
+    operand_at: OperandAt,
     text: Option<Regex>,
     text_unless: Option<Regex>,
 }
@@ -249,6 +294,7 @@ impl Compiled {
                     command,
                     unless: rule.unless.clone(),
                     operand: rule.operand,
+                    operand_at: rule.operand_at,
                     text: regex("text", &rule.text)?,
                     text_unless: regex("text_unless", &rule.text_unless)?,
                 })
@@ -306,15 +352,24 @@ impl CompiledRule {
             return Some(self.what.clone());
         };
         let dir = command.dir.as_deref();
-        let operand = operands.iter().find(|o| match place {
+        let candidates = match self.operand_at {
+            OperandAt::Any => &operands[..],
+            OperandAt::Last => &operands[operands.len().saturating_sub(1)..],
+            OperandAt::NotLast => &operands[..operands.len().saturating_sub(1)],
+        };
+        let operand = candidates.iter().find(|o| match place {
             OperandPlace::Disk => super::rules::is_disk(o),
             OperandPlace::ProtectedBranch => env.is_protected(o),
             _ => {
-                let (at, _) = env.place(o, dir);
+                let (at, path) = env.place(o, dir);
                 match place {
                     OperandPlace::Root => at == Place::Root,
                     OperandPlace::Home => at == Place::Home,
                     OperandPlace::System => matches!(at, Place::Root | Place::Home | Place::System),
+                    OperandPlace::SystemPath => {
+                        matches!(at, Place::Root | Place::Home | Place::System)
+                            || (at == Place::Outside && in_system_tree(&path))
+                    }
                     _ => matches!(
                         at,
                         Place::Root | Place::Home | Place::System | Place::Outside
@@ -324,6 +379,17 @@ impl CompiledRule {
         })?;
         Some(format!("{} (`{operand}`)", self.what))
     }
+}
+
+/// True when the absolute, resolved `path` lies in a tree that belongs to the system
+/// (`/etc/ssh/sshd_config`, `/usr/local/bin/x`), and not in the home directory.
+fn in_system_tree(path: &Path) -> bool {
+    let home = paths::home_dir().map(|h| paths::resolve(".", &h, None).unwrap_or(h));
+    !home.is_some_and(|h| path.starts_with(h))
+        && matches!(
+            paths::check_project_root(path, None),
+            Err(ProjectRootError::System(_))
+        )
 }
 
 /// The command's arguments, here-document and here-string bodies, and literal standard input.
@@ -375,6 +441,218 @@ mod tests {
                 );
             }
         }
+    }
+
+    fn first_command(source: &str) -> Command {
+        crate::shell::parse(source)
+            .expect("parses")
+            .commands()
+            .next()
+            .expect("a command")
+            .clone()
+    }
+
+    #[test]
+    fn operand_at_and_system_path_narrow_the_operands_looked_at() {
+        let pack: Pack = toml::from_str(
+            r#"
+name = "t"
+[[rules]]
+id = "mv-away"
+action = "deny"
+what = "w"
+command = ["mv"]
+operand = "system"
+operand_at = "not-last"
+[[rules]]
+id = "ln-over"
+action = "ask"
+what = "w"
+command = ["ln -f"]
+operand = "system-path"
+operand_at = "last"
+"#,
+        )
+        .expect("pack");
+        let compiled = Compiled::new(&pack).expect("compiles");
+        let root = Path::new("/work/project");
+        let env = Env::new(root, root, &[]);
+        let hits = |rule: usize, source: &str| {
+            compiled.rules[rule]
+                .matches(&first_command(source), None, &env)
+                .is_some()
+        };
+        assert!(hits(0, "mv /etc /etc.old"));
+        assert!(hits(0, "mv -v ~ /tmp/home"));
+        assert!(
+            !hits(0, "mv notes.txt ~"),
+            "the destination is not looked at"
+        );
+        assert!(
+            !hits(0, "mv /etc/ssh/sshd_config /tmp"),
+            "not a system directory"
+        );
+        assert!(hits(1, "ln -sf /bin/true /usr/local/bin/python3"));
+        assert!(hits(1, "ln -sf /usr/share/zoneinfo/UTC /etc/localtime"));
+        assert!(
+            !hits(1, "ln -sf /usr/bin/python3 bin/python"),
+            "the source is not looked at"
+        );
+        assert!(!hits(1, "ln -sf x /tmp/y"), "/tmp/y is no system path");
+        assert!(
+            !hits(1, "ln -sf x ~/.local/bin/y"),
+            "the home's contents are no system path"
+        );
+        assert!(
+            !hits(1, "ln -sf x /usr/src/app/y"),
+            "/usr/src is kept for source code"
+        );
+        let written = toml::to_string(&pack.rules[1]).expect("serializes");
+        assert!(written.contains("operand_at = \"last\""), "{written}");
+    }
+
+    /// The markdown of `docs/command-guard-packs.md` after its marker line: every builtin pack,
+    /// its rules in code and its data rules.
+    fn render_docs() -> String {
+        fn code(text: &str) -> String {
+            let text = text.replace('|', "\\|");
+            if text.contains('`') {
+                format!("`` {text} ``")
+            } else {
+                format!("`{text}`")
+            }
+        }
+        fn action(action: Action) -> &'static str {
+            match action {
+                Action::Deny => "deny",
+                Action::Ask => "ask",
+                Action::Allow => "allow",
+            }
+        }
+        fn in_code(pack: &str) -> Vec<String> {
+            use super::super::rules::{ALL, Class};
+            ALL.iter()
+                .filter(|r| r.pack == pack)
+                .map(|r| {
+                    let class = match r.class {
+                        Class::Deny => "deny",
+                        Class::Ask => "`builtin_ask`",
+                        Class::Privileged => "`privileged`",
+                    };
+                    format!("`{}` ({class})", r.id)
+                })
+                .collect()
+        }
+        let packs = builtin_packs();
+        let code_only: Vec<&str> = CORE_PACKS
+            .iter()
+            .copied()
+            .filter(|name| !packs.iter().any(|p| p.name == *name))
+            .collect();
+        let mut out =
+            String::from("\n| pack | on | rules in code | data rules |\n|---|---|---|---|\n");
+        for pack in &packs {
+            let core = CORE_PACKS.contains(&pack.name.as_str());
+            out.push_str(&format!(
+                "| [`{0}`](#{1}) | {2} | {3} | {4} |\n",
+                pack.name,
+                pack.name.replace('.', ""),
+                if core { "always" } else { "by default" },
+                in_code(&pack.name).len(),
+                pack.rules.len()
+            ));
+        }
+        for name in &code_only {
+            out.push_str(&format!(
+                "| [`{name}`](#{}) | always | {} | 0 |\n",
+                name.replace('.', ""),
+                in_code(name).len()
+            ));
+        }
+        for pack in &packs {
+            let core = CORE_PACKS.contains(&pack.name.as_str());
+            out.push_str(&format!("\n## `{}`\n\n", pack.name));
+            out.push_str(if core {
+                "Core pack: always on; its rules can be turned off one by one.\n\n"
+            } else {
+                "Optional pack: on by default, chosen with `packs`.\n\n"
+            });
+            out.push_str(&format!("{}\n\n", pack.description.trim()));
+            out.push_str(&format!("**Misses:** {}\n\n", pack.misses.trim()));
+            let in_code = in_code(&pack.name);
+            if !in_code.is_empty() {
+                out.push_str(&format!(
+                    "Rules in code (see the `command_guard` module docs): {}.\n\n",
+                    in_code.join(", ")
+                ));
+            }
+            out.push_str("| id | action | matches | what |\n|---|---|---|---|\n");
+            for rule in &pack.rules {
+                let mut matches = rule
+                    .command
+                    .iter()
+                    .map(|c| code(c))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                if !rule.unless.is_empty() {
+                    let unless: Vec<String> = rule.unless.iter().map(|u| code(u)).collect();
+                    matches.push_str(&format!("; unless {}", unless.join(", ")));
+                }
+                if let Some(place) = rule.operand {
+                    let which = match rule.operand_at {
+                        OperandAt::Any => "an operand",
+                        OperandAt::Last => "the last operand",
+                        OperandAt::NotLast => "an operand but the last",
+                    };
+                    matches.push_str(&format!("; {which} is {}", code(&place.to_string())));
+                }
+                if let Some(text) = &rule.text {
+                    matches.push_str(&format!("; text matches {}", code(text)));
+                }
+                if let Some(text) = &rule.text_unless {
+                    matches.push_str(&format!("; text does not match {}", code(text)));
+                }
+                let what = rule.what.replace('|', "\\|");
+                out.push_str(&format!(
+                    "| `{}` | {} | {matches} | {what} |\n",
+                    rule.id,
+                    action(rule.action)
+                ));
+            }
+        }
+        for name in &code_only {
+            out.push_str(&format!(
+                "\n## `{name}`\n\nCore pack: always on; its rules can be turned off one by one. \
+                 Its rules are all in code (see the `command_guard` module docs): {}.\n",
+                in_code(name).join(", ")
+            ));
+        }
+        out
+    }
+
+    /// The line of `docs/command-guard-packs.md` after which the file is generated.
+    const DOCS_MARKER: &str = "<!-- Generated from the pack files below this line";
+
+    #[test]
+    fn the_packs_doc_is_current() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/command-guard-packs.md");
+        let text = std::fs::read_to_string(&path).expect("docs/command-guard-packs.md");
+        let end = text
+            .find(DOCS_MARKER)
+            .and_then(|at| text[at..].find('\n').map(|n| at + n + 1))
+            .expect("the marker line");
+        let expected = render_docs();
+        if text[end..] == expected {
+            return;
+        }
+        if std::env::var_os("PACKS_DOC_BLESS").is_some() {
+            std::fs::write(&path, format!("{}{expected}", &text[..end])).expect("writes the doc");
+            return;
+        }
+        panic!(
+            "docs/command-guard-packs.md is out of date with the pack files; regenerate it with \
+             PACKS_DOC_BLESS=1 cargo test -p hooks-builtin --features command-guard --lib packs"
+        );
     }
 
     #[test]
