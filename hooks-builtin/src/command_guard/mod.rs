@@ -117,7 +117,9 @@ mod packs;
 mod rules;
 mod user;
 
-pub use packs::{CORE_PACKS, OperandPlace, Pack, PackRule, builtin_packs, optional_pack_names};
+pub use packs::{
+    CORE_PACKS, OperandAt, OperandPlace, Pack, PackRule, builtin_packs, optional_pack_names,
+};
 
 use std::borrow::Cow;
 use std::fmt;
