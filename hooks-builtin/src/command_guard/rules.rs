@@ -80,7 +80,7 @@ pub(super) struct Hit {
     pub(super) what: String,
 }
 
-fn hit(rule: &'static Rule, what: impl Into<String>) -> Hit {
+pub(super) fn hit(rule: &'static Rule, what: impl Into<String>) -> Hit {
     Hit {
         rule,
         what: what.into(),
@@ -88,7 +88,7 @@ fn hit(rule: &'static Rule, what: impl Into<String>) -> Hit {
 }
 
 /// Programs that download.
-const DOWNLOADERS: &[&str] = &["curl", "wget", "fetch", "aria2c", "http", "https", "xh"];
+pub(super) const DOWNLOADERS: &[&str] = &["curl", "wget", "fetch", "aria2c", "http", "https", "xh"];
 /// Programs that run code and are not shells (shells are known to [`Command::shell_script`]).
 const INTERPRETERS: &[&str] = &[
     "perl", "ruby", "node", "nodejs", "php", "lua", "deno", "bun", "pwsh", "Rscript",
@@ -221,6 +221,9 @@ impl<'a> Env<'a> {
 
     /// The hit for deleting `operand` with everything under it (`how`: `recursive delete`).
     pub(super) fn delete_hit(&self, operand: &str, dir: Option<&str>, how: &str) -> Option<Hit> {
+        if let Some(hit) = super::opaque::unknown_variable(operand, how) {
+            return Some(hit);
+        }
         let (place, path) = self.place(operand, dir);
         if place == Place::Unknown {
             self.cannot_decide(operand, &path);
@@ -621,6 +624,9 @@ fn find_delete(args: &[String], dir: Option<&str>, env: &Env<'_>) -> Vec<Hit> {
         .filter_map(|start| {
             if !filtered {
                 return env.delete_hit(start, dir, "recursive delete (find)");
+            }
+            if let Some(hit) = super::opaque::unknown_variable(start, "find deletes files") {
+                return Some(hit);
             }
             let (place, path) = env.place(start, dir);
             if place == Place::Unknown {

@@ -219,6 +219,10 @@ fn program_name(word: &str) -> &str {
 
 /// `rm` for `/bin/rm`; a word whose last part is a substitution (`$(curl …/x)`) is kept whole.
 fn basename(word: &str) -> &str {
+    // A word that splits on `$IFS` (`cat${IFS}/etc/passwd`) is not a path: kept whole.
+    if word.contains("$IFS") || word.contains("${IFS") {
+        return word;
+    }
     let last = word
         .trim_end_matches('/')
         .rsplit('/')
