@@ -12,7 +12,7 @@
 //! - **deletions** ([`Table::delete`]: `shutil.rmtree`, `os.remove`, `os.unlink`, `os.rmdir`,
 //!   `Path('x').unlink()`, `fs.rmSync`, `fs.rm`, `rimraf`, `FileUtils.rm_rf`, `File.delete`,
 //!   Perl's `unlink` and `rmtree`, PHP's `unlink`, …). A literal path is judged like `rm -r` of
-//!   that path, so `shutil.rmtree('/')` is `rm-root` (deny), `shutil.rmtree('/tmp/x')`
+//!   that path, so `shutil.rmtree('/')` is `rm-root` (deny), `shutil.rmtree('/data/x')`
 //!   `rm-outside-project` (ask) and `shutil.rmtree('build')` allowed; a path computed when the
 //!   code runs (a variable, an f-string, `os.path.join(…)`) asks, rule `interpreter-delete`.
 //! - **shell-outs** ([`Table::shell`]: `os.system`, `os.popen`, `subprocess.run`/`call`/
@@ -1647,7 +1647,7 @@ mod tests {
             "rm-root",
         );
         has(
-            r#"python3 -c "import shutil; shutil.rmtree('/tmp/x')""#,
+            r#"python3 -c "import shutil; shutil.rmtree('/data/x')""#,
             "rm-outside-project",
         );
         clean(r#"python3 -c "import shutil; shutil.rmtree('build')""#);
