@@ -243,7 +243,7 @@ impl CommandGuard {
             .iter()
             .enumerate()
             .map(|(i, pack)| {
-                packs::Compiled::new(pack).map_err(|(field, e)| {
+                packs::Compiled::new(pack, true).map_err(|(field, e)| {
                     ConfigError::new(POLICY, format!("custom_packs[{i}].{field}"), e)
                 })
             })

@@ -190,7 +190,7 @@ pub(super) fn builtin() -> Result<&'static [Compiled], String> {
                     if pack.name != *file {
                         return Err(format!("builtin pack {file} is named `{}`", pack.name));
                     }
-                    Compiled::new(&pack)
+                    Compiled::new(&pack, false)
                         .map_err(|(field, e)| format!("builtin pack {file}: {field}: {e}"))
                 })
                 .collect()
@@ -243,13 +243,45 @@ pub(super) struct CompiledRule {
     unless: Vec<String>,
     operand: Option<OperandPlace>,
     operand_at: OperandAt,
-    text: Option<Regex>,
-    text_unless: Option<Regex>,
+    text: Option<LazyRegex>,
+    text_unless: Option<LazyRegex>,
+}
+
+/// A regular expression compiled when first used: a process per event (`hooks claude`) only
+/// pays for the ones a command gets to.
+#[derive(Debug, Clone)]
+struct LazyRegex {
+    source: String,
+    compiled: OnceLock<Option<Regex>>,
+}
+
+impl LazyRegex {
+    /// Compiled now when `eager`, so that an error is reported at load.
+    fn new(source: &str, eager: bool) -> Result<Self, regex::Error> {
+        let compiled = OnceLock::new();
+        if eager {
+            let _ = compiled.set(Some(Regex::new(source)?));
+        }
+        Ok(LazyRegex {
+            source: source.to_owned(),
+            compiled,
+        })
+    }
+
+    /// Whether `text` matches; `None` when the expression does not compile (a builtin one is
+    /// checked by a test, a custom one at load, so this is not expected).
+    fn is_match(&self, text: &str) -> Option<bool> {
+        self.compiled
+            .get_or_init(|| Regex::new(&self.source).ok())
+            .as_ref()
+            .map(|re| re.is_match(text))
+    }
 }
 
 impl Compiled {
     /// Compiles `pack`; the error is the field (`rules[2].text`) and what is wrong with it.
-    pub(super) fn new(pack: &Pack) -> Result<Self, (String, String)> {
+    /// Regular expressions are compiled now when `eager`, else when first used.
+    pub(super) fn new(pack: &Pack, eager: bool) -> Result<Self, (String, String)> {
         if pack.name.trim().is_empty() {
             return Err(("name".into(), "empty pack name".into()));
         }
@@ -283,7 +315,7 @@ impl Compiled {
                 let regex = |field: &str, source: &Option<String>| {
                     source
                         .as_deref()
-                        .map(Regex::new)
+                        .map(|source| LazyRegex::new(source, eager))
                         .transpose()
                         .map_err(|e| (at(field), e.to_string()))
                 };
@@ -339,11 +371,15 @@ impl CompiledRule {
         }
         if self.text.is_some() || self.text_unless.is_some() {
             let text = text_of(command, stdin);
-            if self.text.as_ref().is_some_and(|re| !re.is_match(&text))
+            // An expression that does not compile matches, and exempts nothing.
+            if self
+                .text
+                .as_ref()
+                .is_some_and(|re| re.is_match(&text) == Some(false))
                 || self
                     .text_unless
                     .as_ref()
-                    .is_some_and(|re| re.is_match(&text))
+                    .is_some_and(|re| re.is_match(&text) == Some(true))
             {
                 return None;
             }
@@ -416,6 +452,10 @@ mod tests {
     fn every_builtin_pack_parses_compiles_and_has_unique_ids() {
         let packs = builtin().expect("builtin packs");
         assert_eq!(packs.len(), BUILTIN_FILES.len());
+        // Their regular expressions are compiled when first used: compile them all here.
+        for pack in builtin_packs() {
+            Compiled::new(&pack, true).unwrap_or_else(|e| panic!("{}: {e:?}", pack.name));
+        }
         let mut ids: Vec<&str> = packs
             .iter()
             .flat_map(|p| p.rules.iter().map(|r| r.id.as_str()))
@@ -474,7 +514,7 @@ operand_at = "last"
 "#,
         )
         .expect("pack");
-        let compiled = Compiled::new(&pack).expect("compiles");
+        let compiled = Compiled::new(&pack, true).expect("compiles");
         let root = Path::new("/work/project");
         let env = Env::new(root, root, &[]);
         let hits = |rule: usize, source: &str| {
@@ -679,7 +719,7 @@ operand_at = "last"
             ),
         ];
         for (rule, field) in cases {
-            let err = Compiled::new(&pack(rule)).expect_err(rule);
+            let err = Compiled::new(&pack(rule), true).expect_err(rule);
             assert_eq!(err.0, field, "{rule}");
         }
     }
