@@ -1,0 +1,632 @@
+//! Interpreter one-liners: `python -c`, `perl -e`, `ruby -e`, `node -e` and here-documents
+//! fed to them (`core.shell`).
+//!
+//! The code an interpreter runs is read from its inline argument (`python3 -c`,
+//! `python3.12 -c`, `perl -e`/`-E`/`-ne`, `ruby -e`, `node -e`/`--eval`/`-p`, `deno eval`,
+//! `bun -e`, `php -r`), from a here-document or here-string on its standard input
+//! (`python3 <<EOF`, `python3 - <<'EOF'`, `node <<< '…'`), or from literal text piped into it
+//! (`echo '…' | python3`, see [`super::opaque`]). That code is scanned lexically,
+//! string literals and all (single, double and triple quotes, raw and f-strings, template
+//! literals, Perl's `q`/`qq`/`qw`/`qx`, Ruby's `%w`/`%x`), for the calls in the tables below:
+//!
+//! - **deletions** ([`Table::delete`]: `shutil.rmtree`, `os.remove`, `os.unlink`, `os.rmdir`,
+//!   `Path('x').unlink()`, `fs.rmSync`, `fs.rm`, `rimraf`, `FileUtils.rm_rf`, `File.delete`,
+//!   Perl's `unlink` and `rmtree`, PHP's `unlink`, …). A literal path is judged like `rm -r` of
+//!   that path, so `shutil.rmtree('/')` is `rm-root` (deny), `shutil.rmtree('/data/x')`
+//!   `rm-outside-project` (ask) and `shutil.rmtree('build')` allowed; a path computed when the
+//!   code runs (a variable, an f-string, `os.path.join(…)`) asks, rule `interpreter-delete`.
+//! - **shell-outs** ([`Table::shell`]: `os.system`, `os.popen`, `subprocess.run`/`call`/
+//!   `Popen`/`check_call`/`check_output`, `execSync`, `spawnSync`, `exec(`, `system(`,
+//!   `Kernel.system`, `IO.popen`, `shell_exec`, `passthru`, backquotes, `qx(…)`, `%x(…)`,
+//!   `` Bun.$`…` ``). A literal string is parsed as a shell script and judged by every rule,
+//!   so `os.system('rm -rf /')` is `rm-root`; a list (`subprocess.run(['rm', '-rf', '/'])`) or
+//!   several literal arguments (`system('rm', '-rf', '/')`) are joined as the argv; anything
+//!   else asks, rule `interpreter-shell-out` (as do `os.exec*`, `os.spawn*` and
+//!   `new Deno.Command`).
+//! - Python's `exec`/`eval` of a literal is scanned as Python; of anything else asks,
+//!   `eval-computed`, as does code that is a shell expansion (`python3 -c "$CODE"`).
+//!
+//! What it does not do: follow the code's own variables (`p = '/'; shutil.rmtree(p)` asks, it
+//! is not denied), imports under another name (`import subprocess as sp; sp.run(…)`,
+//! `from subprocess import run`), `getattr` tricks, code in files (`python3 script.py`), or
+//! interpreters started by a runner (`uv run python -c`, `poetry run`). Harmless one-liners
+//! stay allowed: `python3 -c 'import sys; print(sys.version)'`, `node -e 'console.log(1)'`,
+//! `perl -ne 'print if /x/' f`, `ruby -e 'puts 1'`, `python3 -m http.server`.
+//!
+//! The scan is linear in the code's length, and shell-outs nested in shell-outs are followed
+//! [`MAX_NESTING`] levels deep at most (deeper ones ask).
+
+use std::cell::Cell;
+
+use crate::shell::{self, Command, RedirectOp};
+
+use super::opaque;
+use super::rules::{EVAL_COMPUTED, Env, Hit, INTERPRETER_DELETE, INTERPRETER_SHELL_OUT, hit};
+
+/// How many shell-outs (and Python `exec`s) nested in one another are followed.
+const MAX_NESTING: usize = 8;
+
+thread_local! {
+    static DEPTH: Cell<usize> = const { Cell::new(0) };
+}
+
+/// A language whose one-liners are scanned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Lang {
+    Python,
+    Perl,
+    Ruby,
+    Js,
+    Php,
+}
+
+/// The calls of a language the scan looks for. Names match a call written with the same
+/// qualifier or a longer one (`rmtree` matches `shutil.rmtree`, `os.remove` does not match
+/// `x.remove`); `bare` names match only unqualified (`exec`, not `re.exec`).
+struct Table {
+    /// Delete the paths given as arguments.
+    delete: &'static [&'static str],
+    /// Same, matched only unqualified (Perl and PHP functions: `unlink`, not `$x->unlink`).
+    delete_bare: &'static [&'static str],
+    /// Methods that delete the path they are called on (`Path('x').unlink()`); called bare,
+    /// they delete their argument.
+    delete_method: &'static [&'static str],
+    /// Run their arguments as a shell command (one string) or an argv (a list, or several
+    /// strings).
+    shell: &'static [&'static str],
+    /// Same, matched only unqualified.
+    shell_bare: &'static [&'static str],
+    /// Run a program in a way the scan does not read: always asked. Prefixes.
+    opaque: &'static [&'static str],
+    /// Run code of the same language (Python's `exec`), unqualified.
+    code_bare: &'static [&'static str],
+}
+
+const PYTHON: Table = Table {
+    delete: &[
+        "rmtree",
+        "os.remove",
+        "os.unlink",
+        "os.rmdir",
+        "os.removedirs",
+    ],
+    delete_bare: &[],
+    delete_method: &["unlink", "rmdir"],
+    shell: &[
+        "os.system",
+        "os.popen",
+        "subprocess.run",
+        "subprocess.call",
+        "subprocess.Popen",
+        "subprocess.check_call",
+        "subprocess.check_output",
+        "subprocess.getoutput",
+        "subprocess.getstatusoutput",
+        "commands.getoutput",
+        "pty.spawn",
+        "asyncio.create_subprocess_shell",
+    ],
+    shell_bare: &[
+        "system",
+        "popen",
+        "check_output",
+        "check_call",
+        "getoutput",
+        "Popen",
+    ],
+    opaque: &[
+        "os.exec",
+        "os.spawn",
+        "os.posix_spawn",
+        "asyncio.create_subprocess_exec",
+    ],
+    code_bare: &["exec", "eval"],
+};
+
+const PERL: Table = Table {
+    delete: &[
+        "File.Path.rmtree",
+        "File.Path.remove_tree",
+        "CORE.unlink",
+        "CORE.rmdir",
+    ],
+    delete_bare: &["unlink", "rmtree", "remove_tree", "rmdir"],
+    delete_method: &[],
+    shell: &["CORE.system", "CORE.exec", "CORE.readpipe"],
+    shell_bare: &["system", "exec", "readpipe"],
+    opaque: &[],
+    code_bare: &[],
+};
+
+const RUBY: Table = Table {
+    delete: &[
+        "rm_rf",
+        "rm_r",
+        "rm_f",
+        "FileUtils.rm",
+        "FileUtils.rmtree",
+        "FileUtils.rmdir",
+        "FileUtils.remove",
+        "FileUtils.remove_dir",
+        "FileUtils.remove_entry",
+        "FileUtils.remove_entry_secure",
+        "File.delete",
+        "File.unlink",
+        "Dir.rmdir",
+        "Dir.delete",
+        "Dir.unlink",
+    ],
+    delete_bare: &[],
+    delete_method: &["rmtree"],
+    shell: &[
+        "Kernel.system",
+        "Kernel.exec",
+        "Kernel.spawn",
+        "Process.spawn",
+        "IO.popen",
+        "Open3.capture2",
+        "Open3.capture2e",
+        "Open3.capture3",
+        "Open3.popen2",
+        "Open3.popen2e",
+        "Open3.popen3",
+        "PTY.spawn",
+    ],
+    shell_bare: &["system", "exec", "spawn"],
+    opaque: &[],
+    code_bare: &[],
+};
+
+const JS: Table = Table {
+    delete: &[
+        "rmSync",
+        "rmdirSync",
+        "unlinkSync",
+        "fs.rm",
+        "fs.rmdir",
+        "fs.unlink",
+        "promises.rm",
+        "promises.rmdir",
+        "promises.unlink",
+        "fsp.rm",
+        "fs.remove",
+        "fse.remove",
+        "removeSync",
+        "rimraf",
+        "rimrafSync",
+        "rimraf.sync",
+        "Deno.remove",
+        "Deno.removeSync",
+    ],
+    delete_bare: &[],
+    delete_method: &[],
+    shell: &[
+        "execSync",
+        "spawnSync",
+        "execFileSync",
+        "execFile",
+        "child_process.exec",
+        "child_process.spawn",
+        "cp.exec",
+        "cp.spawn",
+        "Bun.spawn",
+        "Bun.spawnSync",
+        "Bun.$",
+        "Deno.run",
+    ],
+    shell_bare: &["exec", "spawn", "$"],
+    opaque: &["Deno.Command"],
+    code_bare: &[],
+};
+
+const PHP: Table = Table {
+    delete: &[],
+    delete_bare: &["unlink", "rmdir"],
+    delete_method: &[],
+    shell: &[],
+    shell_bare: &[
+        "system",
+        "exec",
+        "shell_exec",
+        "passthru",
+        "popen",
+        "proc_open",
+        "pcntl_exec",
+    ],
+    opaque: &[],
+    code_bare: &[],
+};
+
+impl Lang {
+    fn of(program: &str) -> Option<Lang> {
+        let versioned = |name: &str| {
+            program
+                .strip_prefix(name)
+                .is_some_and(|v| v.bytes().all(|b| b.is_ascii_digit() || b == b'.'))
+        };
+        Some(if versioned("python") || versioned("pypy") {
+            Lang::Python
+        } else if versioned("perl") {
+            Lang::Perl
+        } else if versioned("ruby") || program == "jruby" {
+            Lang::Ruby
+        } else if matches!(program, "node" | "nodejs" | "deno" | "bun") {
+            Lang::Js
+        } else if versioned("php") {
+            Lang::Php
+        } else {
+            return None;
+        })
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Lang::Python => "python",
+            Lang::Perl => "perl",
+            Lang::Ruby => "ruby",
+            Lang::Js => "javascript",
+            Lang::Php => "php",
+        }
+    }
+
+    fn table(self) -> &'static Table {
+        match self {
+            Lang::Python => &PYTHON,
+            Lang::Perl => &PERL,
+            Lang::Ruby => &RUBY,
+            Lang::Js => &JS,
+            Lang::Php => &PHP,
+        }
+    }
+
+    /// Calls without parentheses (`system "ls"`, `FileUtils.rm_rf 'x'`).
+    fn bare_calls(self) -> bool {
+        matches!(self, Lang::Perl | Lang::Ruby)
+    }
+
+    /// Every positional argument counts (`unlink "a", "b"`, `system("rm", "-rf", "x")`),
+    /// not just the first.
+    fn all_arguments(self) -> bool {
+        matches!(self, Lang::Perl | Lang::Ruby)
+    }
+}
+
+/// Interpreters that are not scanned, whose script files and standard input still count.
+const OTHER_INTERPRETERS: &[&str] = &["lua", "luajit", "Rscript", "pwsh", "julia", "tclsh"];
+
+/// Where an interpreter reads the code it runs.
+#[derive(Debug, PartialEq, Eq)]
+enum Invocation<'a> {
+    /// Inline code arguments.
+    Inline(Vec<&'a str>),
+    /// Standard input.
+    Stdin,
+    /// A script file.
+    File(&'a str),
+    /// Not code the guard could read (`python3 -m http.server`, `bun install`).
+    Other,
+}
+
+fn invocation(command: &Command) -> Option<Invocation<'_>> {
+    let program = command.program.as_str();
+    let args = &command.args;
+    Some(match Lang::of(program) {
+        Some(Lang::Python) => python(args),
+        Some(Lang::Perl) => perl_ruby(args, "eE", "MmIiFxdDCV", &[]),
+        Some(Lang::Ruby) => perl_ruby(args, "e", "rICEFKTWxi", &["-r", "-I", "-C", "-E"]),
+        Some(Lang::Js) if program == "deno" => deno(args),
+        Some(Lang::Js) if program == "bun" => bun(args),
+        Some(Lang::Js) => node(args),
+        Some(Lang::Php) => php(args),
+        None if OTHER_INTERPRETERS.contains(&program) => other(args),
+        None => return None,
+    })
+}
+
+fn python(args: &[String]) -> Invocation<'_> {
+    let mut args = args.iter().map(String::as_str);
+    while let Some(arg) = args.next() {
+        match arg {
+            "-W" | "-X" | "--check-hash-based-pycs" => {
+                args.next();
+            }
+            "-" => return Invocation::Stdin,
+            "--" => return args.next().map_or(Invocation::Stdin, Invocation::File),
+            a if a.starts_with("--") => {}
+            a if a.len() > 1 && a.starts_with('-') => {
+                for (at, c) in a[1..].char_indices() {
+                    match c {
+                        'c' => {
+                            return match &a[1 + at + 1..] {
+                                "" => Invocation::Inline(args.next().into_iter().collect()),
+                                code => Invocation::Inline(vec![code]),
+                            };
+                        }
+                        'm' => return Invocation::Other,
+                        'W' | 'X' => break,
+                        _ => {}
+                    }
+                }
+            }
+            a => return Invocation::File(a),
+        }
+    }
+    Invocation::Stdin
+}
+
+/// Perl and Ruby: `code` letters take the code (the next word, or the rest of the cluster),
+/// `valued` letters take the rest of their cluster, `separate` options the next word.
+fn perl_ruby<'a>(
+    args: &'a [String],
+    code: &str,
+    valued: &str,
+    separate: &[&str],
+) -> Invocation<'a> {
+    let mut codes = Vec::new();
+    let mut args = args.iter().map(String::as_str);
+    while let Some(arg) = args.next() {
+        match arg {
+            "-" if codes.is_empty() => return Invocation::Stdin,
+            "--" | "-" => break,
+            a if separate.contains(&a) => {
+                args.next();
+            }
+            a if a.starts_with("--") => {}
+            a if a.len() > 1 && a.starts_with('-') => {
+                let cluster = &a[1..];
+                let mut chars = cluster.char_indices().peekable();
+                while let Some((at, c)) = chars.next() {
+                    if code.contains(c) {
+                        let rest = &cluster[at + 1..];
+                        if rest.is_empty() {
+                            codes.extend(args.next());
+                        } else {
+                            codes.push(rest);
+                        }
+                        break;
+                    }
+                    if c == '0' || c == 'l' {
+                        while chars.next_if(|(_, d)| d.is_ascii_hexdigit()).is_some() {}
+                    } else if valued.contains(c) {
+                        break;
+                    }
+                }
+            }
+            a if codes.is_empty() => return Invocation::File(a),
+            _ => break,
+        }
+    }
+    if codes.is_empty() {
+        Invocation::Stdin
+    } else {
+        Invocation::Inline(codes)
+    }
+}
+
+fn node(args: &[String]) -> Invocation<'_> {
+    let mut args = args.iter().map(String::as_str);
+    while let Some(arg) = args.next() {
+        match arg {
+            "-e" | "--eval" | "-p" | "--print" | "-pe" => {
+                return Invocation::Inline(args.next().into_iter().collect());
+            }
+            "-r"
+            | "--require"
+            | "--import"
+            | "--loader"
+            | "--experimental-loader"
+            | "-C"
+            | "--conditions" => {
+                args.next();
+            }
+            "-" => return Invocation::Stdin,
+            "--" => return args.next().map_or(Invocation::Stdin, Invocation::File),
+            a => {
+                if let Some(code) = a
+                    .strip_prefix("--eval=")
+                    .or_else(|| a.strip_prefix("--print="))
+                {
+                    return Invocation::Inline(vec![code]);
+                }
+                if !a.starts_with('-') {
+                    return Invocation::File(a);
+                }
+            }
+        }
+    }
+    Invocation::Stdin
+}
+
+/// The first word of `args` that is not an option.
+fn first_operand<'a>(args: &mut impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    args.find(|a| !a.starts_with('-') || *a == "-")
+}
+
+fn is_script_name(word: &str) -> bool {
+    [".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".jsx", ".tsx"]
+        .iter()
+        .any(|ext| word.ends_with(ext))
+}
+
+fn deno(args: &[String]) -> Invocation<'_> {
+    let mut words = args.iter().map(String::as_str);
+    match words.next() {
+        Some("eval") => Invocation::Inline(first_operand(&mut words).into_iter().collect()),
+        Some("run") => match first_operand(&mut words) {
+            Some("-") => Invocation::Stdin,
+            Some(file) => Invocation::File(file),
+            None => Invocation::Other,
+        },
+        Some(file) if is_script_name(file) => Invocation::File(file),
+        _ => Invocation::Other,
+    }
+}
+
+fn bun(args: &[String]) -> Invocation<'_> {
+    let mut words = args.iter().map(String::as_str);
+    while let Some(word) = words.next() {
+        match word {
+            "-e" | "--eval" | "-p" | "--print" => {
+                return Invocation::Inline(words.next().into_iter().collect());
+            }
+            "run" => {
+                return first_operand(&mut words).map_or(Invocation::Other, Invocation::File);
+            }
+            w if is_script_name(w) => return Invocation::File(w),
+            w if w.starts_with('-') => {}
+            _ => return Invocation::Other,
+        }
+    }
+    Invocation::Other
+}
+
+fn php(args: &[String]) -> Invocation<'_> {
+    let mut args = args.iter().map(String::as_str);
+    while let Some(arg) = args.next() {
+        match arg {
+            "-r" | "-B" | "-R" | "-E" => {
+                return Invocation::Inline(args.next().into_iter().collect());
+            }
+            "-f" => return args.next().map_or(Invocation::Stdin, Invocation::File),
+            "-S" => return Invocation::Other,
+            "-d" | "-c" | "-z" | "-t" => {
+                args.next();
+            }
+            "-" | "--" => return Invocation::Stdin,
+            a if a.starts_with('-') => {}
+            a => return Invocation::File(a),
+        }
+    }
+    Invocation::Stdin
+}
+
+fn other(args: &[String]) -> Invocation<'_> {
+    let mut args = args.iter().map(String::as_str);
+    while let Some(arg) = args.next() {
+        match arg {
+            "-e" | "-c" | "-Command" | "-command" => {
+                return Invocation::Inline(args.next().into_iter().collect());
+            }
+            "-File" | "-file" | "-f" => {
+                return args.next().map_or(Invocation::Stdin, Invocation::File);
+            }
+            "-" => return Invocation::Stdin,
+            a if a.starts_with('-') => {}
+            a => return Invocation::File(a),
+        }
+    }
+    Invocation::Stdin
+}
+
+/// The script file an interpreter runs (`python3 x.py`, `node x.js`, `perl x.pl`).
+pub(super) fn script_file(command: &Command) -> Option<&str> {
+    match invocation(command)? {
+        Invocation::File(file) => Some(file),
+        _ => None,
+    }
+}
+
+/// True when `command` is an interpreter that reads the code it runs on standard input
+/// (`python3`, `python3 -`, `node`), wherever that input comes from.
+pub(super) fn reads_code_from_stdin(command: &Command) -> bool {
+    invocation(command) == Some(Invocation::Stdin)
+}
+
+/// Hits of the code an interpreter runs: deletions and shell-outs.
+pub(super) fn command_hits(command: &Command, env: &Env<'_>) -> Vec<Hit> {
+    let Some(lang) = Lang::of(&command.program) else {
+        return Vec::new();
+    };
+    match invocation(command) {
+        Some(Invocation::Inline(codes)) => codes
+            .into_iter()
+            .flat_map(|code| code_hits_in(lang, command, code, env))
+            .collect(),
+        Some(Invocation::Stdin) => command
+            .redirects
+            .iter()
+            .rev()
+            .find(|r| {
+                r.fd.is_none_or(|fd| fd == 0)
+                    && matches!(
+                        r.op,
+                        RedirectOp::In
+                            | RedirectOp::ReadWrite
+                            | RedirectOp::DupIn
+                            | RedirectOp::HereDoc
+                            | RedirectOp::HereString
+                    )
+            })
+            .filter(|r| matches!(r.op, RedirectOp::HereDoc | RedirectOp::HereString))
+            .map(|r| code_hits_in(lang, command, &r.target, env))
+            .unwrap_or_default(),
+        _ => Vec::new(),
+    }
+}
+
+/// Hits of `code`, run by the interpreter `command` (literal text piped into it).
+pub(super) fn code_hits(command: &Command, code: &str, env: &Env<'_>) -> Vec<Hit> {
+    match Lang::of(&command.program) {
+        Some(lang) => code_hits_in(lang, command, code, env),
+        None => Vec::new(),
+    }
+}
+
+fn code_hits_in(lang: Lang, command: &Command, code: &str, env: &Env<'_>) -> Vec<Hit> {
+    if single_expansion(lang, code) {
+        return vec![hit(
+            EVAL_COMPUTED,
+            format!(
+                "{} runs code computed when it runs (`{}`)",
+                command.program,
+                cut(code)
+            ),
+        )];
+    }
+    Scan {
+        lang,
+        command,
+        env,
+        hits: Vec::new(),
+    }
+    .run(code)
+}
+
+/// True when `code` is one shell expansion (`$CODE`, `${X}`, `$(cat x.py)`, `` `cat x` ``),
+/// so the code is whatever it holds when the line runs. Backquotes count only for Python and
+/// JavaScript: in Perl, Ruby and PHP they are a command in the code, scanned as such.
+fn single_expansion(lang: Lang, code: &str) -> bool {
+    let code = code.trim();
+    if let Some(rest) = code.strip_prefix('$') {
+        if rest.starts_with('(') && rest.ends_with(')') {
+            return true;
+        }
+        if rest.starts_with('{') && rest.ends_with('}') && rest.matches('}').count() == 1 {
+            return true;
+        }
+        return !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+    }
+    matches!(lang, Lang::Python | Lang::Js)
+        && code.len() > 2
+        && code.starts_with('`')
+        && code.ends_with('`')
+        && code.matches('`').count() == 2
+}
+
+/// `text` cut to 80 characters, for reasons.
+fn cut(text: &str) -> String {
+    let text = text.trim();
+    match text.char_indices().nth(80) {
+        Some((end, _)) => format!("{}…", &text[..end]),
+        None => text.to_owned(),
+    }
+}
+
+mod lex;
+mod scan;
+
+use lex::*;
+use scan::*;
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,411 @@
+//! The scan: the calls in the tokens that delete or shell out, and their arguments.
+
+use super::*;
+
+/// An argument of a call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Arg {
+    Str(String),
+    List(Vec<String>),
+    /// A number (Perl's `rmtree($d, 0, 1)`), ignored.
+    Num,
+    /// A keyword argument or an options object: the positional arguments end there.
+    Keyword,
+    /// Anything computed when the code runs.
+    Opaque,
+}
+
+/// What a call does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Kind {
+    Delete,
+    DeleteMethod,
+    Shell,
+    Opaque,
+    Code,
+}
+
+/// Names of functions that load a module (`require('fs').rmSync` is `fs.rmSync`).
+pub(super) const LOADERS: &[&str] = &["require", "__import__", "importlib.import_module"];
+
+/// Constructors of a path object (`Path('x').unlink()` deletes `x`).
+pub(super) const PATHS: &[&str] = &[
+    "Path",
+    "PurePath",
+    "PosixPath",
+    "pathlib.Path",
+    "Pathname",
+    "Pathname.new",
+];
+
+pub(super) fn qualified(name: &str, entry: &str) -> bool {
+    name == entry
+        || name
+            .strip_suffix(entry)
+            .is_some_and(|prefix| prefix.ends_with('.'))
+}
+
+pub(super) fn classify(lang: Lang, name: &str) -> Option<Kind> {
+    let table = lang.table();
+    let plain = name.trim_start_matches('.');
+    if table.opaque.iter().any(|p| plain.starts_with(p)) {
+        return Some(Kind::Opaque);
+    }
+    if table.delete.iter().any(|e| qualified(name, e)) || table.delete_bare.contains(&name) {
+        return Some(Kind::Delete);
+    }
+    if table.delete_method.iter().any(|e| qualified(name, e)) {
+        return Some(Kind::DeleteMethod);
+    }
+    if table.shell.iter().any(|e| qualified(name, e)) || table.shell_bare.contains(&name) {
+        return Some(Kind::Shell);
+    }
+    if table.code_bare.contains(&name) {
+        return Some(Kind::Code);
+    }
+    None
+}
+
+pub(super) struct Scan<'a, 'e> {
+    pub(super) lang: Lang,
+    pub(super) command: &'a Command,
+    pub(super) env: &'a Env<'e>,
+    pub(super) hits: Vec<Hit>,
+}
+
+/// Runs `f` one nesting level deeper, or returns `None` past [`MAX_NESTING`].
+pub(super) fn nested<T>(f: impl FnOnce() -> T) -> Option<T> {
+    struct Level;
+    impl Drop for Level {
+        fn drop(&mut self) {
+            DEPTH.with(|d| d.set(d.get().saturating_sub(1)));
+        }
+    }
+    if DEPTH.with(Cell::get) >= MAX_NESTING {
+        return None;
+    }
+    DEPTH.with(|d| d.set(d.get() + 1));
+    let _level = Level;
+    Some(f())
+}
+
+impl Scan<'_, '_> {
+    pub(super) fn run(mut self, code: &str) -> Vec<Hit> {
+        let toks = lex(self.lang, code);
+        for (i, tok) in toks.iter().enumerate() {
+            match tok {
+                Tok::Cmd { text, interp } => {
+                    let args = if *interp {
+                        vec![Arg::Opaque]
+                    } else {
+                        vec![Arg::Str(text.clone())]
+                    };
+                    self.shell_out("`…`", &args);
+                }
+                Tok::Name(name) => {
+                    let name = resolve_name(&toks, i, name);
+                    if let Some(kind) = classify(self.lang, &name) {
+                        self.call(&toks, i, &name, kind);
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.hits
+    }
+
+    fn call(&mut self, toks: &[Tok], i: usize, name: &str, kind: Kind) {
+        let args = call_args(self.lang, toks, i + 1);
+        let lang = self.lang.name();
+        let shown = name.trim_start_matches('.');
+        match kind {
+            Kind::Shell
+                if (name == "$" || name.ends_with(".$"))
+                    && !matches!(toks.get(i + 1), Some(Tok::Str { template: true, .. })) => {}
+            Kind::DeleteMethod if name.contains('.') => {
+                // The path is the object the method is called on.
+                match receiver(toks, i).filter(|(ctor, _)| PATHS.contains(ctor)) {
+                    Some((_, path)) => self.delete(shown, &[Arg::Str(path.to_owned())]),
+                    None if self.lang == Lang::Python && args.is_some() => {
+                        self.hits.push(hit(
+                            INTERPRETER_DELETE,
+                            format!("{lang} {shown}() deletes a path computed when it runs"),
+                        ));
+                    }
+                    None => {}
+                }
+            }
+            _ => {
+                let Some(args) = args else { return };
+                match kind {
+                    Kind::Delete | Kind::DeleteMethod => self.delete(shown, &args),
+                    Kind::Shell => self.shell_out(shown, &args),
+                    Kind::Opaque => self.hits.push(hit(
+                        INTERPRETER_SHELL_OUT,
+                        format!("{lang} {shown} runs a program the guard cannot check"),
+                    )),
+                    Kind::Code => self.code(shown, &args),
+                }
+            }
+        }
+    }
+
+    /// The positional arguments that count: all of them in Perl and Ruby, else the first
+    /// (and a JavaScript argv list after it: `spawnSync('rm', ['-rf', 'x'])`).
+    fn positional(&self, args: &[Arg], shell: bool) -> Vec<Arg> {
+        let positional: Vec<Arg> = args
+            .iter()
+            .take_while(|a| **a != Arg::Keyword)
+            .filter(|a| **a != Arg::Num)
+            .cloned()
+            .collect();
+        if self.lang.all_arguments() {
+            return positional;
+        }
+        let mut first: Vec<Arg> = positional.iter().take(1).cloned().collect();
+        if shell
+            && self.lang == Lang::Js
+            && let Some(list @ Arg::List(_)) = positional.get(1)
+        {
+            first.push(list.clone());
+        }
+        first
+    }
+
+    fn delete(&mut self, name: &str, args: &[Arg]) {
+        let lang = self.lang.name();
+        let positional = self.positional(args, false);
+        let how = format!("recursive delete ({lang})");
+        let dir = self.command.dir.as_deref();
+        if positional.is_empty() || positional.contains(&Arg::Opaque) {
+            self.hits.push(hit(
+                INTERPRETER_DELETE,
+                format!("{lang} {name} deletes a path computed when it runs"),
+            ));
+        }
+        for arg in positional {
+            let paths = match arg {
+                Arg::Str(path) => vec![path],
+                Arg::List(paths) => paths,
+                _ => continue,
+            };
+            for path in paths.iter().filter(|p| !p.is_empty()) {
+                self.hits.extend(self.env.delete_hit(path, dir, &how));
+            }
+        }
+    }
+
+    fn shell_out(&mut self, name: &str, args: &[Arg]) {
+        let lang = self.lang.name();
+        let positional = self.positional(args, true);
+        let text = match positional.as_slice() {
+            [Arg::Str(script)] => Some(script.clone()),
+            [] => None,
+            words => {
+                let mut argv = Vec::new();
+                for word in words {
+                    match word {
+                        Arg::Str(w) => argv.push(shell::quote(w).into_owned()),
+                        Arg::List(ws) => {
+                            argv.extend(ws.iter().map(|w| shell::quote(w).into_owned()))
+                        }
+                        _ => {
+                            argv.clear();
+                            break;
+                        }
+                    }
+                }
+                (!argv.is_empty()).then(|| argv.join(" "))
+            }
+        };
+        let Some(text) = text else {
+            self.hits.push(hit(
+                INTERPRETER_SHELL_OUT,
+                format!("{lang} {name} runs a command computed when it runs"),
+            ));
+            return;
+        };
+        let (command, env) = (self.command, self.env);
+        let judged = nested(|| match shell::parse(&text) {
+            Ok(script) => Ok(opaque::judge(&script, command, env)),
+            Err(e) => Err(e),
+        });
+        match judged {
+            Some(Ok(hits)) => self.hits.extend(hits),
+            Some(Err(e)) => self.hits.push(hit(
+                INTERPRETER_SHELL_OUT,
+                format!("{lang} {name} runs a command that cannot be checked ({e})"),
+            )),
+            None => self.hits.push(hit(
+                INTERPRETER_SHELL_OUT,
+                format!("{lang} {name} runs commands nested too deeply to check"),
+            )),
+        }
+    }
+
+    fn code(&mut self, name: &str, args: &[Arg]) {
+        let lang = self.lang;
+        match self.positional(args, false).first() {
+            Some(Arg::Str(code)) => {
+                let (command, env) = (self.command, self.env);
+                let scan = Scan {
+                    lang,
+                    command,
+                    env,
+                    hits: Vec::new(),
+                };
+                match nested(|| scan.run(code)) {
+                    Some(hits) => self.hits.extend(hits),
+                    None => self.hits.push(hit(
+                        INTERPRETER_SHELL_OUT,
+                        format!(
+                            "{} {name} runs code nested too deeply to check",
+                            lang.name()
+                        ),
+                    )),
+                }
+            }
+            _ => self.hits.push(hit(
+                EVAL_COMPUTED,
+                format!("{} {name} runs code computed when it runs", lang.name()),
+            )),
+        }
+    }
+}
+
+/// `Ctor('literal')` just before the name at `i` (a method called on it): the constructor
+/// and the literal.
+pub(super) fn receiver(toks: &[Tok], i: usize) -> Option<(&str, &str)> {
+    let before = toks.get(i.checked_sub(4)?..i)?;
+    match before {
+        [
+            Tok::Name(ctor),
+            Tok::Punct('('),
+            Tok::Str {
+                text,
+                interp: false,
+                ..
+            },
+            Tok::Punct(')'),
+        ] => Some((ctor.as_str(), text.as_str())),
+        _ => None,
+    }
+}
+
+/// The name at `i`, with a module loaded just before it put in front
+/// (`require('fs').rmSync` → `fs.rmSync`, `__import__('os').system` → `os.system`).
+pub(super) fn resolve_name(toks: &[Tok], i: usize, name: &str) -> String {
+    if name.starts_with('.')
+        && let Some((ctor, module)) = receiver(toks, i)
+        && LOADERS.contains(&ctor)
+    {
+        let module = module.strip_prefix("node:").unwrap_or(module);
+        return format!("{}{name}", module.replace('/', "."));
+    }
+    name.to_owned()
+}
+
+/// The arguments of a call whose name is just before `at`: in parentheses, or for Perl and
+/// Ruby without them up to the end of the statement, or a JavaScript tagged template; `None`
+/// when the name is not called there.
+pub(super) fn call_args(lang: Lang, toks: &[Tok], at: usize) -> Option<Vec<Arg>> {
+    let first = toks.get(at)?;
+    let (start, paren) = match first {
+        Tok::Punct('(') => (at + 1, true),
+        Tok::Str {
+            template: true,
+            interp,
+            text,
+        } if lang == Lang::Js => {
+            return Some(vec![if *interp {
+                Arg::Opaque
+            } else {
+                Arg::Str(text.clone())
+            }]);
+        }
+        Tok::Str { .. } | Tok::Cmd { .. } | Tok::Words(_) | Tok::Other | Tok::Num
+            if lang.bare_calls() =>
+        {
+            (at, false)
+        }
+        Tok::Name(n) if lang.bare_calls() && !is_operator_word(n) => (at, false),
+        Tok::Punct('[') if lang.bare_calls() => (at, false),
+        _ => return None,
+    };
+    let mut groups: Vec<Vec<&Tok>> = vec![Vec::new()];
+    let mut depth = 0usize;
+    for tok in &toks[start..] {
+        match tok {
+            Tok::Punct('(' | '[' | '{') => depth += 1,
+            Tok::Punct(')' | ']' | '}') if depth == 0 => break,
+            Tok::Punct(')' | ']' | '}') => depth -= 1,
+            Tok::Punct(',') if depth == 0 => {
+                groups.push(Vec::new());
+                continue;
+            }
+            Tok::Punct(';') if !paren && depth == 0 => break,
+            Tok::Punct('\n') if !paren && depth == 0 => break,
+            Tok::Name(n) if !paren && depth == 0 && is_operator_word(n) => break,
+            Tok::Punct('\n') => continue,
+            _ => {}
+        }
+        if let Some(group) = groups.last_mut() {
+            group.push(tok);
+        }
+    }
+    if groups.len() == 1 && groups[0].is_empty() {
+        return Some(Vec::new());
+    }
+    Some(groups.into_iter().map(|g| argument(lang, &g)).collect())
+}
+
+/// Words that end a Perl or Ruby call written without parentheses.
+pub(super) fn is_operator_word(word: &str) -> bool {
+    matches!(
+        word,
+        "or" | "and" | "if" | "unless" | "do" | "then" | "while" | "until" | "not" | "for"
+    )
+}
+
+pub(super) fn argument(lang: Lang, tokens: &[&Tok]) -> Arg {
+    let literal = |t: &Tok| match t {
+        Tok::Str {
+            text,
+            interp: false,
+            ..
+        } => Some(text.clone()),
+        _ => None,
+    };
+    match tokens {
+        [] | [Tok::Num] => Arg::Num,
+        [tok] if literal(tok).is_some() => Arg::Str(literal(tok).unwrap_or_default()),
+        [Tok::Words(words)] => Arg::List(words.clone()),
+        [Tok::Name(ctor), Tok::Punct('('), tok, Tok::Punct(')')]
+            if PATHS.contains(&ctor.as_str()) && literal(tok).is_some() =>
+        {
+            Arg::Str(literal(tok).unwrap_or_default())
+        }
+        [Tok::Punct('[' | '('), inner @ .., Tok::Punct(']' | ')')] => {
+            let mut items = Vec::new();
+            for (n, tok) in inner.iter().enumerate() {
+                match (n % 2, tok) {
+                    (0, tok) => match literal(tok) {
+                        Some(text) => items.push(text),
+                        None => return Arg::Opaque,
+                    },
+                    (_, Tok::Punct(',')) => {}
+                    _ => return Arg::Opaque,
+                }
+            }
+            Arg::List(items)
+        }
+        [Tok::Punct('{'), ..] => Arg::Keyword,
+        [Tok::Name(_), Tok::Punct('='), rest @ ..]
+            if lang == Lang::Python && rest.first() != Some(&&Tok::Punct('=')) =>
+        {
+            Arg::Keyword
+        }
+        [Tok::Name(_), Tok::Punct(':'), ..] if lang == Lang::Ruby => Arg::Keyword,
+        _ => Arg::Opaque,
+    }
+}
