@@ -34,8 +34,8 @@
 //! - `ssh host cmd …` runs its remaining words, joined with spaces, as a script on the remote
 //!   host: its commands run in the remote home directory ([`Command::dir`] is `~`), so
 //!   `ssh host rm -rf build` is not a delete in the project;
-//! - in `sh -c 'script' name arg…`, the positional parameters are known, so a command that
-//!   uses them is also read with them put in (`sh -c 'rm -rf "$1"' sh /` runs `rm -rf /`).
+//! - in `sh -c 'script' name arg…`, the positional parameters are known, and put in the words
+//!   that use them (`sh -c 'rm -rf "$1"' sh /` runs `rm -rf /`).
 //!
 //! A construct that shells read differently is parsed under every reading, and guards judge
 //! the commands of all of them, so the most dangerous reading decides:

@@ -882,13 +882,13 @@ impl<'a> Parser<'a, '_> {
             };
         }
         let expanded = self.brace_reading(&words, &braces)?;
-        let substituted = self.positional_reading(&words)?;
+        let words = self.put_positional(&words)?.unwrap_or(words);
         let command = self.resolve(words, redirects, self.privileged)?;
         if matches!(command.program.as_str(), "cd" | "pushd") {
             self.change_dir(&command.args);
         }
         self.push(pi, command)?;
-        for words in [expanded, substituted].into_iter().flatten() {
+        if let Some(words) = expanded {
             let command = self.resolve(words, Vec::new(), self.privileged)?;
             self.new_pipeline(command)?;
         }
@@ -897,7 +897,7 @@ impl<'a> Parser<'a, '_> {
 
     /// The words of a simple command with the positional parameters put in (`$1` is `/` in
     /// `sh -c 'rm -rf "$1"' sh /`), when they are known and that changes them.
-    fn positional_reading(&mut self, words: &[String]) -> Result<Option<Vec<String>>> {
+    fn put_positional(&mut self, words: &[String]) -> Result<Option<Vec<String>>> {
         let Some(params) = self.positional.clone() else {
             return Ok(None);
         };

@@ -365,6 +365,10 @@ fn known_positional_parameters_are_put_in() {
     has("bash -c 'rm -rf \"$@\"' _ / x", "rm -rf / x");
     has("sh -c 'rm -rf \"$1\"/'", "rm -rf /");
     has("sh -c 'eval \"rm -rf $1\"' _ /", "rm -rf /");
+    assert_eq!(
+        flat("sh -c 'rm -rf \"$1\" \"$HOME\"' sh x")[1..],
+        ["rm -rf x $HOME"]
+    );
     // At top level they are unknown, and left as written.
     assert_eq!(flat("rm -rf \"$1\""), ["rm -rf $1"]);
 }
@@ -529,7 +533,7 @@ fn xargs_and_find_exec_commands_are_added() {
     assert_eq!(flat("ls | xargs -0 -I{} -n 1 rm -rf {}")[2], "rm -rf {}");
     assert_eq!(
         flat("xargs -I {} sh -c 'rm -rf \"$1\"' _ {}")[2..],
-        ["rm -rf $1", "rm -rf {}"]
+        ["rm -rf {}"]
     );
     assert_eq!(flat("xargs"), ["xargs"]);
 }
