@@ -436,7 +436,7 @@ impl<'a> Parser<'a, '_> {
         let mut scratch = Vec::new();
         while self.pos < end {
             match self.peek() {
-                Some(b'\\') => self.pos += 2,
+                Some(b'\\') => self.pos = (self.pos + 2).min(end),
                 Some(b'$') => self.dollar(&mut scratch, true)?,
                 Some(b'`') => self.backtick(&mut scratch, true)?,
                 _ => self.pos += 1,

@@ -351,6 +351,7 @@ fn expanding_here_documents_run_their_substitutions() {
     }
     assert_eq!(flat("cat <<EOF\n\\$(rm -rf /)\nEOF"), ["cat <<EOF"]);
     assert!(parse("cat <<EOF\n$(ls\nEOF\n)").is_err());
+    assert_eq!(flat("cat <<EOF\nends with a backslash \\"), ["cat <<EOF"]);
 }
 
 #[test]
