@@ -9,6 +9,9 @@ pub(super) struct Word {
     pub(super) text: String,
     /// Written as `NAME=value` (unquoted name), so a variable assignment before a command.
     pub(super) assign: bool,
+    /// The offsets in `text` of the unquoted `{`, `,`, `.` and `}`, which brace expansion
+    /// reads; empty when there is no unquoted `{`.
+    pub(super) braces: Vec<usize>,
 }
 
 /// True when `raw`, as written, starts with an assignment: `X=1`, `X+=1`, `a[0]=1`.
@@ -34,6 +37,7 @@ impl Parser<'_, '_> {
     pub(super) fn word_in(&mut self, cond: bool) -> Result<Option<Word>> {
         let start = self.pos;
         let mut buf = Vec::new();
+        let mut braces = Vec::new();
         while let Some(b) = self.peek() {
             let prev = self
                 .pos
@@ -55,15 +59,28 @@ impl Parser<'_, '_> {
                     self.extglob(&mut buf)?;
                 }
                 b'|' | b'&' | b';' | b'<' | b'>' | b'(' | b')' => break,
+                b'{' | b',' | b'.' | b'}' => {
+                    braces.push(buf.len());
+                    self.pos += 1;
+                    buf.push(b);
+                }
                 _ => self.unquoted(b, &mut buf)?,
             }
         }
         if self.pos == start {
             return Ok(None);
         }
+        if !braces.iter().any(|&i| buf.get(i) == Some(&b'{')) {
+            braces.clear();
+        }
+        let text = String::from_utf8_lossy(&buf).into_owned();
+        if text.len() != buf.len() {
+            braces.clear(); // invalid UTF-8 was replaced, so the offsets moved
+        }
         Ok(Some(Word {
-            text: String::from_utf8_lossy(&buf).into_owned(),
+            text,
             assign: is_assignment(self.since(start)),
+            braces,
         }))
     }
 
@@ -156,7 +173,12 @@ impl Parser<'_, '_> {
             Some(b'(') => {
                 self.pos += 1;
                 if self.starts("((") && self.arith_ahead()? {
+                    // `$((…))` is arithmetic, or a substitution of a subshell where a shell
+                    // reads it so: both readings are parsed.
+                    let inner = self.pos + 2;
                     self.arith()?;
+                    let inner = self.src.get(inner..self.pos - 2).unwrap_or_default();
+                    self.queue_reading(format!("({inner})"))?;
                 } else {
                     self.pos += 1;
                     self.subshell_scope(|p| p.list_to_paren())?;

@@ -7,23 +7,70 @@
 //! flattened. Flattening sees through what hides a command from a naive reader:
 //!
 //! - quoting and escapes (`\rm`, `'r'm`, `"rm"`, `$'\x72m'`) are removed;
-//! - wrappers are stripped and their options skipped (`/bin/rm`, `command`, `builtin`, `exec`,
-//!   `nohup`, `time`, `nice`, `env [-i] [X=1 …]`, `timeout`, `stdbuf`, `ionice`, `setsid`,
-//!   `busybox`, and `sudo`/`doas`, which also set [`Command::privileged`]);
-//! - commands inside `$(…)`, backticks, `<(…)`/`>(…)`, `${x:-$(…)}` and `$((…))` are included;
-//! - scripts run by `bash -c`/`sh -c`/`zsh -c`/…, `su -c`, `eval`, `watch`, `xargs cmd` and
-//!   `find … -exec cmd {} \;` are parsed in turn, as are here-documents, here-strings and
-//!   `echo`/`printf` output fed to a shell that reads its script from standard input
-//!   (`bash <<EOF`, `echo 'rm -rf /' | sh`).
+//! - wrappers are stripped and their options skipped, wherever a command can follow them:
+//!   `/bin/rm`, zsh's `=rm`, `command`, `builtin`, `exec`, `coproc`, `nohup`, `time`, `nice`,
+//!   `env` (`-`, `-i`, `-0`, `-u X`, `-P dir`, `-S '…'`, `X=1 …`), `timeout`, `stdbuf`,
+//!   `ionice`, `taskset`, `chrt`, `setsid`, `busybox`, `toybox`, `flock FILE`, `chroot DIR`,
+//!   `unshare`, `nsenter`, `firejail`, `proxychains`, `torsocks`, `strace`, `ltrace`,
+//!   `valgrind`, `caffeinate`, `xvfb-run`, `faketime TIME`, `fakeroot`, `eatmydata`, `tini`,
+//!   `dumb-init`, `unbuffer`, `sshpass`, `numactl`, `cpulimit`, `prlimit`, `cgexec`,
+//!   `systemd-inhibit`, `dbus-run-session`, `chronic`, `ifne`, zsh's `noglob`, `nocorrect`,
+//!   `-` and `repeat N`; and, setting [`Command::privileged`], `sudo`, `doas`, `pkexec`,
+//!   `run0`, `runuser -u`, `gosu`, `su-exec` and `systemd-run` (without `--user`, it runs a
+//!   system service);
+//! - wrappers that change directory set [`Command::dir`] (`env -C dir`, `sudo -D dir`,
+//!   `unshare -w dir`, `systemd-run --working-directory=dir`);
+//! - commands inside `$(…)`, backticks, `<(…)`/`>(…)`, `${x:-$(…)}`, `$((…))` and the body of
+//!   an expanding here-document (`cat <<EOF` with `$(…)` in it; not `<<'EOF'`) are included;
+//! - scripts run by `bash -c`/`sh -c`/`zsh -c`/`$SHELL -c`/…, `su -c`, `runuser … -c`,
+//!   `sg group -c`, `script -c`, `flock FILE -c`, `eval`, `trap 'body' SIG` (not `trap -p`,
+//!   `trap - SIG`, `trap '' SIG`), `alias x='…'`, `watch` (`watch -x` runs its words
+//!   directly), `parallel` (its command with each `:::` input in place of `{}`, or each input
+//!   when there is no command), `xargs cmd` and `find … -exec`/`-execdir`/`-ok`/`-okdir cmd
+//!   {} ;` are parsed in turn, as are here-documents, here-strings and `echo`/`printf` output
+//!   fed to a program that reads its script from standard input (`bash <<EOF`,
+//!   `echo 'rm -rf /' | sh`, `at now <<< …`, `ssh host <<EOF`), and `echo`/`printf`/here-string
+//!   input to `xargs` is added to its command (`echo / | xargs rm -rf` runs `rm -rf /`);
+//! - `ssh host cmd …` runs its remaining words, joined with spaces, as a script on the remote
+//!   host: its commands run in the remote home directory ([`Command::dir`] is `~`), so
+//!   `ssh host rm -rf build` is not a delete in the project;
+//! - in `sh -c 'script' name arg…`, the positional parameters are known, and put in the words
+//!   that use them (`sh -c 'rm -rf "$1"' sh /` runs `rm -rf /`).
+//!
+//! A construct that shells read differently is parsed under every reading, and guards judge
+//! the commands of all of them, so the most dangerous reading decides:
+//!
+//! - `((…))` in command position is arithmetic in bash and zsh, but two nested subshells in
+//!   dash (this is how `sh -c '((rm -rf /))'` runs `rm`); `$((…))` is arithmetic, or a command
+//!   substitution of a subshell. The text is parsed as arithmetic (its substitutions included)
+//!   and again as subshells;
+//! - `[[ … ]]` is a test in bash, and in dash a command named `[[` whose `&&`, `||`, `;` and
+//!   redirections are shell syntax (`[[ x && rm -rf / ]]` runs `rm`): both are parsed;
+//! - brace expansion: bash and zsh run `{rm,-rf,/}` as `rm -rf /`, dash runs it as written.
+//!   A command with unquoted braces is added once more with them expanded (sequences such as
+//!   `{1..3}` and `{a..c}` included);
+//! - `time` and `coproc` are reserved words before a compound command (`time { …; }`) and
+//!   programs before a simple one (`time -f %e cmd` is `/usr/bin/time` in `sh`).
+//!
+//! A reading that is not valid shell syntax is no reading: it adds nothing, and does not make
+//! the parse fail.
 //!
 //! A `cd` is followed, so [`Command::dir`] says where a later command runs (`cd / && rm -rf *`).
 //! Words keep the text of what the shell expands at run time (`$HOME`, `${HOME}`, `$(pwd)`,
 //! `~`, globs), so a guard can treat `$HOME` as `~` and `$(pwd)` as the working directory.
 //!
-//! The parser never panics and its work is bounded: input longer than [`MAX_LEN`], nesting
-//! deeper than [`MAX_DEPTH`] levels or re-parsing that would cost more than a fixed multiple of
-//! the input length is an error, and guards deny what they cannot parse. It does not expand
-//! variables or aliases, so `X=rm; $X -rf /` is seen as a command named `$X`.
+//! The parser never panics and its work is bounded: input longer than [`MAX_LEN`] or nesting
+//! deeper than [`MAX_DEPTH`] levels is an error, and so is work beyond a budget proportional
+//! to the input length (8 units a byte, on top of a fixed allowance for short commands). Work
+//! is charged where it is not linear in the input: every byte of every script parsed (a
+//! nested `bash -c` or `eval` script, an alternative reading), the scan ahead of each `((`,
+//! every command and argument found (so the result, and the guards' work on it, stay
+//! proportional to the input), copies of a long working directory, the words that brace
+//! expansion, `parallel` and `xargs` produce, and the rewriting of `env -S` strings. Over the
+//! budget the parse fails with [`ShellError::TooComplex`], and guards deny what they cannot
+//! parse. The parser does not expand variables (but for known positional parameters), so
+//! `X=rm; $X -rf /` is seen as a command named `$X`; an alias's value is parsed where it is
+//! defined, not where it is used.
 //!
 //! ```
 //! use hooks_builtin::shell;
@@ -37,6 +84,7 @@
 //! # Ok::<(), hooks_builtin::shell::ShellError>(())
 //! ```
 
+mod brace;
 mod lex;
 mod parser;
 mod resolve;
@@ -69,7 +117,8 @@ pub enum ShellError {
     /// The input is longer than [`MAX_LEN`] bytes.
     #[error("{0} bytes long, more than the {MAX_LEN} accepted")]
     TooLong(usize),
-    /// Re-parsing nested scripts would cost more than the work bound allows.
+    /// Parsing (nested scripts, readings, expansions) would cost more than the work bound
+    /// allows.
     #[error("too complex to check")]
     TooComplex,
 }
@@ -110,11 +159,13 @@ pub struct Command {
     pub args: Vec<String>,
     /// The redirections, in order.
     pub redirects: Vec<Redirect>,
-    /// Runs as another user: under `sudo`, `doas`, or in an `su -c` script (`su` itself too).
+    /// Runs as another user: under `sudo`, `doas`, `pkexec`, `run0`, `runuser`, `gosu`,
+    /// `su-exec` or `systemd-run`, or in an `su -c` script (`su` and `runuser` themselves too).
     pub privileged: bool,
-    /// The directory it runs in, when a `cd` earlier in the script changed it: as written
-    /// (`/tmp`, `~/x`, `$HOME`), relative ones joined (`cd a && cd b` gives `a/b`). A `cd` in a
-    /// subshell or substitution ends with it; `bash -c` scripts start where they were run.
+    /// The directory it runs in, when a `cd` earlier in the script or a wrapper (`env -C`)
+    /// changed it: as written (`/tmp`, `~/x`, `$HOME`), relative ones joined (`cd a && cd b`
+    /// gives `a/b`). A `cd` in a subshell or substitution ends with it; `bash -c` scripts start
+    /// where they were run; a remote command (`ssh host cmd`) runs in `~`.
     pub dir: Option<String>,
 }
 

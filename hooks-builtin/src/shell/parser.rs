@@ -1,6 +1,7 @@
 //! The grammar: lists, pipelines, compound commands, redirections and here-documents.
 
 use std::collections::VecDeque;
+use std::rc::Rc;
 
 use super::{
     Command, Function, MAX_DEPTH, MAX_LEN, Pipeline, Redirect, RedirectOp, Script, ShellError,
@@ -8,14 +9,23 @@ use super::{
 
 pub(super) type Result<T> = std::result::Result<T, ShellError>;
 
-/// Work allowed per input byte, across every re-parse of nested scripts. Each nesting level
-/// re-reads at most the input once, so honest commands use a few units per byte; the bound only
-/// stops inputs built to make re-parsing explode (`bash -c "$(bash -c "$(…)")"` repeated).
-const FUEL_PER_BYTE: usize = 32;
+/// The positional parameters of a script, `$0` first, when they are known: the operands after
+/// the script of `sh -c 'script' name arg…`. `None` at top level, where they are not.
+pub(super) type Positional = Option<Rc<[String]>>;
+
+/// Work allowed per input byte, across every re-parse of nested scripts and every reading.
+/// A unit is about the cost of reading one byte. Each nesting level re-reads at most the input
+/// once, so honest commands use a few units per byte; the bound stops inputs built to make
+/// re-parsing explode (`bash -c "$(bash -c "$(…)")"` repeated, `eval eval eval …`).
+const FUEL_PER_BYTE: usize = 8;
 /// Work allowed on top, so short commands with a little nesting are never refused.
-const FUEL_BASE: usize = 1 << 16;
-/// The work charged for each command found, which bounds the size of the result.
-const COMMAND_COST: usize = 8;
+const FUEL_BASE: usize = 1 << 18;
+/// The work charged for each command found: it bounds the size of the result, and so the work
+/// of the guards that judge every command.
+const COMMAND_COST: usize = 64;
+/// The work charged for each argument of a command found, for the same reason: guards check
+/// every operand (a path to resolve, a pattern to match).
+const ARG_COST: usize = 16;
 
 /// Where a redirection sits in the script: pipeline, stage and redirection index.
 pub(super) type Slot = (usize, usize, usize);
@@ -33,6 +43,25 @@ struct Task {
     depth: usize,
     privileged: bool,
     dir: Option<String>,
+    positional: Positional,
+    /// Another reading of text already parsed (`((…))` read as subshells): a syntax error
+    /// drops what it added instead of failing the whole parse.
+    optional: bool,
+}
+
+/// How much of a [`Sink`] there was before an optional reading, to drop what it added.
+struct Mark {
+    pipelines: usize,
+    functions: usize,
+    tasks: usize,
+}
+
+/// True for the errors that say a text is not shell syntax, as opposed to the bounds.
+fn is_syntax(e: &ShellError) -> bool {
+    matches!(
+        e,
+        ShellError::Unterminated(_) | ShellError::Unexpected(_) | ShellError::Unsupported(_)
+    )
 }
 
 /// Where a queued script's text is.
@@ -43,9 +72,28 @@ pub(super) enum Source {
 }
 
 impl Sink {
-    fn charge(&mut self, cost: usize) -> Result<()> {
+    pub(super) fn charge(&mut self, cost: usize) -> Result<()> {
         self.fuel = self.fuel.checked_sub(cost).ok_or(ShellError::TooComplex)?;
         Ok(())
+    }
+
+    /// The fuel left.
+    pub(super) fn fuel(&self) -> usize {
+        self.fuel
+    }
+
+    fn mark(&self) -> Mark {
+        Mark {
+            pipelines: self.script.pipelines.len(),
+            functions: self.script.functions.len(),
+            tasks: self.tasks.len(),
+        }
+    }
+
+    fn rollback(&mut self, mark: &Mark) {
+        self.script.pipelines.truncate(mark.pipelines);
+        self.script.functions.truncate(mark.functions);
+        self.tasks.truncate(mark.tasks);
     }
 
     fn redirect_mut(&mut self, (p, c, r): Slot) -> Option<&mut Redirect> {
@@ -68,7 +116,7 @@ pub(super) fn parse(src: &str) -> Result<Script> {
         tasks: VecDeque::new(),
         fuel: FUEL_PER_BYTE * src.len() + FUEL_BASE,
     };
-    run(src, &mut sink, 0, false, None)?;
+    run(src, &mut sink, 0, false, None, None)?;
     while let Some(task) = sink.tasks.pop_front() {
         let text = match task.source {
             Source::Text(text) => text,
@@ -77,7 +125,23 @@ pub(super) fn parse(src: &str) -> Result<Script> {
                 .map(|r| r.target.clone())
                 .unwrap_or_default(),
         };
-        run(&text, &mut sink, task.depth, task.privileged, task.dir)?;
+        let mark = task.optional.then(|| sink.mark());
+        let (depth, privileged) = (task.depth, task.privileged);
+        match run(
+            &text,
+            &mut sink,
+            depth,
+            privileged,
+            task.dir,
+            task.positional,
+        ) {
+            Err(e) if is_syntax(&e) && mark.is_some() => {
+                if let Some(mark) = &mark {
+                    sink.rollback(mark);
+                }
+            }
+            result => result?,
+        }
     }
     sink.script.pipelines.retain(|p| !p.commands.is_empty());
     Ok(sink.script)
@@ -90,6 +154,7 @@ fn run(
     depth: usize,
     privileged: bool,
     dir: Option<String>,
+    positional: Positional,
 ) -> Result<()> {
     sink.charge(text.len())?;
     let mut parser = Parser {
@@ -98,6 +163,7 @@ fn run(
         depth,
         privileged,
         dir,
+        positional,
         sink,
         heredocs: Vec::new(),
     };
@@ -116,6 +182,8 @@ pub(super) struct Parser<'a, 's> {
     pub(super) privileged: bool,
     /// Where the next command runs, when a `cd` before it changed that (see [`Command::dir`]).
     pub(super) dir: Option<String>,
+    /// The positional parameters (`$1`), when known.
+    pub(super) positional: Positional,
     pub(super) sink: &'s mut Sink,
     /// Here-documents whose body starts after the next newline.
     heredocs: Vec<HereDoc>,
@@ -124,6 +192,8 @@ pub(super) struct Parser<'a, 's> {
 struct HereDoc {
     delimiter: String,
     strip_tabs: bool,
+    /// The delimiter is unquoted, so the body's substitutions run (`$(…)`, backquotes).
+    expands: bool,
     slot: Slot,
 }
 
@@ -140,6 +210,12 @@ enum End {
 /// (`if x; then y; fi` runs `x` and `y`).
 const TRANSPARENT: &[&str] = &[
     "if", "then", "else", "elif", "fi", "do", "done", "while", "until", "!",
+];
+
+/// Reserved words that start a compound command, after which `time` and `coproc` are reserved
+/// words too.
+const COMPOUND: &[&str] = &[
+    "{", "[[", "if", "while", "until", "for", "select", "case", "function", "!", "time", "coproc",
 ];
 
 pub(super) fn is_meta(b: u8) -> bool {
@@ -210,14 +286,51 @@ impl<'a> Parser<'a, '_> {
 
     /// Queues `source` to be parsed as a script one level deeper.
     pub(super) fn queue(&mut self, source: Source, privileged: bool) -> Result<()> {
+        let dir = self.dir.clone();
+        self.queue_task(source, privileged, dir, false)
+    }
+
+    /// Queues `text`, another reading of text just parsed (`((…))` as subshells), to be parsed
+    /// one level deeper; if it is not shell syntax, it is not a reading and adds nothing.
+    pub(super) fn queue_reading(&mut self, text: String) -> Result<()> {
+        let dir = self.dir.clone();
+        self.queue_task(Source::Text(text), self.privileged, dir, true)
+    }
+
+    /// Queues `source`, to run in `dir`, one level deeper, with the same positional
+    /// parameters.
+    pub(super) fn queue_task(
+        &mut self,
+        source: Source,
+        privileged: bool,
+        dir: Option<String>,
+        optional: bool,
+    ) -> Result<()> {
+        let positional = self.positional.clone();
+        self.queue_script(source, privileged, dir, optional, positional)
+    }
+
+    /// Queues `source`, to run in `dir` with the positional parameters `positional`, one level
+    /// deeper.
+    pub(super) fn queue_script(
+        &mut self,
+        source: Source,
+        privileged: bool,
+        dir: Option<String>,
+        optional: bool,
+        positional: Positional,
+    ) -> Result<()> {
         if self.depth >= MAX_DEPTH {
             return Err(ShellError::TooDeep);
         }
+        self.sink.charge(dir.as_ref().map_or(0, String::len))?;
         self.sink.tasks.push_back(Task {
             source,
-            dir: self.dir.clone(),
+            dir,
             depth: self.depth + 1,
             privileged,
+            positional,
+            optional,
         });
         Ok(())
     }
@@ -227,6 +340,7 @@ impl<'a> Parser<'a, '_> {
         &mut self,
         f: impl FnOnce(&mut Self) -> Result<T>,
     ) -> Result<T> {
+        self.sink.charge(self.dir.as_ref().map_or(0, String::len))?;
         let dir = self.dir.clone();
         let result = self.nested(f);
         self.dir = dir;
@@ -275,7 +389,14 @@ impl<'a> Parser<'a, '_> {
 
     fn read_heredocs(&mut self) -> Result<()> {
         for doc in std::mem::take(&mut self.heredocs) {
-            let body = self.heredoc_body(&doc);
+            let start = self.pos;
+            let (body, end) = self.heredoc_body(&doc);
+            if doc.expands {
+                let after = self.pos;
+                self.pos = start;
+                self.heredoc_substitutions(end)?;
+                self.pos = after;
+            }
             let redirect = self
                 .sink
                 .redirect_mut(doc.slot)
@@ -287,9 +408,12 @@ impl<'a> Parser<'a, '_> {
         Ok(())
     }
 
-    fn heredoc_body(&mut self, doc: &HereDoc) -> String {
+    /// The body of `doc`, which starts at the cursor, and where it ends; the cursor moves past
+    /// the delimiter line.
+    fn heredoc_body(&mut self, doc: &HereDoc) -> (String, usize) {
         let mut body = String::new();
         while let Some(rest) = self.src.get(self.pos..).filter(|r| !r.is_empty()) {
+            let end = self.pos;
             let line = rest.split('\n').next().unwrap_or_default();
             self.pos += (line.len() + 1).min(rest.len());
             let line = if doc.strip_tabs {
@@ -298,12 +422,31 @@ impl<'a> Parser<'a, '_> {
                 line
             };
             if line.trim_end_matches('\r') == doc.delimiter {
-                break;
+                return (body, end);
             }
             body.push_str(line);
             body.push('\n');
         }
-        body
+        (body, self.pos)
+    }
+
+    /// Parses the substitutions of an expanding here-document body, from the cursor to `end`
+    /// (`cat <<EOF` runs the `$(…)` and backquotes in its body, as in a double-quoted string).
+    fn heredoc_substitutions(&mut self, end: usize) -> Result<()> {
+        let mut scratch = Vec::new();
+        while self.pos < end {
+            match self.peek() {
+                Some(b'\\') => self.pos = (self.pos + 2).min(end),
+                Some(b'$') => self.dollar(&mut scratch, true)?,
+                Some(b'`') => self.backtick(&mut scratch, true)?,
+                _ => self.pos += 1,
+            }
+            scratch.clear();
+        }
+        if self.pos > end {
+            return Err(ShellError::Unterminated("substitution in a here-document"));
+        }
+        Ok(())
     }
 
     fn at_end(&self, end: End) -> Result<bool> {
@@ -382,7 +525,9 @@ impl<'a> Parser<'a, '_> {
     }
 
     fn push(&mut self, pi: usize, command: Command) -> Result<()> {
-        self.sink.charge(COMMAND_COST)?;
+        let dir = command.dir.as_ref().map_or(0, String::len);
+        self.sink
+            .charge(COMMAND_COST + dir + ARG_COST * command.args.len())?;
         if let Some(p) = self.sink.script.pipelines.get_mut(pi) {
             p.commands.push(command);
         }
@@ -401,10 +546,14 @@ impl<'a> Parser<'a, '_> {
         let mut after_keyword = false;
         loop {
             self.skip_blank();
-            let Some(kw) = TRANSPARENT.iter().find(|kw| self.keyword_ahead(kw)) else {
-                break;
+            let len = match TRANSPARENT.iter().find(|kw| self.keyword_ahead(kw)) {
+                Some(kw) => kw.len(),
+                None => match self.prefix_keyword() {
+                    Some(len) => len,
+                    None => break,
+                },
             };
-            self.pos += kw.len();
+            self.pos += len;
             after_keyword = true;
         }
         if self.peek() == Some(b'(') {
@@ -424,10 +573,61 @@ impl<'a> Parser<'a, '_> {
         }
     }
 
-    /// `( list )`, or the arithmetic command `(( expr ))`.
+    /// The length of `time [-p]` or `coproc [NAME]` at the cursor when a compound command
+    /// follows (`time { …; }`, `coproc ( … )`), where they are reserved words; before a simple
+    /// command they are read as wrappers (`time -f %e cmd` is `/usr/bin/time` in `sh`).
+    fn prefix_keyword(&self) -> Option<usize> {
+        let blanks = |at: usize| {
+            at + self
+                .rest()
+                .get(at..)
+                .unwrap_or_default()
+                .iter()
+                .take_while(|b| matches!(b, b' ' | b'\t'))
+                .count()
+        };
+        let word_at = |at: usize, word: &str| {
+            let rest = self.rest().get(at..).unwrap_or_default();
+            rest.starts_with(word.as_bytes()) && rest.get(word.len()).is_none_or(|b| is_meta(*b))
+        };
+        let at = if self.keyword_ahead("time") {
+            let at = blanks(4);
+            if word_at(at, "-p") {
+                blanks(at + 2)
+            } else {
+                at
+            }
+        } else if self.keyword_ahead("coproc") {
+            let at = blanks(6);
+            let name = self
+                .rest()
+                .get(at..)
+                .unwrap_or_default()
+                .iter()
+                .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+                .count();
+            let after = blanks(at + name);
+            if name > 0 && after > at + name && !COMPOUND.iter().any(|kw| word_at(at, kw)) {
+                after
+            } else {
+                at
+            }
+        } else {
+            return None;
+        };
+        let compound =
+            self.rest().get(at) == Some(&b'(') || COMPOUND.iter().any(|kw| word_at(at, kw));
+        compound.then_some(at)
+    }
+
+    /// `( list )`, or the arithmetic command `(( expr ))`, which `sh` (dash) reads as two
+    /// subshells: both readings are parsed.
     fn subshell(&mut self, pi: usize) -> Result<()> {
         if self.starts("((") && self.arith_ahead()? {
+            let start = self.pos + 2;
             self.arith()?;
+            let inner = self.src.get(start..self.pos - 2).unwrap_or_default();
+            self.queue_reading(format!("( ({inner}) )"))?;
         } else {
             self.pos += 1;
             self.subshell_scope(|p| p.list(End::Paren))?;
@@ -593,7 +793,10 @@ impl<'a> Parser<'a, '_> {
     }
 
     /// `[[ … ]]`, whose operators (`<`, `&&`, `(`) are words of the test, not shell syntax.
+    /// `sh` (dash) has no `[[`: it runs a command named `[[`, so `[[ x && rm -rf / ]]` runs
+    /// `rm`. That reading is parsed too.
     fn condition(&mut self, pi: usize) -> Result<()> {
+        let start = self.pos;
         self.pos += 2;
         let mut args = Vec::new();
         loop {
@@ -613,6 +816,7 @@ impl<'a> Parser<'a, '_> {
             ..self.blank_command()
         };
         self.push(pi, command)?;
+        self.queue_reading(format!("\\{}", self.since(start)))?;
         self.trailing_redirects(pi)
     }
 
@@ -641,6 +845,7 @@ impl<'a> Parser<'a, '_> {
     fn simple(&mut self, pi: usize, after_keyword: bool) -> Result<()> {
         let ci = self.stage_count(pi);
         let (mut words, mut redirects, mut assigned) = (Vec::new(), Vec::new(), false);
+        let mut braces: Vec<(usize, Vec<usize>)> = Vec::new();
         loop {
             self.skip_blank();
             if let Some(r) = self.redirect((pi, ci, redirects.len()))? {
@@ -663,6 +868,9 @@ impl<'a> Parser<'a, '_> {
             if words.is_empty() && word.assign {
                 assigned = true;
             } else {
+                if !word.braces.is_empty() {
+                    braces.push((words.len(), word.braces));
+                }
                 words.push(word.text);
             }
         }
@@ -673,11 +881,100 @@ impl<'a> Parser<'a, '_> {
                 Err(self.unexpected())
             };
         }
+        let expanded = self.brace_reading(&words, &braces)?;
+        let words = self.put_positional(&words)?.unwrap_or(words);
         let command = self.resolve(words, redirects, self.privileged)?;
         if matches!(command.program.as_str(), "cd" | "pushd") {
             self.change_dir(&command.args);
         }
-        self.push(pi, command)
+        self.push(pi, command)?;
+        if let Some(words) = expanded {
+            let command = self.resolve(words, Vec::new(), self.privileged)?;
+            self.new_pipeline(command)?;
+        }
+        Ok(())
+    }
+
+    /// The words of a simple command with the positional parameters put in (`$1` is `/` in
+    /// `sh -c 'rm -rf "$1"' sh /`), when they are known and that changes them.
+    fn put_positional(&mut self, words: &[String]) -> Result<Option<Vec<String>>> {
+        let Some(params) = self.positional.clone() else {
+            return Ok(None);
+        };
+        if !words.iter().any(|w| w.contains('$')) {
+            return Ok(None);
+        }
+        let param = |n: usize| params.get(n).map_or("", String::as_str);
+        let rest = params.get(1..).unwrap_or_default();
+        let mut out = Vec::with_capacity(words.len());
+        let mut changed = false;
+        for word in words {
+            if matches!(word.as_str(), "$@" | "$*" | "${@}" | "${*}") {
+                out.extend(rest.iter().cloned());
+                changed = true;
+                continue;
+            }
+            let mut text = String::with_capacity(word.len());
+            let mut rest_of = word.as_str();
+            while let Some(at) = rest_of.find('$') {
+                text.push_str(&rest_of[..at]);
+                let after = &rest_of[at + 1..];
+                let digit = |d: &u8| usize::from(d - b'0');
+                let (value, skip) = match after.as_bytes() {
+                    [d, ..] if d.is_ascii_digit() => (param(digit(d)).to_owned(), 1),
+                    [b'{', d, b'}', ..] if d.is_ascii_digit() => (param(digit(d)).to_owned(), 3),
+                    [b'@' | b'*', ..] => (rest.join(" "), 1),
+                    [b'{', b'@' | b'*', b'}', ..] => (rest.join(" "), 3),
+                    _ => {
+                        text.push('$');
+                        rest_of = after;
+                        continue;
+                    }
+                };
+                self.sink.charge(value.len() + skip + 1)?;
+                text.push_str(&value);
+                rest_of = &after[skip..];
+                changed = true;
+            }
+            text.push_str(rest_of);
+            out.push(text);
+        }
+        Ok(changed.then_some(out))
+    }
+
+    /// The words of a simple command after brace expansion (`{rm,-rf,/}` is `rm -rf /` in
+    /// bash and zsh, and itself in `sh`), when it changes them. `braces` holds, for each word
+    /// with unquoted brace characters, its index and their offsets.
+    fn brace_reading(
+        &mut self,
+        words: &[String],
+        braces: &[(usize, Vec<usize>)],
+    ) -> Result<Option<Vec<String>>> {
+        if braces.is_empty() {
+            return Ok(None);
+        }
+        let mut expanded = Vec::with_capacity(words.len());
+        let mut changed = false;
+        let mut next = braces.iter().peekable();
+        for (i, word) in words.iter().enumerate() {
+            match next.next_if(|(at, _)| *at == i) {
+                Some((_, active)) => {
+                    let mut budget = self.sink.fuel();
+                    let result = super::brace::expand(word, active, &mut budget);
+                    self.sink.charge(self.sink.fuel() - budget)?;
+                    match result? {
+                        Some(words) => {
+                            changed = true;
+                            expanded.extend(words);
+                        }
+                        None => expanded.push(word.clone()),
+                    }
+                }
+                None => expanded.push(word.clone()),
+            }
+        }
+        self.sink.charge(expanded.len())?;
+        Ok(changed.then_some(expanded))
     }
 
     /// A redirection at the cursor, if there is one. `slot` is where it will be stored, for a
@@ -717,11 +1014,14 @@ impl<'a> Parser<'a, '_> {
         };
         self.pos += digits + text.len();
         self.skip_blank();
+        let start = self.pos;
         let target = self.word()?.ok_or_else(|| self.unexpected())?.text;
         if op == RedirectOp::HereDoc {
+            let expands = !self.since(start).contains(['\'', '"', '\\']);
             self.heredocs.push(HereDoc {
                 delimiter: target,
                 strip_tabs: text == "<<-",
+                expands,
                 slot,
             });
             return Ok(Some(Redirect {

@@ -1,9 +1,11 @@
 //! From a simple command's words to the command that runs: wrappers stripped, and the scripts
 //! and commands it runs in turn queued.
 
+use std::rc::Rc;
+
 use super::lex::is_assignment;
-use super::parser::{Parser, Result, Source};
-use super::{Command, Redirect, RedirectOp, ShellScript};
+use super::parser::{Parser, Result, Sink, Source};
+use super::{Command, Redirect, RedirectOp, ShellScript, quote};
 
 /// A program that runs the command given after its options.
 struct Wrapper {
@@ -18,6 +20,11 @@ struct Wrapper {
     assignments: bool,
     /// The command runs as another user.
     privileged: bool,
+    /// A lone `-` is an option (`env -`, the same as `env -i`).
+    dash: bool,
+    /// The options whose value is the directory the command runs in (`env -C dir`): short
+    /// letters, and long names.
+    chdir: (&'static str, &'static [&'static str]),
 }
 
 const PLAIN: Wrapper = Wrapper {
@@ -27,8 +34,12 @@ const PLAIN: Wrapper = Wrapper {
     operands: 0,
     assignments: false,
     privileged: false,
+    dash: false,
+    chdir: ("", &[]),
 };
 
+/// Wrappers whose command follows their options, by name. `runuser` is one only with `-u`
+/// (else it works like `su`); `flock FILE -c 'script'` runs a script.
 const WRAPPERS: &[Wrapper] = &[
     Wrapper {
         name: "sudo",
@@ -48,6 +59,7 @@ const WRAPPERS: &[Wrapper] = &[
         ],
         assignments: true,
         privileged: true,
+        chdir: ("D", &["chdir"]),
         ..PLAIN
     },
     Wrapper {
@@ -63,10 +75,57 @@ const WRAPPERS: &[Wrapper] = &[
         ..PLAIN
     },
     Wrapper {
+        name: "run0",
+        short: "ugD",
+        long: &[
+            "user",
+            "group",
+            "chdir",
+            "setenv",
+            "unit",
+            "property",
+            "description",
+            "slice",
+            "nice",
+            "machine",
+            "background",
+        ],
+        privileged: true,
+        chdir: ("D", &["chdir"]),
+        ..PLAIN
+    },
+    Wrapper {
+        name: "runuser",
+        short: "ugGws",
+        long: &[
+            "user",
+            "group",
+            "supp-group",
+            "whitelist-environment",
+            "shell",
+        ],
+        privileged: true,
+        ..PLAIN
+    },
+    Wrapper {
+        name: "gosu",
+        operands: 1,
+        privileged: true,
+        ..PLAIN
+    },
+    Wrapper {
+        name: "su-exec",
+        operands: 1,
+        privileged: true,
+        ..PLAIN
+    },
+    Wrapper {
         name: "env",
-        short: "uC",
-        long: &["unset", "chdir"],
+        short: "uCSPLUa",
+        long: &["unset", "chdir", "split-string", "argv0"],
         assignments: true,
+        dash: true,
+        chdir: ("C", &["chdir"]),
         ..PLAIN
     },
     Wrapper {
@@ -80,6 +139,25 @@ const WRAPPERS: &[Wrapper] = &[
     Wrapper {
         name: "exec",
         short: "a",
+        ..PLAIN
+    },
+    Wrapper {
+        name: "coproc",
+        ..PLAIN
+    },
+    // zsh: `noglob cmd`, `nocorrect cmd`, `- cmd`, `repeat 3 cmd`.
+    Wrapper {
+        name: "noglob",
+        ..PLAIN
+    },
+    Wrapper {
+        name: "nocorrect",
+        ..PLAIN
+    },
+    Wrapper { name: "-", ..PLAIN },
+    Wrapper {
+        name: "repeat",
+        operands: 1,
         ..PLAIN
     },
     Wrapper {
@@ -113,8 +191,8 @@ const WRAPPERS: &[Wrapper] = &[
     },
     Wrapper {
         name: "ionice",
-        short: "cnp",
-        long: &["class", "classdata", "pid"],
+        short: "cnpPu",
+        long: &["class", "classdata", "pid", "pgid", "uid"],
         ..PLAIN
     },
     Wrapper {
@@ -124,6 +202,8 @@ const WRAPPERS: &[Wrapper] = &[
     },
     Wrapper {
         name: "chrt",
+        short: "TPD",
+        long: &["sched-runtime", "sched-period", "sched-deadline"],
         operands: 1,
         ..PLAIN
     },
@@ -135,11 +215,245 @@ const WRAPPERS: &[Wrapper] = &[
         name: "busybox",
         ..PLAIN
     },
+    Wrapper {
+        name: "toybox",
+        ..PLAIN
+    },
+    Wrapper {
+        name: "flock",
+        short: "wE",
+        long: &["timeout", "wait", "conflict-exit-code"],
+        operands: 1,
+        ..PLAIN
+    },
+    Wrapper {
+        name: "chroot",
+        long: &["userspec", "groups"],
+        operands: 1,
+        ..PLAIN
+    },
+    Wrapper {
+        name: "unshare",
+        short: "RwSG",
+        long: &[
+            "root",
+            "wd",
+            "setuid",
+            "setgid",
+            "propagation",
+            "setgroups",
+            "monotonic",
+            "boottime",
+            "map-user",
+            "map-group",
+            "map-users",
+            "map-groups",
+        ],
+        chdir: ("w", &["wd"]),
+        ..PLAIN
+    },
+    Wrapper {
+        name: "nsenter",
+        short: "tSGW",
+        long: &["target", "setuid", "setgid", "wdns"],
+        chdir: ("W", &["wd", "wdns"]),
+        ..PLAIN
+    },
+    Wrapper {
+        name: "systemd-run",
+        short: "upEHM",
+        long: &[
+            "unit",
+            "property",
+            "description",
+            "slice",
+            "service-type",
+            "uid",
+            "gid",
+            "nice",
+            "working-directory",
+            "setenv",
+            "host",
+            "machine",
+            "on-active",
+            "on-boot",
+            "on-startup",
+            "on-unit-active",
+            "on-unit-inactive",
+            "on-calendar",
+            "timer-property",
+            "path-property",
+            "socket-property",
+        ],
+        // As a system service, as root, unless `--user`.
+        privileged: true,
+        chdir: ("", &["working-directory"]),
+        ..PLAIN
+    },
+    Wrapper {
+        name: "systemd-inhibit",
+        long: &["what", "who", "why", "mode"],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "dbus-run-session",
+        long: &["config-file", "dbus-daemon"],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "firejail",
+        ..PLAIN
+    },
+    Wrapper {
+        name: "proxychains",
+        short: "f",
+        ..PLAIN
+    },
+    Wrapper {
+        name: "proxychains4",
+        short: "f",
+        ..PLAIN
+    },
+    Wrapper {
+        name: "torsocks",
+        short: "upaP",
+        long: &["user", "pass", "address", "port"],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "torify",
+        ..PLAIN
+    },
+    Wrapper {
+        name: "strace",
+        short: "abeEIoOpPsSuXU",
+        long: &[
+            "output",
+            "trace",
+            "signal",
+            "status",
+            "user",
+            "env",
+            "attach",
+            "trace-path",
+            "string-limit",
+            "summary-sort-by",
+        ],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "ltrace",
+        short: "aADeFlnopsuwx",
+        long: &["output", "library"],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "valgrind",
+        ..PLAIN
+    },
+    Wrapper {
+        name: "caffeinate",
+        short: "tw",
+        ..PLAIN
+    },
+    Wrapper {
+        name: "xvfb-run",
+        short: "efnpsw",
+        long: &[
+            "error-file",
+            "auth-file",
+            "server-num",
+            "xauth-protocol",
+            "server-args",
+            "wait",
+        ],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "faketime",
+        short: "p",
+        long: &["date-prog"],
+        operands: 1,
+        ..PLAIN
+    },
+    Wrapper {
+        name: "fakeroot",
+        short: "lsi",
+        long: &["lib", "faked"],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "eatmydata",
+        ..PLAIN
+    },
+    Wrapper {
+        name: "tini",
+        short: "pe",
+        ..PLAIN
+    },
+    Wrapper {
+        name: "dumb-init",
+        short: "r",
+        long: &["rewrite"],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "unbuffer",
+        ..PLAIN
+    },
+    Wrapper {
+        name: "sshpass",
+        short: "pfdP",
+        ..PLAIN
+    },
+    Wrapper {
+        name: "numactl",
+        short: "CNmip",
+        long: &[
+            "cpunodebind",
+            "physcpubind",
+            "membind",
+            "interleave",
+            "preferred",
+        ],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "cpulimit",
+        short: "lpe",
+        long: &["limit", "pid", "exe"],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "prlimit",
+        short: "p",
+        long: &["pid"],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "cgexec",
+        short: "g",
+        ..PLAIN
+    },
+    Wrapper {
+        name: "catchsegv",
+        ..PLAIN
+    },
+    Wrapper {
+        name: "chronic",
+        ..PLAIN
+    },
+    Wrapper {
+        name: "ifne",
+        ..PLAIN
+    },
 ];
 
-/// Shells whose `-c` script, script on standard input, or here-document is parsed.
+/// Shells whose `-c` script, script on standard input, or here-document is parsed; `$SHELL`
+/// and `$BASH` name one too.
 const SHELLS: &[&str] = &[
-    "sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "yash", "fish", "rbash",
+    "sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "yash", "fish", "rbash", "csh", "tcsh",
+    "$SHELL", "${SHELL}", "$BASH", "${BASH}",
 ];
 
 /// `xargs` options that take a value.
@@ -152,6 +466,63 @@ const XARGS_LONG: &[&str] = &[
     "max-chars",
     "process-slot-var",
 ];
+
+/// `parallel` options that take a value.
+const PARALLEL_SHORT: &str = "jSadEINnLPsC";
+const PARALLEL_LONG: &[&str] = &[
+    "jobs",
+    "sshlogin",
+    "sshloginfile",
+    "arg-file",
+    "delimiter",
+    "eof",
+    "max-args",
+    "max-replace-args",
+    "max-lines",
+    "max-procs",
+    "max-chars",
+    "colsep",
+    "delay",
+    "timeout",
+    "joblog",
+    "results",
+    "tmpdir",
+    "workdir",
+    "wd",
+    "retries",
+    "memfree",
+    "load",
+    "tagstring",
+    "env",
+    "basefile",
+    "transfer",
+    "return",
+    "header",
+    "termseq",
+    "arg-sep",
+    "arg-file-sep",
+];
+
+/// `ssh` options that take a value.
+const SSH_SHORT: &str = "BbcDEeFIiJLlmOopQRSWw";
+
+/// `watch` options that take a value.
+const WATCH_SHORT: &str = "nq";
+const WATCH_LONG: &[&str] = &["interval", "equexit"];
+
+/// `script` options that take a value (util-linux, then BSD and macOS).
+const SCRIPT_SHORT: &str = "IOBTmEoc";
+const SCRIPT_LONG: &[&str] = &[
+    "log-in",
+    "log-out",
+    "log-io",
+    "log-timing",
+    "logging-format",
+    "echo",
+    "output-limit",
+    "command",
+];
+const SCRIPT_BSD_SHORT: &str = "Ft";
 
 impl Command {
     /// For a shell (`sh`, `bash`, `zsh`, `dash`, `ksh`, `fish`, …), where it reads the script
@@ -214,6 +585,16 @@ fn program_name(word: &str) -> &str {
             _ => word,
         };
     }
+    command_name(word)
+}
+
+/// The program a plain command word runs: its file name, and for zsh's `=rm` (the path of
+/// `rm`), `rm`.
+fn command_name(word: &str) -> &str {
+    let word = word
+        .strip_prefix('=')
+        .filter(|rest| !rest.is_empty() && !rest.starts_with(['=', '(']))
+        .unwrap_or(word);
     basename(word)
 }
 
@@ -235,34 +616,80 @@ fn basename(word: &str) -> &str {
     }
 }
 
-/// How many of `args` are options, given the short and long options that take a value; a
-/// `--` is counted and ends them.
-fn options(args: &[String], short: &str, long: &[&str]) -> usize {
+/// An option, as [`walk_options`] reports it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Opt<'a> {
+    Short(char),
+    Long(&'a str),
+}
+
+/// Walks the options at the start of `args`, given the short and long options that take a
+/// value: `f` gets each option with its value (`None` for a flag). Returns how many words they
+/// span; a `--` is counted and ends them. With `dash`, a lone `-` is an option.
+fn walk_options<'a>(
+    args: &'a [String],
+    short: &str,
+    long: &[&str],
+    dash: bool,
+    mut f: impl FnMut(Opt<'a>, Option<&'a str>),
+) -> usize {
     let mut i = 0;
     while let Some(arg) = args.get(i) {
         if arg == "--" {
             return i + 1;
         }
-        i += if let Some(name) = arg.strip_prefix("--") {
-            if long.contains(&name) { 2 } else { 1 }
+        if let Some(name) = arg.strip_prefix("--") {
+            i += match name.split_once('=') {
+                Some((name, value)) => {
+                    f(Opt::Long(name), Some(value));
+                    1
+                }
+                None if long.contains(&name) => {
+                    f(Opt::Long(name), args.get(i + 1).map(String::as_str));
+                    2
+                }
+                None => {
+                    f(Opt::Long(name), None);
+                    1
+                }
+            };
         } else if let Some(cluster) = arg.strip_prefix('-').filter(|c| !c.is_empty()) {
             // `-u root`, `-Eu root`: a value option takes the next word when it ends its
             // cluster, else the rest of the cluster (`-uroot`).
-            match cluster.char_indices().find(|(_, c)| short.contains(*c)) {
-                Some((at, c)) if at + c.len_utf8() == cluster.len() => 2,
-                _ => 1,
+            let mut step = 1;
+            for (at, c) in cluster.char_indices() {
+                if short.contains(c) {
+                    match cluster.get(at + c.len_utf8()..).unwrap_or_default() {
+                        "" => {
+                            f(Opt::Short(c), args.get(i + 1).map(String::as_str));
+                            step = 2;
+                        }
+                        rest => f(Opt::Short(c), Some(rest)),
+                    }
+                    break;
+                }
+                f(Opt::Short(c), None);
             }
+            i += step;
+        } else if dash && arg == "-" {
+            i += 1;
         } else {
             break;
-        };
+        }
     }
     i.min(args.len())
+}
+
+/// How many of `args` are options, given the short and long options that take a value.
+fn options(args: &[String], short: &str, long: &[&str]) -> usize {
+    walk_options(args, short, long, false, |_, _| {})
 }
 
 /// The value of `env -S`/`--split-string` among env's options: its index, how many words it
 /// spans, and the value.
 fn env_split(args: &[String]) -> Option<(usize, usize, String)> {
-    let options = options(args, "uCS", &["unset", "chdir", "split-string"]);
+    let env = WRAPPERS.iter().find(|w| w.name == "env")?;
+    let options = walk_options(args, env.short, env.long, true, |_, _| {});
     args[..options].iter().enumerate().find_map(|(i, arg)| {
         let value = |inline: &str| match inline {
             "" => args.get(i + 1).map(|v| (i, 2, v.clone())),
@@ -273,18 +700,39 @@ fn env_split(args: &[String]) -> Option<(usize, usize, String)> {
         } else if let Some(v) = arg.strip_prefix("--split-string=") {
             Some((i, 1, v.to_owned()))
         } else if arg.starts_with('-') && !arg.starts_with("--") {
-            arg.split_once('S').and_then(|(_, v)| value(v))
+            // The first value option of the cluster takes the rest: `-uS` is `-u S`.
+            let cluster = &arg[1..];
+            let first = cluster.find(|c| env.short.contains(c))?;
+            cluster[first..].strip_prefix('S').and_then(value)
         } else {
             None
         }
     })
 }
 
-/// Strips the wrappers in front of the command: `(words from the program on, privileged)`.
-fn strip(mut words: Vec<String>, mut privileged: bool) -> (Vec<String>, bool) {
+/// `dir` joined with `target`: a relative `target` adds to it (`cd a && cd b` is `a/b`).
+pub(super) fn join_dir(dir: Option<String>, target: &str) -> String {
+    match dir {
+        Some(dir) if !target.starts_with(['/', '~', '$']) => format!("{dir}/{target}"),
+        _ => target.to_owned(),
+    }
+}
+
+/// A command with its wrappers stripped.
+struct Stripped {
+    /// The words from the program on.
+    words: Vec<String>,
+    privileged: bool,
+    /// The directory a wrapper runs it in (`env -C dir`), relative to where it was run.
+    dir: Option<String>,
+}
+
+/// Strips the wrappers in front of the command.
+fn strip(mut words: Vec<String>, mut privileged: bool, sink: &mut Sink) -> Result<Stripped> {
     let mut i = 0;
+    let mut dir = None;
     while let Some(word) = words.get(i) {
-        let name = basename(word);
+        let name = command_name(word);
         let Some(w) = WRAPPERS.iter().find(|w| w.name == name) else {
             break;
         };
@@ -299,13 +747,29 @@ fn strip(mut words: Vec<String>, mut privileged: bool) -> (Vec<String>, bool) {
         if w.name == "env"
             && let Some((at, len, value)) = env_split(args)
         {
+            // The splice moves every word after it.
+            sink.charge(words.len() - i)?;
             let at = i + 1 + at;
             words.splice(at..at + len, value.split_whitespace().map(str::to_owned));
             continue;
         }
-        let mut skip = 1 + options(args, w.short, w.long);
+        let (mut chdir, mut user, mut user_unit) = (None, false, false);
+        let options = walk_options(args, w.short, w.long, w.dash, |opt, value| {
+            let (short, long) = w.chdir;
+            match opt {
+                Opt::Short(c) if short.contains(c) => chdir = value,
+                Opt::Long(l) if long.contains(&l) => chdir = value,
+                _ => {}
+            }
+            user |= matches!(opt, Opt::Short('u') | Opt::Long("user"));
+            user_unit |= opt == Opt::Long("user");
+        });
+        if w.name == "runuser" && !user {
+            break; // `runuser bob -c 'script'` works like `su`
+        }
+        let mut skip = 1 + options;
         if w.assignments {
-            skip += words[i + skip.min(words.len())..]
+            skip += words[(i + skip).min(words.len())..]
                 .iter()
                 .take_while(|a| is_assignment(a))
                 .count();
@@ -314,26 +778,64 @@ fn strip(mut words: Vec<String>, mut privileged: bool) -> (Vec<String>, bool) {
         if i + skip >= words.len() {
             break; // nothing to run: the wrapper is the command (`sudo -i`)
         }
-        privileged |= w.privileged;
+        if w.name == "flock"
+            && (words[i + skip].starts_with("-c") || words[i + skip].starts_with("--command"))
+        {
+            break; // `flock FILE -c 'script'`
+        }
+        privileged |= w.privileged && !(w.name == "systemd-run" && user_unit);
+        if let Some(target) = chdir {
+            let joined = join_dir(dir, target);
+            sink.charge(joined.len())?;
+            dir = Some(joined);
+        }
         i += skip;
     }
     words.drain(..i);
-    (words, privileged)
+    Ok(Stripped {
+        words,
+        privileged,
+        dir,
+    })
 }
 
-/// The script of `su [-] [user] -c 'script'`.
+/// The script of `su [-] [user] -c 'script'` (and `runuser`).
 fn su_script(args: &[String]) -> Option<&str> {
     let mut args = args.iter();
     while let Some(arg) = args.next() {
-        if let Some(script) = arg.strip_prefix("--command=") {
+        if let Some(script) = arg
+            .strip_prefix("--command=")
+            .or_else(|| arg.strip_prefix("--session-command="))
+        {
             return Some(script);
         }
         let short_c = arg.starts_with('-') && !arg.starts_with("--") && arg.ends_with('c');
-        if short_c || arg == "--command" {
+        if short_c || arg == "--command" || arg == "--session-command" {
             return args.next().map(String::as_str);
         }
     }
     None
+}
+
+/// The script of `sg [-] group [-c] 'script'`, run by `/bin/sh -c`.
+fn sg_script(args: &[String]) -> Option<String> {
+    let mut args = args.iter().skip_while(|a| *a == "-").skip(1).peekable();
+    args.next_if(|a| *a == "-c");
+    let script: Vec<&str> = args.map(String::as_str).collect();
+    (!script.is_empty()).then(|| script.join(" "))
+}
+
+/// The body of `trap BODY SIGNAL…`, which runs when a signal or `EXIT` comes: not for
+/// `trap -p`/`-l`, `trap - SIG` or `trap '' SIG`, nor `trap SIG` (a reset).
+fn trap_body(args: &[String]) -> Option<&str> {
+    let mut listing = false;
+    let options = walk_options(args, "", &[], false, |opt, _| {
+        listing |= matches!(opt, Opt::Short('p' | 'l' | 'P'));
+    });
+    let operands = &args[options..];
+    let body = operands.first()?;
+    let reset = body == "-" || body.is_empty() || body.bytes().all(|b| b.is_ascii_digit());
+    (!listing && !reset && operands.len() >= 2).then_some(body.as_str())
 }
 
 /// The commands of `find`'s `-exec`, `-execdir`, `-ok` and `-okdir` actions.
@@ -347,6 +849,127 @@ fn find_actions(args: &[String]) -> Vec<Vec<String>> {
         }
     }
     actions
+}
+
+/// The host and remote command of `ssh [options] host [options] [command …]`.
+fn ssh_remote(args: &[String]) -> Option<&[String]> {
+    let host = options(args, SSH_SHORT, &[]);
+    let rest = args.get(host + 1..)?;
+    // Options may follow the host too (`ssh host -p 22 cmd`).
+    let more = match rest.first() {
+        Some(a) if a.starts_with('-') => options(rest, SSH_SHORT, &[]),
+        _ => 0,
+    };
+    rest.get(more..)
+}
+
+/// The scripts `parallel` runs: its command with each input (`::: a b`) put in place of `{}`
+/// (quoted, as parallel does) or added at the end, or each input itself when there is no
+/// command. `max` bounds the bytes produced; `None` past it.
+fn parallel_scripts(args: &[String], max: usize) -> Option<Vec<String>> {
+    let (mut replace, mut arg_sep, mut file_sep) = (None, ":::", "::::");
+    let options = walk_options(
+        args,
+        PARALLEL_SHORT,
+        PARALLEL_LONG,
+        false,
+        |opt, value| match (opt, value) {
+            (Opt::Short('I'), Some(v)) => replace = Some(v),
+            (Opt::Long("arg-sep"), Some(v)) => arg_sep = v,
+            (Opt::Long("arg-file-sep"), Some(v)) => file_sep = v,
+            _ => {}
+        },
+    );
+    let rest = &args[options..];
+    let is_sep = |a: &str| {
+        a == arg_sep
+            || a == file_sep
+            || a.strip_suffix('+')
+                .is_some_and(|a| a == arg_sep || a == file_sep)
+    };
+    let end = rest.iter().position(|a| is_sep(a)).unwrap_or(rest.len());
+    let template = rest[..end].join(" ");
+    let mut inputs = Vec::new();
+    let mut values = false;
+    for arg in &rest[end..] {
+        if is_sep(arg) {
+            values = arg.trim_end_matches('+') == arg_sep;
+        } else if values {
+            inputs.push(arg.as_str());
+        }
+    }
+    if template.is_empty() {
+        return Some(inputs.into_iter().map(str::to_owned).collect());
+    }
+    if inputs.is_empty() {
+        return Some(vec![template]);
+    }
+    let mut slots: Vec<&str> = vec!["{}", "{.}", "{/}", "{//}", "{/.}"];
+    slots.extend([
+        "{1}", "{2}", "{3}", "{4}", "{5}", "{6}", "{7}", "{8}", "{9}",
+    ]);
+    slots.extend(replace);
+    let mut budget = max;
+    let mut scripts = Vec::with_capacity(inputs.len());
+    for input in inputs {
+        budget = budget.checked_sub(template.len() + input.len() + 1)?;
+        let value = quote(input);
+        let mut script = template.clone();
+        for slot in &slots {
+            if script.contains(slot) {
+                script = script.replace(slot, &value);
+            }
+        }
+        if script == template {
+            script = format!("{template} {value}");
+        }
+        budget = budget.checked_sub(script.len())?;
+        scripts.push(script);
+    }
+    Some(scripts)
+}
+
+/// What `xargs` runs, given the input it reads: one command with every input word added, or
+/// with `-I R`, one per input line with `R` replaced by it. `max` bounds the bytes produced;
+/// `None` past it.
+fn xargs_runs(args: &[String], input: &str, max: usize) -> Option<Vec<Vec<String>>> {
+    let mut replace = None;
+    let options = walk_options(
+        args,
+        XARGS_SHORT,
+        XARGS_LONG,
+        false,
+        |opt, value| match opt {
+            Opt::Short('I') => replace = value,
+            Opt::Short('i') | Opt::Long("replace") => replace = Some(value.unwrap_or("{}")),
+            _ => {}
+        },
+    );
+    let command = &args[options..];
+    if command.is_empty() {
+        return Some(Vec::new()); // `echo`
+    }
+    let size: usize = command.iter().map(|w| w.len() + 1).sum();
+    match replace.filter(|r| !r.is_empty()) {
+        Some(r) => {
+            let lines = input.lines().map(str::trim_start).filter(|l| !l.is_empty());
+            let mut budget = max;
+            let mut runs = Vec::new();
+            for line in lines {
+                budget = budget.checked_sub(size + line.len())?;
+                let run: Vec<String> = command.iter().map(|w| w.replace(r, line)).collect();
+                budget = budget.checked_sub(run.iter().map(String::len).sum())?;
+                runs.push(run);
+            }
+            Some(runs)
+        }
+        None => {
+            max.checked_sub(size + input.len())?;
+            let mut words = command.to_vec();
+            words.extend(input.split_whitespace().map(str::to_owned));
+            Some(vec![words])
+        }
+    }
 }
 
 /// What a command writes to standard output when it is a literal script: `echo` and
@@ -391,52 +1014,140 @@ fn stdin_script((pi, ci): (usize, usize), command: &Command) -> Option<Option<So
     })
 }
 
+/// A command that runs the script it reads on standard input.
+struct StdinReader {
+    privileged: bool,
+    /// On another machine (`ssh host`), in its home directory.
+    remote: bool,
+}
+
 impl Parser<'_, '_> {
     /// The command `words` run, after stripping wrappers; the scripts and commands it runs in
-    /// turn (`bash -c`, `eval`, `su -c`, `xargs`, `find -exec`) are queued or added.
+    /// turn (`bash -c`, `eval`, `su -c`, `trap`, `xargs`, `find -exec`, `ssh`, …) are queued or
+    /// added.
     pub(super) fn resolve(
         &mut self,
         words: Vec<String>,
         redirects: Vec<Redirect>,
         privileged: bool,
     ) -> Result<Command> {
-        let (mut words, privileged) = strip(words, privileged);
+        let stripped = strip(words, privileged, self.sink)?;
+        let (mut words, privileged) = (stripped.words, stripped.privileged);
+        let dir = match stripped.dir {
+            Some(target) => Some(join_dir(self.dir.clone(), &target)),
+            None => self.dir.clone(),
+        };
         let program = words.first().map(|w| program_name(w).to_owned());
         let args = words.split_off(words.len().min(1));
+        let program = program.unwrap_or_default();
         let command = Command {
-            privileged: privileged || program.as_deref() == Some("su"),
-            program: program.unwrap_or_default(),
+            privileged: privileged || matches!(program.as_str(), "su" | "runuser"),
+            program,
             args,
             redirects,
-            ..self.blank_command()
+            dir,
         };
-        let args = &command.args;
+        let (args, dir) = (&command.args, &command.dir);
+        let text = |s: &str| Source::Text(s.to_owned());
         match command.program.as_str() {
-            "eval" => self.queue(Source::Text(args.join(" ")), privileged)?,
-            "su" => {
+            "eval" => self.queue_task(text(&args.join(" ")), privileged, dir.clone(), false)?,
+            "su" | "runuser" => {
                 if let Some(script) = su_script(args) {
-                    self.queue(Source::Text(script.to_owned()), true)?;
+                    self.queue_task(text(script), true, dir.clone(), false)?;
+                }
+            }
+            "sg" => {
+                if let Some(script) = sg_script(args) {
+                    self.queue_task(text(&script), privileged, dir.clone(), false)?;
+                }
+            }
+            "trap" => {
+                if let Some(body) = trap_body(args) {
+                    self.queue_task(text(body), privileged, dir.clone(), false)?;
+                }
+            }
+            "alias" => {
+                for value in args.iter().filter_map(|a| a.split_once('=')) {
+                    self.queue_task(text(value.1), privileged, dir.clone(), false)?;
                 }
             }
             "watch" => {
-                let command = &args[options(args, "n", &["interval"])..];
-                self.queue(Source::Text(command.join(" ")), privileged)?;
+                let mut exec = false;
+                let n = walk_options(args, WATCH_SHORT, WATCH_LONG, false, |opt, _| {
+                    exec |= matches!(opt, Opt::Short('x') | Opt::Long("exec"));
+                });
+                if exec {
+                    self.nested_command(args[n..].to_vec(), privileged, dir)?;
+                } else if n < args.len() {
+                    let script = args[n..].join(" ");
+                    self.queue_task(text(&script), privileged, dir.clone(), false)?;
+                }
             }
             "xargs" => {
                 let nested = &args[options(args, XARGS_SHORT, XARGS_LONG)..];
-                if !nested.is_empty() {
-                    self.nested_command(nested.to_vec(), privileged)?;
+                self.nested_command(nested.to_vec(), privileged, dir)?;
+            }
+            "parallel" => {
+                let scripts = parallel_scripts(args, self.sink.fuel())
+                    .ok_or(super::ShellError::TooComplex)?;
+                for script in scripts {
+                    self.queue_task(Source::Text(script), privileged, dir.clone(), false)?;
                 }
             }
             "find" => {
                 for action in find_actions(args) {
-                    self.nested_command(action, privileged)?;
+                    self.nested_command(action, privileged, dir)?;
+                }
+            }
+            "ssh" => {
+                if let Some(remote) = ssh_remote(args).filter(|r| !r.is_empty()) {
+                    let script = remote.join(" ");
+                    self.queue_script(text(&script), false, Some("~".into()), false, None)?;
+                }
+            }
+            "script" => {
+                let mut script = None;
+                walk_options(args, SCRIPT_SHORT, SCRIPT_LONG, false, |opt, value| {
+                    if matches!(opt, Opt::Short('c') | Opt::Long("command")) {
+                        script = value;
+                    }
+                });
+                if let Some(script) = script {
+                    self.queue_task(text(script), privileged, dir.clone(), false)?;
+                }
+                // BSD and macOS: `script [options] FILE COMMAND…`.
+                let operands = &args[options(args, SCRIPT_BSD_SHORT, &[])..];
+                if let Some(nested) = operands.get(1..).filter(|n| !n.is_empty()) {
+                    self.nested_command(nested.to_vec(), privileged, dir)?;
+                }
+            }
+            "flock" => {
+                let file = options(args, "wE", &["timeout", "wait", "conflict-exit-code"]);
+                let script = match args.get(file + 1).map(String::as_str) {
+                    Some("-c" | "--command") => args.get(file + 2).map(String::as_str),
+                    Some(a) => a
+                        .strip_prefix("--command=")
+                        .or_else(|| a.strip_prefix("-c").filter(|s| !s.is_empty())),
+                    None => None,
+                };
+                if let Some(script) = script {
+                    self.queue_task(text(script), privileged, dir.clone(), false)?;
                 }
             }
             _ => {}
         }
         if let Some(ShellScript::Inline(script)) = command.shell_script() {
-            self.queue(Source::Text(script.to_owned()), command.privileged)?;
+            // `sh -c 'script' name arg…`: `$0` is `name`, `$1` is the first `arg`.
+            let at = args.iter().position(|a| std::ptr::eq(a.as_str(), script));
+            let operands = at.map_or(&[][..], |at| &args[at + 1..]);
+            self.sink.charge(operands.iter().map(String::len).sum())?;
+            let positional: Rc<[String]> = match operands {
+                [] => Rc::from([command.program.clone()]),
+                operands => operands.into(),
+            };
+            let source = text(script);
+            let privileged = command.privileged;
+            self.queue_script(source, privileged, dir.clone(), false, Some(positional))?;
         }
         Ok(command)
     }
@@ -449,44 +1160,137 @@ impl Parser<'_, '_> {
             Some("-") => "$OLDPWD",
             Some(t) => t,
         };
-        self.dir = Some(match self.dir.take() {
-            Some(dir) if !target.starts_with(['/', '~', '$']) => format!("{dir}/{target}"),
-            _ => target.to_owned(),
-        });
+        self.dir = Some(join_dir(self.dir.take(), target));
     }
 
-    /// Adds a command that another one runs (`xargs rm`), as a pipeline of its own.
-    fn nested_command(&mut self, words: Vec<String>, privileged: bool) -> Result<()> {
+    /// Adds a command that another one runs (`xargs rm`), running in `dir`, as a pipeline of
+    /// its own.
+    fn nested_command(
+        &mut self,
+        words: Vec<String>,
+        privileged: bool,
+        dir: &Option<String>,
+    ) -> Result<()> {
         if words.is_empty() {
             return Ok(());
         }
-        self.nested(|p| {
+        self.sink.charge(words.iter().map(|w| w.len() + 1).sum())?;
+        let outer = std::mem::replace(&mut self.dir, dir.clone());
+        let result = self.nested(|p| {
             let command = p.resolve(words, Vec::new(), privileged)?;
             p.new_pipeline(command).map(drop)
+        });
+        self.dir = outer;
+        result
+    }
+
+    /// When `command` runs the script it reads on standard input: a shell with no script
+    /// operand (`bash`, `sh -s`), `ssh host` with no remote command or one that is such a shell
+    /// (`ssh host 'sudo bash'`), and `at`/`batch`.
+    fn stdin_reader(&mut self, command: &Command) -> Result<Option<StdinReader>> {
+        if command.shell_script() == Some(ShellScript::Stdin) {
+            return Ok(Some(StdinReader {
+                privileged: command.privileged,
+                remote: false,
+            }));
+        }
+        Ok(match command.program.as_str() {
+            "at" | "batch" => {
+                let from_file = command
+                    .args
+                    .iter()
+                    .any(|a| a.starts_with('-') && !a.starts_with("--") && a.contains('f'));
+                (!from_file).then_some(StdinReader {
+                    privileged: command.privileged,
+                    remote: false,
+                })
+            }
+            "ssh" => {
+                let Some(remote) = ssh_remote(&command.args) else {
+                    return Ok(None);
+                };
+                // Wrappers, the program and its options are enough to tell.
+                let words: Vec<String> = remote
+                    .iter()
+                    .flat_map(|w| w.split_whitespace())
+                    .take(64)
+                    .map(str::to_owned)
+                    .collect();
+                let stripped = strip(words, false, self.sink)?;
+                let shell = match stripped.words.split_first() {
+                    None => true,
+                    Some((program, args)) => {
+                        let remote = Command {
+                            program: program_name(program).to_owned(),
+                            args: args.to_vec(),
+                            ..Command::default()
+                        };
+                        remote.shell_script() == Some(ShellScript::Stdin)
+                    }
+                };
+                shell.then_some(StdinReader {
+                    privileged: stripped.privileged,
+                    remote: true,
+                })
+            }
+            _ => None,
         })
     }
 
-    /// Queues the scripts that shells in pipeline `pi` read on standard input: a here-document
-    /// or here-string (`bash <<EOF`), or what the previous stage prints (`echo … | sh`).
+    /// Queues the scripts that commands in pipeline `pi` read on standard input: a
+    /// here-document or here-string (`bash <<EOF`), or what the previous stage prints
+    /// (`echo … | sh`); and adds what `xargs` runs with such input (`echo / | xargs rm -rf`).
     pub(super) fn stdin_scripts(&mut self, pi: usize) -> Result<()> {
         let Some(pipeline) = self.sink.script.pipelines.get(pi) else {
             return Ok(());
         };
+        let candidates: Vec<usize> = (pipeline.commands.iter().enumerate())
+            .filter(|(_, c)| {
+                let program = c.program.as_str();
+                SHELLS.contains(&program) || matches!(program, "at" | "batch" | "ssh" | "xargs")
+            })
+            .map(|(ci, _)| ci)
+            .collect();
         let mut scripts = Vec::new();
-        for (ci, command) in pipeline.commands.iter().enumerate() {
-            if command.shell_script() != Some(ShellScript::Stdin) {
+        let mut runs = Vec::new();
+        for ci in candidates {
+            let command = self.sink.script.pipelines[pi].commands[ci].clone();
+            self.sink.charge(command.args.len())?;
+            let reader = self.stdin_reader(&command)?;
+            if reader.is_none() && command.program != "xargs" {
                 continue;
             }
-            let source = match stdin_script((pi, ci), command) {
+            let pipeline = &self.sink.script.pipelines[pi];
+            let source = match stdin_script((pi, ci), &command) {
                 Some(source) => source,
                 None => ci
                     .checked_sub(1)
                     .and_then(|prev| output_script((pi, prev), pipeline.commands.get(prev)?)),
             };
-            scripts.extend(source.map(|s| (s, command.privileged)));
+            match (reader, source) {
+                (Some(reader), Some(source)) => {
+                    let dir = if reader.remote {
+                        Some("~".to_owned())
+                    } else {
+                        command.dir.clone()
+                    };
+                    scripts.push((source, reader.privileged, dir));
+                }
+                (None, Some(Source::Text(input))) => {
+                    self.sink.charge(input.len())?;
+                    let xargs = xargs_runs(&command.args, &input, self.sink.fuel());
+                    for run in xargs.ok_or(super::ShellError::TooComplex)? {
+                        runs.push((run, command.privileged, command.dir.clone()));
+                    }
+                }
+                _ => {}
+            }
         }
-        for (source, privileged) in scripts {
-            self.queue(source, privileged)?;
+        for (source, privileged, dir) in scripts {
+            self.queue_task(source, privileged, dir, false)?;
+        }
+        for (words, privileged, dir) in runs {
+            self.nested_command(words, privileged, &dir)?;
         }
         Ok(())
     }

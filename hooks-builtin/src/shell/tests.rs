@@ -64,6 +64,317 @@ fn wrappers_are_stripped_with_their_options() {
 }
 
 #[test]
+fn more_wrappers_are_stripped_wherever_a_command_follows() {
+    for src in [
+        "env - rm -rf /",
+        "env -0 rm -rf /",
+        "env -P /bin rm -rf /",
+        "env --ignore-environment rm -rf /",
+        "env -iS 'rm -rf /'",
+        "env --split-string='rm -rf /'",
+        "coproc rm -rf /",
+        "noglob rm -rf /",
+        "nocorrect rm -rf /",
+        "- rm -rf /",
+        "repeat 3 rm -rf /",
+        "=rm -rf /",
+        "time -f %e -- rm -rf /",
+        "timeout --preserve-status 5 rm -rf /",
+        "timeout -k 1 5 rm -rf /",
+        "stdbuf -oL -eL rm -rf /",
+        "nice --adjustment 5 rm -rf /",
+        "ionice -c3 -n 7 rm -rf /",
+        "taskset -c 0-3 rm -rf /",
+        "chrt -r 10 rm -rf /",
+        "chrt -d -T 1 -P 2 -D 3 0 rm -rf /",
+        "setsid -f rm -rf /",
+        "toybox rm -rf /",
+        "flock /tmp/lock rm -rf /",
+        "flock -w 5 -x /tmp/lock rm -rf /",
+        "chroot /mnt rm -rf /",
+        "chroot --userspec 1:1 /mnt rm -rf /",
+        "unshare -r rm -rf /",
+        "unshare --propagation private -m -R /mnt -w / rm -rf /",
+        "nsenter -t 1 -m -u rm -rf /",
+        "nsenter --target 1 -a rm -rf /",
+        "systemd-run --user rm -rf /",
+        "systemd-inhibit --why x rm -rf /",
+        "dbus-run-session -- rm -rf /",
+        "firejail --noprofile rm -rf /",
+        "proxychains -q -f conf rm -rf /",
+        "proxychains4 rm -rf /",
+        "torsocks -u u rm -rf /",
+        "torify rm -rf /",
+        "strace -f -o out -e trace=file rm -rf /",
+        "ltrace -o out rm -rf /",
+        "valgrind --tool=memcheck rm -rf /",
+        "caffeinate -i -t 60 rm -rf /",
+        "xvfb-run -a -s '-screen 0 1x1x8' rm -rf /",
+        "faketime 'last friday' rm -rf /",
+        "faketime -f '+1d' rm -rf /",
+        "fakeroot rm -rf /",
+        "eatmydata rm -rf /",
+        "tini -- rm -rf /",
+        "dumb-init rm -rf /",
+        "unbuffer rm -rf /",
+        "sshpass -p secret rm -rf /",
+        "numactl -N 0 rm -rf /",
+        "cpulimit -l 50 rm -rf /",
+        "prlimit --nofile=10 rm -rf /",
+        "cgexec -g cpu:x rm -rf /",
+        "catchsegv rm -rf /",
+        "chronic rm -rf /",
+        "ifne rm -rf /",
+        "nohup nice -n 5 timeout 10 stdbuf -o0 env -i X=1 rm -rf /",
+    ] {
+        let commands = flat(src);
+        assert!(
+            commands.contains(&"rm -rf /".to_owned()),
+            "{src}: {commands:?}"
+        );
+    }
+    for src in [
+        "runuser -u bob -- rm -rf /",
+        "runuser --user bob rm -rf /",
+        "run0 rm -rf /",
+        "run0 -u bob -D / rm -rf /",
+        "gosu bob rm -rf /",
+        "su-exec bob rm -rf /",
+        "systemd-run rm -rf /",
+        "systemd-run -p Nice=5 --uid=bob rm -rf /",
+        "sudo -E rm -rf /",
+        "doas -u root rm -rf /",
+    ] {
+        let commands = flat(src);
+        assert!(
+            commands.contains(&"!rm -rf /".to_owned()),
+            "{src}: {commands:?}"
+        );
+    }
+    // With nothing to run, the wrapper is the command.
+    assert_eq!(flat("flock /tmp/lock"), ["flock /tmp/lock"]);
+    assert_eq!(flat("chroot /mnt"), ["chroot /mnt"]);
+    assert_eq!(flat("env -"), ["env -"]);
+    assert_eq!(flat("runuser -l bob"), ["!runuser -l bob"]);
+}
+
+#[test]
+fn scripts_that_wrappers_run_are_parsed() {
+    for src in [
+        "flock /tmp/lock -c 'rm -rf /'",
+        "flock -n /tmp/lock --command 'rm -rf /'",
+        "sg wheel -c 'rm -rf /'",
+        "sg - wheel 'rm -rf /'",
+        "script -c 'rm -rf /'",
+        "script -q -c 'rm -rf /' /dev/null",
+        "script --command='rm -rf /' log",
+        "script -q log rm -rf /",
+        "watch -x rm -rf /",
+        "watch -n 1 -d 'rm -rf /'",
+        "watch --interval=1 -- rm -rf /",
+        "parallel rm -rf ::: /",
+        "parallel 'rm -rf {}' ::: /",
+        "parallel -j 4 'rm -rf {}' ::: a /",
+        "parallel ::: 'rm -rf /'",
+        "alias x='rm -rf /'",
+        "$SHELL -c 'rm -rf /'",
+        "${BASH} -c 'rm -rf /'",
+        "at now <<< 'rm -rf /'",
+        "echo 'rm -rf /' | batch",
+    ] {
+        let commands = flat(src);
+        assert!(
+            commands.contains(&"rm -rf /".to_owned()),
+            "{src}: {commands:?}"
+        );
+    }
+    let last = |src: &str| flat(src).last().cloned().unwrap_or_default();
+    assert_eq!(last("runuser bob -c 'rm -rf /'"), "!rm -rf /");
+    assert_eq!(
+        last("runuser -l bob --session-command='rm -rf /'"),
+        "!rm -rf /"
+    );
+    assert_eq!(flat("parallel -j4 rm ::: a b")[1..], ["rm a", "rm b"]);
+    assert_eq!(flat("parallel 'rm {}' ::: 'a b'")[1..], ["rm 'a b'"]);
+    assert_eq!(flat("at -f job.sh now"), ["at -f job.sh now"]);
+}
+
+#[test]
+fn xargs_runs_with_the_input_it_is_given() {
+    let has = |src: &str, command: &str| {
+        let commands = flat(src);
+        assert!(commands.iter().any(|c| c == command), "{src}: {commands:?}");
+    };
+    has("echo / | xargs rm -rf", "rm -rf /");
+    has("echo a / | xargs -0 rm -rf", "rm -rf a /");
+    has(r"printf '/\n' | xargs -I{} rm -rf {}", "rm -rf /");
+    has(r"printf '%s\n' x / | xargs -I % rm -rf %/", "rm -rf //");
+    has("xargs rm -rf <<< /etc", "rm -rf /etc");
+    has("echo / | xargs -n1 -P4 sudo rm -rf", "!rm -rf /");
+    has("xargs -a list rm -rf", "rm -rf");
+    assert_eq!(flat("echo a | xargs"), ["echo a", "xargs"]);
+}
+
+#[test]
+fn ssh_runs_a_remote_script_in_the_remote_home() {
+    let at = |src: &str| {
+        parse(src)
+            .unwrap()
+            .commands()
+            .map(|c| format!("{c}@{}", c.dir.as_deref().unwrap_or(".")))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(at("ssh host rm -rf build")[1], "rm -rf build@~");
+    assert_eq!(
+        at("ssh -p 22 -i key -o A=b user@host 'cd /srv && rm -rf x'")[1..],
+        ["cd /srv@~", "rm -rf x@/srv"]
+    );
+    assert_eq!(at("ssh host -t rm -rf /")[1], "rm -rf /@~");
+    assert_eq!(at("ssh -J jump host -- ls")[1], "ls@~");
+    assert_eq!(
+        at("cd /x; ssh host <<'EOF'\nrm -rf y\nEOF")[2],
+        "rm -rf y@~"
+    );
+    assert_eq!(at("echo 'rm -rf /' | ssh host")[2], "rm -rf /@~");
+    assert_eq!(
+        flat("ssh host 'sudo bash -s' <<< 'rm -rf /'")
+            .last()
+            .unwrap(),
+        "!rm -rf /"
+    );
+    assert_eq!(flat("ssh host"), ["ssh host"]);
+    assert_eq!(flat("ssh -N -L 1:a:2 host"), ["ssh -N -L 1:a:2 host"]);
+}
+
+#[test]
+fn wrappers_that_change_directory_set_it() {
+    let dir = |src: &str| {
+        let script = parse(src).unwrap();
+        let rm = script.commands().find(|c| c.program == "rm").cloned();
+        rm.and_then(|c| c.dir).unwrap_or_else(|| ".".into())
+    };
+    assert_eq!(dir("env -C /etc rm -rf ssh"), "/etc");
+    assert_eq!(dir("env --chdir=/etc rm -rf ssh"), "/etc");
+    assert_eq!(dir("cd a && env -C b rm -rf c"), "a/b");
+    assert_eq!(dir("sudo -D /usr rm -rf lib"), "/usr");
+    assert_eq!(dir("unshare --wd=/ rm -rf x"), "/");
+    assert_eq!(
+        dir("systemd-run --user --working-directory=/opt rm -rf x"),
+        "/opt"
+    );
+    assert_eq!(dir("env -C /etc bash -c 'rm -rf ssh'"), "/etc");
+    assert_eq!(dir("env -C /etc find . -exec rm -rf {} +"), "/etc");
+}
+
+#[test]
+fn trap_bodies_are_parsed_like_eval() {
+    for src in [
+        "trap 'rm -rf /' EXIT",
+        "trap -- 'rm -rf /' EXIT INT",
+        "trap \"rm -rf /\" 0",
+        "bash -c \"trap 'rm -rf /' ERR; false\"",
+    ] {
+        assert!(flat(src).contains(&"rm -rf /".to_owned()), "{src}");
+    }
+    for src in [
+        "trap -p",
+        "trap -l",
+        "trap -p EXIT",
+        "trap - EXIT",
+        "trap '' INT",
+        "trap EXIT",
+        "trap 0 1 2",
+    ] {
+        assert_eq!(flat(src).len(), 1, "{src}: {:?}", flat(src));
+    }
+    assert_eq!(flat("trap 'rm -f \"$tmp\"' EXIT")[1], "rm -f $tmp");
+}
+
+#[test]
+fn every_reading_of_an_ambiguous_construct_is_parsed() {
+    let has = |src: &str, command: &str| {
+        let commands = flat(src);
+        assert!(commands.iter().any(|c| c == command), "{src}: {commands:?}");
+    };
+    // `((…))`: arithmetic in bash, nested subshells in dash.
+    has("((rm -rf /))", "rm -rf /");
+    has("sh -c '((rm -rf /))'", "rm -rf /");
+    has("if ((rm -rf /)); then :; fi", "rm -rf /");
+    has("((x=1)) && ((rm -rf /)) > log", "rm -rf /");
+    // `$((…))`: arithmetic, or a substitution of a subshell.
+    has("echo $((rm -rf /))", "rm -rf /");
+    has("echo \"$((rm -rf /))\"", "rm -rf /");
+    // `[[`: a test in bash, a command named `[[` in dash.
+    has("[[ x && rm -rf / ]]", "rm -rf / ]]");
+    has("sh -c '[[ -n x ]] || rm -rf /'", "rm -rf /");
+    // Braces: expanded by bash and zsh, not by dash.
+    has("{rm,-rf,/}", "rm -rf /");
+    has("rm -rf {/,x}", "rm -rf / x");
+    has("rm -rf /{e,u}{tc,sr}", "rm -rf /etc /esr /utc /usr");
+    has("sudo rm -rf /{,}", "!rm -rf / /");
+    has("rm -rf {/..}", "rm -rf {/..}");
+    assert_eq!(flat(r"rm -rf '{/,x}' \{/,x}"), ["rm -rf {/,x} {/,x}"]);
+    assert_eq!(
+        flat("find . -exec rm {} +"),
+        ["find . -exec rm {} +", "rm {}"]
+    );
+    // `time` and `coproc` are reserved words before a compound command.
+    has("time { rm -rf /; }", "rm -rf /");
+    has("time -p ( rm -rf / )", "rm -rf /");
+    has("coproc { rm -rf /; }", "rm -rf /");
+    has("coproc worker { rm -rf /; }", "rm -rf /");
+    has("coproc ( rm -rf / )", "rm -rf /");
+    // A reading that is not shell syntax is no reading, and no error.
+    assert_eq!(flat("(( x = (1 + 2) * 3 ))"), Vec::<String>::new());
+    assert_eq!(
+        flat("echo $(( (1 + 2) * 3 ))"),
+        ["echo '$(( (1 + 2) * 3 ))'"]
+    );
+    assert_eq!(flat("[[ ( -f a ) ]]"), ["[[ '(' -f a ')'"]);
+    assert_eq!(flat("for ((i=0; i<3; i++)); do :; done"), [":"]);
+}
+
+#[test]
+fn expanding_here_documents_run_their_substitutions() {
+    assert_eq!(
+        flat("cat <<EOF\nhello $(rm -rf /) `ls`\nEOF"),
+        ["cat <<EOF", "rm -rf /", "ls"]
+    );
+    assert_eq!(
+        flat("cat <<-EOF > f\n\t$(rm -rf /)\n\tEOF\necho done"),
+        ["cat <<EOF >f", "rm -rf /", "echo done"]
+    );
+    for quoted in ["'EOF'", "\"EOF\"", "\\EOF", "E\"OF\""] {
+        let delimiter = quoted.replace(['\'', '"', '\\'], "");
+        let src = format!("cat <<{quoted}\n$(rm -rf /)\n{delimiter}");
+        assert_eq!(flat(&src), ["cat <<EOF"], "{src}");
+    }
+    assert_eq!(flat("cat <<EOF\n\\$(rm -rf /)\nEOF"), ["cat <<EOF"]);
+    assert!(parse("cat <<EOF\n$(ls\nEOF\n)").is_err());
+    assert_eq!(flat("cat <<EOF\nends with a backslash \\"), ["cat <<EOF"]);
+}
+
+#[test]
+fn known_positional_parameters_are_put_in() {
+    let has = |src: &str, command: &str| {
+        let commands = flat(src);
+        assert!(commands.iter().any(|c| c == command), "{src}: {commands:?}");
+    };
+    has("sh -c 'rm -rf \"$1\"' sh /", "rm -rf /");
+    has("sh -c 'rm -rf $0' /", "rm -rf /");
+    has("bash -c 'rm -rf \"${1}\"/etc' _ ''", "rm -rf /etc");
+    has("bash -c 'rm -rf \"$@\"' _ / x", "rm -rf / x");
+    has("sh -c 'rm -rf \"$1\"/'", "rm -rf /");
+    has("sh -c 'eval \"rm -rf $1\"' _ /", "rm -rf /");
+    assert_eq!(
+        flat("sh -c 'rm -rf \"$1\" \"$HOME\"' sh x")[1..],
+        ["rm -rf x $HOME"]
+    );
+    // At top level they are unknown, and left as written.
+    assert_eq!(flat("rm -rf \"$1\""), ["rm -rf $1"]);
+}
+
+#[test]
 fn sudo_and_doas_mark_the_command_privileged() {
     for src in [
         "sudo rm -rf /",
@@ -134,7 +445,8 @@ fn subshells_groups_and_control_flow_are_entered() {
         flat("[[ $a =~ ^(x|y)$ && -f b ]] && rm c"),
         ["[[ $a =~ '^(x|y)$' '&&' -f b", "rm c"]
     );
-    assert_eq!(flat("((i++)); ((ls); (pwd))"), ["ls", "pwd"]);
+    // `((i++))` is arithmetic in bash, and the command `i++` in two subshells in dash.
+    assert_eq!(flat("((i++)); ((ls); (pwd))"), ["ls", "pwd", "i++"]);
 }
 
 #[test]
@@ -154,7 +466,13 @@ fn substitutions_are_parsed_and_kept_as_text() {
     );
     assert_eq!(
         flat("echo ${X:-$(rm y)} $((1 + $(c)))"),
-        ["echo '${X:-$(rm y)}' '$((1 + $(c)))'", "rm y", "c"]
+        [
+            "echo '${X:-$(rm y)}' '$((1 + $(c)))'",
+            "rm y",
+            "c",
+            "1 + '$(c)'",
+            "c"
+        ]
     );
     assert_eq!(flat("a=(1 $(rm x) 3) b=$(id)"), ["rm x", "id"]);
     assert_eq!(
@@ -215,10 +533,8 @@ fn xargs_and_find_exec_commands_are_added() {
     );
     assert_eq!(flat("ls | xargs -0 -I{} -n 1 rm -rf {}")[2], "rm -rf {}");
     assert_eq!(
-        flat("xargs -I {} sh -c 'rm -rf \"$1\"' _ {}")
-            .last()
-            .unwrap(),
-        "rm -rf $1"
+        flat("xargs -I {} sh -c 'rm -rf \"$1\"' _ {}")[2..],
+        ["rm -rf {}"]
     );
     assert_eq!(flat("xargs"), ["xargs"]);
 }
@@ -416,6 +732,39 @@ fn reparsing_that_would_explode_is_refused() {
         parse(&"x".repeat(MAX_LEN + 1)),
         Err(ShellError::TooLong(MAX_LEN + 1))
     );
+}
+
+#[test]
+fn work_that_is_not_linear_is_charged() {
+    let too_complex = |src: &str| {
+        assert_eq!(
+            parse(src).map(|s| s.commands().count()),
+            Err(ShellError::TooComplex),
+            "{}…",
+            &src[..40]
+        );
+    };
+    // Each of these took seconds or gigabytes before it was charged.
+    too_complex(&format!("{}ls", "env -S ".repeat(50_000)));
+    too_complex(&format!("{}ls", "cd aaaaaaaaaaaaaaaaaaaa;".repeat(20_000)));
+    too_complex(&format!(
+        "{}ls",
+        "env -C aaaaaaaaaaaaaaaaaaaa ".repeat(20_000)
+    ));
+    too_complex(&format!("echo {}", "{a,b}".repeat(40)));
+    too_complex("echo {1..100000000}");
+    too_complex(&format!("{}ls;", "eval ".repeat(30)).repeat(1000));
+    too_complex(&format!(
+        "echo {} | xargs -I{{}} rm {}",
+        "a ".repeat(5000),
+        "{} ".repeat(5000)
+    ));
+    too_complex(&format!(
+        "parallel 'echo {}' ::: {}",
+        "x".repeat(10_000),
+        "a ".repeat(10_000)
+    ));
+    too_complex(&"ls;".repeat(100_000));
 }
 
 #[test]
