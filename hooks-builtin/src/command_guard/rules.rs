@@ -343,12 +343,11 @@ fn expand_variables(operand: &str) -> String {
     operand.to_owned()
 }
 
-/// The directory part of a glob: `/` for `/*`, `.` for `*` or `.*`, `~` for `~/{a,b}`.
+/// The directory part of a glob: `/` for `/*`, `.` for `*` or `.*`, `~` for `~/*`.
 fn glob_dir(operand: &str) -> &str {
-    let is_glob = |part: &str| {
-        part.contains(['*', '?', '['])
-            || (part.contains('{') && (part.contains(',') || part.contains("..")))
-    };
+    // Braces are not globs here: the parser also reads a command with its braces expanded
+    // (`rm -rf {build,dist}` is `rm -rf build dist` too), and that reading is judged.
+    let is_glob = |part: &str| part.contains(['*', '?', '[']);
     let mut offset = 0;
     for part in operand.split('/') {
         if is_glob(part) {
