@@ -303,7 +303,7 @@ fn in_temp_dir(path: &Path) -> bool {
 
 /// `$TMPDIR` when this process's `TMPDIR` is known to be a temporary directory (`/tmp`, or
 /// inside one of [`TEMP_DIRS`]); else it stays a variable the guard cannot know.
-fn tmpdir() -> Option<String> {
+pub(super) fn tmpdir() -> Option<String> {
     let dir = std::env::var("TMPDIR").ok()?;
     let dir = dir.trim_end_matches('/');
     let path = Path::new(dir);

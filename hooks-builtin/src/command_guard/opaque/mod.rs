@@ -13,7 +13,7 @@
 //! | `source-substitution` | a script read from a process substitution or standard input: `source <(…)`, `. <(…)`, `source /dev/stdin`, `bash <(…)`, `sh < <(…)`, `python3 <(…)` | downloads (`source <(curl …)` is `curl-pipe-shell`, denied); shell setup ([`SHELL_SETUP`]: `source <(kubectl completion bash)`) |
 //! | `decode-to-shell` | a shell or interpreter reading its script on standard input from anything but literal text: `base64 -d x \| sh`, `xxd -r -p \| bash`, `openssl enc -d … \| sh`, `gunzip -c x \| sh`, `rev \| sh`, `cat f \| sh`, `printf '\x72m …' \| sh` (escapes the parser does not decode); a substitution, `eval` or process substitution whose commands decode (`sh -c "$(echo … \| base64 -d)"`) | literal text, which the parser reads as the script and judges (`echo 'ls' \| sh`, `cat <<EOF \| sh`); for an interpreter, literal code is judged by the [`super::interp`] rules; downloads (`curl-pipe-shell`) |
 //! | `download-then-run` | a file written by a downloader (`curl -o f`, `curl -O URL/f`, `wget URL/f`, `wget -O f`, `aria2c -o f`, `curl … > f`, `curl … \| tee f`) and run in the same command line: as a shell or interpreter script (`sh f`, `bash < f`, `python3 f`), sourced (`. f`), or as the program (`./f`) | a download that is not run (`curl -o f URL && cat f`); a file extracted from a downloaded archive; files are matched by name, in any order |
-//! | `rm-unknown-variable` | a recursive delete (`rm -r`, `find … -delete`, interpreter deletions) of a path that starts with a variable: `rm -rf "$DIR/"*`, `rm -rf $X`, `${X:-}/`, `${X}/build`, `./$X` | `$HOME` and `$PWD` (known, judged as `~` and `.`), `$TMPDIR` (a temporary directory), `$(…)` (`rm-outside-project`) |
+//! | `rm-unknown-variable` | a recursive delete (`rm -r`, `find … -delete`, interpreter deletions) of a path that starts with a variable: `rm -rf "$DIR/"*`, `rm -rf $X`, `${X:-}/`, `${X}/build`, `./$X` | `$HOME` and `$PWD` (known, judged as `~` and `.`), `$TMPDIR` when this process's `TMPDIR` is a temporary directory, `$(…)` (`rm-outside-project`) |
 //! | `ifs-expansion` | a word that splits on `$IFS` (`rm${IFS}-rf${IFS}/`, `cat${IFS}/etc/passwd`); the command is also read again with `$IFS` as a space and that reading is judged, so `rm${IFS}-rf${IFS}/` is denied as `rm-root` | a word that is only `$IFS` (`echo "$IFS"`), assignments (`IFS=, read …`) |
 //!
 //! Variables are never expanded: `X=rm; $X -rf /` asks (`substitution-run`), and so does
@@ -160,7 +160,8 @@ pub(super) fn command_hits(command: &Command, env: &Env<'_>) -> Vec<Hit> {
 
 /// `rm-unknown-variable`: the hit for deleting `operand` (`how`: `recursive delete`) when it
 /// starts with a variable whose value cannot be known (`$DIR/*`, `${X:-}/`, `./$X`); `None`
-/// for other operands, and for `$HOME`, `$PWD` (judged as `~` and `.`) and `$TMPDIR`.
+/// for other operands, and for `$HOME`, `$PWD` (judged as `~` and `.`) and a `$TMPDIR` that
+/// is known to be a temporary directory.
 pub(super) fn unknown_variable(operand: &str, how: &str) -> Option<Hit> {
     let path = operand.strip_prefix("./").unwrap_or(operand);
     let rest = path.strip_prefix('$')?;
@@ -179,7 +180,9 @@ pub(super) fn unknown_variable(operand: &str, how: &str) -> Option<Hit> {
         }
     };
     let known = matches!(name, "HOME" | "PWD") && plain && path.len() == operand.len();
-    if known || name == "TMPDIR" {
+    // `$TMPDIR` is known only when this process's `TMPDIR` is a temporary directory.
+    let temp = name == "TMPDIR" && plain && super::rules::tmpdir().is_some();
+    if known || temp {
         return None;
     }
     let var = match name {
