@@ -125,3 +125,43 @@ fn every_rule_of_a_pack_with_a_corpus_file_is_hit_twice() {
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// The corpus is as large as issue 14 asks, every builtin rule is hit by a case, and a case's
+/// `pack` is its rule's pack.
+#[test]
+fn the_corpus_covers_every_rule_and_names_packs_right() {
+    use hooks_builtin::command_guard::{builtin_packs, code_rules};
+    let cases = load();
+    let allow = cases.iter().filter(|c| c.expect == Expect::Allow).count();
+    assert!(cases.len() >= 600, "{} cases, fewer than 600", cases.len());
+    assert!(allow >= 150, "{allow} ordinary commands, fewer than 150");
+    let packs = builtin_packs();
+    let rules: Vec<(String, String)> = code_rules()
+        .map(|(id, pack)| (id.to_owned(), pack.to_owned()))
+        .chain(
+            packs
+                .iter()
+                .flat_map(|p| p.rules.iter().map(|r| (r.id.clone(), p.name.clone()))),
+        )
+        .collect();
+    let mut problems = Vec::new();
+    for (id, _) in &rules {
+        if !cases.iter().any(|c| c.rule.as_deref() == Some(id.as_str())) {
+            problems.push(format!("rule {id}: no case"));
+        }
+    }
+    for case in &cases {
+        let (Some(rule), Some(pack)) = (&case.rule, &case.pack) else {
+            continue;
+        };
+        if let Some((_, own)) = rules.iter().find(|(id, _)| id == rule)
+            && own != pack
+        {
+            problems.push(format!(
+                "{}: rule {rule} is in pack {own}, not {pack}",
+                case.place
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

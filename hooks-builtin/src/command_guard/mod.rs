@@ -153,6 +153,18 @@ pub enum Action {
     Allow,
 }
 
+/// The builtin rules written in code, as `(id, pack)`: the ones that need more than a
+/// command's words (paths resolved against the project root, the git branch, a pipeline's
+/// structure, what the parser cannot see into). The data rules are in [`builtin_packs`].
+///
+/// ```
+/// let rules: Vec<_> = hooks_builtin::command_guard::code_rules().collect();
+/// assert!(rules.contains(&("rm-root", "core.filesystem")));
+/// ```
+pub fn code_rules() -> impl Iterator<Item = (&'static str, &'static str)> {
+    rules::ALL.iter().map(|r| (r.id, r.pack))
+}
+
 /// Settings of [`CommandGuard`].
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields)]

@@ -26,7 +26,6 @@ pub struct Case {
     #[serde(default)]
     pub rule: Option<String>,
     #[serde(default)]
-    #[allow(dead_code)]
     pub pack: Option<String>,
     #[serde(default)]
     #[allow(dead_code)]
