@@ -48,6 +48,7 @@
 //! | `device-write` | core.filesystem | deny | `> /dev/sda`, `tee`/`cp` to a disk device |
 //! | `shred-device` | core.filesystem | deny | `shred /dev/sda` |
 //! | `chmod-root` / `chown-root` | core.filesystem | deny | `chmod -R`, `chown -R`, `chgrp -R` of `/`, a system directory or the home directory |
+//! | `rm-unknown-variable` | core.filesystem | `builtin_ask` (ask) | recursive delete (`rm -r`, `find … -delete`, interpreter deletions) of a path starting with a variable the guard cannot know (`rm -rf "$DIR/"*`, `${X:-}/`, `./$X`); not `$HOME`/`$PWD` (expanded) or a `$TMPDIR` that is a temporary directory |
 //! | `rm-outside-project` | core.filesystem | `builtin_ask` (ask) | recursive delete of anything else outside the project root (temporary directories excepted), or of a path computed by a substitution (`rm -rf $(…)`) |
 //! | `git-force-push-protected` | core.git | deny | `git push --force`/`-f`/`--force-with-lease`/`+branch`/`--delete` to a protected branch (`protected_branches`), or to a branch that cannot be told |
 //! | `git-reset-hard` | core.git | `builtin_ask` (ask) | `git reset --hard` |
@@ -58,6 +59,14 @@
 //! | `curl-pipe-shell` | core.shell | deny | `curl … \| sh` (any downloader into any shell or interpreter reading stdin), `sh <(curl …)`, `bash -c "$(curl …)"`, `eval "$(wget …)"` |
 //! | `hooks-approve` | core.shell | deny | `hooks trust … --approve` (an agent approving the hooks that guard it) |
 //! | `sudo` | core.shell | `privileged` (deny) | `sudo`, `doas`, `su`, `pkexec`, `run0` |
+//! | `eval-computed` | core.shell | `builtin_ask` (ask) | `eval` of text holding an expansion (`eval "$CMD"`, `eval "$(cat f)"`), interpreter code that is one expansion (`python3 -c "$CODE"`), Python `exec`/`eval` of computed code; not well-known shell setup (`eval "$(ssh-agent -s)"`, `eval "$(pyenv init -)"`, `eval "$(direnv hook bash)"`) |
+//! | `substitution-run` | core.shell | `builtin_ask` (ask) | a program word that is a substitution or a variable (`$(echo rm) -rf /`, `` `cat cmd` ``, `$CMD args`, `"$@"`); not resolved lookups (`$(which rm)`) or `$VENV/bin/python` |
+//! | `source-substitution` | core.shell | `builtin_ask` (ask) | a script read from a process substitution or stdin: `source <(…)`, `. <(…)`, `source /dev/stdin`, `bash <(…)`, `python3 <(…)`; not shell setup (`source <(kubectl completion bash)`) |
+//! | `decode-to-shell` | core.shell | `builtin_ask` (ask) | a shell or interpreter reading stdin from anything but literal text (`base64 -d \| sh`, `xxd -r -p \| bash`, `gunzip -c x \| sh`, `cat f \| sh`), or a substitution or `eval` that decodes (`sh -c "$(… \| base64 -d)"`) |
+//! | `download-then-run` | core.shell | `builtin_ask` (ask) | a file a downloader writes (`curl -o`/`-O`, `wget`, `> f`, `\| tee f`) run in the same command line (`sh f`, `. f`, `python3 f`, `./f`) |
+//! | `ifs-expansion` | core.shell | `builtin_ask` (ask) | a word split on `$IFS` (`cat${IFS}/etc/passwd`); the line is also judged read with `$IFS` as a space (`rm${IFS}-rf${IFS}/` is `rm-root`) |
+//! | `interpreter-delete` | core.shell | `builtin_ask` (ask) | a deletion in a `python -c`/`perl -e`/`ruby -e`/`node -e`/`php -r` one-liner or here-document whose path is computed (a literal path is judged like `rm -r`: `shutil.rmtree('/')` is `rm-root`) |
+//! | `interpreter-shell-out` | core.shell | `builtin_ask` (ask) | a shell-out in an interpreter one-liner whose command is computed, or `os.exec*`/`os.spawn*`/`Deno.Command` (a literal command is parsed and judged: `os.system('rm -rf /')` is `rm-root`) |
 //! | `parse-error` | core.shell | deny or ask | a command the parser refuses: denied past the work bounds or when one of its words names a program some rule is about; asked otherwise (`echo 'unterminated`) |
 //!
 //! **Temporary directories** (`/tmp/x`, `/var/tmp/x`, `/dev/shm/x`, macOS's `/var/folders/…`,
@@ -84,9 +93,11 @@
 //! and pack rules off by id.
 //!
 //! The guard never answers `Allow`, only `Continue`, `Ask` or `Deny`, so later guards still
-//! decide. It does not expand variables (`X=/; rm -rf $X`), read scripts from files
-//! (`bash ./cleanup.sh`), or follow aliases and functions defined elsewhere; it is a safety net
-//! for agent mistakes, not a sandbox.
+//! decide. It does not expand variables (`X=/; rm -rf $X` asks, as `rm-unknown-variable`),
+//! read scripts from files (`bash ./cleanup.sh`), SQL from files (`psql -f drop.sql`), or
+//! follow aliases and functions defined elsewhere; it is a safety net for agent mistakes, not
+//! a sandbox. Each pack's `misses` in `docs/command-guard-packs.md` says what else it does not
+//! catch.
 //!
 //! ```
 //! use hooks_builtin::command_guard::{CommandGuard, CommandGuardConfig};
@@ -177,8 +188,11 @@ pub struct CommandGuardConfig {
     pub protected_branches: Vec<String>,
     /// What `sudo`, `doas`, `su` and `pkexec` get (rule `sudo`). Default: `deny`.
     pub privileged: Action,
-    /// What the builtin ask rules (`rm-outside-project`, `git-reset-hard`, `git-clean`,
-    /// `git-discard`, `git-force-push`) get. Default: `ask`.
+    /// What the rules that ask get: the builtin ones (`rm-outside-project`,
+    /// `rm-unknown-variable`, `git-reset-hard`, `git-clean`, `git-discard`, `git-force-push`,
+    /// `eval-computed`, `substitution-run`, `source-substitution`, `decode-to-shell`,
+    /// `download-then-run`, `ifs-expansion`, `interpreter-delete`, `interpreter-shell-out`)
+    /// and every pack rule whose action is `ask`. Default: `ask`.
     pub builtin_ask: Action,
     /// Commands to deny, as `program flags operands` (see the module docs). Default: none.
     pub deny: Vec<String>,
