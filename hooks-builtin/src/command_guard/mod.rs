@@ -238,6 +238,54 @@ pub struct CommandGuard {
     disabled: Vec<&'static Rule>,
     /// The builtin packs turned on, then the custom ones, with the disabled rules left out.
     packs: Vec<packs::Compiled>,
+    /// Which pack rules can match a command, by its program.
+    index: ProgramIndex,
+}
+
+/// Pack rules by the programs their patterns name, so a command is matched against the few
+/// rules about its program and not against every rule.
+#[derive(Debug, Clone, Default)]
+struct ProgramIndex {
+    /// A literal program → `(pack, rule)` indices, in order.
+    literal: std::collections::HashMap<String, Vec<(usize, usize)>>,
+    /// The rules with a program glob (`mkfs*`): tried on every command.
+    globbed: Vec<(usize, usize)>,
+}
+
+impl ProgramIndex {
+    fn new(packs: &[packs::Compiled]) -> Self {
+        let mut index = ProgramIndex::default();
+        for (p, pack) in packs.iter().enumerate() {
+            for (r, rule) in pack.rules.iter().enumerate() {
+                for program in rule.programs() {
+                    let list = if program.contains(['*', '?']) {
+                        &mut index.globbed
+                    } else {
+                        index.literal.entry(program.to_owned()).or_default()
+                    };
+                    if list.last() != Some(&(p, r)) {
+                        list.push((p, r));
+                    }
+                }
+            }
+        }
+        index
+    }
+
+    /// The rules that may match a command running `program`, in pack and rule order.
+    fn candidates(&self, program: &str) -> Vec<(usize, usize)> {
+        let mut found: Vec<(usize, usize)> = self
+            .literal
+            .get(program)
+            .into_iter()
+            .flatten()
+            .chain(&self.globbed)
+            .copied()
+            .collect();
+        found.sort_unstable();
+        found.dedup();
+        found
+    }
 }
 
 impl Default for CommandGuard {
@@ -365,6 +413,7 @@ impl CommandGuard {
             ask: compile("ask", &config.ask)?,
             allow: compile("allow", &config.allow)?,
             disabled,
+            index: ProgramIndex::new(&packs),
             packs,
             config,
         })
@@ -498,21 +547,21 @@ impl CommandGuard {
                 let stdin = i
                     .checked_sub(1)
                     .and_then(|prev| literal_output(&pipeline.commands[prev]));
-                for pack in &self.packs {
-                    for rule in &pack.rules {
-                        let Some(what) = rule.matches(command, stdin.as_deref(), env) else {
-                            continue;
-                        };
-                        let action = match rule.action {
-                            Action::Deny => Action::Deny,
-                            _ => self.config.builtin_ask,
-                        };
-                        if action == Action::Allow || (exempt && action == Action::Ask) {
-                            continue;
-                        }
-                        let what = format!("{what} (pack {})", pack.name);
-                        findings.push((action, reason(&rule.id, &what, command)));
+                for (p, r) in self.index.candidates(&command.program) {
+                    let pack = &self.packs[p];
+                    let rule = &pack.rules[r];
+                    let Some(what) = rule.matches(command, stdin.as_deref(), env) else {
+                        continue;
+                    };
+                    let action = match rule.action {
+                        Action::Deny => Action::Deny,
+                        _ => self.config.builtin_ask,
+                    };
+                    if action == Action::Allow || (exempt && action == Action::Ask) {
+                        continue;
                     }
+                    let what = format!("{what} (pack {})", pack.name);
+                    findings.push((action, reason(&rule.id, &what, command)));
                 }
                 for (rules, action) in [(&self.deny, Action::Deny), (&self.ask, Action::Ask)] {
                     if let Some(r) = rules.iter().find(|r| r.matches(command)) {

@@ -340,6 +340,11 @@ impl Compiled {
 }
 
 impl CompiledRule {
+    /// The program globs of the rule's command patterns.
+    pub(super) fn programs(&self) -> impl Iterator<Item = &str> {
+        self.command.iter().map(UserRule::program)
+    }
+
     /// True when one of the rule's command patterns is about the program `word`.
     pub(super) fn names_program(&self, word: &str) -> bool {
         self.command.iter().any(|r| wildcard(r.program(), word))

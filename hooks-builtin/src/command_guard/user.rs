@@ -95,17 +95,29 @@ impl UserRule {
 
 /// `*` matches any run of characters (`/` included), `?` any one; the rest matches itself.
 pub(super) fn wildcard(pattern: &str, text: &str) -> bool {
+    // Called for every rule's program on every command: no allocation on the common paths.
+    if !pattern.contains(['*', '?']) {
+        return pattern == text;
+    }
+    if pattern.is_ascii() && text.is_ascii() {
+        return matches_units(pattern.as_bytes(), text.as_bytes(), b'*', b'?');
+    }
     let (p, t): (Vec<char>, Vec<char>) = (pattern.chars().collect(), text.chars().collect());
+    matches_units(&p, &t, '*', '?')
+}
+
+/// The wildcard match over units (bytes of ASCII text, or characters).
+fn matches_units<T: Copy + PartialEq>(p: &[T], t: &[T], star_unit: T, any: T) -> bool {
     let (mut pi, mut ti) = (0, 0);
     // The last `*` and the text position it was tried at, to backtrack to.
     let mut star: Option<(usize, usize)> = None;
     while ti < t.len() {
         match p.get(pi) {
-            Some('*') => {
+            Some(&c) if c == star_unit => {
                 star = Some((pi, ti));
                 pi += 1;
             }
-            Some(&c) if c == '?' || c == t[ti] => {
+            Some(&c) if c == any || c == t[ti] => {
                 pi += 1;
                 ti += 1;
             }
@@ -119,7 +131,7 @@ pub(super) fn wildcard(pattern: &str, text: &str) -> bool {
             },
         }
     }
-    p[pi..].iter().all(|&c| c == '*')
+    p[pi..].iter().all(|&c| c == star_unit)
 }
 
 #[cfg(test)]
@@ -147,6 +159,9 @@ mod tests {
         assert!(wildcard("v?", "v1"));
         assert!(!wildcard("v?", "v10"));
         assert!(!wildcard("main", "main2"));
+        assert!(wildcard("mkfs*", "mkfs.ext4"));
+        assert!(wildcard("é*ü", "éaü"));
+        assert!(!wildcard("é?", "éaa"));
     }
 
     #[test]
