@@ -93,11 +93,12 @@ pub(super) const DOWNLOADERS: &[&str] = &["curl", "wget", "fetch", "aria2c", "ht
 const INTERPRETERS: &[&str] = &[
     "perl", "ruby", "node", "nodejs", "php", "lua", "deno", "bun", "pwsh", "Rscript",
 ];
-/// `find` tests that select some files, so a `-delete` does not take the whole tree.
+/// `find` tests that select some files, so a `-delete` does not take the whole tree (`-type`
+/// does not: `find . -type f -delete` empties the tree).
 #[rustfmt::skip]
 const FIND_TESTS: &[&str] = &[
     "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex",
-    "-type", "-xtype", "-mtime", "-mmin", "-atime", "-amin", "-ctime", "-cmin", "-newer",
+    "-mtime", "-mmin", "-atime", "-amin", "-ctime", "-cmin", "-newer",
     "-size", "-empty", "-user", "-group", "-uid", "-gid", "-perm", "-links", "-inum", "-lname",
     "-samefile", "-nouser", "-nogroup", "-used",
 ];
@@ -224,6 +225,17 @@ impl<'a> Env<'a> {
         if let Some(hit) = super::opaque::unknown_variable(operand, how) {
             return Some(hit);
         }
+        if let Some(dir) = dir.filter(|d| unknown_dir(d))
+            && !operand.starts_with(['/', '~'])
+            && expand_variables(operand) == operand
+        {
+            return Some(hit(
+                RM_UNKNOWN_VARIABLE,
+                format!(
+                    "{how} of `{operand}` in a directory the guard cannot know (`cd {dir}`)"
+                ),
+            ));
+        }
         let (place, path) = self.place(operand, dir);
         if place == Place::Unknown {
             self.cannot_decide(operand, &path);
@@ -281,6 +293,13 @@ impl<'a> Env<'a> {
     pub(super) fn is_protected(&self, branch: &str) -> bool {
         self.protected.iter().any(|p| wildcard(p, branch))
     }
+}
+
+/// True when a `cd` target cannot be known before the command runs: it holds a variable other
+/// than the ones [`expand_variables`] knows, a substitution, or `$OLDPWD` (`cd -`).
+fn unknown_dir(dir: &str) -> bool {
+    let expanded = expand_variables(dir);
+    expanded.contains(['$', '`'])
 }
 
 /// The temporary directories: what is under them is scratch space, not "outside the project".
@@ -391,6 +410,17 @@ pub(super) fn has_long(flags: &[&str], name: &str) -> bool {
         f.strip_prefix("--")
             .and_then(|f| f.strip_prefix(name))
             .is_some_and(|rest| rest.is_empty() || rest.starts_with('='))
+    })
+}
+
+/// True when `flags` hold `--name`, or an abbreviation of it at least `min` letters long, as
+/// GNU tools accept (`rm --rec`). Only for detecting an action: an exemption (`--dry-run`)
+/// must be spelt out.
+pub(super) fn has_long_abbreviated(flags: &[&str], name: &str, min: usize) -> bool {
+    flags.iter().any(|f| {
+        f.strip_prefix("--")
+            .map(|f| f.split_once('=').map_or(f, |(n, _)| n))
+            .is_some_and(|given| given.len() >= min && name.starts_with(given))
     })
 }
 
@@ -516,13 +546,15 @@ pub(super) fn command_hits(command: &Command, env: &Env<'_>) -> Vec<Hit> {
     match program {
         "rm" if has_short(&flags, 'r')
             || has_short(&flags, 'R')
-            || has_long(&flags, "recursive") =>
+            || has_long_abbreviated(&flags, "recursive", 3) =>
         {
             let operands = operands.iter().filter(|o| !o.is_empty());
             hits.extend(operands.filter_map(|o| env.delete_hit(o, dir, "recursive delete")));
         }
         "find" => hits.extend(find_delete(&command.args, dir, env)),
-        "chmod" | "chown" | "chgrp" if has_short(&flags, 'R') || has_long(&flags, "recursive") => {
+        "chmod" | "chown" | "chgrp"
+            if has_short(&flags, 'R') || has_long_abbreviated(&flags, "recursive", 3) =>
+        {
             let rule = if program == "chmod" {
                 CHMOD_ROOT
             } else {
@@ -564,7 +596,8 @@ pub(super) fn command_hits(command: &Command, env: &Env<'_>) -> Vec<Hit> {
                 .map(|d| hit(DEVICE_WRITE, format!("{program} writes to disk device {d}"))),
         ),
         "git" => hits.extend(git(&command.args, env)),
-        "hooks" => hits.extend(hooks_approve(&command.args)),
+        // `cargo run --bin hooks -- trust --approve` runs the same approval.
+        "hooks" | "cargo" => hits.extend(hooks_approve(&command.args)),
         _ => {}
     }
     if downloads(program) {
@@ -768,6 +801,8 @@ fn push(flags: &[&str], operands: &[&str], env: &Env<'_>) -> Vec<Hit> {
         let dst = dst.strip_prefix("refs/heads/").unwrap_or(dst);
         let branch = if dst == "HEAD" {
             env.current_branch()
+        } else if dst.contains('*') {
+            None // `refs/heads/*`: every branch
         } else {
             Some(dst.to_owned())
         };

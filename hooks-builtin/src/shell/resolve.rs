@@ -546,13 +546,25 @@ impl Command {
             match args.next() {
                 None => break None,
                 Some("--") => break args.next(),
-                Some("-o" | "+o" | "-O" | "+O" | "--rcfile" | "--init-file") => {
+                Some("--rcfile" | "--init-file") => {
                     args.next();
                 }
-                Some(a) if a.starts_with("--") || (a.starts_with('+') && a.len() > 1) => {}
+                // A lone `-` ends the options; the script is then read on standard input.
+                Some("-") => break None,
+                Some(a) if a.starts_with("--") => {}
+                // `-o NAME` and `-O NAME` take the next word, also at the end of a cluster
+                // (`-euo pipefail`).
+                Some(a) if a.starts_with('+') && a.len() > 1 => {
+                    if a.contains(['o', 'O']) {
+                        args.next();
+                    }
+                }
                 Some(a) if a.starts_with('-') && a.len() > 1 => {
                     inline |= a.contains('c');
                     stdin |= a.contains('s');
+                    if a.contains(['o', 'O']) {
+                        args.next();
+                    }
                 }
                 Some(a) => break Some(a),
             }
@@ -983,14 +995,45 @@ fn output_script(slot: (usize, usize), command: &Command) -> Option<Source> {
             command.args[flags.count()..].join(" ")
         }
         "printf" => match command.args.split_first() {
-            Some((format, values)) if format.contains('%') => values.join("\n"),
-            Some((format, _)) => format.clone(),
+            Some((format, values)) => printf(format, values),
             None => return None,
         },
         "cat" if command.args.is_empty() => return stdin_script(slot, command)?,
         _ => return None,
     };
     Some(Source::Text(text.replace("\\n", "\n")))
+}
+
+/// What `printf FORMAT VALUES…` prints: each conversion (`%s`, `%d`, `%b`, `%-10s`, …) takes
+/// the next value, and the format is reused while values remain, as the shell does.
+fn printf(format: &str, values: &[String]) -> String {
+    let mut out = String::new();
+    let mut values = values.iter();
+    loop {
+        let mut used = false;
+        let mut chars = format.chars().peekable();
+        while let Some(c) = chars.next() {
+            if c != '%' {
+                out.push(c);
+                continue;
+            }
+            if chars.peek() == Some(&'%') {
+                chars.next();
+                out.push('%');
+                continue;
+            }
+            // Flags, width and precision, then the conversion letter.
+            while chars.next_if(|c| "-+ #0123456789.*".contains(*c)).is_some() {}
+            chars.next();
+            used = true;
+            if let Some(value) = values.next() {
+                out.push_str(value);
+            }
+        }
+        if !used || values.len() == 0 {
+            return out;
+        }
+    }
 }
 
 /// What a command reads on standard input when a redirection says so: `Some(None)` for a

@@ -164,7 +164,9 @@ pub(super) fn command_hits(command: &Command, env: &Env<'_>) -> Vec<Hit> {
 /// is known to be a temporary directory.
 pub(super) fn unknown_variable(operand: &str, how: &str) -> Option<Hit> {
     let path = operand.strip_prefix("./").unwrap_or(operand);
-    let rest = path.strip_prefix('$')?;
+    let Some(rest) = path.strip_prefix('$') else {
+        return inner_variable(operand, how);
+    };
     let (name, plain) = match rest.strip_prefix('{') {
         Some(inner) => {
             let name = ident(inner);
@@ -196,6 +198,26 @@ pub(super) fn unknown_variable(operand: &str, how: &str) -> Option<Hit> {
         RM_UNKNOWN_VARIABLE,
         format!(
             "{how} of a path that starts with {var}, a variable the guard does not expand (`{operand}`)"
+        ),
+    ))
+}
+
+/// `rm-unknown-variable` for a variable later in the path (`.$X`, `..$X`, `build/$X/..`): its
+/// value may hold `/` or `..` and take the path anywhere (`$X` empty makes `.$X` the project).
+fn inner_variable(operand: &str, how: &str) -> Option<Hit> {
+    let at = operand.match_indices('$').find_map(|(i, _)| {
+        let next = operand[i + 1..].chars().next()?;
+        (next == '{' || next == '_' || next.is_ascii_alphanumeric()).then_some(i)
+    })?;
+    let var: String = operand[at..]
+        .chars()
+        .take_while(|c| *c != '/')
+        .collect();
+    Some(hit(
+        RM_UNKNOWN_VARIABLE,
+        format!(
+            "{how} of a path holding {var}, a variable the guard does not expand: its value may \
+             take the path anywhere (`{operand}`)"
         ),
     ))
 }
