@@ -28,7 +28,9 @@
 //! | `cloud` | default | AWS, GCP, Azure and PaaS deletes and terminations |
 //! | `iac` | default | `terraform`/`tofu`/`pulumi`/`cdk` destroys and auto-approved applies |
 //!
-//! Every pack but `core.shell` holds data rules: a TOML file compiled in, matched on the
+//! Every pack holds data rules (`core.shell`'s are the programs that run a command given in
+//! an option or in their own language: awk's `system()`, sed's `e`, `git -c alias.x=!…`,
+//! `tar --to-command`, `rsync -e`, `ssh -o ProxyCommand`, `make --eval`, `npx rimraf`): a TOML file compiled in, matched on the
 //! parsed commands (program, flags in any spelling, operands), with the shape
 //! [`Pack`] documents; `custom_packs` adds packs of your own in the same shape.
 //! `docs/command-guard-packs.md` lists every pack rule, what it catches and what the pack
@@ -64,6 +66,8 @@
 //! | `source-substitution` | core.shell | `builtin_ask` (ask) | a script read from a process substitution or stdin: `source <(…)`, `. <(…)`, `source /dev/stdin`, `bash <(…)`, `python3 <(…)`; not shell setup (`source <(kubectl completion bash)`) |
 //! | `decode-to-shell` | core.shell | `builtin_ask` (ask) | a shell or interpreter reading stdin from anything but literal text (`base64 -d \| sh`, `xxd -r -p \| bash`, `gunzip -c x \| sh`, `cat f \| sh`), or a substitution or `eval` that decodes (`sh -c "$(… \| base64 -d)"`) |
 //! | `download-then-run` | core.shell | `builtin_ask` (ask) | a file a downloader writes (`curl -o`/`-O`, `wget`, `> f`, `\| tee f`) run in the same command line (`sh f`, `. f`, `python3 f`, `./f`) |
+//! | `program-glob` | core.shell | `builtin_ask` (ask) | a program named by a glob (`/bin/r? -rf /`, `/???/?m`): which program runs depends on the files there |
+//! | `write-then-run` | core.shell | `builtin_ask` (ask) | a file the same command line writes (`echo … > x.sh`, `cat > x.sh <<EOF`, `tee x.sh`) and then runs (`sh x.sh`, `./x.sh`, `. x.sh`) |
 //! | `ifs-expansion` | core.shell | `builtin_ask` (ask) | a word split on `$IFS` (`cat${IFS}/etc/passwd`); the line is also judged read with `$IFS` as a space (`rm${IFS}-rf${IFS}/` is `rm-root`) |
 //! | `interpreter-delete` | core.shell | `builtin_ask` (ask) | a deletion in a `python -c`/`perl -e`/`ruby -e`/`node -e`/`php -r` one-liner or here-document whose path is computed (a literal path is judged like `rm -r`: `shutil.rmtree('/')` is `rm-root`) |
 //! | `interpreter-shell-out` | core.shell | `builtin_ask` (ask) | a shell-out in an interpreter one-liner whose command is computed, or `os.exec*`/`os.spawn*`/`Deno.Command` (a literal command is parsed and judged: `os.system('rm -rf /')` is `rm-root`) |
@@ -191,7 +195,8 @@ pub struct CommandGuardConfig {
     /// What the rules that ask get: the builtin ones (`rm-outside-project`,
     /// `rm-unknown-variable`, `git-reset-hard`, `git-clean`, `git-discard`, `git-force-push`,
     /// `eval-computed`, `substitution-run`, `source-substitution`, `decode-to-shell`,
-    /// `download-then-run`, `ifs-expansion`, `interpreter-delete`, `interpreter-shell-out`)
+    /// `download-then-run`, `write-then-run`, `ifs-expansion`, `program-glob`,
+    /// `interpreter-delete`, `interpreter-shell-out`)
     /// and every pack rule whose action is `ask`. Default: `ask`.
     pub builtin_ask: Action,
     /// Commands to deny, as `program flags operands` (see the module docs). Default: none.

@@ -160,6 +160,7 @@ impl fmt::Display for OperandAt {
 /// The builtin pack files, in the order their rules are checked.
 const BUILTIN_FILES: &[(&str, &str)] = &[
     ("core.git", include_str!("packs/core.git.toml")),
+    ("core.shell", include_str!("packs/core.shell.toml")),
     (
         "core.filesystem",
         include_str!("packs/core.filesystem.toml"),

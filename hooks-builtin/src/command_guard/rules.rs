@@ -68,7 +68,9 @@ rules! {
         SOURCE_SUBSTITUTION = "source-substitution", Ask;
         DECODE_TO_SHELL = "decode-to-shell", Ask;
         DOWNLOAD_THEN_RUN = "download-then-run", Ask;
+        WRITE_THEN_RUN = "write-then-run", Ask;
         IFS_EXPANSION = "ifs-expansion", Ask;
+        PROGRAM_GLOB = "program-glob", Ask;
         INTERPRETER_DELETE = "interpreter-delete", Ask;
         INTERPRETER_SHELL_OUT = "interpreter-shell-out", Ask;
     }
@@ -231,9 +233,7 @@ impl<'a> Env<'a> {
         {
             return Some(hit(
                 RM_UNKNOWN_VARIABLE,
-                format!(
-                    "{how} of `{operand}` in a directory the guard cannot know (`cd {dir}`)"
-                ),
+                format!("{how} of `{operand}` in a directory the guard cannot know (`cd {dir}`)"),
             ));
         }
         let (place, path) = self.place(operand, dir);

@@ -32,6 +32,11 @@ pub struct Case {
     pub why: Option<String>,
     #[serde(default)]
     pub cwd: Option<String>,
+    /// A hole not closed yet: the answer the guard gives today (`allow` where `expect` says
+    /// `deny`). The case checks that answer, so closing the hole fails it until this field
+    /// is removed, and the closing note counts them.
+    #[serde(default)]
+    pub known_hole: Option<Expect>,
     /// `file.toml#index`, for failure messages.
     #[serde(skip)]
     pub place: String,
@@ -96,8 +101,23 @@ pub fn names_rule(reason: &str, rule: &str) -> bool {
 }
 
 impl Case {
-    /// `Ok` when `got` is the expected answer, else what differs.
+    /// `Ok` when `got` is the expected answer (or, for a known hole, today's answer), else
+    /// what differs.
     pub fn judge(&self, got: &Verdict) -> Result<(), String> {
+        if let Some(today) = self.known_hole {
+            let answer = match got {
+                Verdict::Deny(_) => Expect::Deny,
+                Verdict::Ask(_) => Expect::Ask,
+                _ => Expect::Allow,
+            };
+            return if answer == today {
+                Ok(())
+            } else if answer == self.expect {
+                Err("the known hole is closed: remove `known_hole`".into())
+            } else {
+                Err(format!("known hole: expected {today:?} today, got {got:?}"))
+            };
+        }
         let (expected, reason) = match (self.expect, got) {
             (Expect::Deny, Verdict::Deny(r)) | (Expect::Ask, Verdict::Ask(r)) => (true, Some(r)),
             (Expect::Allow, v) if v.reason().is_none() => (true, None),

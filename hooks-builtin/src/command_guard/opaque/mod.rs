@@ -27,7 +27,7 @@ use crate::shell::{self, Command, Pipeline, RedirectOp, Script, ShellScript};
 use super::interp;
 use super::rules::{
     self, DECODE_TO_SHELL, DOWNLOAD_THEN_RUN, DOWNLOADERS, EVAL_COMPUTED, Env, Hit, IFS_EXPANSION,
-    RM_UNKNOWN_VARIABLE, SOURCE_SUBSTITUTION, SUBSTITUTION_RUN, hit,
+    PROGRAM_GLOB, RM_UNKNOWN_VARIABLE, SOURCE_SUBSTITUTION, SUBSTITUTION_RUN, WRITE_THEN_RUN, hit,
 };
 use super::user::wildcard;
 
@@ -155,7 +155,22 @@ pub(super) fn command_hits(command: &Command, env: &Env<'_>) -> Vec<Hit> {
     hits.extend(substitution_run(command));
     hits.extend(source_substitution(command));
     hits.extend(ifs_expansion(command, env));
+    hits.extend(program_glob(command));
     hits
+}
+
+/// `program-glob`: a program named by a glob (`/bin/r? -rf /`, `/???/?m`): which program the
+/// shell picks depends on the files that exist when it runs.
+fn program_glob(command: &Command) -> Option<Hit> {
+    let program = command.program.as_str();
+    let glob =
+        program.contains(['*', '?']) || (program.contains('[') && !matches!(program, "[" | "[["));
+    glob.then(|| {
+        hit(
+            PROGRAM_GLOB,
+            format!("the program `{program}` is a glob; which program runs cannot be told"),
+        )
+    })
 }
 
 /// `rm-unknown-variable`: the hit for deleting `operand` (`how`: `recursive delete`) when it
@@ -209,10 +224,7 @@ fn inner_variable(operand: &str, how: &str) -> Option<Hit> {
         let next = operand[i + 1..].chars().next()?;
         (next == '{' || next == '_' || next.is_ascii_alphanumeric()).then_some(i)
     })?;
-    let var: String = operand[at..]
-        .chars()
-        .take_while(|c| *c != '/')
-        .collect();
+    let var: String = operand[at..].chars().take_while(|c| *c != '/').collect();
     Some(hit(
         RM_UNKNOWN_VARIABLE,
         format!(
@@ -597,7 +609,34 @@ fn download_then_run(script: &Script) -> Option<Hit> {
             }
         }
     }
-    if downloaded.is_empty() {
+    // Any other file the command line writes (`echo … > x.sh`, `cat > x.sh <<EOF`, `tee x.sh`):
+    // its content is whatever that stage printed, which the guard does not follow.
+    let mut written: HashMap<String, &str> = HashMap::new();
+    for c in script.commands() {
+        let targets = c
+            .redirects
+            .iter()
+            .filter(|r| r.writes_file() && r.fd.is_none_or(|fd| fd == 1))
+            .map(|r| r.target.as_str());
+        let tee = (c.program == "tee")
+            .then(|| {
+                c.args
+                    .iter()
+                    .filter(|a| !a.starts_with('-'))
+                    .map(String::as_str)
+            })
+            .into_iter()
+            .flatten();
+        for file in targets.chain(tee).filter_map(file_name) {
+            let by = if c.program.is_empty() {
+                "a redirection"
+            } else {
+                c.program.as_str()
+            };
+            written.entry(file.to_owned()).or_insert(by);
+        }
+    }
+    if downloaded.is_empty() && written.is_empty() {
         return None;
     }
     for c in script.commands() {
@@ -607,6 +646,14 @@ fn download_then_run(script: &Script) -> Option<Hit> {
                 return Some(hit(
                     DOWNLOAD_THEN_RUN,
                     format!("runs {run}, which {downloader} downloads in the same command"),
+                ));
+            }
+            if let Some(writer) = written.get(name) {
+                return Some(hit(
+                    WRITE_THEN_RUN,
+                    format!(
+                        "runs {run}, which {writer} writes in the same command; the guard does not read what it wrote"
+                    ),
                 ));
             }
         }
