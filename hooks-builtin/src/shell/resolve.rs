@@ -25,6 +25,9 @@ struct Wrapper {
     /// The options whose value is the directory the command runs in (`env -C dir`): short
     /// letters, and long names.
     chdir: (&'static str, &'static [&'static str]),
+    /// The subcommand that makes it a wrapper (`uv run cmd`; `uv pip …` runs nothing); empty
+    /// for a wrapper by name alone.
+    sub: &'static [&'static str],
 }
 
 const PLAIN: Wrapper = Wrapper {
@@ -36,6 +39,7 @@ const PLAIN: Wrapper = Wrapper {
     privileged: false,
     dash: false,
     chdir: ("", &[]),
+    sub: &[],
 };
 
 /// Wrappers whose command follows their options, by name. `runuser` is one only with `-u`
@@ -209,6 +213,128 @@ const WRAPPERS: &[Wrapper] = &[
     },
     Wrapper {
         name: "setsid",
+        ..PLAIN
+    },
+    // Environment runners: the command runs in a project's environment or on the host.
+    Wrapper {
+        name: "uv",
+        sub: &["run"],
+        short: "p",
+        long: &[
+            "with",
+            "python",
+            "project",
+            "directory",
+            "env-file",
+            "package",
+            "extra",
+            "group",
+            "index",
+            "from",
+            "with-requirements",
+            "with-editable",
+        ],
+        chdir: ("", &["directory"]),
+        ..PLAIN
+    },
+    Wrapper {
+        name: "poetry",
+        sub: &["run"],
+        short: "CP",
+        long: &["directory", "project"],
+        chdir: ("C", &["directory"]),
+        ..PLAIN
+    },
+    Wrapper {
+        name: "pipx",
+        sub: &["run"],
+        long: &["spec", "python", "pip-args", "index-url"],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "pdm",
+        sub: &["run"],
+        short: "pg",
+        long: &["project", "venv"],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "hatch",
+        sub: &["run"],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "pipenv",
+        sub: &["run"],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "conda",
+        sub: &["run"],
+        short: "np",
+        long: &["name", "prefix", "cwd"],
+        chdir: ("", &["cwd"]),
+        ..PLAIN
+    },
+    Wrapper {
+        name: "mamba",
+        sub: &["run"],
+        short: "np",
+        long: &["name", "prefix", "cwd"],
+        chdir: ("", &["cwd"]),
+        ..PLAIN
+    },
+    Wrapper {
+        name: "micromamba",
+        sub: &["run"],
+        short: "np",
+        long: &["name", "prefix", "cwd"],
+        chdir: ("", &["cwd"]),
+        ..PLAIN
+    },
+    Wrapper {
+        name: "bundle",
+        sub: &["exec"],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "toolbox",
+        sub: &["run"],
+        short: "cdr",
+        long: &["container", "distro", "release"],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "flatpak-spawn",
+        long: &[
+            "directory",
+            "env",
+            "forward-fd",
+            "sandbox-expose",
+            "sandbox-expose-ro",
+        ],
+        chdir: ("", &["directory"]),
+        ..PLAIN
+    },
+    Wrapper {
+        name: "distrobox-host-exec",
+        ..PLAIN
+    },
+    Wrapper {
+        name: "dbus-launch",
+        ..PLAIN
+    },
+    Wrapper {
+        name: "dbus-run-session",
+        ..PLAIN
+    },
+    Wrapper {
+        name: "entr",
+        ..PLAIN
+    },
+    Wrapper {
+        name: "screen",
+        short: "SclpTte",
         ..PLAIN
     },
     Wrapper {
@@ -748,7 +874,15 @@ fn strip(mut words: Vec<String>, mut privileged: bool, sink: &mut Sink) -> Resul
         let Some(w) = WRAPPERS.iter().find(|w| w.name == name) else {
             break;
         };
-        let args = &words[i + 1..];
+        let sub = usize::from(!w.sub.is_empty());
+        if sub == 1
+            && !words
+                .get(i + 1)
+                .is_some_and(|a| w.sub.contains(&a.as_str()))
+        {
+            break; // `uv pip install`: not the subcommand that runs a command
+        }
+        let args = &words[i + 1 + sub..];
         if w.name == "command"
             && args
                 .first()
@@ -779,7 +913,7 @@ fn strip(mut words: Vec<String>, mut privileged: bool, sink: &mut Sink) -> Resul
         if w.name == "runuser" && !user {
             break; // `runuser bob -c 'script'` works like `su`
         }
-        let mut skip = 1 + options;
+        let mut skip = 1 + sub + options;
         if w.assignments {
             skip += words[(i + skip).min(words.len())..]
                 .iter()

@@ -244,19 +244,21 @@ impl Lang {
                 .strip_prefix(name)
                 .is_some_and(|v| v.bytes().all(|b| b.is_ascii_digit() || b == b'.'))
         };
-        Some(if versioned("python") || versioned("pypy") {
-            Lang::Python
-        } else if versioned("perl") {
-            Lang::Perl
-        } else if versioned("ruby") || program == "jruby" {
-            Lang::Ruby
-        } else if matches!(program, "node" | "nodejs" | "deno" | "bun") {
-            Lang::Js
-        } else if versioned("php") {
-            Lang::Php
-        } else {
-            return None;
-        })
+        Some(
+            if versioned("python") || versioned("pypy") || versioned("ipython") {
+                Lang::Python
+            } else if versioned("perl") {
+                Lang::Perl
+            } else if versioned("ruby") || program == "jruby" {
+                Lang::Ruby
+            } else if matches!(program, "node" | "nodejs" | "deno" | "bun") {
+                Lang::Js
+            } else if versioned("php") {
+                Lang::Php
+            } else {
+                return None;
+            },
+        )
     }
 
     fn name(self) -> &'static str {
@@ -292,7 +294,38 @@ impl Lang {
 }
 
 /// Interpreters that are not scanned, whose script files and standard input still count.
-const OTHER_INTERPRETERS: &[&str] = &["lua", "luajit", "Rscript", "pwsh", "julia", "tclsh"];
+const OTHER_INTERPRETERS: &[&str] = &[
+    "lua",
+    "luajit",
+    "Rscript",
+    "pwsh",
+    "powershell",
+    "julia",
+    "tclsh",
+    "osascript",
+    "expect",
+];
+
+/// Words that, in code of a language the guard does not scan, may run a command or delete
+/// files: such a one-liner is asked about.
+const UNSCANNED_RISKY: &[&str] = &[
+    "exec",
+    "system",
+    "spawn",
+    "run(",
+    "shell",
+    "popen",
+    "unlink",
+    "remove",
+    "delete",
+    "rm ",
+    "Remove-Item",
+    "Invoke-Expression",
+    "iex ",
+    "Start-Process",
+    "rmdir",
+    "`",
+];
 
 /// Where an interpreter reads the code it runs.
 #[derive(Debug, PartialEq, Eq)]
@@ -535,7 +568,7 @@ pub(super) fn reads_code_from_stdin(command: &Command) -> bool {
 /// Hits of the code an interpreter runs: deletions and shell-outs.
 pub(super) fn command_hits(command: &Command, env: &Env<'_>) -> Vec<Hit> {
     let Some(lang) = Lang::of(&command.program) else {
-        return Vec::new();
+        return unscanned(command).into_iter().collect();
     };
     match invocation(command) {
         Some(Invocation::Inline(codes)) => codes
@@ -562,6 +595,29 @@ pub(super) fn command_hits(command: &Command, env: &Env<'_>) -> Vec<Hit> {
             .unwrap_or_default(),
         _ => Vec::new(),
     }
+}
+
+/// `interpreter-shell-out` for a one-liner in a language the guard does not scan (`lua -e`,
+/// `Rscript -e`, `pwsh -c`, `osascript -e`, …) whose code holds a word that may run a
+/// command or delete files.
+fn unscanned(command: &Command) -> Option<Hit> {
+    let Some(Invocation::Inline(codes)) = invocation(command) else {
+        return None;
+    };
+    let code = codes.join("\n");
+    let lower = code.to_lowercase();
+    let word = UNSCANNED_RISKY
+        .iter()
+        .find(|w| lower.contains(&w.to_lowercase()))?;
+    Some(hit(
+        INTERPRETER_SHELL_OUT,
+        format!(
+            "{} code the guard does not read may run a command or delete files (`{}` in `{}`)",
+            command.program,
+            word.trim(),
+            cut(&code)
+        ),
+    ))
 }
 
 /// Hits of `code`, run by the interpreter `command` (literal text piped into it).
