@@ -365,7 +365,14 @@ impl CompiledRule {
         let (flags, operands) = split_args(&command.args);
         let exempt = self.unless.iter().any(|u| {
             if let Some(long) = u.strip_prefix("--") {
-                has_long(&flags, long)
+                // `--dry-run=none` (kubectl) or `=false` turns the flag off: no exemption.
+                let off = |f: &&str| {
+                    f.strip_prefix("--")
+                        .and_then(|f| f.strip_prefix(long))
+                        .and_then(|rest| rest.strip_prefix('='))
+                        .is_some_and(|v| matches!(v, "none" | "false" | "0" | "no"))
+                };
+                has_long(&flags, long) && !flags.iter().any(off)
             } else if let Some(short) = u.strip_prefix('-') {
                 short.chars().all(|c| has_short(&flags, c))
             } else {

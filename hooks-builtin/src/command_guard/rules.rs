@@ -778,7 +778,8 @@ fn push(flags: &[&str], operands: &[&str], env: &Env<'_>) -> Vec<Hit> {
     // the pusher has not seen, so it is only refused on protected branches.
     let hard = has_short(flags, 'f') || has_long(flags, "force") || has_long(flags, "mirror");
     let lease = has_long(flags, "force-with-lease");
-    let delete = has_short(flags, 'd') || has_long(flags, "delete");
+    // `--prune` deletes the remote branches that have no local counterpart.
+    let delete = has_short(flags, 'd') || has_long(flags, "delete") || has_long(flags, "prune");
     let all = ["all", "mirror", "branches"]
         .iter()
         .any(|f| has_long(flags, f));

@@ -28,6 +28,8 @@ struct Wrapper {
     /// The subcommand that makes it a wrapper (`uv run cmd`; `uv pip …` runs nothing); empty
     /// for a wrapper by name alone.
     sub: &'static [&'static str],
+    /// The subcommand is the command run (`k3s kubectl …` runs `kubectl …`).
+    sub_is_command: bool,
 }
 
 const PLAIN: Wrapper = Wrapper {
@@ -40,6 +42,7 @@ const PLAIN: Wrapper = Wrapper {
     dash: false,
     chdir: ("", &[]),
     sub: &[],
+    sub_is_command: false,
 };
 
 /// Wrappers whose command follows their options, by name. `runuser` is one only with `-u`
@@ -295,6 +298,18 @@ const WRAPPERS: &[Wrapper] = &[
     Wrapper {
         name: "bundle",
         sub: &["exec"],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "k3s",
+        sub: &["kubectl", "crictl", "ctr"],
+        sub_is_command: true,
+        ..PLAIN
+    },
+    Wrapper {
+        name: "microk8s",
+        sub: &["kubectl", "helm", "helm3", "ctr"],
+        sub_is_command: true,
         ..PLAIN
     },
     Wrapper {
@@ -881,6 +896,11 @@ fn strip(mut words: Vec<String>, mut privileged: bool, sink: &mut Sink) -> Resul
                 .is_some_and(|a| w.sub.contains(&a.as_str()))
         {
             break; // `uv pip install`: not the subcommand that runs a command
+        }
+        if w.sub_is_command {
+            privileged |= w.privileged;
+            i += 1;
+            continue;
         }
         let args = &words[i + 1 + sub..];
         if w.name == "command"
