@@ -120,8 +120,10 @@ mod command_guard {
         // `..` from sub is the root itself.
         let v = dispatch(&h, Some(&root), &sub, "Bash", bash("rm -rf .."));
         assert_eq!(rule(&v), "rm-project", "{v:?}");
-        // A cwd outside the root: its files are outside the project.
-        let (_o, elsewhere) = project();
+        // A cwd outside the root (and outside the temporary directories, which are scratch
+        // space): its files are outside the project.
+        let other = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+        let elsewhere = std::fs::canonicalize(other.path()).unwrap();
         let v = dispatch(&h, Some(&root), &elsewhere, "Bash", bash("rm -rf build"));
         assert!(matches!(v, Verdict::Ask(_)), "{v:?}");
         assert_eq!(rule(&v), "rm-outside-project", "{v:?}");
