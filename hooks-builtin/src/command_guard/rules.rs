@@ -71,6 +71,7 @@ rules! {
         WRITE_THEN_RUN = "write-then-run", Ask;
         IFS_EXPANSION = "ifs-expansion", Ask;
         PROGRAM_GLOB = "program-glob", Ask;
+        COMMAND_VARIABLE = "command-variable", Ask;
         INTERPRETER_DELETE = "interpreter-delete", Ask;
         INTERPRETER_SHELL_OUT = "interpreter-shell-out", Ask;
     }
@@ -314,7 +315,7 @@ const TEMP_DIRS: &[&str] = &[
 ];
 
 /// True when `path` is strictly inside a temporary directory (`/tmp/x`, not `/tmp`).
-fn in_temp_dir(path: &Path) -> bool {
+pub(super) fn in_temp_dir(path: &Path) -> bool {
     TEMP_DIRS
         .iter()
         .any(|t| path.starts_with(t) && path != Path::new(t))

@@ -167,6 +167,10 @@ pub struct Command {
     /// gives `a/b`). A `cd` in a subshell or substitution ends with it; `bash -c` scripts start
     /// where they were run; a remote command (`ssh host cmd`) runs in `~`.
     pub dir: Option<String>,
+    /// The variables set for it, as written with quotes removed (`GIT_PAGER=less` in
+    /// `GIT_PAGER=less git log`, `env X=1 cmd`, `sudo X=1 cmd`): some name a command
+    /// (`GIT_SSH_COMMAND`, `PAGER`, `PROMPT_COMMAND`).
+    pub assignments: Vec<String>,
 }
 
 impl fmt::Display for Command {

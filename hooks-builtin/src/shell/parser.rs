@@ -845,6 +845,7 @@ impl<'a> Parser<'a, '_> {
     fn simple(&mut self, pi: usize, after_keyword: bool) -> Result<()> {
         let ci = self.stage_count(pi);
         let (mut words, mut redirects, mut assigned) = (Vec::new(), Vec::new(), false);
+        let mut assignments = Vec::new();
         let mut braces: Vec<(usize, Vec<usize>)> = Vec::new();
         loop {
             self.skip_blank();
@@ -867,6 +868,7 @@ impl<'a> Parser<'a, '_> {
             let word = self.word()?.ok_or_else(|| self.unexpected())?;
             if words.is_empty() && word.assign {
                 assigned = true;
+                assignments.push(word.text);
             } else {
                 if !word.braces.is_empty() {
                     braces.push((words.len(), word.braces));
@@ -883,7 +885,8 @@ impl<'a> Parser<'a, '_> {
         }
         let expanded = self.brace_reading(&words, &braces)?;
         let words = self.put_positional(&words)?.unwrap_or(words);
-        let command = self.resolve(words, redirects, self.privileged)?;
+        let mut command = self.resolve(words, redirects, self.privileged)?;
+        command.assignments.splice(0..0, assignments);
         if matches!(command.program.as_str(), "cd" | "pushd") {
             self.change_dir(&command.args);
         }

@@ -878,6 +878,8 @@ struct Stripped {
     privileged: bool,
     /// The directory a wrapper runs it in (`env -C dir`), relative to where it was run.
     dir: Option<String>,
+    /// The assignments of the wrappers (`env X=1`, `sudo X=1`).
+    assignments: Vec<String>,
 }
 
 /// Strips the wrappers in front of the command.
@@ -957,11 +959,12 @@ fn strip(mut words: Vec<String>, mut privileged: bool, sink: &mut Sink) -> Resul
         }
         i += skip;
     }
-    words.drain(..i);
+    let assignments = words.drain(..i).filter(|w| is_assignment(w)).collect();
     Ok(Stripped {
         words,
         privileged,
         dir,
+        assignments,
     })
 }
 
@@ -1243,6 +1246,7 @@ impl Parser<'_, '_> {
             args,
             redirects,
             dir,
+            assignments: stripped.assignments,
         };
         let (args, dir) = (&command.args, &command.dir);
         let text = |s: &str| Source::Text(s.to_owned());

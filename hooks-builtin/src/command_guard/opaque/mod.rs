@@ -26,8 +26,9 @@ use crate::shell::{self, Command, Pipeline, RedirectOp, Script, ShellScript};
 
 use super::interp;
 use super::rules::{
-    self, DECODE_TO_SHELL, DOWNLOAD_THEN_RUN, DOWNLOADERS, EVAL_COMPUTED, Env, Hit, IFS_EXPANSION,
-    PROGRAM_GLOB, RM_UNKNOWN_VARIABLE, SOURCE_SUBSTITUTION, SUBSTITUTION_RUN, WRITE_THEN_RUN, hit,
+    self, COMMAND_VARIABLE, DECODE_TO_SHELL, DOWNLOAD_THEN_RUN, DOWNLOADERS, EVAL_COMPUTED, Env,
+    Hit, IFS_EXPANSION, PROGRAM_GLOB, RM_UNKNOWN_VARIABLE, SOURCE_SUBSTITUTION, SUBSTITUTION_RUN,
+    WRITE_THEN_RUN, hit,
 };
 use super::user::wildcard;
 
@@ -156,6 +157,102 @@ pub(super) fn command_hits(command: &Command, env: &Env<'_>) -> Vec<Hit> {
     hits.extend(source_substitution(command));
     hits.extend(ifs_expansion(command, env));
     hits.extend(program_glob(command));
+    hits.extend(command_variables(command, env));
+    hits
+}
+
+/// Variables whose value is a command some program runs (`GIT_SSH_COMMAND='…' git fetch`).
+const COMMAND_VARIABLES: &[&str] = &[
+    "GIT_SSH_COMMAND",
+    "GIT_SSH",
+    "GIT_PAGER",
+    "PAGER",
+    "MANPAGER",
+    "GIT_EDITOR",
+    "EDITOR",
+    "VISUAL",
+    "SUDO_EDITOR",
+    "GIT_SEQUENCE_EDITOR",
+    "PROMPT_COMMAND",
+    "GIT_EXTERNAL_DIFF",
+    "GIT_ASKPASS",
+    "SSH_ASKPASS",
+    "GIT_PROXY_COMMAND",
+    "SHELL",
+    "RSYNC_RSH",
+    "CVS_RSH",
+];
+
+/// Variables that make a program load code from a file (`BASH_ENV=x.sh bash -c true`).
+const LOADER_VARIABLES: &[&str] = &[
+    "BASH_ENV",
+    "ENV",
+    "LD_PRELOAD",
+    "LD_AUDIT",
+    "LD_LIBRARY_PATH",
+    "DYLD_INSERT_LIBRARIES",
+    "PERL5OPT",
+    "PERL5LIB",
+    "NODE_OPTIONS",
+    "PYTHONSTARTUP",
+    "PYTHONPATH",
+    "RUBYOPT",
+    "GIT_EXEC_PATH",
+    "GIT_CONFIG_GLOBAL",
+    "GIT_CONFIG_SYSTEM",
+];
+
+/// `command-variable`: a variable set for the command (or exported) whose value is a command
+/// another program runs, judged as that command (`GIT_SSH_COMMAND='rm -rf /' git fetch` is
+/// `rm-root`); one that makes a program load code from a file, or a `PATH` that puts a
+/// relative or temporary directory first, asks.
+fn command_variables(command: &Command, env: &Env<'_>) -> Vec<Hit> {
+    let exported = matches!(command.program.as_str(), "export" | "declare" | "typeset")
+        .then_some(&command.args)
+        .into_iter()
+        .flatten()
+        .filter(|a| a.contains('='));
+    let mut hits = Vec::new();
+    for assignment in command.assignments.iter().chain(exported) {
+        let Some((name, value)) = assignment.split_once('=') else {
+            continue;
+        };
+        let name = name.trim_end_matches('+');
+        if COMMAND_VARIABLES.contains(&name) {
+            match crate::shell::parse(value) {
+                Ok(script) => {
+                    hits.extend(rules::script_hits(&script, env));
+                    for c in script.commands() {
+                        hits.extend(rules::command_hits(c, env));
+                    }
+                }
+                Err(e) => hits.push(hit(
+                    COMMAND_VARIABLE,
+                    format!("{name} names a command the guard cannot read ({e})"),
+                )),
+            }
+        } else if LOADER_VARIABLES.contains(&name) {
+            hits.push(hit(
+                COMMAND_VARIABLE,
+                format!("{name} makes the program load code from `{}`", cut(value)),
+            ));
+        } else if name == "PATH" {
+            let first = value.split(':').next().unwrap_or_default();
+            let path = std::path::Path::new(first);
+            let unsafe_first = first.is_empty()
+                || !first.starts_with(['/', '~', '$'])
+                || rules::in_temp_dir(path)
+                || ["/tmp", "/var/tmp", "/dev/shm"].contains(&first.trim_end_matches('/'));
+            if unsafe_first {
+                hits.push(hit(
+                    COMMAND_VARIABLE,
+                    format!(
+                        "PATH puts `{first}` first, so a program there can take any command's name"
+                    ),
+                ));
+            }
+        }
+    }
     hits
 }
 
