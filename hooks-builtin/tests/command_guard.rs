@@ -255,6 +255,18 @@ fn disable_builtin_turns_a_rule_off_by_id() {
     assert_eq!(check(&guard, "sudo apt-get update"), Verdict::Continue);
     assert_eq!(check(&guard, "git reset --hard"), Verdict::Continue);
     assert_eq!(D("rm-root"), check(&guard, "sudo rm -rf /"));
+    // Pack rules too, in the always-on core packs as in the others.
+    let guard = CommandGuard::new(CommandGuardConfig {
+        disable_builtin: vec!["git-stash-drop".into(), "k8s-delete-namespace".into()],
+        ..CommandGuardConfig::default()
+    })
+    .unwrap();
+    assert_eq!(check(&guard, "git stash clear"), Verdict::Continue);
+    assert!(!check(&guard, "kubectl delete ns prod").is_deny());
+    assert_eq!(
+        A("git-branch-force-delete"),
+        check(&guard, "git branch -D x")
+    );
 }
 
 #[test]

@@ -241,8 +241,8 @@ pub struct CommandGuard {
     ask: Vec<UserRule>,
     allow: Vec<UserRule>,
     disabled: Vec<&'static Rule>,
-    /// The builtin packs turned on, then the custom ones, with the disabled rules left out.
-    packs: Vec<packs::Compiled>,
+    /// The builtin packs turned on (shared, compiled once per process), then the custom ones.
+    packs: Vec<Cow<'static, packs::Compiled>>,
     /// Which pack rules can match a command, by its program.
     index: ProgramIndex,
 }
@@ -258,10 +258,14 @@ struct ProgramIndex {
 }
 
 impl ProgramIndex {
-    fn new(packs: &[packs::Compiled]) -> Self {
+    /// The index of `packs`, leaving out the rules `disabled` names.
+    fn new(packs: &[Cow<'static, packs::Compiled>], disabled: &[String]) -> Self {
         let mut index = ProgramIndex::default();
         for (p, pack) in packs.iter().enumerate() {
             for (r, rule) in pack.rules.iter().enumerate() {
+                if disabled.contains(&rule.id) {
+                    continue;
+                }
                 for program in rule.programs() {
                     let list = if program.contains(['*', '?']) {
                         &mut index.globbed
@@ -384,7 +388,7 @@ impl CommandGuard {
         let mut on = Vec::new();
         for (i, name) in config.packs.iter().enumerate() {
             match builtin.iter().find(|p| &p.name == name) {
-                Some(pack) => on.push(pack.clone()),
+                Some(pack) => on.push(Cow::Borrowed(pack)),
                 None if CORE_PACKS.contains(&name.as_str()) => {}
                 None => {
                     let known = packs::optional_pack_names().join(", ");
@@ -396,12 +400,11 @@ impl CommandGuard {
         let core = builtin
             .iter()
             .filter(|p| CORE_PACKS.contains(&p.name.as_str()))
-            .cloned();
-        let mut packs: Vec<packs::Compiled> = core.chain(on).chain(custom).collect();
-        for pack in &mut packs {
-            pack.rules
-                .retain(|r| !config.disable_builtin.contains(&r.id));
-        }
+            .map(Cow::Borrowed);
+        let packs: Vec<Cow<'static, packs::Compiled>> = core
+            .chain(on)
+            .chain(custom.into_iter().map(Cow::Owned))
+            .collect();
         if let Some(i) = config
             .protected_branches
             .iter()
@@ -418,7 +421,7 @@ impl CommandGuard {
             ask: compile("ask", &config.ask)?,
             allow: compile("allow", &config.allow)?,
             disabled,
-            index: ProgramIndex::new(&packs),
+            index: ProgramIndex::new(&packs, &config.disable_builtin),
             packs,
             config,
         })
