@@ -56,7 +56,22 @@ fn hooks_claude_gives_the_corpus_answers() {
     } else {
         8
     };
-    for case in cases.iter().step_by(every) {
+    // The corpus's root is /work/project. Where this project lives (a checkout under /tmp,
+    // a shallower or deeper directory) changes what a few cases mean: skip those.
+    let in_temp = ["/tmp/", "/var/tmp/"].iter().any(|t| root.starts_with(t));
+    let depends_on_place = |case: &Case| {
+        let text = format!(
+            "{} {}",
+            case.command,
+            case.cwd.as_deref().unwrap_or_default()
+        );
+        text.contains("../..")
+            || (in_temp
+                && ["/tmp", "/var/tmp", "TMPDIR", "/dev/shm"]
+                    .iter()
+                    .any(|t| text.contains(t)))
+    };
+    for case in cases.iter().step_by(every).filter(|c| !depends_on_place(c)) {
         ran += 1;
         let command = case.command.replace(ROOT, &root);
         let cwd = case.cwd.as_deref().unwrap_or(ROOT).replace(ROOT, &root);
