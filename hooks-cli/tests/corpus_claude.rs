@@ -57,7 +57,7 @@ fn hooks_claude_gives_the_corpus_answers() {
         8
     };
     // The corpus's root is /work/project. Where this project lives (a checkout under /tmp,
-    // a shallower or deeper directory) changes what a few cases mean: skip those.
+    // a deeper directory) changes what a few cases mean: skip those.
     let in_temp = ["/tmp/", "/var/tmp/"].iter().any(|t| root.starts_with(t));
     let depends_on_place = |case: &Case| {
         let text = format!(
@@ -65,7 +65,8 @@ fn hooks_claude_gives_the_corpus_answers() {
             case.command,
             case.cwd.as_deref().unwrap_or_default()
         );
-        text.contains("../..")
+        // Two levels up (`../..`, `cd .. && cd ..`) is `/` from /work/project only.
+        text.matches("..").count() >= 2
             || (in_temp
                 && ["/tmp", "/var/tmp", "TMPDIR", "/dev/shm"]
                     .iter()
