@@ -203,6 +203,20 @@ pub struct Redirect {
 }
 
 impl Redirect {
+    /// True when the redirection gives the command its standard input (`< f`, `<> f`,
+    /// `<&3`, a here-document or a here-string, on descriptor 0).
+    pub fn reads_stdin(&self) -> bool {
+        self.fd.is_none_or(|fd| fd == 0)
+            && matches!(
+                self.op,
+                RedirectOp::In
+                    | RedirectOp::ReadWrite
+                    | RedirectOp::DupIn
+                    | RedirectOp::HereDoc
+                    | RedirectOp::HereString
+            )
+    }
+
     /// True when the redirection opens `target` as a file for writing (`>`, `>>`, `>|`, `<>`,
     /// `&>`, `&>>`, and `>&file`).
     pub fn writes_file(&self) -> bool {

@@ -1196,17 +1196,12 @@ fn printf(format: &str, values: &[String]) -> String {
 /// What a command reads on standard input when a redirection says so: `Some(None)` for a
 /// file, `None` when nothing redirects it.
 fn stdin_script((pi, ci): (usize, usize), command: &Command) -> Option<Option<Source>> {
-    let (ri, r) = command.redirects.iter().enumerate().rev().find(|(_, r)| {
-        r.fd.is_none_or(|fd| fd == 0)
-            && matches!(
-                r.op,
-                RedirectOp::In
-                    | RedirectOp::ReadWrite
-                    | RedirectOp::DupIn
-                    | RedirectOp::HereDoc
-                    | RedirectOp::HereString
-            )
-    })?;
+    let (ri, r) = command
+        .redirects
+        .iter()
+        .enumerate()
+        .rev()
+        .find(|(_, r)| r.reads_stdin())?;
     Some(match r.op {
         RedirectOp::HereString => Some(Source::Text(r.target.clone())),
         RedirectOp::HereDoc => Some(Source::HereDoc((pi, ci, ri))),

@@ -579,17 +579,7 @@ pub(super) fn command_hits(command: &Command, env: &Env<'_>) -> Vec<Hit> {
             .redirects
             .iter()
             .rev()
-            .find(|r| {
-                r.fd.is_none_or(|fd| fd == 0)
-                    && matches!(
-                        r.op,
-                        RedirectOp::In
-                            | RedirectOp::ReadWrite
-                            | RedirectOp::DupIn
-                            | RedirectOp::HereDoc
-                            | RedirectOp::HereString
-                    )
-            })
+            .find(|r| r.reads_stdin())
             .filter(|r| matches!(r.op, RedirectOp::HereDoc | RedirectOp::HereString))
             .map(|r| code_hits_in(lang, command, &r.target, env))
             .unwrap_or_default(),

@@ -665,17 +665,7 @@ fn piped_scripts(pipeline: &Pipeline, env: &Env<'_>) -> Vec<Hit> {
 
 /// True when a redirection, not the pipe, gives `command` its standard input.
 fn stdin_redirected(command: &Command) -> bool {
-    command.redirects.iter().any(|r| {
-        r.fd.is_none_or(|fd| fd == 0)
-            && matches!(
-                r.op,
-                RedirectOp::In
-                    | RedirectOp::ReadWrite
-                    | RedirectOp::DupIn
-                    | RedirectOp::HereDoc
-                    | RedirectOp::HereString
-            )
-    })
+    command.redirects.iter().any(|r| r.reads_stdin())
 }
 
 /// `download-then-run`.
