@@ -3,10 +3,10 @@
 //!
 //! A fake model plays back a fixed script; the tools are real (files are written and shell
 //! commands run in a temporary project directory). The agent loop drives a
-//! [`Session`](hooks_core::runtime::Session), which fires every point at the right moment.
+//! [`Session`](hookrail_core::runtime::Session), which fires every point at the right moment.
 //!
 //! The hooks come from every source a `Hooks` value merges:
-//! - the builtin policies of `hooks-builtin` (feature `full`), configured from one settings
+//! - the builtin policies of `hookrail-builtin` (feature `full`), configured from one settings
 //!   document ([`SETTINGS`], the `builtin:` section of a config file): the command, write and
 //!   secrets guards, the reviewer lockout, the budget, rate limits, context injection,
 //!   resilience (retry and model fallback), PII scrubbing, task tracking and the audit trail;
@@ -15,7 +15,7 @@
 //! - a provider, `Trace`, which prints a line as each point fires and counts the firings;
 //! - closures registered at run time: PII scrubbing of streamed chunks with the same policy
 //!   value, and an output note for the reviewer subagent;
-//! - a command hook declared in the project's `hooks.yaml` (`hooks-config`), speaking Claude
+//! - a command hook declared in the project's `hooks.yaml` (`hookrail-config`), speaking Claude
 //!   Code's protocol: a shell script that logs every file write and answers with context for
 //!   the model. The project allow-lists it; anything else would be skipped.
 //!
@@ -29,17 +29,17 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use hooks_builtin::audit::AuditReader;
-use hooks_builtin::{BuiltinConfig, Builtins};
-use hooks_config::file::Sources;
-use hooks_config::runner::{CommandEvent, ConfigHooks};
-use hooks_core::context::*;
-use hooks_core::runtime::{
+use hookrail_builtin::audit::AuditReader;
+use hookrail_builtin::{BuiltinConfig, Builtins};
+use hookrail_config::file::Sources;
+use hookrail_config::runner::{CommandEvent, ConfigHooks};
+use hookrail_core::context::*;
+use hookrail_core::runtime::{
     AgentError, Hook, Hooks, HooksProvider, ModelReply, RunResult, Session, SessionError, ToolRun,
     TurnEnd,
 };
-use hooks_core::{HookResult, Recovery, Verdict, hook};
-use hooks_examples::{ScriptedModel, ToolRequest, Turn, Workspace};
+use hookrail_core::{HookResult, Recovery, Verdict, hook};
+use hookrail_examples::{ScriptedModel, ToolRequest, Turn, Workspace};
 use serde_json::json;
 
 // ---------------------------------------------------------------------------------------------
@@ -341,7 +341,7 @@ impl HooksProvider for Trace {
 
 /// One line per hook run that had something to say (the trace provider's own runs and silent
 /// `continue`/`done` results are left out to keep the trace readable).
-fn print_run(run: &hooks_core::runtime::HookRun<'_>) {
+fn print_run(run: &hookrail_core::runtime::HookRun<'_>) {
     let quiet = matches!(
         run.result,
         RunResult::Done | RunResult::Recovery(None) | RunResult::Verdict(Verdict::Continue)
@@ -588,7 +588,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // The same PII policy value scrubs streamed chunks too, through a runtime closure. It
     // runs first (before the trace, which sorts after it by name), so nothing shows a secret.
     if let Some(pii) = builtins.pii_scrub().cloned() {
-        let scrub = Hook::<hooks_core::points::model_stream_chunk::Point>::new(
+        let scrub = Hook::<hookrail_core::points::model_stream_chunk::Point>::new(
             "scrub_stream",
             move |ctx: &mut ModelStreamChunk| {
                 if let std::borrow::Cow::Owned(clean) = pii.scrub_str(&ctx.chunk) {
@@ -629,7 +629,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("{:<20}   preserved: {:?}", "", compact.preserve);
 
     // A reviewer subagent, with a runtime hook that notes the reviewer's tool output.
-    let note = hooks.register(Hook::<hooks_core::points::post_tool_use::Point>::new(
+    let note = hooks.register(Hook::<hookrail_core::points::post_tool_use::Point>::new(
         "reviewer_note",
         |ctx: &mut PostToolUse| {
             if ctx.meta.agent_name.as_ref() == "reviewer" {
@@ -734,7 +734,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .clone();
     let listing = hooks.list();
     let mut missing = Vec::new();
-    for point in hooks_core::registry::points() {
+    for point in hookrail_core::registry::points() {
         let count = fired.get(point.name()).copied().unwrap_or(0);
         if count == 0 {
             missing.push(point.name());

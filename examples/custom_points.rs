@@ -6,12 +6,12 @@
 
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use hooks_core::{Verdict, hook};
+use hookrail_core::{Verdict, hook};
 
 /// The points this application declares. Any crate can register hooks at them by path:
 /// `#[hook(my_app::points::memory_save_before)]`.
 pub mod points {
-    use hooks_core::context::Rewritable;
+    use hookrail_core::context::Rewritable;
 
     /// A memory the agent wants to store.
     #[derive(Debug)]
@@ -31,7 +31,7 @@ pub mod points {
         pub source_ip: String,
     }
 
-    hooks_core::hook_points! {
+    hookrail_core::hook_points! {
         /// Before a memory is saved: a deny vetoes the save; guards may rewrite the value.
         pub guard memory_save_before: MemorySave;
         /// After an authentication failure.
@@ -69,9 +69,9 @@ fn count_failures(ctx: &AuthFailure) {
     println!("  auth_failure #{n}: {} from {}", ctx.user, ctx.source_ip);
 }
 
-fn main() -> Result<(), hooks_core::registry::RegistryError> {
+fn main() -> Result<(), hookrail_core::registry::RegistryError> {
     // Fail closed if the policy is not linked.
-    hooks_core::registry::require(["custom_points::no_credentials"])?;
+    hookrail_core::registry::require(["custom_points::no_credentials"])?;
 
     for (key, value) in [
         ("style", "prefer small commits"),
@@ -107,7 +107,7 @@ fn main() -> Result<(), hooks_core::registry::RegistryError> {
     }
 
     println!("\nhooks at custom points:");
-    for hook in hooks_core::registry::linked() {
+    for hook in hookrail_core::registry::linked() {
         if hook.point == "memory_save_before" || hook.point == "auth_failure" {
             println!("  {:<20} {:>4} {}", hook.point, hook.order, hook.name);
         }

@@ -3,14 +3,14 @@
 //! Each session is its own agent instance (`agent-1`, `agent-2`) with the builtin command
 //! guard on. Every hook point it fires leaves the process two ways:
 //!
-//! - as a **signed webhook** (`hooks-telemetry`, feature `webhooks`): the bus's events of a few
+//! - as a **signed webhook** (`hookrail-telemetry`, feature `webhooks`): the bus's events of a few
 //!   points, POSTed with `X-Signature: sha256=…` and `X-Timestamp`, from a bounded queue;
 //! - as **OpenTelemetry** (feature `otel`): a span per hook run and the run, denial and failure
 //!   counters, exported over OTLP/HTTP with `service.instance.id` set per instance.
 //!
 //! Both go to one local receiver on 127.0.0.1 (a small hyper server in this file standing in
 //! for a SIEM and an OpenTelemetry collector). It verifies each webhook's signature with
-//! `hooks_telemetry::signature::Verifier` and decodes the OTLP protobuf bodies; at the end it
+//! `hookrail_telemetry::signature::Verifier` and decodes the OTLP protobuf bodies; at the end it
 //! prints what arrived per instance. The run fails if an instance is missing from either view,
 //! a signature did not verify, or the command guard's denials were not seen.
 //!
@@ -22,12 +22,12 @@ use std::error::Error;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, SystemTime};
 
-use hooks_builtin::{BuiltinConfig, Builtins};
-use hooks_core::context::{Meta, SessionEndReason};
-use hooks_core::runtime::{Hooks, Session, ToolRun};
-use hooks_telemetry::otel::Telemetry;
-use hooks_telemetry::signature::{SIGNATURE_HEADER, Secret, TIMESTAMP_HEADER, Verifier};
-use hooks_telemetry::webhooks::{Source, Webhook, Webhooks};
+use hookrail_builtin::{BuiltinConfig, Builtins};
+use hookrail_core::context::{Meta, SessionEndReason};
+use hookrail_core::runtime::{Hooks, Session, ToolRun};
+use hookrail_telemetry::otel::Telemetry;
+use hookrail_telemetry::signature::{SIGNATURE_HEADER, Secret, TIMESTAMP_HEADER, Verifier};
+use hookrail_telemetry::webhooks::{Source, Webhook, Webhooks};
 use http_body_util::{BodyExt, Full};
 use hyper::body::{Bytes, Incoming};
 use hyper::{Request, Response, StatusCode};

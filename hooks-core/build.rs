@@ -1,6 +1,6 @@
 //! Selects the registry backend from the environment: `HOOKS_BACKEND=inventory` has the same
 //! effect as the `inventory` feature. It exists for builds that cannot set a feature of
-//! hooks-core (trybuild's generated crates, or a dependency graph you do not control).
+//! hookrail-core (trybuild's generated crates, or a dependency graph you do not control).
 
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(hooks_backend, values(\"inventory\"))");

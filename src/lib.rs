@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use hooks_core::context::{ErrorKind, TokenUsage};
+use hookrail_core::context::{ErrorKind, TokenUsage};
 use serde_json::{Value, json};
 
 /// A tool call the model asks for.

@@ -3,9 +3,9 @@
 //! hooks interleave by `order`. plugin-unlinked is a dependency that nothing names, so its hook
 //! is not linked, and the startup check says so.
 
-use hooks_core::context::{Meta, PreToolUse};
-use hooks_core::registry::{self, RegistryError};
-use hooks_core::{Verdict, points::pre_tool_use};
+use hookrail_core::context::{Meta, PreToolUse};
+use hookrail_core::registry::{self, RegistryError};
+use hookrail_core::{Verdict, points::pre_tool_use};
 use plugin_a::points::{AuthFailure, MemorySave, auth_failure, memory_save_before};
 use serde_json::json;
 

@@ -1,7 +1,7 @@
 //! Cost per tool call of `command-guard`: parsing the command and checking every rule, over
 //! the whole corpus (`tests/corpus/*.toml`), with the parse alone as the baseline.
 //!
-//! `cargo bench -p hooks-builtin --no-default-features --features command-guard --bench command_guard`
+//! `cargo bench -p hookrail-builtin --no-default-features --features command-guard --bench command_guard`
 //!
 //! Besides criterion's figures for the whole corpus, it prints the median and p99 of the time
 //! of one decision across the corpus' commands (each command timed as the median of many runs).
@@ -11,8 +11,8 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use hooks_builtin::command_guard::CommandGuard;
-use hooks_builtin::shell;
+use hookrail_builtin::command_guard::CommandGuard;
+use hookrail_builtin::shell;
 
 #[path = "../tests/corpus_cases/mod.rs"]
 #[allow(dead_code)]

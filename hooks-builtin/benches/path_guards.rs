@@ -1,14 +1,14 @@
 //! Cost per tool call of the path guards: `write-guard`, `secrets-guard`, `reviewer-lockout`.
 //!
-//! `cargo bench -p hooks-builtin --no-default-features --features write-guard,secrets-guard,reviewer-lockout --bench path_guards`
+//! `cargo bench -p hookrail-builtin --no-default-features --features write-guard,secrets-guard,reviewer-lockout --bench path_guards`
 
 use std::hint::black_box;
 use std::path::PathBuf;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use hooks_builtin::reviewer_lockout::ReviewerLockout;
-use hooks_builtin::secrets_guard::{SecretsGuard, SecretsGuardConfig};
-use hooks_builtin::write_guard::{WriteGuard, WriteGuardConfig};
+use hookrail_builtin::reviewer_lockout::ReviewerLockout;
+use hookrail_builtin::secrets_guard::{SecretsGuard, SecretsGuardConfig};
+use hookrail_builtin::write_guard::{WriteGuard, WriteGuardConfig};
 use serde_json::json;
 
 fn project() -> (tempfile::TempDir, PathBuf) {

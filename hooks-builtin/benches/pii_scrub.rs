@@ -14,7 +14,7 @@
 //! - `baseline/regex_email`: counting one simple regex's matches (`\w+@\w+\.\w+`) over the
 //!   mixed document, the cost of a single pattern.
 //!
-//! Run: `cargo bench -p hooks-builtin --no-default-features --features pii-scrub --bench
+//! Run: `cargo bench -p hookrail-builtin --no-default-features --features pii-scrub --bench
 //! pii_scrub` (figures of record: the bench executable pinned with `taskset -c 1`, see
 //! BENCHMARKS.md).
 
@@ -23,7 +23,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
-use hooks_builtin::pii_scrub::PiiScrub;
+use hookrail_builtin::pii_scrub::PiiScrub;
 use regex::Regex;
 use serde_json::{Value, json};
 

@@ -15,7 +15,7 @@
 //! # Counting
 //!
 //! Tokens are counted once, at `post_model_call`, with the price of the model that answered.
-//! A subagent started with [`Session::start_subagent`](hooks_core::runtime::Session) runs its
+//! A subagent started with [`Session::start_subagent`](hookrail_core::runtime::Session) runs its
 //! model calls through the same hooks and the same `session_id`, so they are counted there
 //! already, under the parent session and tenant; `subagent_stop` repeats those tokens and is
 //! therefore ignored by default. Set `count_subagent_stop` only for a runtime whose subagents'
@@ -52,10 +52,10 @@
 //! # Example
 //!
 //! ```
-//! use hooks_builtin::budget::{Budget, BudgetConfig, BudgetLimits, ModelPrice};
-//! use hooks_core::context::{Meta, PostModelCall, PreModelCall, TokenUsage};
-//! use hooks_core::points::{post_model_call, pre_model_call};
-//! use hooks_core::runtime::Hooks;
+//! use hookrail_builtin::budget::{Budget, BudgetConfig, BudgetLimits, ModelPrice};
+//! use hookrail_core::context::{Meta, PostModelCall, PreModelCall, TokenUsage};
+//! use hookrail_core::points::{post_model_call, pre_model_call};
+//! use hookrail_core::runtime::Hooks;
 //!
 //! let config = BudgetConfig {
 //!     prices: [
@@ -86,11 +86,11 @@ use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use hooks_core::context::{
+use hookrail_core::context::{
     Meta, PostModelCall, PreModelCall, SessionEnd, SubagentStart, SubagentStop, TokenUsage,
 };
-use hooks_core::runtime::HooksProvider;
-use hooks_core::{HookResult, Verdict};
+use hookrail_core::runtime::HooksProvider;
+use hookrail_core::{HookResult, Verdict};
 use serde::{Deserialize, Serialize};
 
 use crate::ConfigError;
@@ -173,7 +173,7 @@ pub struct BudgetConfig {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cheaper_model: Option<String>,
     /// Also count the tokens of `subagent_stop`, for runtimes whose subagents' model calls do
-    /// not pass through these hooks (with [`Session`](hooks_core::runtime::Session) they do,
+    /// not pass through these hooks (with [`Session`](hookrail_core::runtime::Session) they do,
     /// and this would count them twice). Default `false`.
     pub count_subagent_stop: bool,
     /// Reports of ended sessions kept for [`Budget::report`]; the oldest go first. Default
@@ -635,7 +635,7 @@ impl Budget {
             session.any_soft() || tenant.any_soft() || tenants.values().any(Limits::any_soft);
         if soft && config.cheaper_model.is_none() {
             tracing::warn!(
-                target: "hooks_builtin::budget",
+                target: "hookrail_builtin::budget",
                 "soft limits are set but no cheaper_model: reaching them is only logged"
             );
         }
@@ -744,7 +744,7 @@ impl Budget {
                 && let Some(open) = state.sessions.remove(&oldest)
             {
                 tracing::warn!(
-                    target: "hooks_builtin::budget",
+                    target: "hookrail_builtin::budget",
                     session = %oldest,
                     max_sessions = self.inner.max_sessions,
                     "too many open sessions; closing the least recently active one early"
@@ -879,7 +879,7 @@ impl Budget {
     fn guard(
         &self,
         meta: &Meta,
-        model: &mut hooks_core::context::Rewritable<String>,
+        model: &mut hookrail_core::context::Rewritable<String>,
         what: &str,
     ) -> Verdict {
         let mut state = self.lock();
@@ -889,7 +889,7 @@ impl Budget {
                 let session = self.session(&mut state, meta);
                 session.denied = session.denied.saturating_add(1);
                 tracing::warn!(
-                    target: "hooks_builtin::budget",
+                    target: "hookrail_builtin::budget",
                     session = %meta.session_id,
                     tenant = meta.tenant.as_deref(),
                     what,
@@ -907,7 +907,7 @@ impl Budget {
                         session.downgraded = session.downgraded.saturating_add(1);
                         if first {
                             tracing::info!(
-                                target: "hooks_builtin::budget",
+                                target: "hookrail_builtin::budget",
                                 session = %meta.session_id,
                                 tenant = meta.tenant.as_deref(),
                                 from = %model.get(),
@@ -918,7 +918,7 @@ impl Budget {
                         model.set(cheaper);
                     }
                     None if first => tracing::info!(
-                        target: "hooks_builtin::budget",
+                        target: "hookrail_builtin::budget",
                         session = %meta.session_id,
                         tenant = meta.tenant.as_deref(),
                         model = %model.get(),
@@ -940,7 +940,7 @@ impl Budget {
             && state.warned.insert(model.to_owned())
         {
             tracing::warn!(
-                target: "hooks_builtin::budget",
+                target: "hookrail_builtin::budget",
                 model,
                 "no price for this model: its tokens count toward token limits but cost nothing"
             );
@@ -958,7 +958,7 @@ impl Budget {
         // Record limits reached by this call now, so the report lists them even if no other
         // call follows.
         if let Check::Hard(reason) = self.check(&mut state, meta) {
-            tracing::debug!(target: "hooks_builtin::budget", reason = %reason, "hard budget limit reached");
+            tracing::debug!(target: "hookrail_builtin::budget", reason = %reason, "hard budget limit reached");
         }
     }
 }
@@ -1004,7 +1004,7 @@ impl HooksProvider for Budget {
         };
         let report = open.report(&ctx.meta.session_id, true);
         tracing::info!(
-            target: "hooks_builtin::budget",
+            target: "hookrail_builtin::budget",
             session = %report.session_id,
             tenant = report.tenant.as_deref(),
             cost_usd = report.cost_usd(),
@@ -1387,7 +1387,7 @@ mod tests {
             budget
                 .session_end(&SessionEnd::new(
                     Meta::new(s),
-                    hooks_core::context::SessionEndReason::Completed,
+                    hookrail_core::context::SessionEndReason::Completed,
                     true,
                 ))
                 .unwrap();

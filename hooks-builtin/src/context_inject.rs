@@ -16,7 +16,7 @@
 //! # Files
 //!
 //! Each entry of `files` has a `path` (relative to the project root
-//! [`meta.project_root()`](hooks_core::context::Meta::project_root), absolute, or
+//! [`meta.project_root()`](hookrail_core::context::Meta::project_root), absolute, or
 //! `~/…`; resolved with [`crate::paths::resolve`], symlinks followed), an
 //! optional `label`, an optional `max_bytes` cap and `keep: start | end` (which part survives
 //! truncation; `end` suits logs and histories, whose newest lines are last). `{agent}` in a path
@@ -66,10 +66,10 @@
 //! # Example
 //!
 //! ```
-//! use hooks_builtin::context_inject::{ContextInject, ContextInjectConfig};
-//! use hooks_core::context::{Meta, SessionStart, UserPromptSubmit};
-//! use hooks_core::points::{session_start, user_prompt_submit};
-//! use hooks_core::runtime::Hooks;
+//! use hookrail_builtin::context_inject::{ContextInject, ContextInjectConfig};
+//! use hookrail_core::context::{Meta, SessionStart, UserPromptSubmit};
+//! use hookrail_core::points::{session_start, user_prompt_submit};
+//! use hookrail_core::runtime::Hooks;
 //!
 //! let project = tempfile::tempdir()?;
 //! let policy = ContextInject::new(ContextInjectConfig::default())?;
@@ -99,9 +99,9 @@ use std::fs::{self, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-use hooks_core::context::{Meta, SessionStart, SubagentStart, UserPromptSubmit};
-use hooks_core::runtime::HooksProvider;
-use hooks_core::{HookResult, Verdict};
+use hookrail_core::context::{Meta, SessionStart, SubagentStart, UserPromptSubmit};
+use hookrail_core::runtime::HooksProvider;
+use hookrail_core::{HookResult, Verdict};
 use serde::{Deserialize, Serialize};
 
 use crate::ConfigError;
@@ -120,7 +120,7 @@ const MAX_DECISIONS_READ: u64 = 4 << 20;
 
 /// The first lines of a decisions file this policy creates.
 const DECISIONS_HEADER: &str = "# Decisions\n\nStanding directives captured from prompts by \
-hooks-builtin `context-inject` and injected at the start of every session. Edit or delete \
+hookrail-builtin `context-inject` and injected at the start of every session. Edit or delete \
 lines freely.\n\n";
 
 /// Which part of a file is kept when it is truncated.
@@ -555,7 +555,7 @@ fn utc_date(timestamp_ms: u64) -> String {
 /// to update the changelog") than a standing rule.
 ///
 /// ```
-/// use hooks_builtin::context_inject::detect_directives;
+/// use hookrail_builtin::context_inject::detect_directives;
 ///
 /// assert_eq!(
 ///     detect_directives("Fix the tests, and never push to main. From now on, use pnpm!"),

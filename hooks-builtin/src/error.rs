@@ -6,7 +6,7 @@ use std::borrow::Cow;
 /// wrong with it.
 ///
 /// ```
-/// use hooks_builtin::ConfigError;
+/// use hookrail_builtin::ConfigError;
 ///
 /// let err = ConfigError::new("write_guard", "allow[2]", "unclosed character class in `src/[a`");
 /// assert_eq!(

@@ -1,8 +1,8 @@
-//! Builtin hook policies for [`hooks_core`], one cargo feature each.
+//! Builtin hook policies for [`hookrail_core`], one cargo feature each.
 //!
-//! Every policy is a value that implements [`HooksProvider`](hooks_core::runtime::HooksProvider):
+//! Every policy is a value that implements [`HooksProvider`](hookrail_core::runtime::HooksProvider):
 //! build it from its settings (in code, or deserialized from the `builtin:` section of a config
-//! file) and add it to a [`Hooks`](hooks_core::runtime::Hooks) builder. Policies are values,
+//! file) and add it to a [`Hooks`](hookrail_core::runtime::Hooks) builder. Policies are values,
 //! not link-time hooks, so two tenants in one process can run the same policy with different
 //! settings, and nothing is active unless you add it.
 //!

@@ -51,7 +51,7 @@ pub fn home_dir() -> Option<PathBuf> {
 ///
 /// ```
 /// use std::path::Path;
-/// use hooks_builtin::paths::resolve;
+/// use hookrail_builtin::paths::resolve;
 ///
 /// let p = resolve("src/../.env", Path::new("/nonexistent/project"), None)?;
 /// assert_eq!(p, Path::new("/nonexistent/project/.env"));
@@ -59,7 +59,7 @@ pub fn home_dir() -> Option<PathBuf> {
 /// let home = Path::new("/nonexistent/home/me");
 /// let p = resolve("~/.ssh/id_ed25519", Path::new("/"), Some(home))?;
 /// assert_eq!(p, home.join(".ssh/id_ed25519"));
-/// # Ok::<(), hooks_builtin::paths::PathError>(())
+/// # Ok::<(), hookrail_builtin::paths::PathError>(())
 /// ```
 pub fn resolve(raw: &str, cwd: &Path, home: Option<&Path>) -> Result<PathBuf, PathError> {
     let expanded = expand_home(raw, home)?;
@@ -196,7 +196,7 @@ const HOME_SETTINGS_DIRS: &[&str] = &[".config", ".local", ".local/share"];
 ///
 /// ```
 /// use std::path::Path;
-/// use hooks_builtin::paths::is_system_dir;
+/// use hookrail_builtin::paths::is_system_dir;
 ///
 /// assert!(is_system_dir(Path::new("/usr/lib")));
 /// assert!(is_system_dir(Path::new("/tmp")));
@@ -283,7 +283,7 @@ pub enum ProjectRootError {
 ///
 /// ```
 /// use std::path::Path;
-/// use hooks_builtin::check_project_root;
+/// use hookrail_builtin::check_project_root;
 ///
 /// let home = Some(Path::new("/home/alice"));
 /// assert!(check_project_root(Path::new("/home/alice/src/app"), home).is_ok());

@@ -55,10 +55,10 @@
 //! # Example
 //!
 //! ```
-//! use hooks_builtin::rate_limit::{Action, KeyPart, Limit, ManualClock, RateLimit, RateLimitConfig};
-//! use hooks_core::context::{Meta, PreToolUse};
-//! use hooks_core::points::pre_tool_use;
-//! use hooks_core::runtime::Hooks;
+//! use hookrail_builtin::rate_limit::{Action, KeyPart, Limit, ManualClock, RateLimit, RateLimitConfig};
+//! use hookrail_core::context::{Meta, PreToolUse};
+//! use hookrail_core::points::pre_tool_use;
+//! use hookrail_core::runtime::Hooks;
 //! use serde_json::json;
 //! use std::sync::Arc;
 //!
@@ -92,9 +92,9 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use hooks_core::context::{Meta, PreModelCall, PreToolUse};
-use hooks_core::runtime::HooksProvider;
-use hooks_core::{HookResult, Verdict};
+use hookrail_core::context::{Meta, PreModelCall, PreToolUse};
+use hookrail_core::runtime::HooksProvider;
+use hookrail_core::{HookResult, Verdict};
 use serde::{Deserialize, Serialize};
 
 use crate::ConfigError;
@@ -592,7 +592,7 @@ impl RateLimit {
                 subject.describe(rule),
                 seconds_up(wait),
             );
-            tracing::debug!(target: "hooks_builtin::rate_limit", reason = %reason, "call over its rate limit");
+            tracing::debug!(target: "hookrail_builtin::rate_limit", reason = %reason, "call over its rate limit");
             return match rule.action {
                 Action::Deny => Verdict::deny(reason),
                 Action::Ask => Verdict::ask(reason),
@@ -644,7 +644,7 @@ impl RateLimit {
                 state.buckets.remove(&key);
             }
             tracing::warn!(
-                target: "hooks_builtin::rate_limit",
+                target: "hookrail_builtin::rate_limit",
                 dropped = excess,
                 max_buckets = max,
                 "too many rate-limit buckets; the least recently used were dropped"

@@ -36,7 +36,7 @@
 //! [`Jitter::Decorrelated`] a random one between `base_backoff_ms` and three times the
 //! previous one (capped), with [`Jitter::None`] the cap itself. [`Resilience::with_seed`]
 //! makes the random sequence repeatable. An operation starts at `attempt == 1` (as
-//! [`Session::call_model`](hooks_core::runtime::Session::call_model) reports it).
+//! [`Session::call_model`](hookrail_core::runtime::Session::call_model) reports it).
 //!
 //! # The circuit breaker
 //!
@@ -44,7 +44,7 @@
 //! subagent shares its parent's `session_id`, so its failures count there too);
 //! [`BreakerScope::Model`] counts them per model across all sessions, so that a provider
 //! outage fails fast everywhere. When the circuit opens, the error gives up and an alert is
-//! raised once: a `tracing` event at error level with target `hooks_builtin::resilience` and
+//! raised once: a `tracing` event at error level with target `hookrail_builtin::resilience` and
 //! field `alert = "circuit_open"` (plus `scope`, `key`, `session`, `tenant`, `failures`,
 //! `error_kind`, `error`), and the callback set with [`Resilience::on_alert`]. While open,
 //! model calls in its scope are denied; after `breaker_cooldown_ms` it is half-open: one trial
@@ -67,11 +67,11 @@
 //! # Example
 //!
 //! ```
-//! use hooks_builtin::resilience::{Jitter, Resilience, ResilienceConfig};
-//! use hooks_core::context::{ErrorKind, ErrorOccurred, Meta};
-//! use hooks_core::points::error_occurred;
-//! use hooks_core::runtime::Hooks;
-//! use hooks_core::Recovery;
+//! use hookrail_builtin::resilience::{Jitter, Resilience, ResilienceConfig};
+//! use hookrail_core::context::{ErrorKind, ErrorOccurred, Meta};
+//! use hookrail_core::points::error_occurred;
+//! use hookrail_core::runtime::Hooks;
+//! use hookrail_core::Recovery;
 //! use std::time::Duration;
 //!
 //! let config = ResilienceConfig {
@@ -108,11 +108,11 @@ use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use hooks_core::context::{
+use hookrail_core::context::{
     ErrorKind, ErrorOccurred, PostModelCall, PostToolUse, PreModelCall, SessionEnd,
 };
-use hooks_core::runtime::HooksProvider;
-use hooks_core::{HookResult, Recovery, Verdict};
+use hookrail_core::runtime::HooksProvider;
+use hookrail_core::{HookResult, Recovery, Verdict};
 use serde::{Deserialize, Serialize};
 
 use crate::ConfigError;
@@ -132,7 +132,7 @@ const POLICY: &str = "resilience";
 /// The longest backoff or cool-down accepted: one day.
 const MAX_MS: u64 = 24 * 3600 * 1000;
 
-const TARGET: &str = "hooks_builtin::resilience";
+const TARGET: &str = "hookrail_builtin::resilience";
 
 /// How the backoff is randomized.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Deserialize, Serialize)]
@@ -928,7 +928,7 @@ impl HooksProvider for Resilience {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hooks_core::context::Meta;
+    use hookrail_core::context::Meta;
     use serde_json::json;
 
     fn error(kind: ErrorKind, status: Option<u16>, attempt: u32, model: &str) -> ErrorOccurred {
@@ -1434,7 +1434,7 @@ mod tests {
         assert_eq!(p.breaker("s99"), BreakerState::Closed { failures: 1 });
         p.session_end(&SessionEnd::new(
             Meta::new("s99"),
-            hooks_core::context::SessionEndReason::Completed,
+            hookrail_core::context::SessionEndReason::Completed,
             true,
         ))
         .unwrap();
@@ -1449,13 +1449,13 @@ mod tests {
             ..ResilienceConfig::default()
         })
         .on_alert(|_| panic!("pager down"));
-        let hooks = hooks_core::runtime::Hooks::builder()
+        let hooks = hookrail_core::runtime::Hooks::builder()
             .ignore_env()
             .provider(p.clone())
             .build()
             .unwrap();
         let mut e = error(ErrorKind::Network, None, 1, "m");
-        let out = hooks.dispatch::<hooks_core::points::error_occurred::Point>(&mut e);
+        let out = hooks.dispatch::<hookrail_core::points::error_occurred::Point>(&mut e);
         assert_eq!(out.failures.len(), 1, "the runtime caught the panic");
         assert_eq!(
             p.breaker("s1"),

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use hooks_core::runtime::{Hooks, HooksBuilder, HooksError, HooksProvider};
+use hookrail_core::runtime::{Hooks, HooksBuilder, HooksError, HooksProvider};
 use serde::{Deserialize, Serialize};
 
 use crate::ConfigError;
@@ -32,7 +32,7 @@ pub mod order {
     pub const AUDIT: i32 = i32::MAX;
 }
 
-/// Settings of a policy this build of `hooks-builtin` does not have (its cargo feature is
+/// Settings of a policy this build of `hookrail-builtin` does not have (its cargo feature is
 /// off), kept as they were written: accepted by the deserializer, so one config file serves
 /// several builds, and refused by [`Builtins::new`] with a [`ConfigError`] that names the
 /// missing feature.
@@ -54,14 +54,14 @@ macro_rules! builtins {
         ///
         /// ```
         /// # #[cfg(all(feature = "command-guard", feature = "budget"))] {
-        /// use hooks_builtin::{BuiltinConfig, Builtins};
+        /// use hookrail_builtin::{BuiltinConfig, Builtins};
         ///
         /// let config: BuiltinConfig = serde_json::from_str(r#"{
         ///     "command_guard": {},
         ///     "budget": { "session": { "hard_usd": 5.0 } }
         /// }"#)?;
         /// let builtins = Builtins::new(config)?;
-        /// let hooks = builtins.install(hooks_core::runtime::Hooks::builder())?;
+        /// let hooks = builtins.install(hookrail_core::runtime::Hooks::builder())?;
         /// assert!(hooks.list().iter().any(|h| h.name == "builtin.command_guard"));
         /// # }
         /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -117,7 +117,7 @@ macro_rules! builtins {
                             stringify!($field),
                             "",
                             concat!(
-                                "this build of hooks-builtin lacks the `", $feature,
+                                "this build of hookrail-builtin lacks the `", $feature,
                                 "` cargo feature; enable it or remove these settings"
                             ),
                         ));
@@ -179,7 +179,7 @@ macro_rules! builtins {
             ///
             /// ```
             /// # #[cfg(all(feature = "rate-limit", feature = "command-guard"))] {
-            /// use hooks_builtin::{BuiltinConfig, Builtins};
+            /// use hookrail_builtin::{BuiltinConfig, Builtins};
             ///
             /// let config: BuiltinConfig = serde_json::from_str(
             ///     r#"{ "command_guard": {}, "rate_limit": { "tool_calls": [{ "calls": 1, "window_ms": 60000 }] } }"#,
@@ -261,10 +261,10 @@ impl BuiltinConfig {
     ///
     /// ```
     /// # #[cfg(all(feature = "command-guard", feature = "secrets-guard", feature = "write-guard"))] {
-    /// use hooks_builtin::{BuiltinConfig, Builtins};
+    /// use hookrail_builtin::{BuiltinConfig, Builtins};
     ///
     /// let hooks = Builtins::new(BuiltinConfig::default_guards())?
-    ///     .install(hooks_core::runtime::Hooks::builder().ignore_env())?;
+    ///     .install(hookrail_core::runtime::Hooks::builder().ignore_env())?;
     /// let names: Vec<_> = hooks.list().iter().map(|h| h.name.to_string()).collect();
     /// assert!(names.contains(&"builtin.command_guard".to_owned()));
     /// assert!(names.contains(&"builtin.secrets_guard".to_owned()));

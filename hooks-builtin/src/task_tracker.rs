@@ -51,7 +51,7 @@
 //! The id is read from the create command's standard output: the `id` field of the JSON
 //! object `bd create --json` prints (or of the first object of an array), else the first word
 //! shaped like an id (`bd-a1b2`, `PROJ-12`). Commands run in the project root
-//! ([`meta.project_root()`](hooks_core::context::Meta::project_root)),
+//! ([`meta.project_root()`](hookrail_core::context::Meta::project_root)),
 //! where `bd` finds its `.beads` database.
 //!
 //! # Off the agent loop, never failing the run
@@ -73,9 +73,9 @@
 //! # Example
 //!
 //! ```
-//! use hooks_builtin::task_tracker::{TaskTracker, TaskTrackerConfig};
-//! use hooks_core::context::{Meta, SessionEndReason};
-//! use hooks_core::runtime::{Hooks, Session};
+//! use hookrail_builtin::task_tracker::{TaskTracker, TaskTrackerConfig};
+//! use hookrail_core::context::{Meta, SessionEndReason};
+//! use hookrail_core::runtime::{Hooks, Session};
 //!
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -107,9 +107,9 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread::{self, JoinHandle};
 use std::time::Duration;
 
-use hooks_core::HookResult;
-use hooks_core::context::{Meta, SessionEnd, SessionStart, StepEnd, StepStatus};
-use hooks_core::runtime::HooksProvider;
+use hookrail_core::HookResult;
+use hookrail_core::context::{Meta, SessionEnd, SessionStart, StepEnd, StepStatus};
+use hookrail_core::runtime::HooksProvider;
 use serde::{Deserialize, Serialize};
 
 use crate::ConfigError;
@@ -557,7 +557,7 @@ impl TaskTracker {
             .unwrap_or_default();
         vars.description = clean(
             &format!(
-                "Tracking task of agent `{}`, session `{}`{tenant}, created by hooks-builtin task-tracker: {why}.",
+                "Tracking task of agent `{}`, session `{}`{tenant}, created by hookrail-builtin task-tracker: {why}.",
                 meta.agent_name, meta.session_id
             ),
             MAX_TEXT_CHARS,
@@ -810,7 +810,7 @@ impl HooksProvider for TaskTracker {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hooks_core::context::SessionEndReason;
+    use hookrail_core::context::SessionEndReason;
 
     fn tracker(config: TaskTrackerConfig) -> TaskTracker {
         TaskTracker::new(config).unwrap()

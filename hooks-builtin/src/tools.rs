@@ -58,10 +58,10 @@ pub fn owned(names: &[&str]) -> Vec<String> {
 /// use serde_json::json;
 ///
 /// let input = json!({"file_path": "src/main.rs", "paths": ["a", "b"]});
-/// assert_eq!(hooks_builtin::tools::paths_in(&input), ["src/main.rs", "a", "b"]);
+/// assert_eq!(hookrail_builtin::tools::paths_in(&input), ["src/main.rs", "a", "b"]);
 ///
 /// let patch = json!({"input": "*** Begin Patch\n*** Update File: src/lib.rs\n@@\n*** End Patch"});
-/// assert_eq!(hooks_builtin::tools::paths_in(&patch), ["src/lib.rs"]);
+/// assert_eq!(hookrail_builtin::tools::paths_in(&patch), ["src/lib.rs"]);
 /// ```
 pub fn paths_in(input: &Value) -> Vec<&str> {
     let mut out = Vec::new();

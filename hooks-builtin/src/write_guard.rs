@@ -48,10 +48,10 @@
 //! # Example
 //!
 //! ```
-//! use hooks_builtin::write_guard::{WriteGuard, WriteGuardConfig};
-//! use hooks_core::context::{Meta, PreToolUse};
-//! use hooks_core::points::pre_tool_use;
-//! use hooks_core::runtime::Hooks;
+//! use hookrail_builtin::write_guard::{WriteGuard, WriteGuardConfig};
+//! use hookrail_core::context::{Meta, PreToolUse};
+//! use hookrail_core::points::pre_tool_use;
+//! use hookrail_core::runtime::Hooks;
 //! use serde_json::json;
 //!
 //! let guard = WriteGuard::new(WriteGuardConfig {
@@ -74,9 +74,9 @@
 use std::path::{Component, Path, PathBuf};
 
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
-use hooks_core::context::PreToolUse;
-use hooks_core::runtime::HooksProvider;
-use hooks_core::{HookResult, Verdict};
+use hookrail_core::context::PreToolUse;
+use hookrail_core::runtime::HooksProvider;
+use hookrail_core::{HookResult, Verdict};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -167,7 +167,7 @@ impl WriteGuard {
     ///
     /// ```
     /// use std::path::Path;
-    /// use hooks_builtin::write_guard::{WriteGuard, WriteGuardConfig};
+    /// use hookrail_builtin::write_guard::{WriteGuard, WriteGuardConfig};
     /// use serde_json::json;
     ///
     /// let guard = WriteGuard::new(WriteGuardConfig::default())?;
@@ -175,7 +175,7 @@ impl WriteGuard {
     /// let write = |path: &str, cwd: &Path| guard.check_in("Write", &json!({"file_path": path}), root, cwd);
     /// assert!(!write("x.txt", &root.join("src")).is_deny());
     /// assert!(write("x.txt", Path::new("/nonexistent/elsewhere")).is_deny());
-    /// # Ok::<(), hooks_builtin::ConfigError>(())
+    /// # Ok::<(), hookrail_builtin::ConfigError>(())
     /// ```
     pub fn check_in(&self, tool_name: &str, input: &Value, root: &Path, cwd: &Path) -> Verdict {
         if !self.write_tools.iter().any(|t| t == tool_name) {

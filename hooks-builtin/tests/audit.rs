@@ -9,14 +9,14 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use hooks_builtin::audit::{
+use hookrail_builtin::audit::{
     Audit, AuditConfig, AuditError, AuditFormat, AuditReader, AuditRecord, ToolCallRecord,
     ToolStatus,
 };
-use hooks_core::Verdict;
-use hooks_core::context::{Meta, PostToolUse, PreToolUse, SessionEndReason};
-use hooks_core::points::{post_tool_use, pre_tool_use};
-use hooks_core::runtime::{Hook, Hooks, HooksBuilder, Session, ToolRun};
+use hookrail_core::Verdict;
+use hookrail_core::context::{Meta, PostToolUse, PreToolUse, SessionEndReason};
+use hookrail_core::points::{post_tool_use, pre_tool_use};
+use hookrail_core::runtime::{Hook, Hooks, HooksBuilder, Session, ToolRun};
 use serde_json::{Value, json};
 
 const FORMATS: [AuditFormat; 2] = [AuditFormat::Sqlite, AuditFormat::Jsonl];
@@ -999,7 +999,7 @@ fn a_rewritten_input_is_recorded_with_its_original() {
     );
 }
 
-/// Throughput, not a test: `cargo test -p hooks-builtin --no-default-features --features audit
+/// Throughput, not a test: `cargo test -p hookrail-builtin --no-default-features --features audit
 /// --release --test audit -- --ignored --nocapture audit_throughput`.
 #[test]
 #[ignore = "prints a throughput figure; run in release"]

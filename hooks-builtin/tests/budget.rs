@@ -7,14 +7,14 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
-use hooks_builtin::budget::{
+use hookrail_builtin::budget::{
     Budget, BudgetConfig, BudgetLimits, LimitHit, LimitLevel, LimitScope, LimitUnit, ModelPrice,
 };
-use hooks_core::context::{
+use hookrail_core::context::{
     Message, Meta, PostModelCall, PreModelCall, Role, SessionEndReason, SubagentStatus, TokenUsage,
 };
-use hooks_core::points::{post_model_call, pre_model_call};
-use hooks_core::runtime::{Hooks, ModelReply, Session, SessionError};
+use hookrail_core::points::{post_model_call, pre_model_call};
+use hookrail_core::runtime::{Hooks, ModelReply, Session, SessionError};
 use serde_json::json;
 
 fn hooks_with(budget: &Budget) -> Hooks {
@@ -43,8 +43,9 @@ fn user() -> Vec<Message> {
 fn model(
     usage: TokenUsage,
     asked: Arc<Mutex<Vec<String>>>,
-) -> impl FnMut(&PreModelCall) -> std::future::Ready<Result<ModelReply, hooks_core::runtime::AgentError>>
-{
+) -> impl FnMut(
+    &PreModelCall,
+) -> std::future::Ready<Result<ModelReply, hookrail_core::runtime::AgentError>> {
     move |pre| {
         asked.lock().unwrap().push(pre.model.get().clone());
         std::future::ready(Ok(ModelReply {
@@ -376,7 +377,7 @@ async fn the_spend_report_is_logged_at_session_end_and_unknown_models_are_warned
     let events = capture.0.lock().unwrap().clone();
     let ours: Vec<_> = events
         .iter()
-        .filter(|(_, target, _)| target == "hooks_builtin::budget")
+        .filter(|(_, target, _)| target == "hookrail_builtin::budget")
         .collect();
     let warnings: Vec<_> = ours
         .iter()

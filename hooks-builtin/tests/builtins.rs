@@ -1,8 +1,8 @@
 //! `BuiltinConfig` and `Builtins`: every policy from one settings value, at its order.
 #![cfg(feature = "full")]
 
-use hooks_builtin::{BuiltinConfig, Builtins, order};
-use hooks_core::runtime::Hooks;
+use hookrail_builtin::{BuiltinConfig, Builtins, order};
+use hookrail_core::runtime::Hooks;
 use serde_json::json;
 
 fn every_policy(dir: &std::path::Path) -> serde_json::Value {

@@ -2,11 +2,11 @@
 
 use std::path::Path;
 
-use hooks_builtin::command_guard::{Action, CommandGuard, CommandGuardConfig};
-use hooks_core::Verdict;
-use hooks_core::context::{Meta, PreToolUse};
-use hooks_core::points::pre_tool_use;
-use hooks_core::runtime::Hooks;
+use hookrail_builtin::command_guard::{Action, CommandGuard, CommandGuardConfig};
+use hookrail_core::Verdict;
+use hookrail_core::context::{Meta, PreToolUse};
+use hookrail_core::points::pre_tool_use;
+use hookrail_core::runtime::Hooks;
 use serde_json::{Value, json};
 
 /// The project root of every case; it need not exist.

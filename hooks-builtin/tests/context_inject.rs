@@ -7,11 +7,11 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use hooks_builtin::context_inject::{ContextInject, ContextInjectConfig, InjectFile, Keep};
-use hooks_core::Verdict;
-use hooks_core::context::{Meta, SessionEndReason, UserPromptSubmit};
-use hooks_core::points::user_prompt_submit;
-use hooks_core::runtime::{Hook, Hooks, Session, SessionError};
+use hookrail_builtin::context_inject::{ContextInject, ContextInjectConfig, InjectFile, Keep};
+use hookrail_core::Verdict;
+use hookrail_core::context::{Meta, SessionEndReason, UserPromptSubmit};
+use hookrail_core::points::user_prompt_submit;
+use hookrail_core::runtime::{Hook, Hooks, Session, SessionError};
 
 fn project() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();

@@ -24,11 +24,11 @@
 mod corpus_cases;
 
 use corpus_cases::{Case, Expect, load};
-use hooks_builtin::{BuiltinConfig, Builtins};
-use hooks_core::Verdict;
-use hooks_core::context::{Meta, PreToolUse};
-use hooks_core::points::pre_tool_use;
-use hooks_core::runtime::Hooks;
+use hookrail_builtin::{BuiltinConfig, Builtins};
+use hookrail_core::Verdict;
+use hookrail_core::context::{Meta, PreToolUse};
+use hookrail_core::points::pre_tool_use;
+use hookrail_core::runtime::Hooks;
 use serde_json::json;
 
 fn hooks() -> Hooks {
@@ -94,7 +94,7 @@ fn every_corpus_case_gets_its_expected_answer() {
 fn every_rule_of_a_pack_with_a_corpus_file_is_hit_twice() {
     let cases = load();
     let mut problems = Vec::new();
-    for pack in hooks_builtin::command_guard::builtin_packs() {
+    for pack in hookrail_builtin::command_guard::builtin_packs() {
         let prefix = format!("pack-{}.toml#", pack.name);
         let of_file: Vec<&Case> = cases
             .iter()
@@ -130,7 +130,7 @@ fn every_rule_of_a_pack_with_a_corpus_file_is_hit_twice() {
 /// `pack` is its rule's pack.
 #[test]
 fn the_corpus_covers_every_rule_and_names_packs_right() {
-    use hooks_builtin::command_guard::{builtin_packs, code_rules};
+    use hookrail_builtin::command_guard::{builtin_packs, code_rules};
     let cases = load();
     let allow = cases.iter().filter(|c| c.expect == Expect::Allow).count();
     assert!(cases.len() >= 600, "{} cases, fewer than 600", cases.len());

@@ -5,10 +5,10 @@
 use std::borrow::Cow;
 use std::sync::{Arc, LazyLock, Mutex};
 
-use hooks_builtin::pii_scrub::{Category, CustomPattern, PiiScrub, PiiScrubConfig, ScrubReport};
-use hooks_core::context::{Meta, PostModelCall, PostToolUse, TokenUsage};
-use hooks_core::points::{post_model_call, post_tool_use};
-use hooks_core::runtime::{Hooks, ModelReply, Session, ToolRun};
+use hookrail_builtin::pii_scrub::{Category, CustomPattern, PiiScrub, PiiScrubConfig, ScrubReport};
+use hookrail_core::context::{Meta, PostModelCall, PostToolUse, TokenUsage};
+use hookrail_core::points::{post_model_call, post_tool_use};
+use hookrail_core::runtime::{Hooks, ModelReply, Session, ToolRun};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 

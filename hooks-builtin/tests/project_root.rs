@@ -9,10 +9,10 @@
 
 use std::path::{Path, PathBuf};
 
-use hooks_core::Verdict;
-use hooks_core::context::{Meta, PreToolUse};
-use hooks_core::points::pre_tool_use;
-use hooks_core::runtime::{Hooks, HooksProvider};
+use hookrail_core::Verdict;
+use hookrail_core::context::{Meta, PreToolUse};
+use hookrail_core::points::pre_tool_use;
+use hookrail_core::runtime::{Hooks, HooksProvider};
 use serde_json::{Value, json};
 
 /// A project root that exists (resolved, so a symlinked temp dir compares equal).
@@ -53,7 +53,7 @@ fn bash(command: &str) -> Value {
 #[cfg(feature = "command-guard")]
 mod command_guard {
     use super::*;
-    use hooks_builtin::command_guard::CommandGuard;
+    use hookrail_builtin::command_guard::CommandGuard;
 
     fn rule(v: &Verdict) -> &str {
         v.reason()
@@ -172,7 +172,7 @@ mod command_guard {
 
     #[test]
     fn the_home_directory_as_root_cannot_decide() {
-        let Some(home) = hooks_builtin::paths::home_dir() else {
+        let Some(home) = hookrail_builtin::paths::home_dir() else {
             return;
         };
         let h = hooks(CommandGuard::default());
@@ -197,7 +197,7 @@ mod command_guard {
 #[cfg(feature = "write-guard")]
 mod write_guard {
     use super::*;
-    use hooks_builtin::write_guard::{WriteGuard, WriteGuardConfig};
+    use hookrail_builtin::write_guard::{WriteGuard, WriteGuardConfig};
 
     fn guard() -> Hooks {
         hooks(WriteGuard::new(WriteGuardConfig::default()).unwrap())
@@ -284,7 +284,7 @@ mod write_guard {
 #[cfg(feature = "secrets-guard")]
 mod secrets_guard {
     use super::*;
-    use hooks_builtin::secrets_guard::SecretsGuard;
+    use hookrail_builtin::secrets_guard::SecretsGuard;
 
     #[test]
     fn relative_paths_start_at_cwd_and_a_refused_root_cannot_decide() {
@@ -320,7 +320,7 @@ mod secrets_guard {
 ))]
 mod default_guards {
     use super::*;
-    use hooks_builtin::{BuiltinConfig, Builtins};
+    use hookrail_builtin::{BuiltinConfig, Builtins};
 
     #[test]
     fn the_default_guards_deny_rm_rf_root_reading_env_and_writing_git_config() {
@@ -374,7 +374,7 @@ mod default_guards {
     feature = "command-guard"
 ))]
 mod memory_only_state {
-    use hooks_builtin::{BuiltinConfig, Builtins};
+    use hookrail_builtin::{BuiltinConfig, Builtins};
 
     #[test]
     fn names_exactly_the_installed_policies_whose_state_is_in_memory() {

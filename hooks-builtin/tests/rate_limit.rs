@@ -7,10 +7,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::time::Duration;
 
-use hooks_builtin::rate_limit::{KeyPart, Limit, ManualClock, RateLimit, RateLimitConfig};
-use hooks_core::context::{Message, Meta, PreToolUse, Role, TokenUsage};
-use hooks_core::points::{pre_model_call, pre_tool_use};
-use hooks_core::runtime::{Hooks, ModelReply, Session, SessionError, ToolRun};
+use hookrail_builtin::rate_limit::{KeyPart, Limit, ManualClock, RateLimit, RateLimitConfig};
+use hookrail_core::context::{Message, Meta, PreToolUse, Role, TokenUsage};
+use hookrail_core::points::{pre_model_call, pre_tool_use};
+use hookrail_core::runtime::{Hooks, ModelReply, Session, SessionError, ToolRun};
 use serde_json::json;
 
 fn hooks_with(policy: RateLimit) -> Hooks {
@@ -165,7 +165,7 @@ fn limits_of_different_tenants_do_not_interfere() {
     .with_clock(Arc::new(ManualClock::new()));
     let hooks = hooks_with(policy);
     let call = |tenant: &str| {
-        hooks_core::context::PreModelCall::new(Meta::new("s").with_tenant(tenant), "m", vec![])
+        hookrail_core::context::PreModelCall::new(Meta::new("s").with_tenant(tenant), "m", vec![])
     };
     for _ in 0..2 {
         assert!(

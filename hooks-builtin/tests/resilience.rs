@@ -9,11 +9,11 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use hooks_builtin::resilience::{
+use hookrail_builtin::resilience::{
     Alert, BreakerState, Jitter, ManualClock, Resilience, ResilienceConfig,
 };
-use hooks_core::context::{ErrorKind, Message, Meta, PreModelCall, Role, TokenUsage};
-use hooks_core::runtime::{AgentError, Hooks, ModelReply, Session, SessionError};
+use hookrail_core::context::{ErrorKind, Message, Meta, PreModelCall, Role, TokenUsage};
+use hookrail_core::runtime::{AgentError, Hooks, ModelReply, Session, SessionError};
 use serde_json::json;
 
 fn hooks_with(policy: &Resilience) -> Hooks {
@@ -302,7 +302,7 @@ async fn the_circuit_breaker_gives_up_alerts_once_and_blocks_calls_until_a_trial
         .unwrap()
         .iter()
         .filter(|(_, target, fields)| {
-            target == "hooks_builtin::resilience"
+            target == "hookrail_builtin::resilience"
                 && fields.get("alert").map(String::as_str) == Some("circuit_open")
         })
         .cloned()
@@ -346,6 +346,6 @@ async fn the_circuit_breaker_gives_up_alerts_once_and_blocks_calls_until_a_trial
         .unwrap();
     assert_eq!(alerts.lock().unwrap().len(), 1, "no new alert");
     session
-        .end(hooks_core::context::SessionEndReason::Completed, true)
+        .end(hookrail_core::context::SessionEndReason::Completed, true)
         .await;
 }

@@ -3,13 +3,13 @@
 
 use std::path::{Path, PathBuf};
 
-use hooks_builtin::reviewer_lockout::{
+use hookrail_builtin::reviewer_lockout::{
     Rejection, ReviewerLockout, ReviewerLockoutConfig, ShellMentions,
 };
-use hooks_core::Verdict;
-use hooks_core::context::{Meta, PostToolUse, PreToolUse, SessionEndReason, SubagentStatus};
-use hooks_core::points::{post_tool_use, pre_tool_use};
-use hooks_core::runtime::{Hooks, Session, ToolRun};
+use hookrail_core::Verdict;
+use hookrail_core::context::{Meta, PostToolUse, PreToolUse, SessionEndReason, SubagentStatus};
+use hookrail_core::points::{post_tool_use, pre_tool_use};
+use hookrail_core::runtime::{Hooks, Session, ToolRun};
 use serde_json::{Value, json};
 
 fn project() -> (tempfile::TempDir, PathBuf) {

@@ -4,11 +4,11 @@
 
 use std::path::{Path, PathBuf};
 
-use hooks_builtin::secrets_guard::{SecretsGuard, SecretsGuardConfig};
-use hooks_core::Verdict;
-use hooks_core::context::{Meta, PreToolUse};
-use hooks_core::points::pre_tool_use;
-use hooks_core::runtime::{Hooks, Session, ToolRun};
+use hookrail_builtin::secrets_guard::{SecretsGuard, SecretsGuardConfig};
+use hookrail_core::Verdict;
+use hookrail_core::context::{Meta, PreToolUse};
+use hookrail_core::points::pre_tool_use;
+use hookrail_core::runtime::{Hooks, Session, ToolRun};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 

@@ -12,7 +12,7 @@
 use std::path::Path;
 use std::sync::OnceLock;
 
-use hooks_builtin::shell::{self, MAX_LEN, ShellError};
+use hookrail_builtin::shell::{self, MAX_LEN, ShellError};
 use proptest::prelude::*;
 
 /// Fragments of shell syntax, old and new constructs, so random strings reach the corners.
@@ -213,7 +213,7 @@ fn is_bound(e: &ShellError) -> bool {
 
 #[cfg(feature = "command-guard")]
 fn guard_check(src: &str) {
-    use hooks_builtin::command_guard::CommandGuard;
+    use hookrail_builtin::command_guard::CommandGuard;
     static GUARD: OnceLock<CommandGuard> = OnceLock::new();
     let guard = GUARD.get_or_init(CommandGuard::default);
     let verdict = guard.check(src, Path::new("/work/project"));
@@ -222,7 +222,7 @@ fn guard_check(src: &str) {
     match shell::parse(src) {
         Err(e) if is_bound(&e) => assert!(verdict.is_deny(), "{src:?}: {e}, yet {verdict:?}"),
         Err(_) => assert!(
-            verdict.reason().is_some() && !matches!(verdict, hooks_core::Verdict::Allow),
+            verdict.reason().is_some() && !matches!(verdict, hookrail_core::Verdict::Allow),
             "{src:?} does not parse, yet {verdict:?}"
         ),
         Ok(_) => {}

@@ -11,10 +11,10 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use hooks_builtin::task_tracker::{TaskTracker, TaskTrackerConfig};
-use hooks_core::context::{Meta, SessionEndReason, StepEnd, StepStatus};
-use hooks_core::points::step_end;
-use hooks_core::runtime::{Hooks, Session};
+use hookrail_builtin::task_tracker::{TaskTracker, TaskTrackerConfig};
+use hookrail_core::context::{Meta, SessionEndReason, StepEnd, StepStatus};
+use hookrail_core::points::step_end;
+use hookrail_core::runtime::{Hooks, Session};
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
 use tracing::{Event, Level, Metadata, Subscriber};

@@ -3,11 +3,11 @@
 
 use std::path::{Path, PathBuf};
 
-use hooks_builtin::write_guard::{WriteGuard, WriteGuardConfig};
-use hooks_core::Verdict;
-use hooks_core::context::{Meta, PreToolUse, SessionEndReason};
-use hooks_core::points::pre_tool_use;
-use hooks_core::runtime::{Hooks, Session, ToolRun};
+use hookrail_builtin::write_guard::{WriteGuard, WriteGuardConfig};
+use hookrail_core::Verdict;
+use hookrail_core::context::{Meta, PreToolUse, SessionEndReason};
+use hookrail_core::points::pre_tool_use;
+use hookrail_core::runtime::{Hooks, Session, ToolRun};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
@@ -353,7 +353,7 @@ proptest! {
         let raw = parts.join("/");
         let v = dispatch(&h, root, "Write", json!({ "file_path": raw }));
         if v == Verdict::Continue {
-            let abs = hooks_builtin::paths::resolve(&raw, root, None).unwrap();
+            let abs = hookrail_builtin::paths::resolve(&raw, root, None).unwrap();
             let rel = abs.strip_prefix(root).unwrap();
             prop_assert!(rel.starts_with("src") || rel.starts_with("tests"), "{raw} -> {rel:?}");
             prop_assert!(rel.components().count() > 1, "{raw} -> {rel:?}");

@@ -13,7 +13,7 @@
 //!
 //! The `hooks_claude/*` runs also have the project's `builtin:` command guard on.
 //!
-//! Run: `cargo bench -p hooks-cli --bench claude` (figures of record in BENCHMARKS.md).
+//! Run: `cargo bench -p hookrail-cli --bench claude` (figures of record in BENCHMARKS.md).
 
 use std::io::Write;
 use std::path::Path;

@@ -44,7 +44,7 @@
 use std::process::ExitCode;
 
 use clap::Args;
-use hooks_config::payload;
+use hookrail_config::payload;
 use serde_json::{Value, json};
 
 use crate::CliError;
@@ -80,10 +80,10 @@ pub async fn run(args: ClaudeArgs) -> Result<ExitCode, CliError> {
             "the hook payload has no `hook_event_name` string",
         ));
     };
-    let point = match hooks_config::events::resolve_claude(event) {
+    let point = match hookrail_config::events::resolve_claude(event) {
         Ok(point) => point,
         // An event Claude Code has and we do not: not ours to block.
-        Err(e @ hooks_config::events::EventError::Unsupported { .. }) => {
+        Err(e @ hookrail_config::events::EventError::Unsupported { .. }) => {
             eprintln!("hooks claude: {e}");
             return Ok(ExitCode::from(1));
         }
@@ -169,13 +169,13 @@ pub async fn run(args: ClaudeArgs) -> Result<ExitCode, CliError> {
     }
     let (delivery, not_started) = Delivery::start(&pipeline, flush);
     notes.extend(not_started);
-    let fired = hooks_config::fire::fire_in(&pipeline.hooks, point, payload, &root).await;
+    let fired = hookrail_config::fire::fire_in(&pipeline.hooks, point, payload, &root).await;
     notes.extend(delivery.finish().await);
     let fired = match fired {
         Ok(f) => f,
         Err(e) => return Ok(refuse(Some(point), &e.to_string())),
     };
-    let (mut answer, code) = hooks_config::fire::claude_answer(&fired);
+    let (mut answer, code) = hookrail_config::fire::claude_answer(&fired);
     add_notes(&mut answer, &notes);
     if answer.as_object().is_some_and(|o| !o.is_empty()) {
         println!("{answer}");
@@ -206,7 +206,7 @@ fn add_notes(answer: &mut Value, notes: &[String]) {
 }
 
 fn can_block(point: Option<&str>) -> bool {
-    point.is_none_or(|p| hooks_config::events::kind_of(p) == Some(hooks_core::KindId::Guard))
+    point.is_none_or(|p| hookrail_config::events::kind_of(p) == Some(hookrail_core::KindId::Guard))
 }
 
 /// Could not decide: block where Claude Code can block (exit 2, reason on stderr), report a

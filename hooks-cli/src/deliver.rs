@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use hooks_config::runner::ConfigWebhooks;
+use hookrail_config::runner::ConfigWebhooks;
 
 use crate::load::Pipeline;
 

@@ -1,6 +1,6 @@
 use std::path::PathBuf;
 
-use hooks_config::file::Problem;
+use hookrail_config::file::Problem;
 
 /// Why a command could not do its job.
 #[derive(Debug, thiserror::Error)]

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Args;
-use hooks_config::payload::{self, Limits};
+use hookrail_config::payload::{self, Limits};
 use serde_json::{Value, json};
 
 use crate::CliError;
@@ -58,7 +58,7 @@ pub async fn run(args: FireArgs) -> Result<ExitCode, CliError> {
     }
     let (delivery, not_started) = Delivery::start(&pipeline, flush);
     notes.extend(not_started);
-    let fired = hooks_config::fire::fire_in(&pipeline.hooks, &args.point, input, &root).await;
+    let fired = hookrail_config::fire::fire_in(&pipeline.hooks, &args.point, input, &root).await;
     notes.extend(delivery.finish().await);
     for note in &notes {
         eprintln!("hooks fire: {note}");

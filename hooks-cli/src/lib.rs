@@ -40,7 +40,7 @@
 //! # mod my_policies {}
 //!
 //! fn main() -> std::process::ExitCode {
-//!     hooks_cli::main()
+//!     hookrail_cli::main()
 //! }
 //! ```
 

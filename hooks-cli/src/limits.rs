@@ -13,7 +13,7 @@
 use std::time::Duration;
 
 use clap::Args;
-use hooks_config::payload::Limits;
+use hookrail_config::payload::Limits;
 
 use crate::CliError;
 

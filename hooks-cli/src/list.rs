@@ -11,9 +11,9 @@
 use std::process::ExitCode;
 
 use clap::Args;
-use hooks_config::runner::ENTRY_NAME;
-use hooks_config::spec::{HookSpec, ToolMatcher};
-use hooks_core::runtime::HookSource;
+use hookrail_config::runner::ENTRY_NAME;
+use hookrail_config::spec::{HookSpec, ToolMatcher};
+use hookrail_core::runtime::HookSource;
 use serde::Serialize;
 
 use crate::CliError;
@@ -136,8 +136,8 @@ pub async fn run(args: ListArgs) -> Result<ExitCode, CliError> {
                     "non-blocking"
                 },
                 match spec.handler {
-                    hooks_config::spec::Handler::Command(_) => "command",
-                    hooks_config::spec::Handler::Http(_) => "http",
+                    hookrail_config::spec::Handler::Command(_) => "command",
+                    hookrail_config::spec::Handler::Http(_) => "http",
                 }
             ),
             order: spec.order,
@@ -181,7 +181,7 @@ pub async fn run(args: ListArgs) -> Result<ExitCode, CliError> {
     }
     rows.sort_by_key(|r| {
         (
-            hooks_core::points::NAMES
+            hookrail_core::points::NAMES
                 .iter()
                 .position(|p| *p == r.point)
                 .unwrap_or(usize::MAX),

@@ -4,11 +4,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use clap::Args;
-use hooks_builtin::{BuiltinConfig, Builtins};
-use hooks_config::file::{LoadedConfig, Sources};
-use hooks_config::runner::ConfigHooks;
-use hooks_config::trust::TrustStore;
-use hooks_core::runtime::Hooks;
+use hookrail_builtin::{BuiltinConfig, Builtins};
+use hookrail_config::file::{LoadedConfig, Sources};
+use hookrail_config::runner::ConfigHooks;
+use hookrail_config::trust::TrustStore;
+use hookrail_core::runtime::Hooks;
 
 use crate::CliError;
 
@@ -249,11 +249,11 @@ pub fn build(
 }
 
 /// Refuses a project root that is `/`, the home directory or a system directory
-/// ([`hooks_builtin::check_project_root`]): the guards judge paths against the root, and such a
+/// ([`hookrail_builtin::check_project_root`]): the guards judge paths against the root, and such a
 /// root would make the whole machine "the project". The message says how to fix it.
 pub fn check_root(root: &Path) -> Result<(), CliError> {
     let home = std::env::var_os("HOME").map(PathBuf::from);
-    hooks_builtin::check_project_root(root, home.as_deref()).map_err(|e| {
+    hookrail_builtin::check_project_root(root, home.as_deref()).map_err(|e| {
         CliError::Input(format!(
             "{e}; run from the project's directory, or name it with --project DIR or $CLAUDE_PROJECT_DIR"
         ))

@@ -2,5 +2,5 @@
 //! `hooks` with its policies linked in (see the crate docs).
 
 fn main() -> std::process::ExitCode {
-    hooks_cli::main()
+    hookrail_cli::main()
 }

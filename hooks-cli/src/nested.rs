@@ -34,7 +34,7 @@ use std::collections::BTreeSet;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
-use hooks_config::file::LoadedConfig;
+use hookrail_config::file::LoadedConfig;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 

@@ -44,8 +44,8 @@ pub fn run(args: ScaffoldArgs) -> Result<ExitCode, CliError> {
             args.id
         )));
     }
-    let point =
-        hooks_config::events::resolve(&args.event).map_err(|e| CliError::Input(e.to_string()))?;
+    let point = hookrail_config::events::resolve(&args.event)
+        .map_err(|e| CliError::Input(e.to_string()))?;
     let ext = match args.lang {
         Lang::Sh => "sh",
         Lang::Py => "py",
@@ -64,10 +64,10 @@ pub fn run(args: ScaffoldArgs) -> Result<ExitCode, CliError> {
     // Guards and transforms apply what a blocking hook answers; observe and recover points
     // take no answer from a command.
     let blocking = matches!(
-        hooks_config::events::kind_of(point),
-        Some(hooks_core::KindId::Guard | hooks_core::KindId::Transform)
+        hookrail_config::events::kind_of(point),
+        Some(hookrail_core::KindId::Guard | hookrail_core::KindId::Transform)
     );
-    let matcher = if hooks_config::matcher::target_of(point).is_some() {
+    let matcher = if hookrail_config::matcher::target_of(point).is_some() {
         "match:\n  matcher: \"*\"            # Claude Code matcher: \"*\", exact names (A|B), or a regex\n"
     } else {
         ""

@@ -11,16 +11,16 @@
 //! | `not started (URL not allowed)` | a webhook whose URL is not on the allow-list |
 //! | `not started (VAR unset)` | a webhook whose `secret` names an unset variable |
 //!
-//! The gate is the runner's ([`hooks_config::trust::Gate`]), used read-only: the same
+//! The gate is the runner's ([`hookrail_config::trust::Gate`]), used read-only: the same
 //! allow-list entries and approvals decide here as when the hooks run.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use hooks_config::file::LoadedConfig;
-use hooks_config::spec::{Handler, HookSpec, HttpHandler, OnUnapproved, WebhookSpec};
-use hooks_config::trust::{Admission, AllowList, Gate, TrustStore};
-use hooks_telemetry::signature::{Secret, SecretError};
+use hookrail_config::file::LoadedConfig;
+use hookrail_config::spec::{Handler, HookSpec, HttpHandler, OnUnapproved, WebhookSpec};
+use hookrail_config::trust::{Admission, AllowList, Gate, TrustStore};
+use hookrail_telemetry::signature::{Secret, SecretError};
 use serde::Serialize;
 
 /// Whether one configured hook or webhook will run, and why not.
@@ -89,7 +89,7 @@ pub fn hook(spec: &HookSpec, switched_on: bool, gate: &Gate, project: &Path) -> 
 /// Whether the runner fails closed when the gate refuses `spec` (its `on_unapproved`, by
 /// default `deny` at guard points; a `blocking: false` hook never decides).
 fn fails_closed(spec: &HookSpec) -> bool {
-    let guard = hooks_config::events::kind_of(spec.point) == Some(hooks_core::KindId::Guard);
+    let guard = hookrail_config::events::kind_of(spec.point) == Some(hookrail_core::KindId::Guard);
     let choice = spec.on_unapproved.unwrap_or(if guard {
         OnUnapproved::Deny
     } else {
@@ -99,7 +99,7 @@ fn fails_closed(spec: &HookSpec) -> bool {
 }
 
 /// The standing of a webhook in `hooks claude` and `hooks fire` (which start it as
-/// [`ConfigHooks::start_webhooks`](hooks_config::runner::ConfigHooks::start_webhooks) does).
+/// [`ConfigHooks::start_webhooks`](hookrail_config::runner::ConfigHooks::start_webhooks) does).
 pub fn webhook(spec: &WebhookSpec, switched_on: bool, allow: &AllowList) -> Standing {
     if !spec.enabled {
         return Standing::inactive("off (enabled is false)", "the entry says `enabled: false`");

@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Args;
-use hooks_config::file::Sources;
-use hooks_config::trust::{
+use hookrail_config::file::Sources;
+use hookrail_config::trust::{
     Admission, AllowList, AllowedBy, Gate, OnUnhashed, TrustError, TrustStore, fingerprint,
 };
 use serde::Serialize;

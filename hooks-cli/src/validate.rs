@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Args;
-use hooks_config::file::{
+use hookrail_config::file::{
     LoadedConfig, Problem, load_claude_plugin, load_claude_settings, load_hooks_dir, load_project,
     load_project_file,
 };
@@ -72,10 +72,10 @@ pub fn run(args: ValidateArgs) -> Result<ExitCode, CliError> {
     let store = match args
         .trust_file
         .clone()
-        .or_else(hooks_config::trust::TrustStore::default_path)
+        .or_else(hookrail_config::trust::TrustStore::default_path)
     {
         Some(path) => Some(
-            hooks_config::trust::TrustStore::load(&path)
+            hookrail_config::trust::TrustStore::load(&path)
                 .map_err(|e| CliError::Other(e.to_string()))?,
         ),
         None => None,
@@ -223,8 +223,8 @@ fn project_of(args: &ValidateArgs, path: &Path) -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("."))
 }
 
-fn location_of(path: &Path) -> hooks_config::spec::Location {
-    hooks_config::spec::Location {
+fn location_of(path: &Path) -> hookrail_config::spec::Location {
+    hookrail_config::spec::Location {
         file: std::sync::Arc::new(path.to_path_buf()),
         line: 0,
         column: 0,

@@ -1,4 +1,4 @@
-//! The command corpus of hooks-builtin (`hooks-builtin/tests/corpus/*.toml`) through the real
+//! The command corpus of hookrail-builtin (`hooks-builtin/tests/corpus/*.toml`) through the real
 //! binary: `hooks claude` with no configuration runs the default guards, so every case must
 //! get the answer the corpus expects, naming the same rule, as the library gives it. Every
 //! eighth case runs (a process per case costs tens of milliseconds in a debug build);
@@ -12,7 +12,7 @@ mod corpus_cases;
 
 use common::{Project, stdout};
 use corpus_cases::{Case, Expect, ROOT};
-use hooks_core::Verdict;
+use hookrail_core::Verdict;
 use serde_json::{Value, json};
 
 /// The binary's answer: what it decided and the reason it gave.

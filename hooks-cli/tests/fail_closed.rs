@@ -11,7 +11,7 @@ use std::process::Output;
 use std::sync::mpsc;
 use std::time::Duration;
 
-use hooks_cli::nested::{EventId, NESTED_ENV};
+use hookrail_cli::nested::{EventId, NESTED_ENV};
 use serde_json::{Value, json};
 
 const GUARDED: &str = "enabled: true\nbuiltin:\n  command_guard: {}\n";

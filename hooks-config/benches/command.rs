@@ -12,7 +12,7 @@
 //! - `runner/sh_approved`: the same admitted by a hash approval instead of an allow entry (the
 //!   script is read and hashed on every run, so an edit is caught).
 //!
-//! Run: `cargo bench -p hooks-config --bench command`.
+//! Run: `cargo bench -p hookrail-config --bench command`.
 
 use std::io::Write;
 use std::path::Path;
@@ -20,12 +20,12 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use hooks_config::file::{Format, parse_project};
-use hooks_config::runner::ConfigHooks;
-use hooks_config::trust::{TrustStore, fingerprint};
-use hooks_core::context::{Meta, PreToolUse};
-use hooks_core::points::pre_tool_use;
-use hooks_core::runtime::Hooks;
+use hookrail_config::file::{Format, parse_project};
+use hookrail_config::runner::ConfigHooks;
+use hookrail_config::trust::{TrustStore, fingerprint};
+use hookrail_core::context::{Meta, PreToolUse};
+use hookrail_core::points::pre_tool_use;
+use hookrail_core::runtime::Hooks;
 use serde_json::json;
 
 fn script(dir: &Path) {
@@ -62,7 +62,8 @@ fn bench(c: &mut Criterion) {
         json!({"command": "cargo test"}),
     );
     let payload =
-        serde_json::to_vec(&hooks_config::protocol::input("pre_tool_use", &ctx).unwrap()).unwrap();
+        serde_json::to_vec(&hookrail_config::protocol::input("pre_tool_use", &ctx).unwrap())
+            .unwrap();
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -1,7 +1,7 @@
 //! Event names of every supported format mapped to hook points.
 //!
 //! A config entry names its event in one of these dialects; all resolve to a point of
-//! [`hooks_core::points`] (`pre_tool_use`, …):
+//! [`hookrail_core::points`] (`pre_tool_use`, …):
 //!
 //! | point | ours | Claude Code | seed 003 | infer (seed 004) |
 //! |---|---|---|---|---|
@@ -37,7 +37,7 @@
 //! - In Claude Code files ([`resolve_claude`]) only Claude Code names are accepted.
 //!
 //! ```
-//! use hooks_config::events::{self, EventError};
+//! use hookrail_config::events::{self, EventError};
 //!
 //! assert_eq!(events::resolve("PreAbilityCall"), Ok("pre_tool_use"));
 //! assert_eq!(events::claude_event_name("pre_tool_use"), Some("PreToolUse"));
@@ -46,7 +46,7 @@
 //! assert!(matches!(events::resolve("PermissionRequest"), Err(EventError::Unsupported { .. })));
 //! ```
 
-use hooks_core::points::NAMES;
+use hookrail_core::points::NAMES;
 
 /// Why an event name was not accepted.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -76,7 +76,7 @@ pub(crate) fn did_you_mean(suggestion: Option<&str>) -> String {
         .unwrap_or_default()
 }
 
-// Point names; `every_mapped_point_is_in_the_catalog` checks them against hooks-core.
+// Point names; `every_mapped_point_is_in_the_catalog` checks them against hookrail-core.
 const SESSION_START: &str = "session_start";
 const SESSION_END: &str = "session_end";
 const USER_PROMPT_SUBMIT: &str = "user_prompt_submit";
@@ -176,8 +176,8 @@ const CLAUDE_UNSUPPORTED: &[(&str, &str)] = &[
 /// The point an event name of any supported dialect stands for.
 ///
 /// ```
-/// assert_eq!(hooks_config::events::resolve("SessionStop"), Ok("session_end"));
-/// assert_eq!(hooks_config::events::resolve("stop"), Ok("stop"));
+/// assert_eq!(hookrail_config::events::resolve("SessionStop"), Ok("session_end"));
+/// assert_eq!(hookrail_config::events::resolve("stop"), Ok("stop"));
 /// ```
 pub fn resolve(name: &str) -> Result<&'static str, EventError> {
     if let Some(point) = NAMES.iter().find(|p| **p == name) {
@@ -207,7 +207,7 @@ pub fn resolve(name: &str) -> Result<&'static str, EventError> {
 /// Claude Code name as suggestion), since Claude Code would not run them either.
 ///
 /// ```
-/// use hooks_config::events::{resolve_claude, EventError};
+/// use hookrail_config::events::{resolve_claude, EventError};
 ///
 /// assert_eq!(resolve_claude("Stop"), Ok("stop"));
 /// assert_eq!(
@@ -237,8 +237,8 @@ pub fn resolve_claude(name: &str) -> Result<&'static str, EventError> {
 /// `PostToolUseFailure` instead.
 ///
 /// ```
-/// assert_eq!(hooks_config::events::claude_event_name("session_end"), Some("SessionEnd"));
-/// assert_eq!(hooks_config::events::claude_event_name("pre_model_call"), None);
+/// assert_eq!(hookrail_config::events::claude_event_name("session_end"), Some("SessionEnd"));
+/// assert_eq!(hookrail_config::events::claude_event_name("pre_model_call"), None);
 /// ```
 pub fn claude_event_name(point: &str) -> Option<&'static str> {
     CLAUDE.iter().find(|(_, p)| *p == point).map(|(n, _)| *n)
@@ -247,13 +247,13 @@ pub fn claude_event_name(point: &str) -> Option<&'static str> {
 /// A point's kind, from the linked catalog (`None` for a name that is not a point).
 ///
 /// ```
-/// use hooks_core::KindId;
-/// assert_eq!(hooks_config::events::kind_of("pre_tool_use"), Some(KindId::Guard));
-/// assert_eq!(hooks_config::events::kind_of("session_end"), Some(KindId::Observe));
-/// assert_eq!(hooks_config::events::kind_of("PreToolUse"), None);
+/// use hookrail_core::KindId;
+/// assert_eq!(hookrail_config::events::kind_of("pre_tool_use"), Some(KindId::Guard));
+/// assert_eq!(hookrail_config::events::kind_of("session_end"), Some(KindId::Observe));
+/// assert_eq!(hookrail_config::events::kind_of("PreToolUse"), None);
 /// ```
-pub fn kind_of(point: &str) -> Option<hooks_core::KindId> {
-    hooks_core::registry::points()
+pub fn kind_of(point: &str) -> Option<hookrail_core::KindId> {
+    hookrail_core::registry::points()
         .into_iter()
         .find(|p| p.name() == point)
         .map(|p| p.kind())

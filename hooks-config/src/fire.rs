@@ -9,10 +9,10 @@
 //! relative paths start, and cannot make `/usr` the project the guards protect.
 //!
 //! ```
-//! use hooks_config::fire::{claude_answer, fire};
-//! use hooks_core::runtime::{Hook, Hooks};
-//! use hooks_core::points::pre_tool_use;
-//! use hooks_core::Verdict;
+//! use hookrail_config::fire::{claude_answer, fire};
+//! use hookrail_core::runtime::{Hook, Hooks};
+//! use hookrail_core::points::pre_tool_use;
+//! use hookrail_core::Verdict;
 //!
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -38,10 +38,10 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use hooks_core::context::meta_of_mut;
-use hooks_core::points::*;
-use hooks_core::runtime::{Hooks, Ret};
-use hooks_core::{HookFailure, HookPoint, OnError, Recovery, Verdict};
+use hookrail_core::context::meta_of_mut;
+use hookrail_core::points::*;
+use hookrail_core::runtime::{Hooks, Ret};
+use hookrail_core::{HookFailure, HookPoint, OnError, Recovery, Verdict};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
@@ -118,7 +118,7 @@ impl From<&HookFailure> for FailureReport {
 /// Fires `point` (a point name, or any event name [`events::resolve`] knows: `PreToolUse`)
 /// with `input` on `hooks`.
 ///
-/// The context's [`Meta::project_dir`](hooks_core::context::Meta::project_dir) stays unset,
+/// The context's [`Meta::project_dir`](hookrail_core::context::Meta::project_dir) stays unset,
 /// so policies take the input's `cwd` as the project root: use [`fire_in`] when the project
 /// root is known, as it is for an agent's hook command.
 ///
@@ -130,19 +130,19 @@ pub async fn fire(hooks: &Hooks, point: &str, input: Value) -> Result<Fired, Fir
 }
 
 /// [`fire`] in the project rooted at `project_dir`: the decoded context's
-/// [`Meta::project_dir`](hooks_core::context::Meta::project_dir) is set to it before any hook
+/// [`Meta::project_dir`](hookrail_core::context::Meta::project_dir) is set to it before any hook
 /// runs, so the guards protect that project whatever the input's `cwd` says (`cwd` stays where
 /// relative paths start).
 ///
-/// `project_dir` is used as given; check it first with `hooks_builtin::check_project_root`
+/// `project_dir` is used as given; check it first with `hookrail_builtin::check_project_root`
 /// where a root of `/`, the home directory or a system directory must be refused.
 ///
 /// ```
-/// use hooks_config::fire::fire_in;
-/// use hooks_core::context::PreToolUse;
-/// use hooks_core::points::pre_tool_use;
-/// use hooks_core::runtime::{Hook, Hooks};
-/// use hooks_core::Verdict;
+/// use hookrail_config::fire::fire_in;
+/// use hookrail_core::context::PreToolUse;
+/// use hookrail_core::points::pre_tool_use;
+/// use hookrail_core::runtime::{Hook, Hooks};
+/// use hookrail_core::Verdict;
 /// use std::path::Path;
 ///
 /// # #[tokio::main(flavor = "current_thread")]
@@ -224,7 +224,7 @@ where
         })?;
     if let Some(dir) = project_dir {
         // Only standard points are fired here, and every standard context has a `Meta`
-        // (`meta_of_mut` and `meta_of` share one list, tested in hooks-core).
+        // (`meta_of_mut` and `meta_of` share one list, tested in hookrail-core).
         let Some(meta) = meta_of_mut(&mut ctx) else {
             unreachable!(
                 "`{}` is a standard point, whose context has a Meta",

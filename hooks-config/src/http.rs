@@ -27,10 +27,10 @@
 //! use std::collections::BTreeMap;
 //! use std::time::Duration;
 //!
-//! use hooks_config::http::{HttpClient, HttpRequest};
-//! use hooks_config::spec::HttpHandler;
+//! use hookrail_config::http::{HttpClient, HttpRequest};
+//! use hookrail_config::spec::HttpHandler;
 //!
-//! # async fn run() -> Result<(), hooks_config::http::HttpError> {
+//! # async fn run() -> Result<(), hookrail_config::http::HttpError> {
 //! let handler = HttpHandler {
 //!     url: "https://audit.example.com/hooks".into(),
 //!     headers: BTreeMap::from([("Authorization".into(), "Bearer ${AUDIT_TOKEN}".into())]),
@@ -466,7 +466,7 @@ fn request_headers(
 /// Errors name the variable and the position, never a value.
 ///
 /// ```
-/// use hooks_config::http::{HttpError, expand_env};
+/// use hookrail_config::http::{HttpError, expand_env};
 ///
 /// let env = |name: &str| (name == "TOKEN").then(|| "abc".to_owned());
 /// assert_eq!(expand_env("Bearer ${TOKEN}", env).unwrap(), "Bearer abc");

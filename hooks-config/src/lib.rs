@@ -1,7 +1,7 @@
-//! Config-declared hooks for [`hooks_core`]: Claude-Code-compatible command and HTTP hooks
+//! Config-declared hooks for [`hookrail_core`]: Claude-Code-compatible command and HTTP hooks
 //! declared in `hooks.yaml` (or `.toml`, `.json`), `.hooks/*.yaml`, or Claude Code's
 //! `settings.json` and plugin `hooks/hooks.json`, run as entries of a
-//! [`Hooks`](hooks_core::runtime::Hooks) value next to compiled hooks.
+//! [`Hooks`](hookrail_core::runtime::Hooks) value next to compiled hooks.
 //!
 //! | module | holds |
 //! |---|---|
@@ -18,11 +18,11 @@
 //! | [`fire`] | firing a point from JSON, and answering as a Claude Code hook (`hooks claude`) |
 //!
 //! ```
-//! use hooks_config::file::Sources;
-//! use hooks_config::runner::ConfigHooks;
-//! use hooks_core::context::{Meta, PreToolUse};
-//! use hooks_core::points::pre_tool_use;
-//! use hooks_core::runtime::Hooks;
+//! use hookrail_config::file::Sources;
+//! use hookrail_config::runner::ConfigHooks;
+//! use hookrail_core::context::{Meta, PreToolUse};
+//! use hookrail_core::points::pre_tool_use;
+//! use hookrail_core::runtime::Hooks;
 //!
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -15,8 +15,8 @@
 //!   lacks (no duration for `min_duration_ms`, no target for a name matcher) does not hold.
 //!
 //! ```
-//! use hooks_config::matcher::{compile_tool_matcher, matches, EventFacts};
-//! use hooks_config::spec::Matcher;
+//! use hookrail_config::matcher::{compile_tool_matcher, matches, EventFacts};
+//! use hookrail_config::spec::Matcher;
 //!
 //! let m = Matcher { tool: Some(compile_tool_matcher("Edit|Write").unwrap()), ..Matcher::default() };
 //! assert!(matches(&m, &EventFacts { target: Some("Write"), ..EventFacts::default() }));
@@ -63,8 +63,8 @@ pub enum MatcherError {
 /// Compiles a Claude Code `matcher` string.
 ///
 /// ```
-/// use hooks_config::matcher::compile_tool_matcher;
-/// use hooks_config::spec::ToolMatcher;
+/// use hookrail_config::matcher::compile_tool_matcher;
+/// use hookrail_config::spec::ToolMatcher;
 ///
 /// assert_eq!(compile_tool_matcher("*").unwrap(), ToolMatcher::All);
 /// assert_eq!(compile_tool_matcher("Bash").unwrap(), ToolMatcher::Names(vec!["Bash".into()]));
@@ -111,9 +111,9 @@ pub fn compile_tool_matcher(pattern: &str) -> Result<ToolMatcher, MatcherError> 
 /// Compiles globs (`ability_scope`, `only_if_changed_paths`) into one set.
 ///
 /// ```
-/// let set = hooks_config::matcher::compile_globs(&["services/**".to_owned()]).unwrap();
+/// let set = hookrail_config::matcher::compile_globs(&["services/**".to_owned()]).unwrap();
 /// assert!(set.is_match("services/api/main.rs"));
-/// assert!(hooks_config::matcher::compile_globs(&["a[".to_owned()]).is_err());
+/// assert!(hookrail_config::matcher::compile_globs(&["a[".to_owned()]).is_err());
 /// ```
 pub fn compile_globs(globs: &[String]) -> Result<GlobSet, MatcherError> {
     let mut set = GlobSetBuilder::new();
@@ -159,8 +159,8 @@ const TARGETS: &[(&str, &str, &str)] = &[
 /// value (`user_prompt_submit`, `stop`, …).
 ///
 /// ```
-/// assert_eq!(hooks_config::matcher::target_of("pre_tool_use"), Some("tool name"));
-/// assert_eq!(hooks_config::matcher::target_of("stop"), None);
+/// assert_eq!(hookrail_config::matcher::target_of("pre_tool_use"), Some("tool name"));
+/// assert_eq!(hookrail_config::matcher::target_of("stop"), None);
 /// ```
 pub fn target_of(point: &str) -> Option<&'static str> {
     TARGETS.iter().find(|t| t.0 == point).map(|t| t.2)
@@ -170,8 +170,8 @@ pub fn target_of(point: &str) -> Option<&'static str> {
 /// `tool_name` for tool points.
 ///
 /// ```
-/// assert_eq!(hooks_config::matcher::target_field("notification"), Some("notification_type"));
-/// assert_eq!(hooks_config::matcher::target_field("stop"), None);
+/// assert_eq!(hookrail_config::matcher::target_field("notification"), Some("notification_type"));
+/// assert_eq!(hookrail_config::matcher::target_field("stop"), None);
 /// ```
 pub fn target_field(point: &str) -> Option<&'static str> {
     TARGETS.iter().find(|t| t.0 == point).map(|t| t.1)
@@ -256,8 +256,8 @@ impl CompiledMatcher {
     /// Whether the event matches: every part that is set holds.
     ///
     /// ```
-    /// use hooks_config::matcher::{CompiledMatcher, EventFacts};
-    /// use hooks_config::spec::Matcher;
+    /// use hookrail_config::matcher::{CompiledMatcher, EventFacts};
+    /// use hookrail_config::spec::Matcher;
     ///
     /// let m = CompiledMatcher::new(&Matcher { min_duration_ms: Some(100), ..Matcher::default() }).unwrap();
     /// assert!(m.matches(&EventFacts { duration_ms: Some(250), ..EventFacts::default() }));

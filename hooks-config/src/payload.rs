@@ -16,7 +16,7 @@
 //!   unescaping, so `"a"` and `"\u0061"` are the same key.
 //!
 //! ```
-//! use hooks_config::payload::{Limits, PayloadError, parse, read_bounded};
+//! use hookrail_config::payload::{Limits, PayloadError, parse, read_bounded};
 //!
 //! let value = parse(br#"{"hook_event_name": "PreToolUse", "tool_input": {"command": "ls"}}"#).unwrap();
 //! assert_eq!(value["tool_input"]["command"], "ls");

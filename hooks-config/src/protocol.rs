@@ -55,7 +55,7 @@
 //! Every string is capped at [`OUTPUT_CAP`] characters, as Claude Code caps hook output.
 //!
 //! ```
-//! use hooks_config::protocol::{read_command, Decision};
+//! use hookrail_config::protocol::{read_command, Decision};
 //!
 //! let json = r#"{"hookSpecificOutput": {"hookEventName": "PreToolUse",
 //!     "permissionDecision": "deny", "permissionDecisionReason": "no rm"}}"#;
@@ -163,11 +163,11 @@ fn first_line_suffix(text: &str) -> String {
 /// The context's `Serialize` implementation failed, or it is not a JSON object.
 ///
 /// ```
-/// use hooks_core::context::{Meta, PreToolUse};
+/// use hookrail_core::context::{Meta, PreToolUse};
 /// use serde_json::json;
 ///
 /// let ctx = PreToolUse::new(Meta::new("s1").with_cwd("/repo"), "Bash", json!({"command": "ls"}));
-/// let input = hooks_config::protocol::input("pre_tool_use", &ctx).unwrap();
+/// let input = hookrail_config::protocol::input("pre_tool_use", &ctx).unwrap();
 /// assert_eq!(input["hook_event_name"], "PreToolUse");
 /// assert_eq!(input["session_id"], "s1");
 /// assert_eq!(input["cwd"], "/repo");
@@ -689,7 +689,7 @@ mod tests {
 
     #[test]
     fn input_names_the_event_as_claude_code_does() {
-        use hooks_core::context::{Meta, PostToolUse, PreModelCall};
+        use hookrail_core::context::{Meta, PostToolUse, PreModelCall};
         let mut post = PostToolUse::new(Meta::new("s"), "Bash", json!({}), json!({}), 3);
         assert_eq!(
             input("post_tool_use", &post).unwrap()["hook_event_name"],

@@ -14,12 +14,12 @@
 //! - a change that leaves the loaded configuration as it was changes nothing.
 //!
 //! Each reload's [`ReloadOutcome`] goes to the callback given to [`Reloader::watch`] and is
-//! logged (`hooks_config::reload`).
+//! logged (`hookrail_config::reload`).
 //!
 //! ```
-//! use hooks_config::file::Sources;
-//! use hooks_config::reload::{ReloadOutcome, Reloader};
-//! use hooks_config::runner::ConfigHooks;
+//! use hookrail_config::file::Sources;
+//! use hookrail_config::reload::{ReloadOutcome, Reloader};
+//! use hookrail_config::runner::ConfigHooks;
 //!
 //! let dir = tempfile::tempdir().unwrap();
 //! let file = dir.path().join("hooks.yaml");
@@ -130,7 +130,7 @@ impl Reloader {
                     let _ = tx.send(());
                 }
                 Ok(_) => {}
-                Err(e) => tracing::warn!(target: "hooks_config::reload", "watch error: {e}"),
+                Err(e) => tracing::warn!(target: "hookrail_config::reload", "watch error: {e}"),
             })
             .map_err(|source| WatchError {
                 path: PathBuf::new(),
@@ -167,7 +167,7 @@ impl Reloader {
                     if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| callback(&outcome)))
                         .is_err()
                     {
-                        tracing::error!(target: "hooks_config::reload", "the reload callback panicked");
+                        tracing::error!(target: "hookrail_config::reload", "the reload callback panicked");
                     }
                 }
             })
@@ -220,7 +220,7 @@ impl Inner {
                 Ok(()) if !known => watched.push(dir),
                 Ok(()) => {}
                 Err(e) => {
-                    tracing::warn!(target: "hooks_config::reload", dir = %dir.display(), "cannot watch: {e}")
+                    tracing::warn!(target: "hookrail_config::reload", dir = %dir.display(), "cannot watch: {e}")
                 }
             }
         }
@@ -251,17 +251,17 @@ impl Inner {
         };
         match &outcome {
             ReloadOutcome::Applied { hooks } => {
-                tracing::info!(target: "hooks_config::reload", hooks, "configured hooks reloaded")
+                tracing::info!(target: "hookrail_config::reload", hooks, "configured hooks reloaded")
             }
             ReloadOutcome::Unchanged => {}
             ReloadOutcome::Rejected { problems, error } => {
                 for p in problems {
-                    tracing::error!(target: "hooks_config::reload", "{p}");
+                    tracing::error!(target: "hookrail_config::reload", "{p}");
                 }
                 if let Some(e) = error {
-                    tracing::error!(target: "hooks_config::reload", "{e}");
+                    tracing::error!(target: "hookrail_config::reload", "{e}");
                 }
-                tracing::error!(target: "hooks_config::reload", "config edit rejected; the last good hook set keeps running");
+                tracing::error!(target: "hookrail_config::reload", "config edit rejected; the last good hook set keeps running");
             }
         }
         outcome

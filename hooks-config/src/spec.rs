@@ -36,7 +36,7 @@ pub struct HookSpec {
     /// Its id: unique among the loaded hooks (`id:` of a seed-003 file; for Claude Code
     /// entries, derived from the event, the group and the position: `PreToolUse[0].hooks[1]`).
     pub id: String,
-    /// The point it runs at (a name of [`hooks_core::registry::points`]: `pre_tool_use`).
+    /// The point it runs at (a name of [`hookrail_core::registry::points`]: `pre_tool_use`).
     pub point: &'static str,
     /// `enabled: false` hooks are listed but never run.
     pub enabled: bool,
@@ -215,7 +215,7 @@ impl fmt::Debug for HttpHandler {
 }
 
 /// One entry of the `webhooks:` section: where to POST which bus events, signed with which
-/// secret (seed 002). Sent by `hooks-telemetry`'s webhooks (feature `webhooks`).
+/// secret (seed 002). Sent by `hookrail-telemetry`'s webhooks (feature `webhooks`).
 #[derive(Clone, PartialEq)]
 pub struct WebhookSpec {
     /// `id`, or `webhooks[N]` by position.

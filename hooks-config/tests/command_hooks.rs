@@ -7,14 +7,14 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use hooks_config::file::{Format, LoadedConfig, parse_project};
-use hooks_config::protocol::Decision;
-use hooks_config::runner::{CommandEvent, ConfigHooks, RunStatus};
-use hooks_config::trust::{TrustStore, fingerprint};
-use hooks_core::context::{Meta, PostToolUse, PreToolUse, SessionStart, UserPromptSubmit};
-use hooks_core::points::{post_tool_use, pre_tool_use, session_start, user_prompt_submit};
-use hooks_core::runtime::{Hook, Hooks};
-use hooks_core::{OnError, Verdict};
+use hookrail_config::file::{Format, LoadedConfig, parse_project};
+use hookrail_config::protocol::Decision;
+use hookrail_config::runner::{CommandEvent, ConfigHooks, RunStatus};
+use hookrail_config::trust::{TrustStore, fingerprint};
+use hookrail_core::context::{Meta, PostToolUse, PreToolUse, SessionStart, UserPromptSubmit};
+use hookrail_core::points::{post_tool_use, pre_tool_use, session_start, user_prompt_submit};
+use hookrail_core::runtime::{Hook, Hooks};
+use hookrail_core::{OnError, Verdict};
 use serde_json::{Value, json};
 
 /// A project directory with its scripts.
@@ -109,7 +109,7 @@ impl Setup {
         project: &Project,
         tool: &str,
         input: Value,
-    ) -> (hooks_core::Outcome<Verdict>, PreToolUse) {
+    ) -> (hookrail_core::Outcome<Verdict>, PreToolUse) {
         let mut ctx = PreToolUse::new(project.meta(), tool, input);
         let outcome = self
             .hooks
@@ -118,7 +118,7 @@ impl Setup {
         (outcome, ctx)
     }
 
-    fn runs(&self) -> Vec<hooks_config::runner::CommandRun> {
+    fn runs(&self) -> Vec<hookrail_config::runner::CommandRun> {
         self.events
             .lock()
             .unwrap()
@@ -432,7 +432,7 @@ async fn ten_megabytes_of_output_are_capped_and_the_run_completes() {
     assert_eq!(run.status, RunStatus::Exited(0));
     assert!(run.truncated);
     assert!(
-        run.stdout.chars().count() <= hooks_config::protocol::OUTPUT_CAP,
+        run.stdout.chars().count() <= hookrail_config::protocol::OUTPUT_CAP,
         "{}",
         run.stdout.len()
     );
@@ -881,7 +881,7 @@ async fn an_answer_longer_than_the_output_cap_is_still_read_whole() {
     );
     let run = &s.runs()[0];
     assert!(run.truncated, "the event's copy of stdout is capped");
-    assert!(run.stdout.chars().count() <= hooks_config::protocol::OUTPUT_CAP);
+    assert!(run.stdout.chars().count() <= hookrail_config::protocol::OUTPUT_CAP);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -946,10 +946,10 @@ async fn continue_false_at_stop_lets_the_agent_stop_over_a_siblings_block() {
         &p,
         "  - { id: done, event_type: Stop, handler: { command: ./done.sh } }\n  - { id: more, event_type: Stop, handler: { command: ./more.sh } }\n",
     );
-    let mut stop = hooks_core::context::Stop::new(p.meta());
+    let mut stop = hookrail_core::context::Stop::new(p.meta());
     let outcome = s
         .hooks
-        .dispatch_async::<hooks_core::points::stop::Point>(&mut stop)
+        .dispatch_async::<hookrail_core::points::stop::Point>(&mut stop)
         .await;
     assert_eq!(outcome.verdict(), &Verdict::Allow);
 }

@@ -15,8 +15,8 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use hooks_config::command::run::{CommandOutput, CommandRequest, ExitStatusKind, run_command};
-use hooks_config::spec::CommandLine;
+use hookrail_config::command::run::{CommandOutput, CommandRequest, ExitStatusKind, run_command};
+use hookrail_config::spec::CommandLine;
 use tempfile::TempDir;
 
 fn block_on<F: Future<Output = ()>>(test: F) {

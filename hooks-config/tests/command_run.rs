@@ -18,10 +18,10 @@ use std::time::Duration;
 #[cfg(target_os = "linux")]
 use std::time::Instant;
 
-use hooks_config::command::run::{
+use hookrail_config::command::run::{
     CommandOutput, CommandRequest, ExitStatusKind, RunError, run_command,
 };
-use hooks_config::spec::CommandLine;
+use hookrail_config::spec::CommandLine;
 use tempfile::TempDir;
 
 static PROCESSES: RwLock<()> = RwLock::new(());

@@ -6,11 +6,11 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use hooks_config::file::{
+use hookrail_config::file::{
     LoadedConfig, load_claude_plugin, load_claude_settings, load_hooks_dir, load_project,
     load_project_file,
 };
-use hooks_config::spec::{CommandLine, Handler, OnFailure, ToolMatcher};
+use hookrail_config::spec::{CommandLine, Handler, OnFailure, ToolMatcher};
 
 fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     let path = dir.join(name);
@@ -21,7 +21,7 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     path
 }
 
-fn ids(hooks: &[hooks_config::spec::HookSpec]) -> Vec<&str> {
+fn ids(hooks: &[hookrail_config::spec::HookSpec]) -> Vec<&str> {
     hooks.iter().map(|h| h.id.as_str()).collect()
 }
 
@@ -676,9 +676,9 @@ fn merging_project_dir_and_claude_settings_reports_duplicate_ids() {
 
 #[test]
 fn a_refused_allow_entry_is_a_problem_with_its_position_and_the_rest_stay() {
-    let config = hooks_config::file::parse_project(
+    let config = hookrail_config::file::parse_project(
         "enabled: true\nallow:\n  - ./scripts/hooks/*\n  - \"*\"\n",
-        hooks_config::file::Format::Yaml,
+        hookrail_config::file::Format::Yaml,
         std::path::Path::new("hooks.yaml"),
     )
     .unwrap();

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use hooks_config::file::{Format, LoadedConfig, Problem, parse_claude, parse_project};
+use hookrail_config::file::{Format, LoadedConfig, Problem, parse_claude, parse_project};
 use proptest::prelude::*;
 
 const YAML: &str = r#"enabled: true
@@ -207,14 +207,14 @@ proptest! {
         for name in ["hooks.yaml", "hooks.toml", "hooks.json"] {
             let path = dir.path().join(name);
             std::fs::write(&path, &bytes).unwrap();
-            check(hooks_config::file::load_project_file(&path), &path);
+            check(hookrail_config::file::load_project_file(&path), &path);
         }
         let path = dir.path().join("settings.json");
         std::fs::write(&path, &bytes).unwrap();
-        check(hooks_config::file::load_claude_settings(&path), &path);
+        check(hookrail_config::file::load_claude_settings(&path), &path);
         std::fs::create_dir_all(dir.path().join(".hooks")).unwrap();
         std::fs::write(dir.path().join(".hooks/a.yaml"), &bytes).unwrap();
-        let loaded = hooks_config::file::load_hooks_dir(&dir.path().join(".hooks"), true);
+        let loaded = hookrail_config::file::load_hooks_dir(&dir.path().join(".hooks"), true);
         prop_assert!(loaded.is_ok());
     }
 }

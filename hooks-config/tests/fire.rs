@@ -1,9 +1,9 @@
 //! Firing points from Claude Code payloads, and Claude Code's answers.
 
-use hooks_config::fire::{claude_answer, fire};
-use hooks_core::points::{post_tool_use, pre_tool_use, session_start, stop, user_prompt_submit};
-use hooks_core::runtime::{Hook, Hooks};
-use hooks_core::{OnError, Verdict};
+use hookrail_config::fire::{claude_answer, fire};
+use hookrail_core::points::{post_tool_use, pre_tool_use, session_start, stop, user_prompt_submit};
+use hookrail_core::runtime::{Hook, Hooks};
+use hookrail_core::{OnError, Verdict};
 use serde_json::{Value, json};
 
 fn common(event: &str) -> Value {
@@ -110,7 +110,7 @@ fn payloads() -> Vec<(&'static str, Value)> {
 async fn every_claude_code_payload_of_a_supported_event_fires_its_point() {
     let hooks = Hooks::builder().ignore_env().build().unwrap();
     for (event, payload) in payloads() {
-        let point = hooks_config::events::resolve_claude(event).unwrap();
+        let point = hookrail_config::events::resolve_claude(event).unwrap();
         let fired = fire(&hooks, point, payload.clone())
             .await
             .unwrap_or_else(|e| panic!("{event}: {e}"));

@@ -4,9 +4,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use hooks_config::fire::{fire, fire_in};
-use hooks_core::context::meta_of;
-use hooks_core::runtime::{Hook, Hooks, Ret};
+use hookrail_config::fire::{fire, fire_in};
+use hookrail_core::context::meta_of;
+use hookrail_core::runtime::{Hook, Hooks, Ret};
 use serde_json::{Value, json};
 
 /// A Claude Code payload of `event` whose `cwd` is `/usr`, with `fields`.
@@ -64,9 +64,9 @@ fn recording() -> (Hooks, Seen) {
     macro_rules! noop {
         ($($p:ident),*) => {$(
             hooks
-                .register(Hook::<hooks_core::points::$p::Point>::new(
+                .register(Hook::<hookrail_core::points::$p::Point>::new(
                     concat!("noop_", stringify!($p)),
-                    |_| -> Ret<hooks_core::points::$p::Point> { Default::default() },
+                    |_| -> Ret<hookrail_core::points::$p::Point> { Default::default() },
                 ))
                 .unwrap();
         )*};

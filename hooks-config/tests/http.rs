@@ -10,8 +10,8 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use hooks_config::http::{HttpClient, HttpError, HttpRequest, expand_env};
-use hooks_config::spec::HttpHandler;
+use hookrail_config::http::{HttpClient, HttpError, HttpRequest, expand_env};
+use hookrail_config::spec::HttpHandler;
 use wiremock::matchers::{body_bytes, header, method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 

@@ -5,12 +5,12 @@
 
 use std::time::Duration;
 
-use hooks_config::file::{Format, parse_project};
-use hooks_config::runner::{CommandEvent, ConfigHooks, RunStatus};
-use hooks_core::Verdict;
-use hooks_core::context::{Meta, PreToolUse};
-use hooks_core::points::pre_tool_use;
-use hooks_core::runtime::Hooks;
+use hookrail_config::file::{Format, parse_project};
+use hookrail_config::runner::{CommandEvent, ConfigHooks, RunStatus};
+use hookrail_core::Verdict;
+use hookrail_core::context::{Meta, PreToolUse};
+use hookrail_core::points::pre_tool_use;
+use hookrail_core::runtime::Hooks;
 use serde_json::{Value, json};
 use wiremock::matchers::{header, method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
@@ -35,7 +35,7 @@ async fn hooks_for(
     (hooks, events)
 }
 
-async fn dispatch(hooks: &Hooks) -> (hooks_core::Outcome<Verdict>, PreToolUse) {
+async fn dispatch(hooks: &Hooks) -> (hookrail_core::Outcome<Verdict>, PreToolUse) {
     let mut ctx = PreToolUse::new(
         Meta::new("s1").with_cwd("/tmp"),
         "Bash",
@@ -157,7 +157,7 @@ async fn an_unlisted_url_is_never_called_and_its_guard_denies() {
     let configured = ConfigHooks::builder(dir.path()).build(config).unwrap();
     let hooks = Hooks::builder().ignore_env().build().unwrap();
     configured.attach(&hooks).unwrap();
-    let ((outcome, _), notices) = hooks_config::runner::collect_notices(dispatch(&hooks)).await;
+    let ((outcome, _), notices) = hookrail_config::runner::collect_notices(dispatch(&hooks)).await;
     assert_eq!(outcome.verdict(), &Verdict::Continue);
     assert!(notices[0].contains("`remote`"), "{notices:?}");
     assert!(server.received_requests().await.unwrap().is_empty());

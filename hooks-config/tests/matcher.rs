@@ -2,11 +2,11 @@
 
 use std::path::Path;
 
-use hooks_config::file::{Format, parse_project};
-use hooks_config::matcher::{
+use hookrail_config::file::{Format, parse_project};
+use hookrail_config::matcher::{
     CompiledMatcher, EventFacts, MatcherError, compile_globs, compile_tool_matcher, matches,
 };
-use hooks_config::spec::{Matcher, ToolMatcher};
+use hookrail_config::spec::{Matcher, ToolMatcher};
 
 fn tool(pattern: &str) -> Matcher {
     Matcher {

@@ -4,12 +4,12 @@ use std::path::Path;
 use std::sync::mpsc;
 use std::time::Duration;
 
-use hooks_config::file::Sources;
-use hooks_config::reload::{ReloadOutcome, Reloader};
-use hooks_config::runner::ConfigHooks;
-use hooks_core::context::{Meta, PreToolUse};
-use hooks_core::points::pre_tool_use;
-use hooks_core::runtime::Hooks;
+use hookrail_config::file::Sources;
+use hookrail_config::reload::{ReloadOutcome, Reloader};
+use hookrail_config::runner::ConfigHooks;
+use hookrail_core::context::{Meta, PreToolUse};
+use hookrail_core::points::pre_tool_use;
+use hookrail_core::runtime::Hooks;
 use serde_json::json;
 
 /// Long enough for a loaded machine; the test waits for the event, not for this.

@@ -6,11 +6,11 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use hooks_config::file::{Format, parse_project};
-use hooks_config::spec::{
+use hookrail_config::file::{Format, parse_project};
+use hookrail_config::spec::{
     CommandHandler, CommandLine, Handler, HookSpec, HttpHandler, Location, Matcher,
 };
-use hooks_config::trust::{
+use hookrail_config::trust::{
     Admission, AllowList, AllowedBy, Gate, TrustError, TrustStore, fingerprint,
 };
 use proptest::prelude::*;

@@ -8,8 +8,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use hooks_config::spec::{CommandHandler, CommandLine, Handler, HookSpec, Location, Matcher};
-use hooks_config::trust::{
+use hookrail_config::spec::{CommandHandler, CommandLine, Handler, HookSpec, Location, Matcher};
+use hookrail_config::trust::{
     Admission, AllowList, Gate, OnUnhashed, TrustError, TrustStore, fingerprint,
 };
 

@@ -7,15 +7,15 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use hooks_config::file::{Format, LoadedConfig, parse_claude, parse_project};
-use hooks_config::fire::{claude_answer, fire};
-use hooks_config::runner::{CommandEvent, CommandSkipped, ConfigHooks, collect_notices};
-use hooks_config::spec::OnUnapproved;
-use hooks_config::trust::{TrustStore, fingerprint};
-use hooks_core::Verdict;
-use hooks_core::context::{Meta, PostToolUse, PreToolUse};
-use hooks_core::points::{post_tool_use, pre_tool_use};
-use hooks_core::runtime::Hooks;
+use hookrail_config::file::{Format, LoadedConfig, parse_claude, parse_project};
+use hookrail_config::fire::{claude_answer, fire};
+use hookrail_config::runner::{CommandEvent, CommandSkipped, ConfigHooks, collect_notices};
+use hookrail_config::spec::OnUnapproved;
+use hookrail_config::trust::{TrustStore, fingerprint};
+use hookrail_core::Verdict;
+use hookrail_core::context::{Meta, PostToolUse, PreToolUse};
+use hookrail_core::points::{post_tool_use, pre_tool_use};
+use hookrail_core::runtime::Hooks;
 use serde_json::{Value, json};
 
 const APPROVE: &str = "hooks trust --settings .claude/hooks.scripts.json --approve";
@@ -100,7 +100,7 @@ fn skipped(events: &Mutex<Vec<CommandEvent>>) -> Vec<CommandSkipped> {
         .collect()
 }
 
-async fn pre_tool(p: &Project, hooks: &Hooks) -> (hooks_core::Outcome<Verdict>, Vec<String>) {
+async fn pre_tool(p: &Project, hooks: &Hooks) -> (hookrail_core::Outcome<Verdict>, Vec<String>) {
     let mut ctx = PreToolUse::new(p.meta(), "Bash", json!({"command": "rm -rf /"}));
     collect_notices(hooks.dispatch_async::<pre_tool_use::Point>(&mut ctx)).await
 }

@@ -5,13 +5,13 @@
 
 use std::time::{Duration, SystemTime};
 
-use hooks_config::file::{Format, parse_project};
-use hooks_config::runner::{ConfigHooks, ConfigWebhooks};
-use hooks_core::context::{Meta, PreToolUse};
-use hooks_core::points::pre_tool_use;
-use hooks_core::runtime::Hooks;
-use hooks_telemetry::signature::{SIGNATURE_HEADER, Secret, TIMESTAMP_HEADER, Verifier};
-use hooks_telemetry::webhooks::Source;
+use hookrail_config::file::{Format, parse_project};
+use hookrail_config::runner::{ConfigHooks, ConfigWebhooks};
+use hookrail_core::context::{Meta, PreToolUse};
+use hookrail_core::points::pre_tool_use;
+use hookrail_core::runtime::Hooks;
+use hookrail_telemetry::signature::{SIGNATURE_HEADER, Secret, TIMESTAMP_HEADER, Verifier};
+use hookrail_telemetry::webhooks::Source;
 use serde_json::json;
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, ResponseTemplate};

@@ -9,17 +9,17 @@
 //! - `published_full_queue`: a subscription to this point that is never drained: every
 //!   publish finds the queue full, drops and counts (the price of a stuck subscriber).
 //!
-//! Run: `cargo bench -p hooks-core --bench bus` (figures of record: the bench executable
+//! Run: `cargo bench -p hookrail-core --bench bus` (figures of record: the bench executable
 //! pinned with `taskset -c 1`, see BENCHMARKS.md).
 
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use hooks_core::Verdict;
-use hooks_core::bus::Filter;
-use hooks_core::context::{Meta, PreToolUse};
-use hooks_core::points::{pre_tool_use, stop};
-use hooks_core::runtime::{Hook, Hooks};
+use hookrail_core::Verdict;
+use hookrail_core::bus::Filter;
+use hookrail_core::context::{Meta, PreToolUse};
+use hookrail_core::points::{pre_tool_use, stop};
+use hookrail_core::runtime::{Hook, Hooks};
 use serde_json::json;
 
 fn hooks() -> Hooks {

@@ -2,7 +2,7 @@
 //!
 //! - `direct/N`: N `#[inline(never)]` fns called through fn pointers, their verdicts folded to
 //!   the most restrictive one. The floor: what any registry must at least do.
-//! - `static/N`: `hooks_core::dispatch` of a point with N `#[hook]` fns (verdict merging, panic
+//! - `static/N`: `hookrail_core::dispatch` of a point with N `#[hook]` fns (verdict merging, panic
 //!   isolation and failure policy included).
 //! - `dyn_registry/N`: a `RwLock<Vec<Box<dyn Fn>>>` registry with the same merge rule, which is
 //!   what most runtimes do.
@@ -11,14 +11,14 @@
 //! on the verdict would use it (black-boxing the 24-byte `Verdict` itself costs ~5 ns on the
 //! reference machine and would swamp the small cases).
 //!
-//! Run: `cargo bench -p hooks-core --bench dispatch`.
+//! Run: `cargo bench -p hookrail-core --bench dispatch`.
 
 use std::hint::black_box;
 use std::sync::RwLock;
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use hooks_core::{Verdict, hook};
+use hookrail_core::{Verdict, hook};
 
 #[derive(Default)]
 pub struct Ctx {
@@ -27,7 +27,7 @@ pub struct Ctx {
 
 pub mod points {
     use super::Ctx;
-    hooks_core::hook_points! {
+    hookrail_core::hook_points! {
         pub guard bench_0: Ctx;
         pub guard bench_1: Ctx;
         pub guard bench_8: Ctx;
@@ -89,7 +89,7 @@ fn dyn_dispatch(registry: &RwLock<Vec<DynHook>>, ctx: &mut Ctx) -> Verdict {
 }
 
 /// The static dispatch of the bench point with `n` hooks.
-fn static_dispatch(n: usize) -> fn(&mut Ctx) -> hooks_core::Outcome<Verdict> {
+fn static_dispatch(n: usize) -> fn(&mut Ctx) -> hookrail_core::Outcome<Verdict> {
     match n {
         0 => points::bench_0::dispatch,
         1 => points::bench_1::dispatch,
@@ -100,7 +100,7 @@ fn static_dispatch(n: usize) -> fn(&mut Ctx) -> hooks_core::Outcome<Verdict> {
 }
 
 fn static_len(n: usize) -> usize {
-    use hooks_core::HookPoint;
+    use hookrail_core::HookPoint;
     match n {
         0 => points::bench_0::Point::registry().hooks().len(),
         1 => points::bench_1::Point::registry().hooks().len(),

@@ -21,16 +21,16 @@
 //! `block_on` of a current-thread tokio runtime (timer enabled) per iteration; that cost is the
 //! same in all of them and cancels in the differences.
 //!
-//! Run: `cargo bench -p hooks-core --bench runtime` (figures of record: the bench executable
+//! Run: `cargo bench -p hookrail-core --bench runtime` (figures of record: the bench executable
 //! pinned with `taskset -c 1`, see BENCHMARKS.md).
 
 use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use hooks_core::kind::BoxFuture;
-use hooks_core::runtime::{Hook, Hooks};
-use hooks_core::{FailureCause, HookPoint, Outcome, Verdict, hook};
+use hookrail_core::kind::BoxFuture;
+use hookrail_core::runtime::{Hook, Hooks};
+use hookrail_core::{FailureCause, HookPoint, Outcome, Verdict, hook};
 
 #[derive(Default)]
 pub struct Ctx {
@@ -39,7 +39,7 @@ pub struct Ctx {
 
 pub mod points {
     use super::Ctx;
-    hooks_core::hook_points! {
+    hookrail_core::hook_points! {
         /// Closures only (no `#[hook]` fns): each `Hooks` value registers its own.
         pub guard bench_async: Ctx;
         pub guard bench_async_1: Ctx;
@@ -133,7 +133,7 @@ fn closures(n: usize, yields: bool) -> Hooks {
 
 /// Dispatch point `P` once (which also makes a custom point known to `hooks`) and check that
 /// its `n` hooks are async and ran without failing.
-fn check<P: HookPoint<Context = Ctx, Kind = hooks_core::kind::Guard>>(
+fn check<P: HookPoint<Context = Ctx, Kind = hookrail_core::kind::Guard>>(
     rt: &tokio::runtime::Runtime,
     hooks: &Hooks,
     n: usize,

@@ -9,11 +9,11 @@
 //! ([`Bus::on`], [`Bus::on_filter`]).
 //!
 //! ```
-//! use hooks_core::bus::Filter;
-//! use hooks_core::context::{Meta, PreToolUse};
-//! use hooks_core::points::pre_tool_use;
-//! use hooks_core::runtime::{Hook, Hooks};
-//! use hooks_core::Verdict;
+//! use hookrail_core::bus::Filter;
+//! use hookrail_core::context::{Meta, PreToolUse};
+//! use hookrail_core::points::pre_tool_use;
+//! use hookrail_core::runtime::{Hook, Hooks};
+//! use hookrail_core::Verdict;
 //!
 //! let hooks = Hooks::builder()
 //!     .ignore_env()
@@ -30,7 +30,7 @@
 //! let call = event.payload::<pre_tool_use::Point>().expect("a pre_tool_use payload");
 //! assert_eq!(call.context.tool_name, "Bash");
 //! assert!(call.outcome.verdict.as_ref().is_some_and(|v| v.is_deny()));
-//! # Ok::<(), hooks_core::runtime::HooksError>(())
+//! # Ok::<(), hookrail_core::runtime::HooksError>(())
 //! ```
 //!
 //! # Slow subscribers never block dispatch
@@ -249,15 +249,15 @@ impl Bus {
     /// keep state: it is `FnMut`, called by one thread, one event at a time, in order).
     ///
     /// ```
-    /// use hooks_core::bus::Bus;
-    /// use hooks_core::points::session_start;
+    /// use hookrail_core::bus::Bus;
+    /// use hookrail_core::points::session_start;
     ///
     /// let bus = Bus::new();
     /// let listener = bus.on::<session_start::Point>(|_event, start| {
     ///     tracing::info!(session = %start.context.meta.session_id, "session started");
     /// })?;
     /// listener.off(); // handles what was queued, then stops
-    /// # Ok::<(), hooks_core::bus::BusError>(())
+    /// # Ok::<(), hookrail_core::bus::BusError>(())
     /// ```
     ///
     /// # Errors

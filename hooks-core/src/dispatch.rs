@@ -41,11 +41,11 @@ use crate::point::{HookEntry, HookFn, HookPoint};
 /// a failure does (its record, and the deny reason of a failing guard).
 ///
 /// ```
-/// use hooks_core::context::{Meta, PreToolUse};
-/// use hooks_core::points::pre_tool_use;
+/// use hookrail_core::context::{Meta, PreToolUse};
+/// use hookrail_core::points::pre_tool_use;
 ///
 /// let mut ctx = PreToolUse::new(Meta::new("session-1"), "Bash", serde_json::json!({"command": "ls"}));
-/// let outcome = hooks_core::dispatch::<pre_tool_use::Point>(&mut ctx);
+/// let outcome = hookrail_core::dispatch::<pre_tool_use::Point>(&mut ctx);
 /// assert!(!outcome.is_denied());
 /// ```
 #[inline(always)]
@@ -77,11 +77,11 @@ pub async fn dispatch_async<P: HookPoint>(ctx: &mut P::Context) -> Outcome<<P::K
 /// reference.
 ///
 /// ```
-/// use hooks_core::context::{Meta, SessionEnd, SessionEndReason};
-/// use hooks_core::points::session_end;
+/// use hookrail_core::context::{Meta, SessionEnd, SessionEndReason};
+/// use hookrail_core::points::session_end;
 ///
 /// let ctx = SessionEnd::new(Meta::new("s1"), SessionEndReason::Completed, true);
-/// let outcome = hooks_core::dispatch_shared::<session_end::Point>(&ctx);
+/// let outcome = hookrail_core::dispatch_shared::<session_end::Point>(&ctx);
 /// assert!(outcome.failures.is_empty());
 /// ```
 #[inline(always)]

@@ -6,8 +6,8 @@
 //! dispatcher runs it at the right point of the agent loop in a deterministic order.
 //!
 //! ```
-//! use hooks_core::context::{Meta, PreToolUse};
-//! use hooks_core::{Verdict, hook, points::pre_tool_use};
+//! use hookrail_core::context::{Meta, PreToolUse};
+//! use hookrail_core::{Verdict, hook, points::pre_tool_use};
 //!
 //! /// Refuse `sudo` in shell commands.
 //! #[hook(pre_tool_use, order = -10, name = "no_sudo")]
@@ -63,13 +63,13 @@
 //! Hooks are collected with [`linkme`](https://docs.rs/linkme) link sections by default (no code
 //! runs before `main`). The `inventory` cargo feature switches to
 //! [`inventory`](https://docs.rs/inventory)'s pre-main constructors, for targets linkme does not
-//! support (wasm, some BSDs, Miri). Both behave the same; the choice is made inside hooks-core,
+//! support (wasm, some BSDs, Miri). Both behave the same; the choice is made inside hookrail-core,
 //! so hook crates need no feature of their own.
 
 #![warn(missing_docs)]
 
 // Lets `#[hook]` and `hook_points!` expand inside this crate's own tests.
-extern crate self as hooks_core;
+extern crate self as hookrail_core;
 
 pub mod bus;
 pub mod context;
@@ -104,7 +104,7 @@ pub use registry::PointInfo;
 ///   point declared with [`hook_points!`] in any crate (`my_crate::points::auth_failure`).
 /// - `order`: lower runs first; default 0. Ties are broken by name.
 /// - `name`: default `module::path::fn_name`. Names must be unique per point.
-/// - `crate`: the path to `hooks_core`, if you renamed it.
+/// - `crate`: the path to `hookrail_core`, if you renamed it.
 ///
 /// The function takes exactly one argument, the point's context (`&mut Ctx` for guards and
 /// transforms, `&Ctx` for observers and recoverers), and returns the kind's result (`Verdict`,
@@ -112,8 +112,8 @@ pub use registry::PointInfo;
 /// Mistakes are reported at the function, at compile time.
 ///
 /// ```
-/// use hooks_core::context::{PostToolUse, SessionEnd};
-/// use hooks_core::hook;
+/// use hookrail_core::context::{PostToolUse, SessionEnd};
+/// use hookrail_core::hook;
 ///
 /// #[hook(post_tool_use, order = 100, name = "redact_tokens")]
 /// fn redact(ctx: &mut PostToolUse) {
@@ -129,7 +129,7 @@ pub use registry::PointInfo;
 /// }
 /// # fn main() {}
 /// ```
-pub use hooks_macros::hook;
+pub use hookrail_macros::hook;
 
 /// Declares hook points of your own, usable with `#[hook(path::to::point)]`.
 ///
@@ -153,7 +153,7 @@ pub use hooks_macros::hook;
 ///     /// A failed login.
 ///     pub struct AuthFailure { pub user: String }
 ///
-///     hooks_core::hook_points! {
+///     hookrail_core::hook_points! {
 ///         /// Before a memory is saved; a deny vetoes the save.
 ///         pub guard memory_save_before: MemorySave;
 ///         /// After an authentication failure.
@@ -161,12 +161,12 @@ pub use hooks_macros::hook;
 ///     }
 /// }
 ///
-/// #[hooks_core::hook(crate::points::memory_save_before)]
-/// fn no_secrets(ctx: &mut points::MemorySave) -> hooks_core::Verdict {
+/// #[hookrail_core::hook(crate::points::memory_save_before)]
+/// fn no_secrets(ctx: &mut points::MemorySave) -> hookrail_core::Verdict {
 ///     if ctx.value.contains("password") {
-///         hooks_core::Verdict::deny("memories must not hold passwords")
+///         hookrail_core::Verdict::deny("memories must not hold passwords")
 ///     } else {
-///         hooks_core::Verdict::Continue
+///         hookrail_core::Verdict::Continue
 ///     }
 /// }
 ///
@@ -175,4 +175,4 @@ pub use hooks_macros::hook;
 /// assert!(points::memory_save_before::dispatch(&mut save).is_denied());
 /// # }
 /// ```
-pub use hooks_macros::hook_points;
+pub use hookrail_macros::hook_points;

@@ -30,7 +30,7 @@
 use crate::context::*;
 
 // Slice identifiers name linker sections and must be unique in the final binary, also when two
-// semver-incompatible versions of hooks-core are linked: they carry the version (0.1 here;
+// semver-incompatible versions of hookrail-core are linked: they carry the version (0.1 here;
 // change it with every breaking release).
 
 /// The names of the standard points, in catalog order.

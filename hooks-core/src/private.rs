@@ -134,7 +134,7 @@ macro_rules! __declare_point {
     };
     (@dispatch_shared_fns [$(#[$must_use:meta])?] $kind:ident $ctx:ty) => {
         /// Run this point's link-time hooks synchronously; see
-        /// [`hooks_core::dispatch_shared`](fn@$crate::dispatch_shared).
+        /// [`hookrail_core::dispatch_shared`](fn@$crate::dispatch_shared).
         $(#[$must_use])?
         #[inline(always)]
         pub fn dispatch(
@@ -144,7 +144,7 @@ macro_rules! __declare_point {
         }
 
         /// Run this point's link-time hooks, sync and async; see
-        /// [`hooks_core::dispatch_shared_async`](fn@$crate::dispatch_shared_async).
+        /// [`hookrail_core::dispatch_shared_async`](fn@$crate::dispatch_shared_async).
         $(#[$must_use])?
         pub async fn dispatch_async(
             ctx: &$ctx,
@@ -154,7 +154,7 @@ macro_rules! __declare_point {
     };
     (@dispatch_fns [$(#[$must_use:meta])?] $kind:ident $ctx:ty) => {
         /// Run this point's link-time hooks synchronously; see
-        /// [`hooks_core::dispatch`](fn@$crate::dispatch).
+        /// [`hookrail_core::dispatch`](fn@$crate::dispatch).
         $(#[$must_use])?
         #[inline(always)]
         pub fn dispatch(
@@ -164,7 +164,7 @@ macro_rules! __declare_point {
         }
 
         /// Run this point's link-time hooks, sync and async; see
-        /// [`hooks_core::dispatch_async`](fn@$crate::dispatch_async).
+        /// [`hookrail_core::dispatch_async`](fn@$crate::dispatch_async).
         $(#[$must_use])?
         pub async fn dispatch_async(
             ctx: &mut $ctx,

@@ -17,10 +17,10 @@
 //! missing:
 //!
 //! ```
-//! # fn main() -> Result<(), hooks_core::registry::RegistryError> {
+//! # fn main() -> Result<(), hookrail_core::registry::RegistryError> {
 //! // In a real app: require(["my_policies::deny_sudo", "my_policies::audit"])?
-//! hooks_core::registry::require::<&str>([])?;
-//! hooks_core::registry::check()?; // no duplicate hook names
+//! hookrail_core::registry::require::<&str>([])?;
+//! hookrail_core::registry::check()?; // no duplicate hook names
 //! # Ok(()) }
 //! ```
 
@@ -109,7 +109,7 @@ pub fn points() -> Vec<&'static PointInfo> {
 /// Every linked hook at every point, sorted by point name, then in run order.
 ///
 /// ```
-/// for hook in hooks_core::registry::linked() {
+/// for hook in hookrail_core::registry::linked() {
 ///     println!("{:<20} {:>5} {} ({}:{})", hook.point, hook.order, hook.name, hook.file, hook.line);
 /// }
 /// ```
@@ -123,7 +123,7 @@ pub fn linked() -> Vec<HookInfo> {
 /// hooks your application relies on, and refuse to start when one is missing.
 ///
 /// ```
-/// let err = hooks_core::registry::require(["no_such_crate::guard"]).unwrap_err();
+/// let err = hookrail_core::registry::require(["no_such_crate::guard"]).unwrap_err();
 /// assert!(err.to_string().contains("no_such_crate::guard"));
 /// ```
 pub fn require<S: AsRef<str>>(names: impl IntoIterator<Item = S>) -> Result<(), RegistryError> {

@@ -7,7 +7,7 @@ use std::future::Future;
 use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
-use hooks_core::{Recovery, Verdict, hook};
+use hookrail_core::{Recovery, Verdict, hook};
 
 struct Counting;
 
@@ -58,7 +58,7 @@ pub struct Ctx {
 
 pub mod points {
     use super::Ctx;
-    hooks_core::hook_points! {
+    hookrail_core::hook_points! {
         pub guard empty: Ctx;
         pub guard guards: Ctx;
         pub transform transforms: Ctx;
@@ -205,7 +205,7 @@ fn async_dispatch_costs_one_allocation_per_async_hook() {
 /// attached. Nothing allocates.
 #[test]
 fn runtime_sync_dispatch_allocates_nothing() {
-    use hooks_core::runtime::{Hook, Hooks};
+    use hookrail_core::runtime::{Hook, Hooks};
     use std::sync::Arc;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -223,8 +223,8 @@ fn runtime_sync_dispatch_allocates_nothing() {
         seen.fetch_add(1, Ordering::Relaxed);
     });
     // A bus subscriber to another point: the bus is active, but this point is not published.
-    let elsewhere = hooks.bus().subscribe(hooks_core::bus::Filter::topic::<
-        hooks_core::points::stop::Point,
+    let elsewhere = hooks.bus().subscribe(hookrail_core::bus::Filter::topic::<
+        hookrail_core::points::stop::Point,
     >());
     let mut ctx = Ctx::default();
     warm(|| hooks.dispatch::<points::guards::Point>(&mut Ctx::default()));
@@ -252,10 +252,10 @@ fn runtime_sync_dispatch_allocates_nothing() {
 /// context, so a stuck subscriber costs no allocation.
 #[test]
 fn a_stuck_bus_subscriber_costs_a_dispatch_no_allocation() {
-    use hooks_core::bus::Filter;
-    use hooks_core::context::{Meta, PreToolUse};
-    use hooks_core::points::pre_tool_use;
-    use hooks_core::runtime::Hooks;
+    use hookrail_core::bus::Filter;
+    use hookrail_core::context::{Meta, PreToolUse};
+    use hookrail_core::points::pre_tool_use;
+    use hookrail_core::runtime::Hooks;
 
     let hooks = Hooks::builder().ignore_env().build().expect("no hooks");
     let stuck = hooks

@@ -5,11 +5,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::Duration;
 
-use hooks_core::bus::{Bus, Filter, Topic};
-use hooks_core::context::{ErrorKind, ErrorOccurred, Meta, Notification, PreToolUse, Stop};
-use hooks_core::points::{error_occurred, notification, pre_tool_use, stop};
-use hooks_core::runtime::{Hook, Hooks, HooksBuilder};
-use hooks_core::{Recovery, Verdict};
+use hookrail_core::bus::{Bus, Filter, Topic};
+use hookrail_core::context::{ErrorKind, ErrorOccurred, Meta, Notification, PreToolUse, Stop};
+use hookrail_core::points::{error_occurred, notification, pre_tool_use, stop};
+use hookrail_core::runtime::{Hook, Hooks, HooksBuilder};
+use hookrail_core::{Recovery, Verdict};
 use serde_json::json;
 
 fn builder() -> HooksBuilder {
@@ -120,7 +120,7 @@ fn filters_select_one_topic_several_or_all() {
         version: "1.0".into(),
     });
 
-    let names = |sub: &mut hooks_core::bus::Subscription| {
+    let names = |sub: &mut hookrail_core::bus::Subscription| {
         std::iter::from_fn(|| sub.try_recv())
             .map(|e| e.name())
             .collect::<Vec<_>>()
@@ -164,7 +164,7 @@ mod custom {
         pub target: String,
     }
 
-    hooks_core::hook_points! {
+    hookrail_core::hook_points! {
         /// A custom guard point.
         pub guard deploy: Deploy;
     }

@@ -2,8 +2,8 @@
 //! at each, which only compiles if the `#[hook]` gate knows every point and only catalog points),
 //! and each point has the kind DESIGN.md §3 assigns it.
 
-use hooks_core::context::*;
-use hooks_core::{KindId, Recovery, Verdict, hook};
+use hookrail_core::context::*;
+use hookrail_core::{KindId, Recovery, Verdict, hook};
 
 #[hook(session_start)]
 fn h01(_: &mut SessionStart) {}
@@ -74,10 +74,10 @@ fn every_standard_point_has_the_kind_of_the_design_table() {
         ("pre_queue_drain", Observe),
         ("post_queue_drain", Observe),
     ];
-    assert_eq!(hooks_core::points::NAMES.len(), expected.len());
-    let points = hooks_core::registry::points();
+    assert_eq!(hookrail_core::points::NAMES.len(), expected.len());
+    let points = hookrail_core::registry::points();
     for (name, kind) in expected {
-        assert!(hooks_core::points::NAMES.contains(&name));
+        assert!(hookrail_core::points::NAMES.contains(&name));
         let p = points.iter().find(|p| p.name() == name).expect(name);
         assert_eq!(p.kind(), kind, "{name}");
         assert_eq!(p.hooks().len(), 1, "{name} has this file's hook");

@@ -1,8 +1,8 @@
 //! Introspection and startup checks: listing linked hooks, requiring hooks, and reporting two
 //! hooks registered under one name at one point.
 
-use hooks_core::registry::{self, RegistryError};
-use hooks_core::{HookPoint, KindId, Verdict, hook};
+use hookrail_core::registry::{self, RegistryError};
+use hookrail_core::{HookPoint, KindId, Verdict, hook};
 
 #[derive(Default)]
 pub struct Ctx {
@@ -11,7 +11,7 @@ pub struct Ctx {
 
 pub mod points {
     use super::Ctx;
-    hooks_core::hook_points! {
+    hookrail_core::hook_points! {
         /// Two hooks share a name here.
         pub guard clash: Ctx;
         /// An async observer, for the listing.
@@ -75,14 +75,14 @@ fn linked_lists_every_hook_with_point_kind_order_and_location() {
 #[test]
 fn points_lists_standard_and_custom_points() {
     let names: Vec<&str> = registry::points().iter().map(|p| p.name()).collect();
-    for standard in hooks_core::points::NAMES {
+    for standard in hookrail_core::points::NAMES {
         assert!(
             names.contains(&standard),
             "{standard} missing from {names:?}"
         );
     }
     assert!(names.contains(&"clash") && names.contains(&"listed"));
-    assert_eq!(names.len(), hooks_core::points::NAMES.len() + 2);
+    assert_eq!(names.len(), hookrail_core::points::NAMES.len() + 2);
 }
 
 #[test]

@@ -5,14 +5,14 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use hooks_core::context::{Meta, Notification, PreToolUse, SessionStart};
-use hooks_core::points::{notification, pre_tool_use, session_start};
-use hooks_core::runtime::{Hook, HookSource, Hooks, HooksError, HooksProvider, RunResult};
-use hooks_core::{FailureCause, HookResult, OnError, Verdict, hook};
+use hookrail_core::context::{Meta, Notification, PreToolUse, SessionStart};
+use hookrail_core::points::{notification, pre_tool_use, session_start};
+use hookrail_core::runtime::{Hook, HookSource, Hooks, HooksError, HooksProvider, RunResult};
+use hookrail_core::{FailureCause, HookResult, OnError, Verdict, hook};
 
 /// Points private to this test binary, so its link-time hooks do not leak into other tests.
 pub mod points {
-    hooks_core::hook_points! {
+    hookrail_core::hook_points! {
         pub guard gate: super::Gate;
         pub transform pipe: super::Pipe;
         pub observe watch: super::Pipe;
@@ -53,7 +53,7 @@ async fn slow_static(ctx: &mut Pipe) {
     ctx.trail.push("slow_static finished".into());
 }
 
-fn hooks() -> hooks_core::runtime::HooksBuilder {
+fn hooks() -> hookrail_core::runtime::HooksBuilder {
     Hooks::builder().ignore_env()
 }
 
@@ -206,7 +206,7 @@ fn a_duplicate_name_at_one_point_is_an_error_not_a_second_run() {
         err,
         HooksError::DuplicateName {
             point: "gate",
-            name: hooks_core::HookName::intern("static_b"),
+            name: hookrail_core::HookName::intern("static_b"),
             first: HookSource::Static,
             second: HookSource::Runtime,
         }

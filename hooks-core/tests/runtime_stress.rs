@@ -7,11 +7,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::thread;
 
-use hooks_core::Verdict;
-use hooks_core::runtime::{Hook, Hooks};
+use hookrail_core::Verdict;
+use hookrail_core::runtime::{Hook, Hooks};
 
 pub mod points {
-    hooks_core::hook_points! {
+    hookrail_core::hook_points! {
         pub guard work: super::Work;
     }
 }
@@ -21,7 +21,7 @@ pub struct Work {
     pub trail: Vec<&'static str>,
 }
 
-#[hooks_core::hook(crate::points::work, name = "permanent_static")]
+#[hookrail_core::hook(crate::points::work, name = "permanent_static")]
 fn permanent_static(ctx: &mut Work) -> Verdict {
     ctx.trail.push("permanent_static");
     Verdict::Continue

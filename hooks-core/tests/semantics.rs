@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
-use hooks_core::context::Rewritable;
-use hooks_core::{FailureCause, Recovery, Verdict, hook};
+use hookrail_core::context::Rewritable;
+use hookrail_core::{FailureCause, Recovery, Verdict, hook};
 use tokio::sync::Barrier;
 
 /// A context that records which hooks ran, in order.
@@ -26,7 +26,7 @@ impl Trail {
 pub mod points {
     use super::Trail;
 
-    hooks_core::hook_points! {
+    hookrail_core::hook_points! {
         /// deny stops the chain
         pub guard deny_stops: Trail;
         /// most restrictive wins
@@ -399,7 +399,7 @@ fn point_without_hooks_returns_the_neutral_outcome() {
     let out = points::empty::dispatch(&mut ctx);
     assert_eq!(out.value, Verdict::Continue);
     assert!(out.decided_by.is_none() && out.failures.is_empty());
-    assert!(<points::empty::Point as hooks_core::HookPoint>::registry().is_empty());
+    assert!(<points::empty::Point as hookrail_core::HookPoint>::registry().is_empty());
 }
 
 // ---- order ties are broken by name, deterministically ----
@@ -422,7 +422,7 @@ fn equal_orders_run_by_name() {
     let mut ctx = Trail::new("x");
     let _ = points::ties::dispatch(&mut ctx);
     assert_eq!(ctx.ran, ["mid", "alpha", "zeta"]);
-    let registry = <points::ties::Point as hooks_core::HookPoint>::registry();
+    let registry = <points::ties::Point as hookrail_core::HookPoint>::registry();
     let names: Vec<_> = registry.hooks().iter().map(|e| e.name()).collect();
     assert_eq!(names, ["mid", "alpha", "zeta"]);
 }

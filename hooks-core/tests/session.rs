@@ -7,17 +7,17 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use hooks_core::context::{
+use hookrail_core::context::{
     CompactTrigger, ErrorKind, Message, Meta, PostToolUse, PreModelCall, PreToolUse, Role,
     SessionEnd, SessionEndReason, StepStatus, Stop, SubagentStatus, SubagentStop, TokenUsage,
 };
-use hooks_core::points::{
+use hookrail_core::points::{
     error_occurred, post_tool_use, pre_model_call, pre_tool_use, session_end, stop, subagent_stop,
 };
-use hooks_core::runtime::{
+use hookrail_core::runtime::{
     AgentError, Hook, Hooks, HooksBuilder, ModelReply, Session, SessionError, ToolRun, TurnEnd,
 };
-use hooks_core::{Recovery, Verdict};
+use hookrail_core::{Recovery, Verdict};
 use serde_json::json;
 
 fn builder() -> HooksBuilder {
@@ -47,9 +47,9 @@ async fn a_session_fires_every_standard_point_and_aggregates_its_counters() {
         ($($p:ident),*) => {$(
             let counter = sink.clone();
             hooks
-                .register(Hook::<hooks_core::points::$p::Point>::new(
+                .register(Hook::<hookrail_core::points::$p::Point>::new(
                     concat!("count_", stringify!($p)),
-                    move |_| -> hooks_core::runtime::Ret<hooks_core::points::$p::Point> {
+                    move |_| -> hookrail_core::runtime::Ret<hookrail_core::points::$p::Point> {
                         *counter.lock().unwrap().entry(stringify!($p)).or_default() += 1;
                         Default::default()
                     },
@@ -95,14 +95,14 @@ async fn a_session_fires_every_standard_point_and_aggregates_its_counters() {
     let without_meta: Arc<Mutex<Vec<&'static str>>> = Arc::default();
     let w = without_meta.clone();
     hooks.subscribe(move |run| {
-        if hooks_core::context::meta_of(run.context).is_none() {
+        if hookrail_core::context::meta_of(run.context).is_none() {
             w.lock().unwrap().push(run.point);
         }
     });
     // Every dispatch is published on the bus, in order.
     let mut events = hooks
         .bus()
-        .subscribe_with_capacity(hooks_core::bus::Filter::all(), 4096);
+        .subscribe_with_capacity(hookrail_core::bus::Filter::all(), 4096);
 
     let mut session = Session::start(hooks, Meta::new("s1").with_agent("lead"), "big-model")
         .await

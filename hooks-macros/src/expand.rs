@@ -13,7 +13,7 @@ pub fn hook(args: HookArgs, func: ItemFn) -> syn::Result<TokenStream2> {
     let core: Path = args
         .krate
         .clone()
-        .unwrap_or_else(|| syn::parse_quote!(::hooks_core));
+        .unwrap_or_else(|| syn::parse_quote!(::hookrail_core));
     let ident = &func.sig.ident;
     let point = &args.point;
     // A single identifier names a standard point; anything longer is the path of a point
@@ -261,10 +261,10 @@ mod tests {
             "the user's fn is kept first: {out}"
         );
         assert!(
-            out.contains(":: hooks_core :: __private :: core_point !"),
+            out.contains(":: hookrail_core :: __private :: core_point !"),
             "{out}"
         );
-        assert!(out.contains("use :: hooks_core :: points :: pre_tool_use as __hooks_point"));
+        assert!(out.contains("use :: hookrail_core :: points :: pre_tool_use as __hooks_point"));
         assert!(
             out.contains("module_path ! ()"),
             "default name is module path + fn: {out}"

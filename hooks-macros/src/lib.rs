@@ -1,9 +1,9 @@
-//! Procedural macros for `hooks-core`. Use them through `hooks_core::hook` and
-//! `hooks_core::hook_points!`; this crate is an implementation detail and generates calls into
-//! `hooks_core::__private`.
+//! Procedural macros for `hookrail-core`. Use them through `hookrail_core::hook` and
+//! `hookrail_core::hook_points!`; this crate is an implementation detail and generates calls into
+//! `hookrail_core::__private`.
 //!
 //! The macros only check syntax (arity, receivers, generics, arguments) and emit code; every type
-//! check happens in generated calls to `hooks_core::__private`, spanned at the user's function so
+//! check happens in generated calls to `hookrail_core::__private`, spanned at the user's function so
 //! errors point there.
 
 use proc_macro::TokenStream;
@@ -13,7 +13,7 @@ mod args;
 mod expand;
 mod points;
 
-/// Registers a `fn` or `async fn` as a hook. Documented at `hooks_core::hook`.
+/// Registers a `fn` or `async fn` as a hook. Documented at `hookrail_core::hook`.
 #[proc_macro_attribute]
 pub fn hook(args: TokenStream, item: TokenStream) -> TokenStream {
     let original: TokenStream2 = item.clone().into();
@@ -31,7 +31,7 @@ pub fn hook(args: TokenStream, item: TokenStream) -> TokenStream {
     }
 }
 
-/// Declares hook points. Documented at `hooks_core::hook_points!`.
+/// Declares hook points. Documented at `hookrail_core::hook_points!`.
 #[proc_macro]
 pub fn hook_points(input: TokenStream) -> TokenStream {
     match syn::parse::<points::PointDecls>(input) {

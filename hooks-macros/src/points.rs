@@ -22,14 +22,14 @@ struct PointDecl {
 
 impl Parse for PointDecls {
     fn parse(input: ParseStream) -> syn::Result<Self> {
-        // Optional `#![crate = path]` for a renamed hooks_core.
-        let mut krate: Path = syn::parse_quote!(::hooks_core);
+        // Optional `#![crate = path]` for a renamed hookrail_core.
+        let mut krate: Path = syn::parse_quote!(::hookrail_core);
         for attr in input.call(Attribute::parse_inner)? {
             let nv = attr.meta.require_name_value()?;
             if !nv.path.is_ident("crate") {
                 return Err(syn::Error::new_spanned(
                     &nv.path,
-                    "the only inner attribute is `#![crate = path::to::hooks_core]`",
+                    "the only inner attribute is `#![crate = path::to::hookrail_core]`",
                 ));
             }
             krate = syn::parse2(quote::ToTokens::to_token_stream(&nv.value))?;

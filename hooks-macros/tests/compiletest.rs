@@ -3,13 +3,13 @@
 //! compile and run.
 //!
 //! The expected output is rustc's, so it is tied to the toolchain (stable 1.95). After a
-//! toolchain update, refresh with `TRYBUILD=overwrite cargo test -p hooks-macros --test
+//! toolchain update, refresh with `TRYBUILD=overwrite cargo test -p hookrail-macros --test
 //! compiletest` and review the diff.
 
 #[test]
 fn ui() {
-    // trybuild builds the cases as a crate of its own, where a feature of hooks-core cannot be
-    // set; hooks-core's build script reads HOOKS_BACKEND instead. `every_form.rs` checks that
+    // trybuild builds the cases as a crate of its own, where a feature of hookrail-core cannot be
+    // set; hookrail-core's build script reads HOOKS_BACKEND instead. `every_form.rs` checks that
     // the cases really ran on the backend this test was built for.
     let backend = if cfg!(feature = "inventory") {
         "inventory"

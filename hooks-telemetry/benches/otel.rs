@@ -10,16 +10,16 @@
 //! surplus spans are dropped (as in production under overload), which is cheaper than queueing
 //! them, so the figure is a lower bound for bursts and a fair one for steady agent loops.
 //!
-//! Run: `cargo bench -p hooks-telemetry --features otel --bench otel`.
+//! Run: `cargo bench -p hookrail-telemetry --features otel --bench otel`.
 
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use hooks_core::Verdict;
-use hooks_core::context::{Meta, PreToolUse};
-use hooks_core::points::pre_tool_use;
-use hooks_core::runtime::{Hook, Hooks};
-use hooks_telemetry::otel::Telemetry;
+use hookrail_core::Verdict;
+use hookrail_core::context::{Meta, PreToolUse};
+use hookrail_core::points::pre_tool_use;
+use hookrail_core::runtime::{Hook, Hooks};
+use hookrail_telemetry::otel::Telemetry;
 use opentelemetry_sdk::error::OTelSdkResult;
 use opentelemetry_sdk::metrics::{InMemoryMetricExporter, PeriodicReader, SdkMeterProvider};
 use opentelemetry_sdk::trace::{SdkTracerProvider, SpanData, SpanExporter};

@@ -1,7 +1,7 @@
 //! Ship hook events out of the process.
 //!
-//! A [`hooks_core::runtime::Hooks`] value publishes every point it dispatches on its event bus
-//! ([`hooks_core::bus`]) and every hook run to its subscribers. This crate sends them on:
+//! A [`hookrail_core::runtime::Hooks`] value publishes every point it dispatches on its event bus
+//! ([`hookrail_core::bus`]) and every hook run to its subscribers. This crate sends them on:
 //!
 //! - **signed webhooks** (feature `webhooks`): per point, an HTTP POST of each event, signed
 //!   with HMAC-SHA256, from a bounded queue that never blocks the agent loop;

@@ -50,7 +50,7 @@
 //!
 //! ```
 //! use std::time::{Duration, SystemTime, UNIX_EPOCH};
-//! use hooks_telemetry::signature::{sign, Secret, Verifier, VerifyError};
+//! use hookrail_telemetry::signature::{sign, Secret, Verifier, VerifyError};
 //!
 //! let secret = Secret::new("s3cr3t").expect("not empty");
 //! let now = SystemTime::now();
@@ -113,7 +113,7 @@ impl Secret {
     /// signature made with it proves nothing.
     ///
     /// ```
-    /// use hooks_telemetry::signature::{Secret, SecretError};
+    /// use hookrail_telemetry::signature::{Secret, SecretError};
     ///
     /// assert!(Secret::new("s3cr3t").is_ok());
     /// assert_eq!(Secret::new("").unwrap_err(), SecretError::Empty);
@@ -129,7 +129,7 @@ impl Secret {
     /// A secret from a template in which every `${NAME}` is replaced by the value of the
     /// environment variable `NAME` (`"${WEBHOOK_SECRET}"`, or `"prefix-${PART}"`).
     ///
-    /// The rule is the one of hooks-config's header values (`hooks_config::http::expand_env`):
+    /// The rule is the one of hookrail-config's header values (`hookrail_config::http::expand_env`):
     ///
     /// - `${NAME}` is replaced by the variable's value; `NAME` is `[A-Za-z_][A-Za-z0-9_]*`.
     ///   Substituted values are not expanded again.
@@ -145,7 +145,7 @@ impl Secret {
     /// Errors name the variable (or the offset), never a value.
     ///
     /// ```
-    /// use hooks_telemetry::signature::{Secret, SecretError};
+    /// use hookrail_telemetry::signature::{Secret, SecretError};
     ///
     /// let env = |name: &str| Ok((name == "TOKEN").then(|| "abc".to_owned()));
     /// let key = |t: &str| Secret::expand_with(t, env).map(|s| s.expose().to_vec());

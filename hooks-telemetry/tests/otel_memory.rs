@@ -6,11 +6,11 @@ mod common;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use hooks_core::context::{ErrorKind, ErrorOccurred, Meta, PreToolUse, SessionStart};
-use hooks_core::points::{error_occurred, pre_tool_use, session_start};
-use hooks_core::runtime::{Hook, Hooks};
-use hooks_core::{Recovery, Verdict};
-use hooks_telemetry::otel::Telemetry;
+use hookrail_core::context::{ErrorKind, ErrorOccurred, Meta, PreToolUse, SessionStart};
+use hookrail_core::points::{error_occurred, pre_tool_use, session_start};
+use hookrail_core::runtime::{Hook, Hooks};
+use hookrail_core::{Recovery, Verdict};
+use hookrail_telemetry::otel::Telemetry;
 use opentelemetry::trace::{Span as _, Status, TraceContextExt as _, Tracer as _};
 use opentelemetry::{Context, KeyValue};
 use opentelemetry_sdk::metrics::data::{AggregatedMetrics, MetricData, ResourceMetrics};
@@ -250,7 +250,7 @@ fn each_hook_run_is_one_span_with_documented_attributes_and_status() {
     for s in &spans {
         assert_eq!(s.span_kind, opentelemetry::trace::SpanKind::Internal);
         assert!(s.start_time <= s.end_time);
-        assert_eq!(s.instrumentation_scope.name(), "hooks-telemetry");
+        assert_eq!(s.instrumentation_scope.name(), "hookrail-telemetry");
     }
 }
 

@@ -6,10 +6,10 @@ mod common;
 
 use std::collections::BTreeMap;
 
-use hooks_core::context::{Meta, PreToolUse, SessionStart};
-use hooks_core::points::{pre_tool_use, session_start};
-use hooks_core::runtime::Hooks;
-use hooks_telemetry::otel::{BuildError, FlushError, Telemetry};
+use hookrail_core::context::{Meta, PreToolUse, SessionStart};
+use hookrail_core::points::{pre_tool_use, session_start};
+use hookrail_core::runtime::Hooks;
+use hookrail_telemetry::otel::{BuildError, FlushError, Telemetry};
 use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use opentelemetry_proto::tonic::common::v1::any_value::Value as AnyValue;
@@ -215,7 +215,7 @@ async fn otlp_receiver_gets_the_resource_spans_and_metrics() {
         .iter()
         .flat_map(|r| &r.resource_spans)
         .flat_map(|r| &r.scope_spans)
-        .inspect(|s| assert_eq!(s.scope.as_ref().unwrap().name, "hooks-telemetry"))
+        .inspect(|s| assert_eq!(s.scope.as_ref().unwrap().name, "hookrail-telemetry"))
         .flat_map(|s| &s.spans)
         .collect();
     let got: Vec<_> = spans

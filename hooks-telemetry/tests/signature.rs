@@ -5,7 +5,7 @@
 use std::process::Command;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use hooks_telemetry::signature::{
+use hookrail_telemetry::signature::{
     DEFAULT_TOLERANCE, Secret, SecretError, Verifier, VerifyError, sign, verify_signature,
 };
 
@@ -322,7 +322,7 @@ fn secret_expansion_from_the_process_environment() {
     );
 }
 
-/// The template rule of `Secret::expand`, case by case: the same cases as hooks-config's
+/// The template rule of `Secret::expand`, case by case: the same cases as hookrail-config's
 /// `expand_env` (its doc example and its `expand_env_rules` test), so both rules stay one.
 #[test]
 fn secret_expansion_follows_the_header_template_rule() {

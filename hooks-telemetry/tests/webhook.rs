@@ -5,8 +5,8 @@
 
 use std::time::{Duration, SystemTime};
 
-use hooks_telemetry::signature::{Secret, Verified, Verifier};
-use hooks_telemetry::webhooks::{Source, Webhook, WebhookError, WebhookStats, Webhooks};
+use hookrail_telemetry::signature::{Secret, Verified, Verifier};
+use hookrail_telemetry::webhooks::{Source, Webhook, WebhookError, WebhookStats, Webhooks};
 use serde_json::json;
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, Request, ResponseTemplate};

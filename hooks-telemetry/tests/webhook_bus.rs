@@ -4,13 +4,13 @@
 
 use std::time::{Duration, SystemTime};
 
-use hooks_core::Verdict;
-use hooks_core::bus::Topic;
-use hooks_core::context::{Meta, PreToolUse, SessionStart};
-use hooks_core::points::{pre_tool_use, session_start};
-use hooks_core::runtime::{Hook, Hooks};
-use hooks_telemetry::signature::{Secret, Verified, Verifier};
-use hooks_telemetry::webhooks::{Webhook, Webhooks};
+use hookrail_core::Verdict;
+use hookrail_core::bus::Topic;
+use hookrail_core::context::{Meta, PreToolUse, SessionStart};
+use hookrail_core::points::{pre_tool_use, session_start};
+use hookrail_core::runtime::{Hook, Hooks};
+use hookrail_telemetry::signature::{Secret, Verified, Verifier};
+use hookrail_telemetry::webhooks::{Webhook, Webhooks};
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, Request, ResponseTemplate};
 

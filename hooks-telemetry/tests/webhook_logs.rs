@@ -10,9 +10,9 @@ use capture::Capture;
 use std::net::TcpListener;
 use std::time::Duration;
 
-use hooks_core::runtime::Hooks;
-use hooks_telemetry::signature::Secret;
-use hooks_telemetry::webhooks::{Webhook, Webhooks};
+use hookrail_core::runtime::Hooks;
+use hookrail_telemetry::signature::Secret;
+use hookrail_telemetry::webhooks::{Webhook, Webhooks};
 use serde_json::json;
 
 /// Runs `f` with a DEBUG subscriber on this thread; returns what it logged.

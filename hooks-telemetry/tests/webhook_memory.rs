@@ -9,8 +9,8 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicIsize, Ordering::Relaxed};
 use std::time::Duration;
 
-use hooks_telemetry::signature::Secret;
-use hooks_telemetry::webhooks::{Webhook, Webhooks};
+use hookrail_telemetry::signature::Secret;
+use hookrail_telemetry::webhooks::{Webhook, Webhooks};
 use serde_json::json;
 
 struct Counting;

@@ -11,8 +11,8 @@ use capture::Capture;
 
 use std::time::Duration;
 
-use hooks_telemetry::signature::{Secret, SecretError, Verifier};
-use hooks_telemetry::webhooks::{Webhook, Webhooks};
+use hookrail_telemetry::signature::{Secret, SecretError, Verifier};
+use hookrail_telemetry::webhooks::{Webhook, Webhooks};
 use serde_json::json;
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, ResponseTemplate};

@@ -5,11 +5,11 @@
 //! # Use
 //!
 //! ```
-//! use hooks_builtin::audit::{Audit, AuditConfig, AuditReader, ToolStatus};
-//! use hooks_core::context::{Meta, PostToolUse, PreToolUse};
-//! use hooks_core::points::{post_tool_use, pre_tool_use};
-//! use hooks_core::runtime::{Hook, Hooks};
-//! use hooks_core::Verdict;
+//! use hookrail_builtin::audit::{Audit, AuditConfig, AuditReader, ToolStatus};
+//! use hookrail_core::context::{Meta, PostToolUse, PreToolUse};
+//! use hookrail_core::points::{post_tool_use, pre_tool_use};
+//! use hookrail_core::runtime::{Hook, Hooks};
+//! use hookrail_core::Verdict;
 //! use serde_json::json;
 //!
 //! let dir = tempfile::tempdir()?;
@@ -128,17 +128,17 @@ use std::sync::{Arc, Mutex, PoisonError, mpsc};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use hooks_core::OnError;
-use hooks_core::context::{Meta, PostToolUse, PreToolUse, SessionEnd, SessionStart};
-use hooks_core::runtime::{
+use hookrail_core::OnError;
+use hookrail_core::context::{Meta, PostToolUse, PreToolUse, SessionEnd, SessionStart};
+use hookrail_core::runtime::{
     HookRun, Hooks, HooksBuilder, HooksError, HooksProvider, RunResult, SubscriptionId,
 };
-use hooks_core::{HookResult, Verdict};
+use hookrail_core::{HookResult, Verdict};
 use serde_json::{Value, json};
 
 use crate::ConfigError;
 
-use hooks_core::context::meta_of;
+use hookrail_core::context::meta_of;
 use queue::{Msg, Queue, Refused, Store, Wait};
 use record::{cap_json, cap_str, now_ms};
 
@@ -294,7 +294,7 @@ pub enum AuditError {
     /// The file was written by a newer version with a schema this build does not know.
     #[error(
         "audit: `{}` has schema version {found}, newer than version {supported} that this build \
-         reads; use a newer hooks-builtin or another file",
+         reads; use a newer hookrail-builtin or another file",
         path.display()
     )]
     NewerSchema {
@@ -786,7 +786,9 @@ impl Inner {
                 detail: detail.map(|d| cap_str(&d, self.config.max_output_bytes).0),
             }));
         }
-        if run.point != <hooks_core::points::pre_tool_use::Point as hooks_core::HookPoint>::NAME {
+        if run.point
+            != <hookrail_core::points::pre_tool_use::Point as hookrail_core::HookPoint>::NAME
+        {
             return;
         }
         let Some(pre) = run.context.downcast_ref::<PreToolUse>() else {
@@ -1018,7 +1020,7 @@ mod tests {
         );
         assert_eq!(describe(&RunResult::Done), ("done", None));
         assert_eq!(describe(&RunResult::Recovery(None)), ("no_recovery", None));
-        let r = hooks_core::Recovery::GiveUp { reason: "x".into() };
+        let r = hookrail_core::Recovery::GiveUp { reason: "x".into() };
         let (word, detail) = describe(&RunResult::Recovery(Some(&r)));
         assert_eq!(word, "recovery");
         assert!(detail.unwrap().contains("give_up"));

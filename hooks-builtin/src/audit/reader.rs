@@ -21,7 +21,7 @@ use super::{AuditError, AuditFormat};
 /// [`check`](AuditReader::check), never as an error).
 ///
 /// ```
-/// # use hooks_builtin::audit::{Audit, AuditConfig, AuditReader};
+/// # use hookrail_builtin::audit::{Audit, AuditConfig, AuditReader};
 /// # use serde_json::json;
 /// # let dir = tempfile::tempdir()?;
 /// # let path = dir.path().join("trail.db");

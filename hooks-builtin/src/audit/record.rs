@@ -3,7 +3,7 @@
 use std::io;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use hooks_core::context::Meta;
+use hookrail_core::context::Meta;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -112,7 +112,7 @@ impl Origin {
     }
 }
 
-/// One hook run (a [`HookRun`](hooks_core::runtime::HookRun) delivered to the audit's
+/// One hook run (a [`HookRun`](hookrail_core::runtime::HookRun) delivered to the audit's
 /// subscriber).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]

@@ -133,7 +133,7 @@ impl SqliteStore {
              PRAGMA user_version = {SCHEMA_VERSION};
              PRAGMA application_id = {APPLICATION_ID};
              INSERT OR IGNORE INTO meta (key, value) VALUES ('created_ms', strftime('%s','now') * 1000);
-             INSERT OR REPLACE INTO meta (key, value) VALUES ('writer', 'hooks-builtin {}');
+             INSERT OR REPLACE INTO meta (key, value) VALUES ('writer', 'hookrail-builtin {}');
              COMMIT;",
             env!("CARGO_PKG_VERSION")
         ))

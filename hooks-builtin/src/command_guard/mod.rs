@@ -79,7 +79,7 @@
 //! them at once (`/tmp`, `/tmp/*`) are `rm-system`, and a project that lives in one is still
 //! the project.
 //!
-//! The project root is the context's [`Meta::project_root`](hooks_core::context::Meta::project_root)
+//! The project root is the context's [`Meta::project_root`](hookrail_core::context::Meta::project_root)
 //! (the project directory the caller set, else `cwd`); relative operands start at
 //! `meta.cwd`, which comes from the event. So an event that says `cwd: /usr` does not make
 //! `/usr` the project: `rm -rf lib` there is `rm-system`. A project root that cannot be one
@@ -104,10 +104,10 @@
 //! catch.
 //!
 //! ```
-//! use hooks_builtin::command_guard::{CommandGuard, CommandGuardConfig};
-//! use hooks_core::context::{Meta, PreToolUse};
-//! use hooks_core::points::pre_tool_use;
-//! use hooks_core::runtime::Hooks;
+//! use hookrail_builtin::command_guard::{CommandGuard, CommandGuardConfig};
+//! use hookrail_core::context::{Meta, PreToolUse};
+//! use hookrail_core::points::pre_tool_use;
+//! use hookrail_core::runtime::Hooks;
 //! use serde_json::json;
 //!
 //! let guard = CommandGuard::new(CommandGuardConfig {
@@ -140,9 +140,9 @@ use std::borrow::Cow;
 use std::fmt;
 use std::path::Path;
 
-use hooks_core::context::PreToolUse;
-use hooks_core::runtime::HooksProvider;
-use hooks_core::{HookResult, Verdict};
+use hookrail_core::context::PreToolUse;
+use hookrail_core::runtime::HooksProvider;
+use hookrail_core::{HookResult, Verdict};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -173,7 +173,7 @@ pub enum Action {
 /// structure, what the parser cannot see into). The data rules are in [`builtin_packs`].
 ///
 /// ```
-/// let rules: Vec<_> = hooks_builtin::command_guard::code_rules().collect();
+/// let rules: Vec<_> = hookrail_builtin::command_guard::code_rules().collect();
 /// assert!(rules.contains(&("rm-root", "core.filesystem")));
 /// ```
 pub fn code_rules() -> impl Iterator<Item = (&'static str, &'static str)> {
@@ -432,7 +432,7 @@ impl CommandGuard {
     ///
     /// ```
     /// use std::path::Path;
-    /// use hooks_builtin::command_guard::CommandGuard;
+    /// use hookrail_builtin::command_guard::CommandGuard;
     ///
     /// let guard = CommandGuard::default();
     /// let root = Path::new("/work/project");
@@ -456,7 +456,7 @@ impl CommandGuard {
     ///
     /// ```
     /// use std::path::Path;
-    /// use hooks_builtin::command_guard::CommandGuard;
+    /// use hookrail_builtin::command_guard::CommandGuard;
     ///
     /// let guard = CommandGuard::default();
     /// let root = Path::new("/work/project");

@@ -203,7 +203,7 @@ pub(super) fn builtin() -> Result<&'static [Compiled], String> {
 /// The builtin packs as data: what `hooks list` and the docs show.
 ///
 /// ```
-/// use hooks_builtin::command_guard::builtin_packs;
+/// use hookrail_builtin::command_guard::builtin_packs;
 ///
 /// let packs = builtin_packs();
 /// let git = packs.iter().find(|p| p.name == "core.git").unwrap();
@@ -704,7 +704,7 @@ operand_at = "last"
         }
         panic!(
             "docs/command-guard-packs.md is out of date with the pack files; regenerate it with \
-             PACKS_DOC_BLESS=1 cargo test -p hooks-builtin --features command-guard --lib packs"
+             PACKS_DOC_BLESS=1 cargo test -p hookrail-builtin --features command-guard --lib packs"
         );
     }
 

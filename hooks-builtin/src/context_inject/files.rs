@@ -91,7 +91,7 @@ const MAX_AGENT_BYTES: usize = 64;
 /// `..` and hidden names are impossible), an empty name is `_`, and it is at most 64 bytes.
 ///
 /// ```
-/// # use hooks_builtin::context_inject::sanitize_agent;
+/// # use hookrail_builtin::context_inject::sanitize_agent;
 /// assert_eq!(sanitize_agent("coder"), "coder");
 /// assert_eq!(sanitize_agent("../secrets"), "___secrets");
 /// assert_eq!(sanitize_agent(".."), "__");

@@ -23,7 +23,7 @@
 //! (`sk-ant-api03-…` split over two chunks, a private key over dozens), so scrubbing chunks
 //! one by one misses what straddles them, and buffering would have to hold text back
 //! across chunks with no end-of-stream signal at that point to flush it. The
-//! [`Session`](hooks_core::runtime::Session) joins the chunks and runs `post_model_call` on
+//! [`Session`](hookrail_core::runtime::Session) joins the chunks and runs `post_model_call` on
 //! the whole reply, which this policy scrubs; show that text, not the raw chunks, when
 //! redaction matters.
 //!
@@ -91,10 +91,10 @@
 //! # Example
 //!
 //! ```
-//! use hooks_builtin::pii_scrub::{PiiScrub, PiiScrubConfig};
-//! use hooks_core::context::{Meta, PostModelCall, PostToolUse, TokenUsage};
-//! use hooks_core::points::{post_model_call, post_tool_use};
-//! use hooks_core::runtime::Hooks;
+//! use hookrail_builtin::pii_scrub::{PiiScrub, PiiScrubConfig};
+//! use hookrail_core::context::{Meta, PostModelCall, PostToolUse, TokenUsage};
+//! use hookrail_core::points::{post_model_call, post_tool_use};
+//! use hookrail_core::runtime::Hooks;
 //! use serde_json::json;
 //!
 //! let scrub = PiiScrub::new(PiiScrubConfig {
@@ -138,9 +138,9 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
 
-use hooks_core::HookResult;
-use hooks_core::context::{PostModelCall, PostToolUse};
-use hooks_core::runtime::HooksProvider;
+use hookrail_core::HookResult;
+use hookrail_core::context::{PostModelCall, PostToolUse};
+use hookrail_core::runtime::HooksProvider;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -533,7 +533,7 @@ impl PiiScrub {
     /// nothing was found.
     ///
     /// ```
-    /// use hooks_builtin::pii_scrub::PiiScrub;
+    /// use hookrail_builtin::pii_scrub::PiiScrub;
     /// use std::borrow::Cow;
     ///
     /// let scrub = PiiScrub::default();
@@ -559,7 +559,7 @@ impl PiiScrub {
     /// Numbers, booleans, nulls and the structure are left alone.
     ///
     /// ```
-    /// use hooks_builtin::pii_scrub::PiiScrub;
+    /// use hookrail_builtin::pii_scrub::PiiScrub;
     /// use serde_json::json;
     ///
     /// let mut v = json!({"user": {"mail": "bob@corp.io", "age": 41}, "ips": ["8.8.8.8", "127.0.0.1"]});

@@ -31,8 +31,8 @@ impl Clock for SystemClock {
 /// A clock that only moves when told to, for tests. Clones share the same time.
 ///
 /// ```
-/// # #[cfg(feature = "rate-limit")] use hooks_builtin::rate_limit::{Clock, ManualClock};
-/// # #[cfg(not(feature = "rate-limit"))] use hooks_builtin::resilience::{Clock, ManualClock};
+/// # #[cfg(feature = "rate-limit")] use hookrail_builtin::rate_limit::{Clock, ManualClock};
+/// # #[cfg(not(feature = "rate-limit"))] use hookrail_builtin::resilience::{Clock, ManualClock};
 /// use std::time::Duration;
 ///
 /// let clock = ManualClock::new();

@@ -7,7 +7,7 @@
 //!   [`WRITE_TOOLS`]) that succeeded records `meta.agent_name` as the author of each path it
 //!   wrote ([`paths_in`], resolved with [`paths::resolve`] against `meta.cwd`, the working
 //!   directory; the lockout check resolves the paths it judges the same way, and shows them
-//!   relative to the project root, [`Meta::project_root`](hooks_core::context::Meta::project_root)).
+//!   relative to the project root, [`Meta::project_root`](hookrail_core::context::Meta::project_root)).
 //! * **Rejection.** A rejection names an artifact (a file, or a directory: its lock covers
 //!   everything under it), the reviewer, an optional reason and, optionally, the author; without
 //!   one, the agent that last wrote the artifact is its author. Rejections arrive three ways:
@@ -55,10 +55,10 @@
 //! # Example
 //!
 //! ```
-//! use hooks_builtin::reviewer_lockout::ReviewerLockout;
-//! use hooks_core::context::{Meta, PreToolUse};
-//! use hooks_core::points::pre_tool_use;
-//! use hooks_core::runtime::Hooks;
+//! use hookrail_builtin::reviewer_lockout::ReviewerLockout;
+//! use hookrail_core::context::{Meta, PreToolUse};
+//! use hookrail_core::points::pre_tool_use;
+//! use hookrail_core::runtime::Hooks;
 //! use serde_json::json;
 //!
 //! let lockout = ReviewerLockout::default();
@@ -85,9 +85,9 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
-use hooks_core::context::{Notification, PostToolUse, PreToolUse, SubagentStop};
-use hooks_core::runtime::HooksProvider;
-use hooks_core::{HookResult, Verdict};
+use hookrail_core::context::{Notification, PostToolUse, PreToolUse, SubagentStop};
+use hookrail_core::runtime::HooksProvider;
+use hookrail_core::{HookResult, Verdict};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -162,7 +162,7 @@ impl Default for ReviewerLockoutConfig {
 /// `notification`.
 ///
 /// ```
-/// use hooks_builtin::reviewer_lockout::Rejection;
+/// use hookrail_builtin::reviewer_lockout::Rejection;
 ///
 /// let r: Rejection = serde_json::from_str(r#"{"artifact": "src/a.rs", "reason": "no tests"}"#)?;
 /// assert_eq!(r, Rejection::new("src/a.rs").reason("no tests"));

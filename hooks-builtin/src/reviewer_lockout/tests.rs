@@ -1,7 +1,7 @@
 //! Unit tests of the policy.
 use super::text::verdict_lines;
 use super::*;
-use hooks_core::context::{Meta, SubagentStatus};
+use hookrail_core::context::{Meta, SubagentStatus};
 use serde_json::json;
 
 const ROOT: &str = "/nonexistent/hooks-builtin-lockout/project";

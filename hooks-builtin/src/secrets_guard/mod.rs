@@ -108,7 +108,7 @@
 //! matched (`matches secrets rule ".env"`); an environment dump names its rule id
 //! (`secrets-guard: rule env-dump: …`) and the setting (`(env_dumps: ask)`).
 //!
-//! The project root is [`ctx.meta.project_root()`](hooks_core::context::Meta::project_root);
+//! The project root is [`ctx.meta.project_root()`](hookrail_core::context::Meta::project_root);
 //! relative paths start at the working directory `ctx.meta.cwd`, which the event gives.
 //!
 //! # What it does not catch
@@ -127,11 +127,11 @@
 //! # Example
 //!
 //! ```
-//! use hooks_builtin::secrets_guard::SecretsGuard;
-//! use hooks_core::Verdict;
-//! use hooks_core::context::{Meta, PreToolUse};
-//! use hooks_core::points::pre_tool_use;
-//! use hooks_core::runtime::Hooks;
+//! use hookrail_builtin::secrets_guard::SecretsGuard;
+//! use hookrail_core::Verdict;
+//! use hookrail_core::context::{Meta, PreToolUse};
+//! use hookrail_core::points::pre_tool_use;
+//! use hookrail_core::runtime::Hooks;
 //! use serde_json::json;
 //!
 //! let hooks = Hooks::builder()
@@ -161,9 +161,9 @@ mod rules;
 
 use std::path::{Path, PathBuf};
 
-use hooks_core::context::PreToolUse;
-use hooks_core::runtime::HooksProvider;
-use hooks_core::{HookResult, Verdict};
+use hookrail_core::context::PreToolUse;
+use hookrail_core::runtime::HooksProvider;
+use hookrail_core::{HookResult, Verdict};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -355,7 +355,7 @@ impl SecretsGuard {
     ///
     /// ```
     /// use std::path::Path;
-    /// use hooks_builtin::secrets_guard::SecretsGuard;
+    /// use hookrail_builtin::secrets_guard::SecretsGuard;
     /// use serde_json::json;
     ///
     /// let guard = SecretsGuard::default();

@@ -73,7 +73,7 @@
 //! defined, not where it is used.
 //!
 //! ```
-//! use hooks_builtin::shell;
+//! use hookrail_builtin::shell;
 //!
 //! let script = shell::parse(r#"cd /tmp && sudo env X=1 \rm -rf "$HOME" | bash -c 'eval "ls -l"'"#)?;
 //! let programs: Vec<&str> = script.commands().map(|c| c.program.as_str()).collect();
@@ -81,7 +81,7 @@
 //! let rm = script.commands().find(|c| c.program == "rm").unwrap();
 //! assert_eq!(rm.args, ["-rf", "$HOME"]);
 //! assert!(rm.privileged);
-//! # Ok::<(), hooks_builtin::shell::ShellError>(())
+//! # Ok::<(), hookrail_builtin::shell::ShellError>(())
 //! ```
 
 mod brace;
@@ -313,11 +313,11 @@ pub struct Function {
 /// Parses a command line into the commands it runs.
 ///
 /// ```
-/// let script = hooks_builtin::shell::parse("git log --oneline | head -n 5 > /tmp/log")?;
+/// let script = hookrail_builtin::shell::parse("git log --oneline | head -n 5 > /tmp/log")?;
 /// assert_eq!(script.pipelines.len(), 1);
 /// assert_eq!(script.pipelines[0].commands[1].to_string(), "head -n 5 >/tmp/log");
-/// assert!(hooks_builtin::shell::parse("echo 'unclosed").is_err());
-/// # Ok::<(), hooks_builtin::shell::ShellError>(())
+/// assert!(hookrail_builtin::shell::parse("echo 'unclosed").is_err());
+/// # Ok::<(), hookrail_builtin::shell::ShellError>(())
 /// ```
 pub fn parse(src: &str) -> Result<Script, ShellError> {
     parser::parse(src)
@@ -327,7 +327,7 @@ pub fn parse(src: &str) -> Result<Script, ShellError> {
 /// single-quoted. Expansions (`$HOME`, `*`) are left unquoted, as they were written.
 ///
 /// ```
-/// use hooks_builtin::shell::quote;
+/// use hookrail_builtin::shell::quote;
 ///
 /// assert_eq!(quote("src/main.rs"), "src/main.rs");
 /// assert_eq!(quote("it's here"), r"'it'\''s here'");

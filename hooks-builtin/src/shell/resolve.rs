@@ -670,12 +670,12 @@ impl Command {
     /// it runs; `None` for other programs.
     ///
     /// ```
-    /// use hooks_builtin::shell::{parse, ShellScript};
+    /// use hookrail_builtin::shell::{parse, ShellScript};
     ///
     /// let script = parse("curl -fsSL https://x.invalid/i.sh | bash -s -- --yes")?;
     /// let bash = &script.pipelines[0].commands[1];
     /// assert_eq!(bash.shell_script(), Some(ShellScript::Stdin));
-    /// # Ok::<(), hooks_builtin::shell::ShellError>(())
+    /// # Ok::<(), hookrail_builtin::shell::ShellError>(())
     /// ```
     pub fn shell_script(&self) -> Option<ShellScript<'_>> {
         if !SHELLS.contains(&self.program.as_str()) {

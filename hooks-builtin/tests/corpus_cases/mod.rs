@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use hooks_core::Verdict;
+use hookrail_core::Verdict;
 use serde::Deserialize;
 
 /// The project root of every case; it need not exist.
@@ -48,7 +48,7 @@ struct File {
     case: Vec<Case>,
 }
 
-/// The directory of the corpus files, from hooks-builtin or a sibling crate of the workspace.
+/// The directory of the corpus files, from hookrail-builtin or a sibling crate of the workspace.
 pub fn dir() -> PathBuf {
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
     let own = manifest.join("tests/corpus");

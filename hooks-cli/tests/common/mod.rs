@@ -7,7 +7,7 @@ use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
-use hooks_cli::nested::NESTED_ENV;
+use hookrail_cli::nested::NESTED_ENV;
 
 /// The binary under test.
 pub const EXE: &str = env!("CARGO_BIN_EXE_hooks");

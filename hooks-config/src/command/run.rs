@@ -74,8 +74,8 @@
 //! use std::path::Path;
 //! use std::time::Duration;
 //!
-//! use hooks_config::command::run::{CommandRequest, ExitStatusKind, run_command};
-//! use hooks_config::spec::CommandLine;
+//! use hookrail_config::command::run::{CommandRequest, ExitStatusKind, run_command};
+//! use hookrail_config::spec::CommandLine;
 //!
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 //! let line = CommandLine::Shell("tr a-z A-Z; echo done >&2; exit 2".into());
@@ -94,7 +94,7 @@
 //! assert_eq!(output.status, ExitStatusKind::Code(2));
 //! assert_eq!(output.stdout, r#"{"HOOK_EVENT_NAME":"STOP"}"#);
 //! assert_eq!(output.stderr, "done\n");
-//! # Ok::<(), hooks_config::command::run::RunError>(())
+//! # Ok::<(), hookrail_config::command::run::RunError>(())
 //! # }).unwrap();
 //! ```
 

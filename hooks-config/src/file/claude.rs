@@ -80,7 +80,7 @@ pub fn load_claude_plugin(plugin_dir: &Path) -> Result<LoadedConfig, Problem> {
 ///
 /// let json = r#"{ "model": "x", "hooks": { "PreToolUse": [
 ///     { "matcher": "Bash", "hooks": [ { "type": "command", "command": "./guard.sh", "timeout": 30 } ] } ] } }"#;
-/// let config = hooks_config::file::parse_claude(json, Path::new("settings.json"), None).unwrap();
+/// let config = hookrail_config::file::parse_claude(json, Path::new("settings.json"), None).unwrap();
 /// assert!(config.problems.is_empty());
 /// assert_eq!(config.hooks[0].id, "PreToolUse[0].hooks[0]");
 /// assert_eq!(config.hooks[0].timeout, Some(std::time::Duration::from_secs(30)));

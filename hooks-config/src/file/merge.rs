@@ -14,7 +14,7 @@ impl LoadedConfig {
     /// `builtin:` section is reported and ignored.
     ///
     /// ```
-    /// use hooks_config::file::{parse_claude, LoadedConfig};
+    /// use hookrail_config::file::{parse_claude, LoadedConfig};
     /// use std::path::Path;
     ///
     /// let json = r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "./a.sh"}]}]}}"#;
@@ -68,7 +68,7 @@ impl LoadedConfig {
     /// come from positions, apart).
     ///
     /// ```
-    /// let mut config = hooks_config::file::parse_claude(
+    /// let mut config = hookrail_config::file::parse_claude(
     ///     r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "./a.sh"}]}]}}"#,
     ///     "settings.json".as_ref(),
     ///     None,

@@ -32,8 +32,8 @@
 //! # Our schema
 //!
 //! ```
-//! use hooks_config::file::{parse_project, Format};
-//! use hooks_config::spec::{CommandLine, Handler, OnUnapproved};
+//! use hookrail_config::file::{parse_project, Format};
+//! use hookrail_config::spec::{CommandLine, Handler, OnUnapproved};
 //! use std::path::Path;
 //! use std::time::Duration;
 //!
@@ -112,7 +112,7 @@
 //! skipped with its position; they follow the project's `enabled: true` switch (without it
 //! they land in [`LoadedConfig::dormant_webhooks`]); and a webhook's URL must be admitted by
 //! the `allow:` list, like an HTTP hook's, before anything is sent to it. The sender is
-//! `hooks-telemetry`'s (feature `webhooks`).
+//! `hookrail-telemetry`'s (feature `webhooks`).
 //!
 //! The same in TOML: top-level keys, then one `[[hooks]]` table per entry (with
 //! `[hooks.match]` and `[hooks.handler]` sub-tables); in JSON: the same object. YAML is read
@@ -165,7 +165,7 @@ pub struct LoadedConfig {
     pub hooks: Vec<HookSpec>,
     /// Valid hooks that will not run because their project is not switched on.
     pub dormant: Vec<HookSpec>,
-    /// The `webhooks:` entries (sent by `hooks-telemetry`), in file order.
+    /// The `webhooks:` entries (sent by `hookrail-telemetry`), in file order.
     pub webhooks: Vec<WebhookSpec>,
     /// Valid webhooks that will not be sent because their project is not switched on.
     pub dormant_webhooks: Vec<WebhookSpec>,
@@ -236,7 +236,7 @@ impl Format {
     /// The format a file name's extension names.
     ///
     /// ```
-    /// use hooks_config::file::Format;
+    /// use hookrail_config::file::Format;
     /// assert_eq!(Format::from_path("x/hooks.yml".as_ref()), Some(Format::Yaml));
     /// assert_eq!(Format::from_path("hooks.ini".as_ref()), None);
     /// ```

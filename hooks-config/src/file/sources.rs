@@ -12,7 +12,7 @@ use crate::file::load_project_file;
 /// because their ids come from positions and two files have the same positions.
 ///
 /// ```
-/// use hooks_config::file::Sources;
+/// use hookrail_config::file::Sources;
 ///
 /// let dir = tempfile::tempdir().unwrap();
 /// std::fs::write(dir.path().join("hooks.yaml"), "enabled: true\nhooks: []\n").unwrap();

@@ -15,10 +15,10 @@
 
 use std::sync::Arc;
 
-use hooks_core::kind::MutKind;
-use hooks_core::points::*;
-use hooks_core::runtime::{Hook, HookCtx, HookId, Hooks, Ret};
-use hooks_core::{HookError, HookPoint, IntoHookResult, OnError, Verdict};
+use hookrail_core::kind::MutKind;
+use hookrail_core::points::*;
+use hookrail_core::runtime::{Hook, HookCtx, HookId, Hooks, Ret};
+use hookrail_core::{HookError, HookPoint, IntoHookResult, OnError, Verdict};
 use serde_json::Value;
 
 use super::{ENTRY_NAME, Ran, RunnerError, Shared};
@@ -128,7 +128,7 @@ pub(super) fn register(
             hooks.register(reading::<error_occurred::Point>(s, order, |_, _| None))?
         }
         other => {
-            tracing::error!(target: "hooks_config::runner", point = other, "configured hooks at an unknown point are not run");
+            tracing::error!(target: "hookrail_config::runner", point = other, "configured hooks at an unknown point are not run");
             return Ok(None);
         }
     };
@@ -211,7 +211,7 @@ fn finish<P: HookPoint>(
     result: fn(&'static str, &Answer) -> Ret<P>,
 ) -> Result<Ret<P>, HookError> {
     if let Some(message) = &ran.merged.answer.system_message {
-        tracing::warn!(target: "hooks_config::runner", point = P::NAME, "systemMessage: {message}");
+        tracing::warn!(target: "hookrail_config::runner", point = P::NAME, "systemMessage: {message}");
     }
     for notice in ran.notices {
         // Logged when the refusal was; here it only reaches the answer, if one is collected.
@@ -262,7 +262,7 @@ fn log_unused(point: &str, answer: &Answer) {
         || !answer.additional_context.is_empty()
     {
         tracing::info!(
-            target: "hooks_config::runner",
+            target: "hookrail_config::runner",
             point,
             decision = ?answer.decision,
             "a configured hook answered at a point that takes no answer; logged only"

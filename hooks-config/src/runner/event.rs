@@ -11,7 +11,7 @@ use crate::protocol::Decision;
 /// `hook_command_skipped`).
 ///
 /// Delivered to [`ConfigHooks::subscribe`](super::ConfigHooks::subscribe) callbacks and logged
-/// with `tracing` (target `hooks_config::runner`). Serializes with a `kind` tag:
+/// with `tracing` (target `hookrail_config::runner`). Serializes with a `kind` tag:
 /// `{"kind": "hook_command", …}`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]

@@ -42,7 +42,7 @@
 //! [`crate::command::run`]), cannot be started or reached, or prints an answer
 //! that is not valid. What a failure means is the hook's `on_error`: `deny` fails closed (at a
 //! guard point, the entry denies naming the hook and the cause; elsewhere it stops the chain,
-//! [`Outcome::failed_closed`](hooks_core::Outcome::failed_closed)), `ignore` logs it and goes
+//! [`Outcome::failed_closed`](hookrail_core::Outcome::failed_closed)), `ignore` logs it and goes
 //! on. The default is `deny` at guard points and `ignore` elsewhere, so a guard whose script
 //! is missing (exit 127) denies. `blocking: false` hooks never decide: their answers and
 //! failures are logged and reported, not applied.
@@ -94,8 +94,8 @@ use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::Duration;
 
 use arc_swap::ArcSwap;
-use hooks_core::KindId;
-use hooks_core::runtime::{HookId, Hooks, HooksError};
+use hookrail_core::KindId;
+use hookrail_core::runtime::{HookId, Hooks, HooksError};
 
 use crate::file::{AllowEntry, LoadedConfig, Problem};
 use crate::matcher::{CompiledMatcher, MatcherError};
@@ -143,19 +143,19 @@ pub enum RunnerError {
     /// The webhook sender could not start.
     #[cfg(feature = "webhooks")]
     #[error("webhooks: {0}")]
-    Webhooks(#[source] hooks_telemetry::webhooks::WebhookError),
+    Webhooks(#[source] hookrail_telemetry::webhooks::WebhookError),
 }
 
 /// Configured hooks, ready to be attached to [`Hooks`] values. Cheap to clone (clones share
 /// the set).
 ///
 /// ```
-/// use hooks_config::file::parse_project;
-/// use hooks_config::file::Format;
-/// use hooks_config::runner::ConfigHooks;
-/// use hooks_core::context::{Meta, PreToolUse};
-/// use hooks_core::points::pre_tool_use;
-/// use hooks_core::runtime::Hooks;
+/// use hookrail_config::file::parse_project;
+/// use hookrail_config::file::Format;
+/// use hookrail_config::runner::ConfigHooks;
+/// use hookrail_core::context::{Meta, PreToolUse};
+/// use hookrail_core::points::pre_tool_use;
+/// use hookrail_core::runtime::Hooks;
 /// use std::path::Path;
 ///
 /// # #[tokio::main(flavor = "current_thread")]
@@ -210,11 +210,11 @@ impl ConfigHooksBuilder {
     /// `hooks trust --settings .claude/hooks.scripts.json --approve`.
     ///
     /// ```
-    /// use hooks_config::file::{parse_project, Format};
-    /// use hooks_config::runner::ConfigHooks;
-    /// use hooks_core::context::{Meta, PreToolUse};
-    /// use hooks_core::points::pre_tool_use;
-    /// use hooks_core::runtime::Hooks;
+    /// use hookrail_config::file::{parse_project, Format};
+    /// use hookrail_config::runner::ConfigHooks;
+    /// use hookrail_core::context::{Meta, PreToolUse};
+    /// use hookrail_core::points::pre_tool_use;
+    /// use hookrail_core::runtime::Hooks;
     /// use std::path::Path;
     ///
     /// # #[tokio::main(flavor = "current_thread")]
@@ -391,7 +391,7 @@ impl HookSet {
         let entries: Vec<AllowEntry> = program.chain(files).collect();
         let (allow, refused) = AllowList::from_entries(&entries);
         for error in refused {
-            tracing::warn!(target: "hooks_config::runner", "{error}");
+            tracing::warn!(target: "hookrail_config::runner", "{error}");
             if let TrustError::Pattern {
                 location: Some(location),
                 ..
@@ -497,7 +497,7 @@ impl ConfigHooks {
         let old = self.shared.set.load();
         if old.config.webhooks != set.config.webhooks {
             tracing::warn!(
-                target: "hooks_config::runner",
+                target: "hookrail_config::runner",
                 "the `webhooks:` entries changed; running webhooks keep their old settings until started again"
             );
         }

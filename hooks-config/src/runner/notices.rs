@@ -23,11 +23,11 @@ tokio::task_local! {
 /// The notices are kept per task: the dispatch must be awaited inside `fut`, not spawned.
 ///
 /// ```
-/// use hooks_config::file::{parse_project, Format};
-/// use hooks_config::runner::{collect_notices, ConfigHooks};
-/// use hooks_core::context::{Meta, SessionEnd, SessionEndReason};
-/// use hooks_core::points::session_end;
-/// use hooks_core::runtime::Hooks;
+/// use hookrail_config::file::{parse_project, Format};
+/// use hookrail_config::runner::{collect_notices, ConfigHooks};
+/// use hookrail_core::context::{Meta, SessionEnd, SessionEndReason};
+/// use hookrail_core::points::session_end;
+/// use hookrail_core::runtime::Hooks;
 /// use std::path::Path;
 ///
 /// # #[tokio::main(flavor = "current_thread")]

@@ -5,7 +5,7 @@ use std::path::Path;
 use std::sync::{Arc, PoisonError};
 use std::time::{Duration, Instant};
 
-use hooks_core::HookError;
+use hookrail_core::HookError;
 use serde_json::Value;
 
 use super::event::{CommandEvent, CommandRun, CommandSkipped, RunStatus};
@@ -162,7 +162,7 @@ impl Shared {
             let merged = protocol::merge(answers);
             if merged.dropped_rewrites > 0 {
                 tracing::warn!(
-                    target: "hooks_config::runner",
+                    target: "hookrail_config::runner",
                     point,
                     dropped = merged.dropped_rewrites,
                     "parallel hooks rewrote the input differently; the first rewrite in (order, id) order was applied (set `sequential: true` to chain them)"
@@ -226,12 +226,12 @@ impl Shared {
         };
         match &failure {
             Some(f) => tracing::warn!(
-                target: "hooks_config::runner",
+                target: "hookrail_config::runner",
                 hook = %spec.id, point, status = ?status, duration_ms = duration.as_millis() as u64,
                 failed_closed = event.failed_closed, "hook_command failed: {f}"
             ),
             None => tracing::debug!(
-                target: "hooks_config::runner",
+                target: "hookrail_config::runner",
                 hook = %spec.id, point, status = ?status, duration_ms = duration.as_millis() as u64,
                 decision = ?decision, "hook_command"
             ),
@@ -271,7 +271,7 @@ impl Shared {
         // A non-blocking hook never decides, so its absence cannot either.
         let closed = spec.blocking && choice == OnUnapproved::Deny;
         tracing::warn!(
-            target: "hooks_config::runner",
+            target: "hookrail_config::runner",
             hook = %spec.id, point, %reason, failed_closed = closed, "hook_command_skipped"
         );
         self.emit(&CommandEvent::Skipped(CommandSkipped {
@@ -386,7 +386,7 @@ impl Shared {
             }
             #[cfg(not(feature = "http"))]
             Handler::Http(_) => {
-                Err("this build of hooks-config lacks the `http` feature".to_owned())
+                Err("this build of hookrail-config lacks the `http` feature".to_owned())
             }
         }
     }
@@ -399,7 +399,7 @@ impl Shared {
             .clone();
         for f in subscribers {
             if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(event))).is_err() {
-                tracing::error!(target: "hooks_config::runner", "a CommandEvent subscriber panicked");
+                tracing::error!(target: "hookrail_config::runner", "a CommandEvent subscriber panicked");
             }
         }
     }

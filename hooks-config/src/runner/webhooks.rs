@@ -2,9 +2,9 @@
 
 use std::collections::BTreeMap;
 
-use hooks_core::bus::Bus;
-use hooks_telemetry::signature::Secret;
-use hooks_telemetry::webhooks::{Source, Webhook, Webhooks};
+use hookrail_core::bus::Bus;
+use hookrail_telemetry::signature::Secret;
+use hookrail_telemetry::webhooks::{Source, Webhook, Webhooks};
 
 use super::{ConfigHooks, RunnerError};
 use crate::spec::{Handler, HttpHandler, WebhookSpec};
@@ -26,7 +26,7 @@ pub struct ConfigWebhooks {
 
 impl ConfigHooks {
     /// Starts the `webhooks:` entries of the current configuration and attaches them to
-    /// `bus` (usually [`Hooks::bus`](hooks_core::runtime::Hooks::bus) of the value this set
+    /// `bus` (usually [`Hooks::bus`](hookrail_core::runtime::Hooks::bus) of the value this set
     /// is attached to). `source` names this agent process in every envelope.
     ///
     /// Secure by default, as for HTTP hooks: an entry is started only if the allow-list (the

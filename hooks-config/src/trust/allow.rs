@@ -19,7 +19,7 @@ impl AllowList {
     /// good ones instead.
     ///
     /// ```
-    /// use hooks_config::trust::AllowList;
+    /// use hookrail_config::trust::AllowList;
     /// assert!(AllowList::new(["./scripts/hooks/*", "https://audit.example.com/hooks"]).is_ok());
     /// let err = AllowList::new(["./ok.sh", "*"]).unwrap_err();
     /// assert!(err.to_string().starts_with("invalid allow entry `*`: "), "{err}");
@@ -60,8 +60,8 @@ impl AllowList {
     /// The first entry that admits `handler`, as written; `None` when none does.
     ///
     /// ```
-    /// use hooks_config::spec::{CommandHandler, CommandLine, Handler};
-    /// use hooks_config::trust::AllowList;
+    /// use hookrail_config::spec::{CommandHandler, CommandLine, Handler};
+    /// use hookrail_config::trust::AllowList;
     ///
     /// let allow = AllowList::new(["./scripts/hooks/*"]).unwrap();
     /// let shell = |text: &str| Handler::Command(CommandHandler {

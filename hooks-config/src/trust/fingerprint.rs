@@ -69,8 +69,8 @@ impl fmt::Display for Unhashed {
 /// cannot determine is not an error: it is listed in [`Fingerprint::unhashed`].
 ///
 /// ```
-/// use hooks_config::spec::{CommandHandler, CommandLine, Handler};
-/// use hooks_config::trust::fingerprint;
+/// use hookrail_config::spec::{CommandHandler, CommandLine, Handler};
+/// use hookrail_config::trust::fingerprint;
 ///
 /// let dir = tempfile::tempdir()?;
 /// std::fs::write(dir.path().join("hook.py"), "print('{}')\n")?;

@@ -214,8 +214,8 @@
 //! # Example
 //!
 //! ```
-//! use hooks_config::file::{parse_project, Format};
-//! use hooks_config::trust::{fingerprint, Admission, AllowList, AllowedBy, Gate, TrustStore};
+//! use hookrail_config::file::{parse_project, Format};
+//! use hookrail_config::trust::{fingerprint, Admission, AllowList, AllowedBy, Gate, TrustStore};
 //! use std::path::Path;
 //!
 //! let project = tempfile::tempdir()?;

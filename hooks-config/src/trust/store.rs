@@ -208,8 +208,8 @@ impl TrustStore {
     /// them. Otherwise as [`approve`](TrustStore::approve).
     ///
     /// ```
-    /// use hooks_config::spec::{CommandHandler, CommandLine, Handler};
-    /// use hooks_config::trust::{fingerprint, OnUnhashed, TrustError, TrustStore};
+    /// use hookrail_config::spec::{CommandHandler, CommandLine, Handler};
+    /// use hookrail_config::trust::{fingerprint, OnUnhashed, TrustError, TrustStore};
     ///
     /// let dir = tempfile::tempdir()?;
     /// let handler = Handler::Command(CommandHandler {

@@ -20,7 +20,7 @@ use crate::runtime::RunResult;
 /// outcome. Custom events are plain types that name themselves:
 ///
 /// ```
-/// use hooks_core::bus::{Bus, Topic};
+/// use hookrail_core::bus::{Bus, Topic};
 ///
 /// #[derive(Debug, serde::Serialize)]
 /// struct Deployed {
@@ -34,7 +34,7 @@ use crate::runtime::RunResult;
 /// }
 ///
 /// let bus = Bus::new();
-/// let mut sub = bus.subscribe(hooks_core::bus::Filter::topic::<Deployed>());
+/// let mut sub = bus.subscribe(hookrail_core::bus::Filter::topic::<Deployed>());
 /// bus.emit(Deployed { service: "api".into(), version: "1.2.0".into() });
 ///
 /// let event = sub.try_recv().expect("one event queued");

@@ -21,7 +21,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 /// behaviour of earlier versions).
 ///
 /// ```
-/// use hooks_core::context::Meta;
+/// use hookrail_core::context::Meta;
 /// use std::path::Path;
 ///
 /// let from_event = Meta::new("s1").with_cwd("/usr");
@@ -210,7 +210,7 @@ impl std::ops::AddAssign for TokenUsage {
 /// It serializes as the current value.
 ///
 /// ```
-/// use hooks_core::context::Rewritable;
+/// use hookrail_core::context::Rewritable;
 ///
 /// let mut cmd = Rewritable::new(String::from("rm -rf build"));
 /// cmd.set("rm -rf ./build".into());

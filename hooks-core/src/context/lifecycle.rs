@@ -222,7 +222,7 @@ impl ErrorKind {
 /// Corresponds to: Claude Code `StopFailure`, Squad `onErrorOccurred`.
 ///
 /// ```
-/// use hooks_core::context::{ErrorKind, ErrorOccurred, Meta};
+/// use hookrail_core::context::{ErrorKind, ErrorOccurred, Meta};
 ///
 /// let mut ctx = ErrorOccurred::new(Meta::new("s1"), ErrorKind::RateLimit, "429 Too Many Requests");
 /// ctx.status_code = Some(429);

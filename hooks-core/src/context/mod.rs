@@ -64,7 +64,7 @@ macro_rules! standard_contexts {
 /// point's context.
 ///
 /// ```
-/// use hooks_core::context::{Meta, Stop, meta_of};
+/// use hookrail_core::context::{Meta, Stop, meta_of};
 ///
 /// let stop = Stop::new(Meta::new("s1"));
 /// assert_eq!(meta_of(&stop).map(|m| &*m.session_id), Some("s1"));
@@ -86,7 +86,7 @@ pub fn meta_of(ctx: &dyn std::any::Any) -> Option<&Meta> {
 /// the event cannot say, such as [`Meta::project_dir`].
 ///
 /// ```
-/// use hooks_core::context::{Meta, Stop, meta_of_mut};
+/// use hookrail_core::context::{Meta, Stop, meta_of_mut};
 /// use std::path::Path;
 ///
 /// let mut stop = Stop::new(Meta::new("s1").with_cwd("/usr"));

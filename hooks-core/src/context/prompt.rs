@@ -13,7 +13,7 @@ use super::{Meta, Rewritable};
 /// `message_received` / `prompt_assembly_*`, seed 003 `PromptSubmit`, infer `pre`.
 ///
 /// ```
-/// use hooks_core::context::{Meta, UserPromptSubmit};
+/// use hookrail_core::context::{Meta, UserPromptSubmit};
 ///
 /// let mut ctx = UserPromptSubmit::new(Meta::new("s1"), "fix the tests, and never push to main");
 /// ctx.add_directive("never push to main");

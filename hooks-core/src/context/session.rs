@@ -11,7 +11,7 @@ use super::{Meta, TokenUsage};
 /// SecureYeoman `agent_init`, infer `pre_session`.
 ///
 /// ```
-/// use hooks_core::context::{Meta, SessionSource, SessionStart};
+/// use hookrail_core::context::{Meta, SessionSource, SessionStart};
 ///
 /// let mut ctx = SessionStart::new(Meta::new("s1"), "claude-sonnet-4");
 /// ctx.source = SessionSource::Resume;

@@ -10,7 +10,7 @@ use super::{Meta, Rewritable};
 /// [`Rewritable::set`]; later hooks and `post_tool_use` still see the original.
 ///
 /// ```
-/// use hooks_core::context::{Meta, PreToolUse};
+/// use hookrail_core::context::{Meta, PreToolUse};
 /// use serde_json::json;
 ///
 /// let mut ctx = PreToolUse::new(Meta::new("s1"), "Bash", json!({"command": "ls -la"}));

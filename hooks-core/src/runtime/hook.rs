@@ -169,9 +169,9 @@ impl<P: HookPoint> Entry<P> {
 /// [`HooksBuilder::hook`](super::HooksBuilder::hook) or [`Hooks::register`](super::Hooks::register).
 ///
 /// ```
-/// use hooks_core::points::pre_tool_use;
-/// use hooks_core::runtime::{Hook, Hooks};
-/// use hooks_core::{OnError, Verdict};
+/// use hookrail_core::points::pre_tool_use;
+/// use hookrail_core::runtime::{Hook, Hooks};
+/// use hookrail_core::{OnError, Verdict};
 /// use std::time::Duration;
 ///
 /// let no_curl = Hook::<pre_tool_use::Point>::new("no_curl", |ctx| {
@@ -195,7 +195,7 @@ impl<P: HookPoint> Entry<P> {
 /// let hooks = Hooks::builder().hook(no_curl).hook(slow_check).build()?;
 /// let names: Vec<_> = hooks.list().into_iter().map(|h| h.name).collect();
 /// assert!(names.contains(&"no_curl".into()) && names.contains(&"slow_check".into()));
-/// # Ok::<(), hooks_core::runtime::HooksError>(())
+/// # Ok::<(), hookrail_core::runtime::HooksError>(())
 /// ```
 pub struct Hook<P: HookPoint> {
     pub(crate) entry: Entry<P>,

@@ -11,10 +11,10 @@
 //! for instance one per tenant, each with its own providers, closures and disabled hooks.
 //!
 //! ```
-//! use hooks_core::context::{Meta, PreToolUse};
-//! use hooks_core::points::pre_tool_use;
-//! use hooks_core::runtime::{Hook, Hooks};
-//! use hooks_core::Verdict;
+//! use hookrail_core::context::{Meta, PreToolUse};
+//! use hookrail_core::points::pre_tool_use;
+//! use hookrail_core::runtime::{Hook, Hooks};
+//! use hookrail_core::Verdict;
 //!
 //! let strict = Hooks::builder()
 //!     .hook(Hook::<pre_tool_use::Point>::new("no_bash", |ctx| {
@@ -26,7 +26,7 @@
 //! let mut ctx = PreToolUse::new(Meta::new("s1"), "Bash", serde_json::json!({"command": "ls"}));
 //! assert!(strict.dispatch::<pre_tool_use::Point>(&mut ctx).is_denied());
 //! assert!(!relaxed.dispatch::<pre_tool_use::Point>(&mut ctx).is_denied());
-//! # Ok::<(), hooks_core::runtime::HooksError>(())
+//! # Ok::<(), hookrail_core::runtime::HooksError>(())
 //! ```
 //!
 //! # Live changes
@@ -53,7 +53,7 @@
 //!
 //! # Observability
 //!
-//! Every hook run is logged with `tracing` (target `hooks_core::runtime::record`) and delivered
+//! Every hook run is logged with `tracing` (target `hookrail_core::runtime::record`) and delivered
 //! as a [`HookRun`] to the value's subscribers ([`Hooks::subscribe`],
 //! [`Hooks::subscribe_to`]).
 

@@ -25,9 +25,9 @@ macro_rules! provider_trait {
         /// sync; do async work in an async [`Hook`] or an `async fn` `#[hook]`.
         ///
         /// ```
-        /// use hooks_core::context::PreToolUse;
-        /// use hooks_core::runtime::{Hooks, HooksProvider};
-        /// use hooks_core::{HookResult, Verdict};
+        /// use hookrail_core::context::PreToolUse;
+        /// use hookrail_core::runtime::{Hooks, HooksProvider};
+        /// use hookrail_core::{HookResult, Verdict};
         ///
         /// struct ReadOnlyAgent;
         ///
@@ -46,7 +46,7 @@ macro_rules! provider_trait {
         ///
         /// let hooks = Hooks::builder().provider(ReadOnlyAgent).build()?;
         /// assert!(hooks.list().iter().any(|h| h.name == "read_only_agent"));
-        /// # Ok::<(), hooks_core::runtime::HooksError>(())
+        /// # Ok::<(), hookrail_core::runtime::HooksError>(())
         /// ```
         pub trait HooksProvider: Send + Sync + 'static {
             /// The provider's name: the name of each of its entries (for ordering ties,

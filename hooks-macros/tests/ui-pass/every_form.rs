@@ -1,8 +1,8 @@
 //! Every accepted hook form compiles and registers: each kind, sync and async, plain and
 //! `Result` returns, every argument, lifetimes, and a custom point.
 
-use hooks_core::context::{ErrorOccurred, PostToolUse, PreToolUse, SessionEnd, SessionStart};
-use hooks_core::{HookPoint, Recovery, Verdict, hook};
+use hookrail_core::context::{ErrorOccurred, PostToolUse, PreToolUse, SessionEnd, SessionStart};
+use hookrail_core::{HookPoint, Recovery, Verdict, hook};
 
 #[hook(pre_tool_use)]
 fn guard_sync(_ctx: &mut PreToolUse) -> Verdict {
@@ -33,7 +33,7 @@ async fn transform_async(ctx: &mut PostToolUse) -> Result<(), String> {
 #[hook(session_end)]
 fn observe_sync(_ctx: &SessionEnd) {}
 
-#[hook(session_end, crate = ::hooks_core)]
+#[hook(session_end, crate = ::hookrail_core)]
 async fn observe_async(_ctx: &SessionEnd) {}
 
 #[hook(error_occurred)]
@@ -50,7 +50,7 @@ pub mod points {
     pub struct MemorySave {
         pub value: String,
     }
-    hooks_core::hook_points! {
+    hookrail_core::hook_points! {
         /// Before a memory is saved.
         pub guard memory_save_before: MemorySave;
     }
@@ -62,20 +62,20 @@ fn custom(ctx: &mut points::MemorySave) -> Verdict {
 }
 
 fn main() {
-    let names: Vec<String> = hooks_core::registry::linked()
+    let names: Vec<String> = hookrail_core::registry::linked()
         .into_iter()
         .map(|h| h.name.to_string())
         .collect();
     assert_eq!(names.len(), 10, "{names:?}");
     if let Ok(expected) = std::env::var("HOOKS_EXPECT_BACKEND") {
-        assert_eq!(hooks_core::registry::BACKEND, expected);
+        assert_eq!(hookrail_core::registry::BACKEND, expected);
     }
     assert!(names.contains(&"custom_name".to_string()));
-    let lenient = hooks_core::points::pre_tool_use::Point::registry()
+    let lenient = hookrail_core::points::pre_tool_use::Point::registry()
         .hooks()
         .iter()
         .find(|e| e.name() == "lenient")
         .expect("the hook with settings is registered");
     assert_eq!(lenient.timeout(), Some(std::time::Duration::from_millis(250)));
-    assert_eq!(lenient.on_error(), hooks_core::OnError::Continue);
+    assert_eq!(lenient.on_error(), hookrail_core::OnError::Continue);
 }

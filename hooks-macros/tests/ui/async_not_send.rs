@@ -1,7 +1,7 @@
 use std::rc::Rc;
 
-use hooks_core::context::PreToolUse;
-use hooks_core::{Verdict, hook};
+use hookrail_core::context::PreToolUse;
+use hookrail_core::{Verdict, hook};
 
 #[hook(pre_tool_use)]
 async fn holds_rc(_ctx: &mut PreToolUse) -> Verdict {

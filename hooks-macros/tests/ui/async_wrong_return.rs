@@ -1,5 +1,5 @@
-use hooks_core::context::PostToolUse;
-use hooks_core::hook;
+use hookrail_core::context::PostToolUse;
+use hookrail_core::hook;
 
 #[hook(post_tool_use)]
 async fn redact(_ctx: &mut PostToolUse) -> String {

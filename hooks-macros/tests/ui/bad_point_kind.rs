@@ -1,6 +1,6 @@
 pub struct MemorySave;
 
-hooks_core::hook_points! {
+hookrail_core::hook_points! {
     pub veto memory_save_before: MemorySave;
 }
 

@@ -2,11 +2,11 @@
 // This case must fail only because the hook returns the wrong type.
 pub struct Context;
 
-hooks_core::hook_points! {
+hookrail_core::hook_points! {
     pub guard checked: Context;
 }
 
-#[hooks_core::hook(crate::checked)]
+#[hookrail_core::hook(crate::checked)]
 fn wrong(_ctx: &mut Context) {}
 
 fn main() {}

@@ -1,4 +1,4 @@
-use hooks_core::{Verdict, hook};
+use hookrail_core::{Verdict, hook};
 
 #[hook(pre_tool_use)]
 fn nothing() -> Verdict {

@@ -1,5 +1,5 @@
-use hooks_core::context::SessionEnd;
-use hooks_core::hook;
+use hookrail_core::context::SessionEnd;
+use hookrail_core::hook;
 
 // Observers get `&Context`: they cannot change anything.
 #[hook(session_end)]

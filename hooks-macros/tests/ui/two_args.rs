@@ -1,5 +1,5 @@
-use hooks_core::context::PreToolUse;
-use hooks_core::{Verdict, hook};
+use hookrail_core::context::PreToolUse;
+use hookrail_core::{Verdict, hook};
 
 #[hook(pre_tool_use)]
 fn extra(_ctx: &mut PreToolUse, _limit: u32) -> Verdict {

@@ -1,8 +1,8 @@
-use hooks_core::{Verdict, hook};
+use hookrail_core::{Verdict, hook};
 
 pub mod points {
     pub struct MemorySave;
-    hooks_core::hook_points! {
+    hookrail_core::hook_points! {
         pub guard memory_save_before: MemorySave;
     }
 }

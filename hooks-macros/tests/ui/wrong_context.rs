@@ -1,5 +1,5 @@
-use hooks_core::context::SessionStart;
-use hooks_core::{Verdict, hook};
+use hookrail_core::context::SessionStart;
+use hookrail_core::{Verdict, hook};
 
 // A `session_start` context at the `pre_tool_use` point.
 #[hook(pre_tool_use)]

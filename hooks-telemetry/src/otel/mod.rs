@@ -6,8 +6,8 @@
 //! resource so that a fleet of agent processes lands on one dashboard.
 //!
 //! ```no_run
-//! use hooks_core::runtime::Hooks;
-//! use hooks_telemetry::otel::Telemetry;
+//! use hookrail_core::runtime::Hooks;
+//! use hookrail_telemetry::otel::Telemetry;
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let hooks = Hooks::new();
@@ -53,7 +53,7 @@
 //!
 //! # Metrics
 //!
-//! Instrumentation scope `hooks-telemetry`. Every instrument has the attributes `hook.point`,
+//! Instrumentation scope `hookrail-telemetry`. Every instrument has the attributes `hook.point`,
 //! `hook.name` and `hook.kind` (bounded: hooks are named in code or configuration).
 //!
 //! | instrument | kind | unit | counts |
@@ -115,11 +115,11 @@
 //! [`Telemetry::shutdown`] flushes it but does not shut it down.
 //!
 //! ```
-//! use hooks_core::context::{Meta, PreToolUse};
-//! use hooks_core::points::pre_tool_use;
-//! use hooks_core::runtime::{Hook, Hooks};
-//! use hooks_core::Verdict;
-//! use hooks_telemetry::otel::Telemetry;
+//! use hookrail_core::context::{Meta, PreToolUse};
+//! use hookrail_core::points::pre_tool_use;
+//! use hookrail_core::runtime::{Hook, Hooks};
+//! use hookrail_core::Verdict;
+//! use hookrail_telemetry::otel::Telemetry;
 //! use opentelemetry_sdk::metrics::{PeriodicReader, SdkMeterProvider};
 //! use opentelemetry_sdk::metrics::InMemoryMetricExporter;
 //! use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider};
@@ -170,7 +170,7 @@ pub use error::{BuildError, FlushError};
 use std::fmt;
 use std::sync::Arc;
 
-use hooks_core::runtime::{HookRun, Hooks, SubscriptionId};
+use hookrail_core::runtime::{HookRun, Hooks, SubscriptionId};
 use opentelemetry::metrics::MeterProvider as _;
 use opentelemetry::trace::TracerProvider as _;
 use opentelemetry_sdk::metrics::SdkMeterProvider;

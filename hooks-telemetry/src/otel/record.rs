@@ -8,8 +8,8 @@
 use std::borrow::Cow;
 use std::time::SystemTime;
 
-use hooks_core::runtime::{HookRun, RunResult};
-use hooks_core::{FailureCause, Recovery, Verdict};
+use hookrail_core::runtime::{HookRun, RunResult};
+use hookrail_core::{FailureCause, Recovery, Verdict};
 use opentelemetry::metrics::{Counter, Histogram, Meter};
 use opentelemetry::trace::{Span as _, SpanKind, Status, Tracer as _};
 use opentelemetry::{InstrumentationScope, KeyValue};
@@ -105,7 +105,7 @@ impl Recorder {
         attributes.push(KeyValue::new(key::SOURCE, run.source.as_str()));
         attributes.push(KeyValue::new(key::RESULT, result(&run.result)));
         // Spans only: a session id per metric series would be unbounded cardinality.
-        if let Some(meta) = hooks_core::context::meta_of(run.context) {
+        if let Some(meta) = hookrail_core::context::meta_of(run.context) {
             attributes.push(KeyValue::new(
                 key::SESSION_ID,
                 opentelemetry::StringValue::from(meta.session_id.clone()),
@@ -180,7 +180,7 @@ fn error_type(cause: &FailureCause) -> &'static str {
         FailureCause::Error(_) => "error",
         FailureCause::Timeout(_) => "timeout",
         FailureCause::AsyncInSyncDispatch => "async_in_sync_dispatch",
-        // A cause added to hooks-core later.
+        // A cause added to hookrail-core later.
         _ => "_OTHER",
     }
 }

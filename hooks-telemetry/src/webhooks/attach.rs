@@ -3,14 +3,14 @@
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::{Arc, PoisonError};
 
-use hooks_core::bus::{Bus, Event, Filter, Subscription};
+use hookrail_core::bus::{Bus, Event, Filter, Subscription};
 use tokio::sync::watch;
 
 use super::sender::{Phase, Shared, Webhooks};
 
 impl Webhooks {
     /// Sends the events of `bus` to the endpoints that receive them, from now on until
-    /// [`Webhooks::shutdown`] (or drop). For a [`Hooks`](hooks_core::runtime::Hooks) value:
+    /// [`Webhooks::shutdown`] (or drop). For a [`Hooks`](hookrail_core::runtime::Hooks) value:
     /// `webhooks.attach(hooks.bus())`.
     ///
     /// Subscribes once, to the union of the endpoints' event names (every event if one of them

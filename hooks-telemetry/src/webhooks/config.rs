@@ -15,8 +15,8 @@ use crate::signature::Secret;
 ///
 /// ```
 /// use std::time::Duration;
-/// use hooks_telemetry::signature::Secret;
-/// use hooks_telemetry::webhooks::Webhook;
+/// use hookrail_telemetry::signature::Secret;
+/// use hookrail_telemetry::webhooks::Webhook;
 ///
 /// let hook = Webhook::new("https://siem.example/api/events")
 ///     .secret(Secret::new("s3cr3t").expect("not empty"))

@@ -2,14 +2,14 @@
 //!
 //! Configure one [`Webhook`] per endpoint (URL, [`Secret`](crate::signature::Secret), event
 //! names, timeout, retries, queue size), start a [`Webhooks`] sender, and feed it events:
-//! attach it to the event bus of a [`Hooks`](hooks_core::runtime::Hooks) value
+//! attach it to the event bus of a [`Hooks`](hookrail_core::runtime::Hooks) value
 //! ([`Webhooks::attach`]), or hand it events yourself ([`Webhooks::enqueue`]). Receivers check
 //! deliveries with [`signature::Verifier`](crate::signature::Verifier).
 //!
 //! ```no_run
-//! use hooks_core::runtime::Hooks;
-//! use hooks_telemetry::signature::Secret;
-//! use hooks_telemetry::webhooks::{Source, Webhook, Webhooks};
+//! use hookrail_core::runtime::Hooks;
+//! use hookrail_telemetry::signature::Secret;
+//! use hookrail_telemetry::webhooks::{Source, Webhook, Webhooks};
 //! use std::time::Duration;
 //!
 //! let hooks = Hooks::builder().build()?;

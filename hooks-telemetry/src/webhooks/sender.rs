@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use hooks_core::bus::Bus;
+use hookrail_core::bus::Bus;
 use tokio::sync::{mpsc, watch};
 
 use super::config::{Source, Webhook};

@@ -1,10 +1,10 @@
 //! Hooks shared by the `otel` test binaries (`otel_memory`, `otel_otlp`): the same names,
 //! orders and behaviour, so both check the same runs.
 
-use hooks_core::context::SessionStart;
-use hooks_core::points::{pre_tool_use, session_start};
-use hooks_core::runtime::Hook;
-use hooks_core::{HookError, HookResult, Verdict};
+use hookrail_core::context::SessionStart;
+use hookrail_core::points::{pre_tool_use, session_start};
+use hookrail_core::runtime::Hook;
+use hookrail_core::{HookError, HookResult, Verdict};
 
 /// `pre_tool_use` guard `deny_rm`: denies a command that starts with `rm `.
 pub fn deny_rm() -> Hook<pre_tool_use::Point> {

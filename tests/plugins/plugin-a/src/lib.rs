@@ -3,8 +3,8 @@
 
 use std::sync::atomic::AtomicUsize;
 
-use hooks_core::context::PreToolUse;
-use hooks_core::{Verdict, hook};
+use hookrail_core::context::PreToolUse;
+use hookrail_core::{Verdict, hook};
 
 /// Points this crate declares.
 pub mod points {
@@ -26,7 +26,7 @@ pub mod points {
         pub user: String,
     }
 
-    hooks_core::hook_points! {
+    hookrail_core::hook_points! {
         /// Before a memory is saved; a deny vetoes the save.
         pub guard memory_save_before: MemorySave;
         /// After an authentication failure.

@@ -3,8 +3,8 @@
 
 use std::sync::atomic::Ordering;
 
-use hooks_core::context::PreToolUse;
-use hooks_core::{Verdict, hook};
+use hookrail_core::context::PreToolUse;
+use hookrail_core::{Verdict, hook};
 use plugin_a::points::{AuthFailure, MemorySave};
 
 /// Runs before plugin-a's hook (order -5 < 10).

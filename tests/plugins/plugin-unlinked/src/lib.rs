@@ -1,8 +1,8 @@
 //! Test fixture: a crate whose hooks are never linked, because the integration tests list it as
 //! a dependency but never name it. The startup check must report its hook as missing.
 
-use hooks_core::context::PreToolUse;
-use hooks_core::{Verdict, hook};
+use hookrail_core::context::PreToolUse;
+use hookrail_core::{Verdict, hook};
 
 /// Would deny everything, if it were linked.
 #[hook(pre_tool_use)]
