@@ -124,6 +124,7 @@ pub trait Semantics: Kind<Ret: Default> {
 
     /// How one run's result reads in a hook-run record.
     #[doc(hidden)]
+    #[cfg(feature = "runtime")]
     fn describe(ret: &Self::Ret) -> crate::runtime::RunResult<'_>;
 
     /// What failing closed does to the merged value (a guard: deny, naming the hook and the
@@ -390,6 +391,7 @@ pub trait ReadOnly: Semantics {
 }
 
 impl Semantics for Guard {
+    #[cfg(feature = "runtime")]
     fn describe(ret: &Self::Ret) -> crate::runtime::RunResult<'_> {
         crate::runtime::RunResult::Verdict(ret)
     }
@@ -427,6 +429,7 @@ impl Semantics for Guard {
 }
 
 impl Semantics for Transform {
+    #[cfg(feature = "runtime")]
     fn describe(_: &Self::Ret) -> crate::runtime::RunResult<'_> {
         crate::runtime::RunResult::Done
     }
@@ -442,6 +445,7 @@ impl Semantics for Transform {
 }
 
 impl Semantics for Recover {
+    #[cfg(feature = "runtime")]
     fn describe(ret: &Self::Ret) -> crate::runtime::RunResult<'_> {
         crate::runtime::RunResult::Recovery(ret.as_ref())
     }
@@ -493,6 +497,7 @@ type Running<'a> = (
 const OBSERVER_GROUP: usize = 16;
 
 impl Semantics for Observe {
+    #[cfg(feature = "runtime")]
     fn describe(_: &Self::Ret) -> crate::runtime::RunResult<'_> {
         crate::runtime::RunResult::Done
     }

@@ -45,6 +45,12 @@
 //! event [`bus`] that programs extend with events of their own. [`runtime::Session`] wires a `Hooks` value into an agent loop so that every
 //! point fires with a filled context.
 //!
+//! The runtime and the bus are the `runtime` cargo feature (on by default), the part that needs
+//! tokio and arc-swap. A crate that only writes `#[hook]`s and calls the static dispatcher can
+//! depend on `hookrail-core` with `default-features = false`: `#[hook]` (`async fn` hooks
+//! included, through [`dispatch_async`]), the contexts, the registry and [`hook_points!`] stay,
+//! and the build has no tokio.
+//!
 //! # The linking rule
 //!
 //! **A crate that nothing references is not linked, and its hooks silently vanish.** If a crate
@@ -67,10 +73,13 @@
 //! so hook crates need no feature of their own.
 
 #![warn(missing_docs)]
+// Without the runtime, the docs still name its types where they explain the static path.
+#![cfg_attr(not(feature = "runtime"), allow(rustdoc::broken_intra_doc_links))]
 
 // Lets `#[hook]` and `hook_points!` expand inside this crate's own tests.
 extern crate self as hookrail_core;
 
+#[cfg(feature = "runtime")]
 pub mod bus;
 pub mod context;
 pub mod dispatch;
@@ -79,6 +88,7 @@ mod outcome;
 mod point;
 pub mod points;
 pub mod registry;
+#[cfg(feature = "runtime")]
 pub mod runtime;
 
 #[doc(hidden)]

@@ -204,6 +204,7 @@ fn async_dispatch_costs_one_allocation_per_async_hook() {
 /// and a runtime closure, with a hook-run subscriber and a bus subscriber to another point
 /// attached. Nothing allocates.
 #[test]
+#[cfg(feature = "runtime")]
 fn runtime_sync_dispatch_allocates_nothing() {
     use hookrail_core::runtime::{Hook, Hooks};
     use std::sync::Arc;
@@ -251,6 +252,7 @@ fn runtime_sync_dispatch_allocates_nothing() {
 /// A bus subscriber whose queue is full: the dispatch counts the drop without copying the
 /// context, so a stuck subscriber costs no allocation.
 #[test]
+#[cfg(feature = "runtime")]
 fn a_stuck_bus_subscriber_costs_a_dispatch_no_allocation() {
     use hookrail_core::bus::Filter;
     use hookrail_core::context::{Meta, PreToolUse};
