@@ -78,6 +78,7 @@ pub mod kind;
 mod outcome;
 mod point;
 pub mod points;
+pub mod prelude;
 pub mod registry;
 pub mod runtime;
 

@@ -17,7 +17,9 @@
 
 mod common;
 mod lifecycle;
+mod message;
 mod model;
+pub mod openai;
 mod prompt;
 mod session;
 mod subagent;
@@ -28,7 +30,8 @@ pub use lifecycle::{
     CompactTrigger, ErrorKind, ErrorOccurred, Notification, PostQueueDrain, PreCompact,
     PreQueueDrain, StepEnd, StepStatus, Stop,
 };
-pub use model::{Message, ModelStreamChunk, PostModelCall, PreModelCall, Role};
+pub use message::{Content, ContentBlock, ImageSource, Message, Role, ToolCall};
+pub use model::{ModelStreamChunk, PostModelCall, PreModelCall};
 pub use prompt::UserPromptSubmit;
 pub use session::{SessionEnd, SessionEndReason, SessionSource, SessionStart};
 pub use subagent::{SubagentStart, SubagentStatus, SubagentStop};
