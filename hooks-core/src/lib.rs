@@ -45,6 +45,8 @@
 //! event [`bus`] that programs extend with events of their own. [`runtime::Session`] wires a `Hooks` value into an agent loop so that every
 //! point fires with a filled context.
 //!
+//! [`prelude`] holds the common imports: `use hookrail_core::prelude::*;`.
+//!
 //! # The linking rule
 //!
 //! **A crate that nothing references is not linked, and its hooks silently vanish.** If a crate

@@ -14,6 +14,11 @@
 //!
 //! Values that hooks may rewrite and that later hooks or points need in their original form are
 //! held in a [`Rewritable`], which keeps the original beside the current value.
+//!
+//! The model points carry the conversation as [`Message`]s of [`ContentBlock`]s (text,
+//! `tool_use`, `tool_result`, image) in the shape of Anthropic's Messages API; [`openai`]
+//! converts conversations to and from OpenAI's chat format. A model's tool call is a
+//! [`ToolCall`] (id, name, input); its id is the tool contexts' `tool_use_id`.
 
 mod common;
 mod lifecycle;
