@@ -381,12 +381,10 @@ impl Agent {
                 let result = result
                     .map(|reply| {
                         tools = reply.tools.clone();
-                        ModelReply {
-                            chunks: reply.chunks,
-                            usage: reply.usage,
-                            stop_reason: Some("end_turn".into()),
-                            tool_calls: reply.tools.iter().map(|t| t.name.clone()).collect(),
-                        }
+                        ModelReply::new(reply.chunks)
+                            .with_usage(reply.usage)
+                            .with_stop_reason("end_turn")
+                            .with_tool_calls(reply.tools.iter().map(ToolRequest::call))
                     })
                     .map_err(|(kind, message)| AgentError::new(kind, message));
                 std::future::ready(result)
@@ -405,8 +403,8 @@ impl Agent {
         for req in tools {
             let workspace = &self.tools;
             let run = session
-                .tool(&req.name, req.input.clone(), |input| {
-                    std::future::ready(workspace.run(&req.name, input))
+                .tool_call(req.call(), async |input| {
+                    Ok(workspace.run(&req.name, input)?)
                 })
                 .await?;
             results.push(match run {

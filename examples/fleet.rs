@@ -23,7 +23,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, SystemTime};
 
 use hookrail_builtin::{BuiltinConfig, Builtins};
-use hookrail_core::context::{Meta, SessionEndReason};
+use hookrail_core::context::{Meta, SessionEndReason, ToolCall};
 use hookrail_core::runtime::{Hooks, Session, ToolRun};
 use hookrail_telemetry::otel::Telemetry;
 use hookrail_telemetry::signature::{SIGNATURE_HEADER, Secret, TIMESTAMP_HEADER, Verifier};
@@ -129,11 +129,19 @@ async fn agent(n: u32, receiver: &str, secret: &Secret) -> Result<Instance, BoxE
     assert!(webhooks.attach(hooks.bus()), "attached once");
 
     let mut session = Session::start(hooks, Meta::new(format!("{name}-session")), "model").await?;
-    for command in ["cargo test --workspace", "rm -rf /", "git status"] {
+    for (i, command) in ["cargo test --workspace", "rm -rf /", "git status"]
+        .into_iter()
+        .enumerate()
+    {
         let run = session
-            .tool("Bash", json!({ "command": command }), |_| async {
-                Ok(json!({ "exit_code": 0 }))
-            })
+            .tool_call(
+                ToolCall::new(
+                    format!("toolu_{name}_{i}"),
+                    "Bash",
+                    json!({ "command": command }),
+                ),
+                async |_| Ok(json!({ "exit_code": 0 })),
+            )
             .await?;
         match run {
             ToolRun::Ran(_) => println!("{name}: ran `{command}`"),

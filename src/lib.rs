@@ -4,12 +4,15 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use hookrail_core::context::{ErrorKind, TokenUsage};
+use hookrail_core::context::{ErrorKind, TokenUsage, ToolCall};
 use serde_json::{Value, json};
 
 /// A tool call the model asks for.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolRequest {
+    /// The call's id, given by [`ScriptedModel::call`] as a provider would (`toolu_01`, …);
+    /// empty in a script.
+    pub id: String,
     /// The tool: `Bash`, `Write` or `Read` (Claude Code's names).
     pub name: String,
     /// Its arguments, as Claude Code shapes them.
@@ -20,6 +23,7 @@ impl ToolRequest {
     /// A `Bash` call.
     pub fn bash(command: &str) -> Self {
         ToolRequest {
+            id: String::new(),
             name: "Bash".into(),
             input: json!({ "command": command }),
         }
@@ -28,6 +32,7 @@ impl ToolRequest {
     /// A `Write` call.
     pub fn write(path: &str, content: &str) -> Self {
         ToolRequest {
+            id: String::new(),
             name: "Write".into(),
             input: json!({ "file_path": path, "content": content }),
         }
@@ -36,9 +41,15 @@ impl ToolRequest {
     /// A `Read` call.
     pub fn read(path: &str) -> Self {
         ToolRequest {
+            id: String::new(),
             name: "Read".into(),
             input: json!({ "file_path": path }),
         }
+    }
+
+    /// The request as the [`ToolCall`] a session runs.
+    pub fn call(&self) -> ToolCall {
+        ToolCall::new(self.id.clone(), self.name.clone(), self.input.clone())
     }
 }
 
@@ -71,6 +82,8 @@ pub struct Reply {
 #[derive(Debug)]
 pub struct ScriptedModel {
     turns: std::collections::VecDeque<Turn>,
+    /// Tool calls handed out so far (their ids count up).
+    calls: u32,
 }
 
 impl ScriptedModel {
@@ -78,6 +91,7 @@ impl ScriptedModel {
     pub fn new(turns: Vec<Turn>) -> Self {
         ScriptedModel {
             turns: turns.into(),
+            calls: 0,
         }
     }
 
@@ -85,7 +99,11 @@ impl ScriptedModel {
     pub fn call(&mut self, prompt_tokens: u64) -> Result<Reply, (ErrorKind, String)> {
         match self.turns.pop_front() {
             Some(Turn::Fail(kind, msg)) => Err((kind, msg.to_owned())),
-            Some(Turn::Reply { chunks, tools }) => {
+            Some(Turn::Reply { chunks, mut tools }) => {
+                for tool in &mut tools {
+                    self.calls += 1;
+                    tool.id = format!("toolu_{:02}", self.calls);
+                }
                 let output = chunks
                     .iter()
                     .map(|c| c.split_whitespace().count() as u64)
@@ -179,7 +197,9 @@ mod tests {
         assert!(matches!(m.call(5), Err((ErrorKind::RateLimit, _))));
         let reply = m.call(5).unwrap();
         assert_eq!(reply.usage, TokenUsage::new(5, 2));
-        assert_eq!(reply.tools, [ToolRequest::bash("ls")]);
+        let mut ls = ToolRequest::bash("ls");
+        ls.id = "toolu_01".into();
+        assert_eq!(reply.tools, [ls]);
         assert!(m.call(5).unwrap().chunks.is_empty());
     }
 

@@ -14,9 +14,9 @@ use hookrail_builtin::audit::{
     ToolStatus,
 };
 use hookrail_core::Verdict;
-use hookrail_core::context::{Meta, PostToolUse, PreToolUse, SessionEndReason};
+use hookrail_core::context::{Meta, PostToolUse, PreToolUse, SessionEndReason, ToolCall};
 use hookrail_core::points::{post_tool_use, pre_tool_use};
-use hookrail_core::runtime::{Hook, Hooks, HooksBuilder, Session, ToolRun};
+use hookrail_core::runtime::{Hook, Hooks, HooksBuilder, Session, ToolError, ToolRun};
 use serde_json::{Value, json};
 
 const FORMATS: [AuditFormat; 2] = [AuditFormat::Sqlite, AuditFormat::Jsonl];
@@ -418,29 +418,33 @@ async fn a_scripted_session_leaves_its_tool_calls_verdicts_hook_runs_and_events_
             .with_approver(|_, _| true);
         session.submit_prompt("fix the bug").await.unwrap();
         let read = session
-            .tool("Read", json!({"file_path": "src/lib.rs"}), |_| async {
-                Ok(json!("key = sk-secret"))
-            })
+            .tool_call(
+                ToolCall::new("toolu_1", "Read", json!({"file_path": "src/lib.rs"})),
+                async |_| Ok(json!("key = sk-secret")),
+            )
             .await
             .unwrap();
         assert!(matches!(read, ToolRun::Ran(_)));
         let bash = session
-            .tool("Bash", json!({"command": "rm -rf /"}), |_| async {
-                unreachable!("denied tools do not run")
-            })
+            .tool_call(
+                ToolCall::new("toolu_2", "Bash", json!({"command": "rm -rf /"})),
+                async |_| unreachable!("denied tools do not run"),
+            )
             .await
             .unwrap();
         assert!(matches!(bash, ToolRun::Denied { .. }));
         session
-            .tool("Write", json!({"file_path": "x"}), |_| async {
-                Err("disk full".to_owned())
-            })
+            .tool_call(
+                ToolCall::new("toolu_3", "Write", json!({"file_path": "x"})),
+                async |_| Err(ToolError::new("disk full")),
+            )
             .await
             .unwrap();
         session
-            .tool("Deploy", json!({"env": "prod"}), |_| async {
-                Ok(json!("done"))
-            })
+            .tool_call(
+                ToolCall::new("toolu_4", "Deploy", json!({"env": "prod"})),
+                async |_| Ok(json!("done")),
+            )
             .await
             .unwrap();
         session.end(SessionEndReason::Completed, true).await;
@@ -541,17 +545,19 @@ async fn an_ask_nobody_approved_does_not_leak_into_the_next_call_of_the_same_too
         .await
         .unwrap();
     let refused = session
-        .tool("Deploy", json!({"env": "prod"}), |_| async {
-            Ok(json!("no"))
-        })
+        .tool_call(
+            ToolCall::new("toolu_prod", "Deploy", json!({"env": "prod"})),
+            async |_| Ok(json!("no")),
+        )
         .await
         .unwrap();
     assert!(matches!(refused, ToolRun::Denied { .. }));
-    for _ in 0..2 {
+    for i in 0..2 {
         session
-            .tool("Deploy", json!({"env": "dev"}), |_| async {
-                Ok(json!("ok"))
-            })
+            .tool_call(
+                ToolCall::new(format!("toolu_dev_{i}"), "Deploy", json!({"env": "dev"})),
+                async |_| Ok(json!("ok")),
+            )
             .await
             .unwrap();
     }

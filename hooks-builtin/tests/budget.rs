@@ -48,11 +48,7 @@ fn model(
 ) -> std::future::Ready<Result<ModelReply, hookrail_core::runtime::AgentError>> {
     move |pre| {
         asked.lock().unwrap().push(pre.model.get().clone());
-        std::future::ready(Ok(ModelReply {
-            chunks: vec!["ok".into()],
-            usage,
-            ..ModelReply::default()
-        }))
+        std::future::ready(Ok(ModelReply::new(["ok"]).with_usage(usage)))
     }
 }
 

@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use std::sync::{Arc, LazyLock, Mutex};
 
 use hookrail_builtin::pii_scrub::{Category, CustomPattern, PiiScrub, PiiScrubConfig, ScrubReport};
-use hookrail_core::context::{Meta, PostModelCall, PostToolUse, TokenUsage};
+use hookrail_core::context::{Meta, PostModelCall, PostToolUse, TokenUsage, ToolCall};
 use hookrail_core::points::{post_model_call, post_tool_use};
 use hookrail_core::runtime::{Hooks, ModelReply, Session, ToolRun};
 use proptest::prelude::*;
@@ -1119,9 +1119,12 @@ async fn a_session_hands_back_scrubbed_tool_results_and_model_replies() {
         .expect("start");
 
     let run = session
-        .tool("Bash", json!({"command": "cat .aws/credentials"}), |_| async {
-            Ok(json!({"stdout": "[default]\naws_access_key_id = AKIAIOSFODNN7EXAMPLE\naws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n"}))
-        })
+        .tool_call(
+            ToolCall::new("toolu_1", "Bash", json!({"command": "cat .aws/credentials"})),
+            async |_| {
+                Ok(json!({"stdout": "[default]\naws_access_key_id = AKIAIOSFODNN7EXAMPLE\naws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n"}))
+            },
+        )
         .await
         .expect("tool");
     let ToolRun::Ran(post) = run else {
@@ -1138,14 +1141,11 @@ async fn a_session_hands_back_scrubbed_tool_results_and_model_replies() {
             let seen = Arc::clone(&seen2);
             async move {
                 seen.lock().expect("lock").push(());
-                Ok(ModelReply {
-                    // The key is split over two chunks: only the joined reply can be scrubbed.
-                    chunks: vec![
-                        "your key is sk-ant-api03-AbCdEf12".into(),
-                        "3456_GhIjKl-789012MnOpQr ok".into(),
-                    ],
-                    ..ModelReply::default()
-                })
+                // The key is split over two chunks: only the joined reply can be scrubbed.
+                Ok(ModelReply::new([
+                    "your key is sk-ant-api03-AbCdEf12",
+                    "3456_GhIjKl-789012MnOpQr ok",
+                ]))
             }
         })
         .await

@@ -8,10 +8,14 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::time::Duration;
 
 use hookrail_builtin::rate_limit::{KeyPart, Limit, ManualClock, RateLimit, RateLimitConfig};
-use hookrail_core::context::{Message, Meta, PreToolUse, Role, TokenUsage};
+use hookrail_core::context::{Message, Meta, PreToolUse, Role, TokenUsage, ToolCall};
 use hookrail_core::points::{pre_model_call, pre_tool_use};
-use hookrail_core::runtime::{Hooks, ModelReply, Session, SessionError, ToolRun};
+use hookrail_core::runtime::{Hooks, ModelReply, Session, SessionError, ToolError, ToolRun};
 use serde_json::json;
+
+fn bash_ls() -> ToolCall {
+    ToolCall::new("toolu_ls", "Bash", json!({"command": "ls"}))
+}
 
 fn hooks_with(policy: RateLimit) -> Hooks {
     Hooks::builder()
@@ -46,19 +50,19 @@ async fn a_session_gets_denied_tool_and_model_calls_with_the_limit_and_the_wait(
     let run = |ran: Arc<AtomicU32>| {
         move |_: &serde_json::Value| async move {
             ran.fetch_add(1, Ordering::SeqCst);
-            Ok(json!("ok"))
+            Ok::<_, ToolError>(json!("ok"))
         }
     };
     for _ in 0..2 {
         let r = session
-            .tool("Bash", json!({"command": "ls"}), run(ran.clone()))
+            .tool_call(bash_ls(), run(ran.clone()))
             .await
             .unwrap();
         assert!(matches!(r, ToolRun::Ran(_)));
     }
     clock.advance(Duration::from_millis(12_000));
     let r = session
-        .tool("Bash", json!({"command": "ls"}), run(ran.clone()))
+        .tool_call(bash_ls(), run(ran.clone()))
         .await
         .unwrap();
     match r {
@@ -66,6 +70,7 @@ async fn a_session_gets_denied_tool_and_model_calls_with_the_limit_and_the_wait(
             by,
             reason,
             failure,
+            ..
         } => {
             assert_eq!(by.as_deref(), Some("builtin.rate_limit"));
             assert_eq!(
@@ -79,18 +84,15 @@ async fn a_session_gets_denied_tool_and_model_calls_with_the_limit_and_the_wait(
     assert_eq!(ran.load(Ordering::SeqCst), 2, "the denied tool did not run");
     // Other tools still go: the Bash limit is tighter than the general one.
     let r = session
-        .tool("Read", json!({"file_path": "a"}), run(ran.clone()))
+        .tool_call(
+            ToolCall::new("toolu_read", "Read", json!({"file_path": "a"})),
+            run(ran.clone()),
+        )
         .await
         .unwrap();
     assert!(matches!(r, ToolRun::Ran(_)));
 
-    let reply = || async {
-        Ok(ModelReply {
-            chunks: vec!["hi".into()],
-            usage: TokenUsage::new(1, 1),
-            ..ModelReply::default()
-        })
-    };
+    let reply = || async { Ok(ModelReply::new(["hi"]).with_usage(TokenUsage::new(1, 1))) };
     let msgs = vec![Message::new(Role::User, "hi")];
     session.call_model(msgs.clone(), |_| reply()).await.unwrap();
     let err = session
@@ -128,11 +130,12 @@ async fn ask_action_goes_to_the_session_approver_and_is_refused_without_one() {
         "ask: rate-limit: 1 tool calls per 60 s for everyone; next in 60.0 s"
     );
 
-    let ok = |_: &serde_json::Value| async { Ok(json!("ok")) };
+    let ok = async |_: &serde_json::Value| Ok(json!("ok"));
+    let read = || ToolCall::new("toolu_r", "Read", json!({}));
     let mut unattended = Session::start(hooks.clone(), Meta::new("s2"), "m")
         .await
         .unwrap();
-    let r = unattended.tool("Read", json!({}), ok).await.unwrap();
+    let r = unattended.tool_call(read(), ok).await.unwrap();
     assert!(
         matches!(&r, ToolRun::Denied { reason, .. } if reason.starts_with("needs approval: rate-limit: 1 tool calls")),
         "{r:?}"
@@ -143,7 +146,7 @@ async fn ask_action_goes_to_the_session_approver_and_is_refused_without_one() {
         .with_approver(|point, reason| {
             point == "pre_tool_use" && reason.starts_with("rate-limit:")
         });
-    let r = attended.tool("Read", json!({}), ok).await.unwrap();
+    let r = attended.tool_call(read(), ok).await.unwrap();
     assert!(
         matches!(r, ToolRun::Ran(_)),
         "approved over-limit call runs"

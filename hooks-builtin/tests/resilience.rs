@@ -43,11 +43,10 @@ fn scripted(
         };
         std::future::ready(match fail(&model, n) {
             Some(e) => Err(e),
-            None => Ok(ModelReply {
-                chunks: vec![format!("answer from {model}")],
-                usage: TokenUsage::new(1, 1),
-                ..ModelReply::default()
-            }),
+            None => {
+                Ok(ModelReply::new([format!("answer from {model}")])
+                    .with_usage(TokenUsage::new(1, 1)))
+            }
         })
     }
 }

@@ -7,7 +7,9 @@ use hookrail_builtin::reviewer_lockout::{
     Rejection, ReviewerLockout, ReviewerLockoutConfig, ShellMentions,
 };
 use hookrail_core::Verdict;
-use hookrail_core::context::{Meta, PostToolUse, PreToolUse, SessionEndReason, SubagentStatus};
+use hookrail_core::context::{
+    Meta, PostToolUse, PreToolUse, SessionEndReason, SubagentStatus, ToolCall,
+};
 use hookrail_core::points::{post_tool_use, pre_tool_use};
 use hookrail_core::runtime::{Hooks, Session, ToolRun};
 use serde_json::{Value, json};
@@ -43,10 +45,13 @@ fn post(hooks: &Hooks, root: &Path, agent: &str, input: Value) {
 
 async fn write(session: &mut Session, path: &str) -> ToolRun {
     session
-        .tool(
-            "Write",
-            json!({ "file_path": path, "content": "x" }),
-            |_| async { Ok(json!("written")) },
+        .tool_call(
+            ToolCall::new(
+                format!("toolu_write_{path}"),
+                "Write",
+                json!({ "file_path": path, "content": "x" }),
+            ),
+            async |_| Ok(json!("written")),
         )
         .await
         .unwrap()

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use hookrail_builtin::secrets_guard::{SecretsGuard, SecretsGuardConfig};
 use hookrail_core::Verdict;
-use hookrail_core::context::{Meta, PreToolUse};
+use hookrail_core::context::{Meta, PreToolUse, ToolCall};
 use hookrail_core::points::pre_tool_use;
 use hookrail_core::runtime::{Hooks, Session, ToolRun};
 use proptest::prelude::*;
@@ -219,10 +219,13 @@ async fn session_does_not_run_a_command_that_prints_a_secret() {
         .await
         .unwrap();
     let run = session
-        .tool(
-            "Bash",
-            json!({"command": "env | grep KEY; cat .env"}),
-            |_| async { Ok(json!("SECRET=1")) },
+        .tool_call(
+            ToolCall::new(
+                "toolu_1",
+                "Bash",
+                json!({"command": "env | grep KEY; cat .env"}),
+            ),
+            async |_| Ok(json!("SECRET=1")),
         )
         .await
         .unwrap();
@@ -234,9 +237,10 @@ async fn session_does_not_run_a_command_that_prints_a_secret() {
         ToolRun::Ran(_) => panic!("the command ran"),
     }
     let run = session
-        .tool("Read", json!({"file_path": "src/main.rs"}), |_| async {
-            Ok(json!("fn main() {}"))
-        })
+        .tool_call(
+            ToolCall::new("toolu_2", "Read", json!({"file_path": "src/main.rs"})),
+            async |_| Ok(json!("fn main() {}")),
+        )
         .await
         .unwrap();
     assert!(matches!(run, ToolRun::Ran(_)));

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use hookrail_builtin::write_guard::{WriteGuard, WriteGuardConfig};
 use hookrail_core::Verdict;
-use hookrail_core::context::{Meta, PreToolUse, SessionEndReason};
+use hookrail_core::context::{Meta, PreToolUse, SessionEndReason, ToolCall};
 use hookrail_core::points::pre_tool_use;
 use hookrail_core::runtime::{Hooks, Session, ToolRun};
 use proptest::prelude::*;
@@ -298,10 +298,13 @@ async fn session_does_not_run_a_denied_write() {
         .unwrap();
     let target = p.root.join("README.md");
     let ran = session
-        .tool("Write", json!({"file_path": "README.md"}), |_| async {
-            std::fs::write(&target, "x").map_err(|e| e.to_string())?;
-            Ok(json!("written"))
-        })
+        .tool_call(
+            ToolCall::new("toolu_1", "Write", json!({"file_path": "README.md"})),
+            async |_| {
+                std::fs::write(&target, "x")?;
+                Ok(json!("written"))
+            },
+        )
         .await
         .unwrap();
     match ran {
@@ -309,6 +312,7 @@ async fn session_does_not_run_a_denied_write() {
             by,
             reason,
             failure,
+            ..
         } => {
             assert_eq!(by.as_deref(), Some("builtin.write_guard"));
             assert!(reason.contains("matches no allow rule"), "{reason}");
@@ -318,9 +322,10 @@ async fn session_does_not_run_a_denied_write() {
     }
     assert!(!p.root.join("README.md").exists());
     let ran = session
-        .tool("Write", json!({"file_path": "src/lib.rs"}), |_| async {
-            Ok(json!("written"))
-        })
+        .tool_call(
+            ToolCall::new("toolu_2", "Write", json!({"file_path": "src/lib.rs"})),
+            async |_| Ok(json!("written")),
+        )
         .await
         .unwrap();
     assert!(matches!(ran, ToolRun::Ran(_)));

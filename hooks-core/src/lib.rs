@@ -51,6 +51,8 @@
 //! included, through [`dispatch_async`]), the contexts, the registry and [`hook_points!`] stay,
 //! and the build has no tokio.
 //!
+//! [`prelude`] holds the common imports: `use hookrail_core::prelude::*;`.
+//!
 //! # The linking rule
 //!
 //! **A crate that nothing references is not linked, and its hooks silently vanish.** If a crate
@@ -87,6 +89,7 @@ pub mod kind;
 mod outcome;
 mod point;
 pub mod points;
+pub mod prelude;
 pub mod registry;
 #[cfg(feature = "runtime")]
 pub mod runtime;

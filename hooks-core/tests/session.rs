@@ -10,12 +10,14 @@ use std::time::Duration;
 use hookrail_core::context::{
     CompactTrigger, ErrorKind, Message, Meta, PostToolUse, PreModelCall, PreToolUse, Role,
     SessionEnd, SessionEndReason, StepStatus, Stop, SubagentStatus, SubagentStop, TokenUsage,
+    ToolCall,
 };
 use hookrail_core::points::{
     error_occurred, post_tool_use, pre_model_call, pre_tool_use, session_end, stop, subagent_stop,
 };
 use hookrail_core::runtime::{
-    AgentError, Hook, Hooks, HooksBuilder, ModelReply, Session, SessionError, ToolRun, TurnEnd,
+    AgentError, Hook, Hooks, HooksBuilder, ModelReply, Session, SessionError, ToolError, ToolRun,
+    TurnEnd,
 };
 use hookrail_core::{Recovery, Verdict};
 use serde_json::json;
@@ -25,12 +27,13 @@ fn builder() -> HooksBuilder {
 }
 
 fn reply(text: &[&str], input: u64, output: u64) -> ModelReply {
-    ModelReply {
-        chunks: text.iter().map(|s| s.to_string()).collect(),
-        usage: TokenUsage::new(input, output),
-        stop_reason: Some("end_turn".into()),
-        tool_calls: Vec::new(),
-    }
+    ModelReply::new(text.iter().copied())
+        .with_usage(TokenUsage::new(input, output))
+        .with_stop_reason("end_turn")
+}
+
+fn bash_call(command: &str) -> ToolCall {
+    ToolCall::new("toolu_b", "Bash", json!({ "command": command }))
 }
 
 fn user(text: &str) -> Vec<Message> {
@@ -117,10 +120,13 @@ async fn a_session_fires_every_standard_point_and_aggregates_its_counters() {
         .unwrap();
     assert_eq!(post.response, "I will write it");
     let run = session
-        .tool(
-            "Write",
-            json!({"file_path": "notes.md", "content": "x"}),
-            |_| async { Ok(json!({"ok": true})) },
+        .tool_call(
+            ToolCall::new(
+                "toolu_w",
+                "Write",
+                json!({"file_path": "notes.md", "content": "x"}),
+            ),
+            async |_| Ok(json!({"ok": true})),
         )
         .await
         .unwrap();
@@ -137,9 +143,10 @@ async fn a_session_fires_every_standard_point_and_aggregates_its_counters() {
         .await
         .unwrap();
     sub.session
-        .tool("Edit", json!({"file_path": "facts.md"}), |_| async {
-            Ok(json!("edited"))
-        })
+        .tool_call(
+            ToolCall::new("toolu_e", "Edit", json!({"file_path": "facts.md"})),
+            async |_| Ok(json!("edited")),
+        )
         .await
         .unwrap();
     let stop_ctx = session
@@ -225,7 +232,7 @@ async fn a_denied_tool_does_not_run_and_an_ask_needs_an_approver() {
     let bash = |ran: Arc<AtomicU32>| {
         move |_: &serde_json::Value| async move {
             ran.fetch_add(1, Ordering::SeqCst);
-            Ok(json!("ok"))
+            Ok::<_, ToolError>(json!("ok"))
         }
     };
 
@@ -233,14 +240,14 @@ async fn a_denied_tool_does_not_run_and_an_ask_needs_an_approver() {
         .await
         .unwrap();
     let run = session
-        .tool("Bash", json!({"command": "rm -rf /"}), bash(ran.clone()))
+        .tool_call(bash_call("rm -rf /"), bash(ran.clone()))
         .await
         .unwrap();
     assert!(
         matches!(run, ToolRun::Denied { ref reason, failure: false, .. } if reason == "destructive")
     );
     let run = session
-        .tool("Bash", json!({"command": "git push"}), bash(ran.clone()))
+        .tool_call(bash_call("git push"), bash(ran.clone()))
         .await
         .unwrap();
     assert!(
@@ -254,7 +261,7 @@ async fn a_denied_tool_does_not_run_and_an_ask_needs_an_approver() {
         .unwrap()
         .with_approver(|point, reason| point == "pre_tool_use" && reason == "pushing");
     let run = approving
-        .tool("Bash", json!({"command": "git push"}), bash(ran.clone()))
+        .tool_call(bash_call("git push"), bash(ran.clone()))
         .await
         .unwrap();
     assert!(matches!(run, ToolRun::Ran(_)));
@@ -281,10 +288,10 @@ async fn guards_rewrite_the_tool_input_and_post_tool_use_sees_both() {
         .unwrap();
     let mut session = Session::start(hooks, Meta::new("s"), "m").await.unwrap();
     let run = session
-        .tool("Bash", json!({"command": "make"}), |input| {
-            let seen = input.clone();
-            async move { Ok(json!({"ran": seen})) }
-        })
+        .tool_call(
+            ToolCall::new("toolu_m", "Bash", json!({"command": "make"})),
+            async |input| Ok(json!({"ran": input})),
+        )
         .await
         .unwrap();
     let ToolRun::Ran(post) = run else {

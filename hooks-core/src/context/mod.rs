@@ -14,10 +14,17 @@
 //!
 //! Values that hooks may rewrite and that later hooks or points need in their original form are
 //! held in a [`Rewritable`], which keeps the original beside the current value.
+//!
+//! The model points carry the conversation as [`Message`]s of [`ContentBlock`]s (text,
+//! `tool_use`, `tool_result`, image) in the shape of Anthropic's Messages API; [`openai`]
+//! converts conversations to and from OpenAI's chat format. A model's tool call is a
+//! [`ToolCall`] (id, name, input); its id is the tool contexts' `tool_use_id`.
 
 mod common;
 mod lifecycle;
+mod message;
 mod model;
+pub mod openai;
 mod prompt;
 mod session;
 mod subagent;
@@ -28,7 +35,8 @@ pub use lifecycle::{
     CompactTrigger, ErrorKind, ErrorOccurred, Notification, PostQueueDrain, PreCompact,
     PreQueueDrain, StepEnd, StepStatus, Stop,
 };
-pub use model::{Message, ModelStreamChunk, PostModelCall, PreModelCall, Role};
+pub use message::{Content, ContentBlock, ImageSource, Message, Role, ToolCall};
+pub use model::{ModelStreamChunk, PostModelCall, PreModelCall};
 pub use prompt::UserPromptSubmit;
 pub use session::{SessionEnd, SessionEndReason, SessionSource, SessionStart};
 pub use subagent::{SubagentStart, SubagentStatus, SubagentStop};

@@ -1,45 +1,6 @@
 use serde::{Deserialize, Serialize};
 
-use super::{Meta, Rewritable, TokenUsage};
-
-/// Who wrote a [`Message`].
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum Role {
-    /// System instructions.
-    System,
-    /// The user.
-    #[default]
-    User,
-    /// The model.
-    Assistant,
-    /// A tool's result.
-    Tool,
-    /// Any other value.
-    #[serde(other)]
-    Other,
-}
-
-/// One message of the conversation sent to the model.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct Message {
-    /// Who wrote it.
-    pub role: Role,
-    /// Its text.
-    pub content: String,
-}
-
-impl Message {
-    /// A message of `role` with `content`.
-    pub fn new(role: Role, content: impl Into<String>) -> Self {
-        Message {
-            role,
-            content: content.into(),
-        }
-    }
-}
+use super::{ContentBlock, Message, Meta, Rewritable, Role, TokenUsage, ToolCall};
 
 /// Context of [`pre_model_call`](crate::points::pre_model_call): a request about to be sent to
 /// the model.
@@ -150,9 +111,9 @@ pub struct PostModelCall {
     /// Why the model stopped (`end_turn`, `max_tokens`, `tool_use`, …, as the provider says).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop_reason: Option<String>,
-    /// The names of the tools the model requested.
+    /// The tool calls the model made, with their ids and inputs, in order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub tool_calls: Vec<String>,
+    pub tool_calls: Vec<ToolCall>,
 }
 
 impl PostModelCall {
@@ -173,6 +134,34 @@ impl PostModelCall {
             stop_reason: None,
             tool_calls: Vec::new(),
         }
+    }
+
+    /// The reply as the assistant message to append to the conversation: the response text
+    /// (as the hooks left it) and a `tool_use` block per tool call.
+    ///
+    /// ```
+    /// use hookrail_core::context::{Meta, PostModelCall, Role, TokenUsage, ToolCall};
+    /// use serde_json::json;
+    ///
+    /// let mut post = PostModelCall::new(Meta::new("s1"), "m", "Let me look.", TokenUsage::new(9, 4), 120);
+    /// post.tool_calls.push(ToolCall::new("toolu_01A", "Bash", json!({"command": "ls"})));
+    /// let message = post.message();
+    /// assert_eq!(message.role, Role::Assistant);
+    /// assert_eq!(serde_json::to_value(&message).unwrap(), json!({"role": "assistant", "content": [
+    ///     {"type": "text", "text": "Let me look."},
+    ///     {"type": "tool_use", "id": "toolu_01A", "name": "Bash", "input": {"command": "ls"}},
+    /// ]}));
+    /// ```
+    pub fn message(&self) -> Message {
+        if self.tool_calls.is_empty() {
+            return Message::new(Role::Assistant, self.response.clone());
+        }
+        let text = (!self.response.is_empty()).then(|| ContentBlock::text(self.response.clone()));
+        let calls = self.tool_calls.iter().cloned().map(ContentBlock::from);
+        Message::new(
+            Role::Assistant,
+            text.into_iter().chain(calls).collect::<Vec<_>>(),
+        )
     }
 }
 
@@ -201,20 +190,20 @@ mod tests {
     }
 
     #[test]
-    fn unknown_roles_read_as_other() {
-        let m: Message = serde_json::from_str(r#"{"role": "developer", "content": "x"}"#).unwrap();
-        assert_eq!(m.role, Role::Other);
-        assert_eq!(Role::default(), Role::User);
-    }
-
-    #[test]
     fn post_model_call_round_trips_and_defaults_missing_usage() {
         let mut ctx = PostModelCall::new(Meta::new("s1"), "m", "done", TokenUsage::new(10, 5), 42);
         ctx.stop_reason = Some("tool_use".into());
-        ctx.tool_calls.push("Bash".into());
+        ctx.tool_calls.push(ToolCall::new(
+            "toolu_1",
+            "Bash",
+            serde_json::json!({"command": "ls"}),
+        ));
         let mut v = serde_json::to_value(&ctx).unwrap();
         assert_eq!(v["usage"]["input"], 10);
-        assert_eq!(v["tool_calls"][0], "Bash");
+        assert_eq!(
+            v["tool_calls"][0],
+            serde_json::json!({"id": "toolu_1", "name": "Bash", "input": {"command": "ls"}})
+        );
         let back: PostModelCall = serde_json::from_value(v.clone()).unwrap();
         assert_eq!(back, ctx);
 

@@ -26,7 +26,9 @@ pub struct PreToolUse {
     pub meta: Meta,
     /// The tool's name (Claude Code `tool_name`: `Bash`, `Write`, `Edit`, `mcp__server__tool`, …).
     pub tool_name: String,
-    /// The tool call's id (Claude Code `tool_use_id`).
+    /// The tool call's id (Claude Code `tool_use_id`, Anthropic `toolu_…`, OpenAI `call_…`);
+    /// set by [`Session::tool_call`](crate::runtime::Session::tool_call) from the
+    /// [`ToolCall`](super::ToolCall).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_use_id: Option<String>,
     /// The tool's arguments (Claude Code `tool_input`, Squad `toolArgs`); guards may rewrite them.
@@ -81,7 +83,7 @@ pub struct PostToolUse {
     pub meta: Meta,
     /// The tool's name.
     pub tool_name: String,
-    /// The tool call's id.
+    /// The tool call's id, as `pre_tool_use` had it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_use_id: Option<String>,
     /// The input the tool ran with (after any `pre_tool_use` rewrite).
@@ -96,6 +98,9 @@ pub struct PostToolUse {
     /// The error, when the tool failed (Claude Code `PostToolUseFailure.error`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// True when the failure was an interruption (Claude Code `PostToolUseFailure.is_interrupt`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub is_interrupt: bool,
     /// How long the tool ran (Claude Code `duration_ms`, Squad `durationMs`).
     #[serde(default)]
     pub duration_ms: u64,
@@ -121,6 +126,7 @@ impl PostToolUse {
             original_tool_input: None,
             tool_response,
             error: None,
+            is_interrupt: false,
             duration_ms,
             additional_context: Vec::new(),
         }
@@ -140,6 +146,7 @@ impl PostToolUse {
                 .then(|| pre.tool_input.original().clone()),
             tool_response,
             error: None,
+            is_interrupt: false,
             duration_ms,
             additional_context: Vec::new(),
         }

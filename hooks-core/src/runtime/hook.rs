@@ -96,6 +96,7 @@ impl<P: HookPoint> Callable<P> {
 /// Where a hook came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum HookSource {
     /// A `#[hook]` fn, registered at link time.
     Static,

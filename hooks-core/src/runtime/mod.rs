@@ -68,8 +68,8 @@ pub use hook::{Arg, Hook, HookCtx, HookSource, Ret};
 pub use provider::HooksProvider;
 pub use record::{HookRun, RunResult, SubscriptionId};
 pub use session::{
-    AgentError, ModelReply, QueueDrain, Session, SessionError, SessionStats, Subagent, ToolRun,
-    TurnEnd,
+    AgentError, ModelReply, QueueDrain, Session, SessionError, SessionStats, Subagent, ToolError,
+    ToolErrorKind, ToolRun, TurnEnd,
 };
 pub use settings::default_timeout;
 

@@ -7,18 +7,22 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
-
 use crate::context::{
     CompactTrigger, ErrorKind, ErrorOccurred, Message, Meta, ModelStreamChunk, Notification,
-    PostModelCall, PostQueueDrain, PostToolUse, PreCompact, PreModelCall, PreQueueDrain,
-    PreToolUse, SessionEnd, SessionEndReason, SessionStart, StepEnd, StepStatus, Stop,
-    SubagentStart, SubagentStatus, SubagentStop, TokenUsage, UserPromptSubmit,
+    PostModelCall, PostQueueDrain, PreCompact, PreModelCall, PreQueueDrain, SessionEnd,
+    SessionEndReason, SessionStart, StepEnd, StepStatus, Stop, SubagentStart, SubagentStatus,
+    SubagentStop, TokenUsage, UserPromptSubmit,
 };
 use crate::outcome::{HookFailure, HookName, Outcome, Recovery, Verdict};
 use crate::points;
 
 use super::Hooks;
+
+mod reply;
+mod tool;
+
+pub use reply::{AgentError, ModelReply};
+pub use tool::{ToolError, ToolErrorKind, ToolRun};
 
 /// Why a session operation did not go ahead.
 #[derive(Debug, thiserror::Error)]
@@ -58,68 +62,10 @@ pub enum SessionError {
     },
 }
 
-/// An error of the agent's own work (a model call, the loop), reported to `error_occurred`.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{kind:?} error: {message}")]
-pub struct AgentError {
-    /// What failed.
-    pub kind: ErrorKind,
-    /// The error message.
-    pub message: String,
-    /// An HTTP status, when there was one.
-    pub status_code: Option<u16>,
-}
-
-impl AgentError {
-    /// An error of `kind`.
-    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
-        AgentError {
-            kind,
-            message: message.into(),
-            status_code: None,
-        }
-    }
-
-    /// With an HTTP status.
-    #[must_use]
-    pub fn with_status(mut self, status: u16) -> Self {
-        self.status_code = Some(status);
-        self
-    }
-}
-
-/// What a model returned: its streamed chunks, usage and requested tools.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ModelReply {
-    /// The response as it streamed (one element for a non-streaming call).
-    pub chunks: Vec<String>,
-    /// Tokens used.
-    pub usage: TokenUsage,
-    /// Why the model stopped.
-    pub stop_reason: Option<String>,
-    /// Names of the tools it asked for.
-    pub tool_calls: Vec<String>,
-}
-
-/// The result of [`Session::tool`].
-#[derive(Debug)]
-pub enum ToolRun {
-    /// The tool ran; the `post_tool_use` context after its transforms (a scrubbed response,
-    /// added context, the error if the tool failed, the duration).
-    Ran(Box<PostToolUse>),
-    /// A guard denied the call (or asked and nobody approved); the tool did not run. Report
-    /// `reason` to the model.
-    Denied {
-        /// The deciding hook.
-        by: Option<HookName>,
-        /// The reason.
-        reason: String,
-        /// True when a failing guard caused the deny.
-        failure: bool,
-    },
-}
-
 /// The answer of [`Session::request_stop`].
+///
+/// Exhaustive on purpose, like [`ToolRun`]: it is a decision every caller must handle case by
+/// case (docs/decisions.md, "Which public enums are `#[non_exhaustive]`").
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TurnEnd {
     /// The agent may stop.
@@ -133,6 +79,7 @@ pub enum TurnEnd {
 
 /// The counters a session aggregates into `session_end` and `subagent_stop`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+#[non_exhaustive]
 pub struct SessionStats {
     /// Tokens used by model calls.
     pub tokens: TokenUsage,
@@ -158,7 +105,7 @@ type Approver = Arc<dyn Fn(&'static str, &str) -> bool + Send + Sync>;
 /// | [`start`](Session::start) | `session_start` |
 /// | [`submit_prompt`](Session::submit_prompt) | `user_prompt_submit` |
 /// | [`call_model`](Session::call_model) | `pre_model_call`, `model_stream_chunk` per chunk, `post_model_call`; on error `error_occurred`, whose recovery is honoured (retry after backoff, fallback model, give up) |
-/// | [`tool`](Session::tool) | `pre_tool_use`, the tool unless denied, `post_tool_use` with the duration |
+/// | [`tool_call`](Session::tool_call) | `pre_tool_use`, the tool unless denied, `post_tool_use` with the duration; the call's id is the contexts' `tool_use_id` |
 /// | [`step_end`](Session::step_end) | `step_end` |
 /// | [`request_stop`](Session::request_stop) | `stop` |
 /// | [`compact`](Session::compact) | `pre_compact` |
@@ -413,67 +360,6 @@ impl Session {
             .await;
         closed(out)?;
         Ok(post)
-    }
-
-    /// One tool call: `pre_tool_use` (which may deny, ask, or rewrite the input), then `run`
-    /// with the input as the guards left it, unless denied, then `post_tool_use` with the
-    /// response (or error) and the duration.
-    ///
-    /// # Errors
-    ///
-    /// [`SessionError::FailedClosed`] when a `post_tool_use` hook set to fail closed failed.
-    /// A denial is not an error: it is [`ToolRun::Denied`], to report to the model.
-    pub async fn tool<F, Fut>(
-        &mut self,
-        name: &str,
-        input: Value,
-        run: F,
-    ) -> Result<ToolRun, SessionError>
-    where
-        F: FnOnce(&Value) -> Fut,
-        Fut: Future<Output = Result<Value, String>>,
-    {
-        let mut pre = PreToolUse::new(self.meta.next(), name, input);
-        let out = self
-            .hooks
-            .dispatch_async::<points::pre_tool_use::Point>(&mut pre)
-            .await;
-        if let Err(SessionError::Denied {
-            by,
-            reason,
-            failure,
-            ..
-        }) = self.pass("pre_tool_use", out)
-        {
-            self.stats.denied_tool_calls += 1;
-            return Ok(ToolRun::Denied {
-                by,
-                reason,
-                failure,
-            });
-        }
-        let started = Instant::now();
-        let result = run(pre.tool_input.get()).await;
-        let duration = millis(started.elapsed());
-        let (response, error) = match result {
-            Ok(v) => (v, None),
-            Err(e) => (Value::Null, Some(e)),
-        };
-        let mut post = PostToolUse::after(&pre, response, duration);
-        post.error = error;
-        self.stats.tool_calls += 1;
-        if post.error.is_none()
-            && WRITE_TOOLS.contains(&name)
-            && let Some(path) = pre.file_path()
-        {
-            self.stats.files_modified.insert(path.to_owned());
-        }
-        let out = self
-            .hooks
-            .dispatch_async::<points::post_tool_use::Point>(&mut post)
-            .await;
-        closed(out)?;
-        Ok(ToolRun::Ran(Box::new(post)))
     }
 
     /// The end of a step (a loop iteration, a plan step): `step_end` with the duration, tokens
