@@ -29,21 +29,29 @@
 //!
 //! # Example
 //!
-//! ```
-//! use hookrail_core::context::Meta;
+//! An agent with the command guard and the scrubber (the README's snippet; it needs an
+//! `OPENAI_API_KEY`, so it is compiled, not run):
+//!
+//! ```no_run
+//! use hookrail_builtin::{BuiltinConfig, Builtins};
 //! use hookrail_core::runtime::Hooks;
 //! use hookrail_rig::RigHooks;
+//! use rig_agent::AgentBuilder;
+//! use rig_core::providers::openai::OpenAI;
 //!
-//! let hooks = Hooks::builder().build()?;
-//! let adapter = RigHooks::new(hooks, "gpt-4o-mini")
-//!     .with_meta(Meta::new("").with_agent("reviewer"))
-//!     .with_approver(|point, reason| {
-//!         tracing::warn!(point, reason, "refused: no one to ask");
-//!         false
-//!     });
-//! // `AgentBuilder::new(model).add_hook(adapter)` (or `agent.prompt(..).add_hook(adapter)`).
-//! # let _ = adapter;
-//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! #[tokio::main]
+//! async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//!     let config: BuiltinConfig =
+//!         serde_json::from_str(r#"{ "command_guard": {}, "pii_scrub": {} }"#)?;
+//!     let hooks = Builtins::new(config)?.install(Hooks::builder())?;
+//!     let agent = AgentBuilder::new(OpenAI::from_env()?.chat("gpt-4o-mini"))
+//!         // .tool(your_shell_tool).tool(your_file_tool)
+//!         .add_hook(RigHooks::new(hooks, "gpt-4o-mini").with_approver(|_point, _reason| false))
+//!         .build();
+//!     let answer = agent.prompt("Free some disk space").max_turns(8).await?;
+//!     println!("{}", answer.output());
+//!     Ok(())
+//! }
 //! ```
 //!
 //! The crate's `examples/rig_agent.rs` runs a real rig agent against a local
@@ -76,6 +84,21 @@ impl RigHooks {
     /// An adapter running `hooks`, for an agent built on `model` (the name hooks see in
     /// `session_start` and `pre_model_call`, and the label a switch away from it is compared
     /// with).
+    ///
+    /// ```
+    /// use hookrail_core::context::Meta;
+    /// use hookrail_core::runtime::Hooks;
+    /// use hookrail_rig::RigHooks;
+    ///
+    /// let adapter = RigHooks::new(Hooks::builder().build()?, "gpt-4o-mini")
+    ///     .with_meta(Meta::new("").with_agent("reviewer"))
+    ///     .with_approver(|point, reason| {
+    ///         tracing::warn!(point, reason, "refused: nobody to ask");
+    ///         false
+    ///     });
+    /// assert_eq!(adapter.model(), "gpt-4o-mini");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn new(hooks: Hooks, model: impl Into<String>) -> Self {
         RigHooks {
             hooks,
