@@ -290,3 +290,37 @@ async fn a_post_tool_use_hook_failing_closed_stops_the_run_before_the_model_sees
         "the output went back to the model"
     );
 }
+
+#[tokio::test]
+async fn a_failed_tool_reports_its_error_and_the_rewritten_error_is_what_the_model_sees() {
+    let errors: Seen<Option<String>> = Seen::default();
+    let seen = errors.clone();
+    let hooks = Hooks::builder()
+        .hook(Hook::<post_tool_use::Point>::new(
+            "explain",
+            move |ctx: &mut PostToolUse| {
+                seen.lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .push(ctx.error.clone());
+                if ctx.is_error() {
+                    ctx.error = Some("the file is not there; ask the user for its path".into());
+                }
+            },
+        ))
+        .build()
+        .expect("hooks build");
+    let (server, _, result) = run(
+        one_call("read_file", json!({"path": "/no/such/dir/notes.txt"})),
+        RigHooks::new(hooks, support::MODEL),
+    )
+    .await;
+    assert_eq!(result.as_deref(), Ok("done"));
+    let errors = take(&errors);
+    assert_eq!(errors.len(), 1);
+    assert!(
+        errors[0].is_some(),
+        "post_tool_use saw no error: {errors:?}"
+    );
+    let told = tool_result(&server.requests()[1], "call_1").expect("a result for call_1");
+    assert!(told.contains("ask the user for its path"), "{told}");
+}
