@@ -1,67 +1,83 @@
 //! Pure conversions between rig's values and hookrail's contexts: conversations, tool outputs,
 //! model replies.
 
-use hookrail_core::context::{Message, Role};
+use hookrail_core::context::{Content, ContentBlock, Message, Role, ToolCall};
 use rig_core::completion::{CompletionResponse, FinishReason};
 use rig_core::message::{self as rig_message, AssistantContent, ToolResultContent, UserContent};
 use rig_core::tool::ToolOutput;
 use serde_json::Value;
 
-/// The conversation a model call sends, as hookrail messages: one per rig message, tool
-/// results as [`Role::Tool`] messages of their own, media as a short placeholder (guards see
-/// that something was there, budget estimates stay close).
+/// The conversation a model call sends, as hookrail messages in content blocks: text, the
+/// model's tool calls (`tool_use`, with rig's call id) and the tools' results
+/// (`tool_result`, with the id of the call they answer), as the Anthropic shape has them;
+/// media as a short text placeholder (guards see that something was there, budget estimates
+/// stay close).
 pub(crate) fn messages(
     history: &[rig_message::Message],
     prompt: &rig_message::Message,
 ) -> Vec<Message> {
     let mut out = Vec::with_capacity(history.len() + 1);
     for message in history.iter().chain(std::iter::once(prompt)) {
-        push_message(&mut out, message);
+        out.push(message_of(message));
     }
     out
 }
 
-fn push_message(out: &mut Vec<Message>, message: &rig_message::Message) {
+fn message_of(message: &rig_message::Message) -> Message {
     match message {
-        rig_message::Message::System { content } => out.push(Message::new(Role::System, content)),
+        rig_message::Message::System { content } => Message::new(Role::System, content.as_str()),
         rig_message::Message::User { content } => {
-            let mut text = String::new();
-            for block in content {
-                match block {
-                    UserContent::Text(t) => join(&mut text, t.text()),
+            let blocks = content
+                .iter()
+                .map(|block| match block {
+                    UserContent::Text(t) => ContentBlock::text(t.text()),
                     UserContent::ToolResult(result) => {
-                        out.push(Message::new(Role::Tool, tool_result_text(&result.content)));
+                        let text = tool_result_text(&result.content);
+                        if result.is_error {
+                            ContentBlock::tool_error(result.call.to_string(), text)
+                        } else {
+                            ContentBlock::tool_result(result.call.to_string(), text)
+                        }
                     }
-                    UserContent::Image(_) => join(&mut text, "[image]"),
-                    UserContent::Audio(_) => join(&mut text, "[audio]"),
-                    UserContent::Video(_) => join(&mut text, "[video]"),
-                    UserContent::Document(_) => join(&mut text, "[document]"),
-                }
-            }
-            if !text.is_empty() {
-                out.push(Message::new(Role::User, text));
-            }
+                    UserContent::Image(_) => ContentBlock::text("[image]"),
+                    UserContent::Audio(_) => ContentBlock::text("[audio]"),
+                    UserContent::Video(_) => ContentBlock::text("[video]"),
+                    UserContent::Document(_) => ContentBlock::text("[document]"),
+                })
+                .collect::<Vec<_>>();
+            Message::new(Role::User, plain(blocks))
         }
         rig_message::Message::Assistant(turn) => {
-            let mut text = String::new();
-            for block in &turn.content {
-                match block {
-                    AssistantContent::Text(t) => join(&mut text, t.text()),
-                    AssistantContent::ToolCall(call) => join(
-                        &mut text,
-                        &format!(
-                            "[tool call {}({})]",
-                            call.function.name,
-                            Value::Object(call.function.arguments.clone())
-                        ),
+            let blocks = turn
+                .content
+                .iter()
+                .filter_map(|block| match block {
+                    AssistantContent::Text(t) => Some(ContentBlock::text(t.text())),
+                    AssistantContent::ToolCall(call) => Some(
+                        ToolCall::new(
+                            call.id.to_string(),
+                            call.function.name.to_string(),
+                            Value::Object(call.function.arguments.clone()),
+                        )
+                        .into(),
                     ),
                     // Reasoning, images and provider items are not part of what the model is
                     // told; they are left out.
-                    _ => {}
-                }
-            }
-            out.push(Message::new(Role::Assistant, text));
+                    _ => None,
+                })
+                .collect::<Vec<_>>();
+            Message::new(Role::Assistant, plain(blocks))
         }
+    }
+}
+
+/// One text block is plain text (the form most providers send); anything else stays blocks.
+fn plain(blocks: Vec<ContentBlock>) -> Content {
+    match blocks.as_slice() {
+        [only] if only.as_text().is_some() => {
+            Content::Text(only.as_text().unwrap_or_default().to_owned())
+        }
+        _ => Content::Blocks(blocks),
     }
 }
 
@@ -194,12 +210,16 @@ pub(crate) fn reply_text(choice: &[AssistantContent]) -> String {
     text
 }
 
-/// The names of the tools a model reply calls.
-pub(crate) fn reply_tool_calls(choice: &[AssistantContent]) -> Vec<String> {
+/// The tool calls of a model reply: rig's call id, the name and the arguments.
+pub(crate) fn reply_tool_calls(choice: &[AssistantContent]) -> Vec<ToolCall> {
     choice
         .iter()
         .filter_map(|block| match block {
-            AssistantContent::ToolCall(call) => Some(call.function.name.to_string()),
+            AssistantContent::ToolCall(call) => Some(ToolCall::new(
+                call.id.to_string(),
+                call.function.name.to_string(),
+                Value::Object(call.function.arguments.clone()),
+            )),
             _ => None,
         })
         .collect()

@@ -82,21 +82,30 @@ async fn pre_model_call_sees_the_conversation_and_its_context_reaches_the_model(
     assert!(
         first
             .iter()
-            .any(|m| m.role == Role::User && m.content == "list the files"),
+            .any(|m| m.role == Role::User && m.text() == "list the files"),
         "{first:?}"
     );
-    // The second call carries the tool round trip.
+    // The second call carries the tool round trip: the model's call (a `tool_use` block with
+    // rig's id) and its result (a `tool_result` block answering that id).
     let second = &calls[1].messages;
-    assert!(
-        second
-            .iter()
-            .any(|m| m.role == Role::Tool && m.content.contains("(recorded, not run) ls"))
-    );
-    assert!(
-        second
-            .iter()
-            .any(|m| m.role == Role::Assistant && m.content.contains("bash"))
-    );
+    let call = second
+        .iter()
+        .filter(|m| m.role == Role::Assistant)
+        .flat_map(|m| m.tool_calls())
+        .find(|c| c.name == "bash")
+        .unwrap_or_else(|| panic!("no bash call in {second:?}"));
+    assert!(!call.id.is_empty());
+    let answered = second.iter().filter(|m| m.role == Role::User).any(|m| {
+        m.content.blocks().iter().any(|b| {
+            let v = serde_json::to_value(b).unwrap();
+            v["type"] == "tool_result"
+                && v["tool_use_id"] == call.id.as_str()
+                && v["content"]
+                    .as_str()
+                    .is_some_and(|t| t.contains("(recorded, not run) ls"))
+        })
+    });
+    assert!(answered, "{second:?}");
     for request in server.requests() {
         assert!(
             request
@@ -152,7 +161,14 @@ async fn post_model_call_sees_the_reply_and_its_rewrite_is_the_answer() {
     assert_eq!(result.as_deref(), Ok("the password is [password]"));
     let replies = take(&replies);
     assert_eq!(replies.len(), 2);
-    assert_eq!(replies[0].tool_calls, ["bash"]);
+    let names: Vec<&str> = replies[0]
+        .tool_calls
+        .iter()
+        .map(|c| c.name.as_str())
+        .collect();
+    assert_eq!(names, ["bash"]);
+    assert!(!replies[0].tool_calls[0].id.is_empty());
+    assert_eq!(replies[0].tool_calls[0].input["command"], "ls");
     assert_eq!(replies[0].stop_reason.as_deref(), Some("tool_calls"));
     assert_eq!(replies[1].response, "the password is hunter2");
     assert_eq!(replies[1].stop_reason.as_deref(), Some("stop"));

@@ -18,8 +18,9 @@ use crate::trust::Admission;
 
 /// What one hook came to.
 enum Reply {
-    /// Its answer, to apply.
-    Answer(Answer),
+    /// Its answer, to apply (boxed: an answer is large, and how large depends on
+    /// serde_json's map, which `preserve_order` makes larger).
+    Answer(Box<Answer>),
     /// Nothing to apply: failed open, or non-blocking.
     Nothing,
     /// The gate kept it from running and that decides nothing: this notice says so.
@@ -79,7 +80,7 @@ impl Shared {
                     }
                 };
                 let answer = match reply {
-                    Reply::Answer(answer) => answer,
+                    Reply::Answer(answer) => *answer,
                     Reply::Nothing => continue,
                     Reply::Skipped(notice) => {
                         notices.push(notice);
@@ -151,7 +152,7 @@ impl Shared {
             let mut notices = Vec::new();
             for reply in replies.into_iter().flatten() {
                 match reply {
-                    Ok(Reply::Answer(answer)) => answers.push(answer),
+                    Ok(Reply::Answer(answer)) => answers.push(*answer),
                     Ok(Reply::Nothing) => {}
                     Ok(Reply::Skipped(notice)) => notices.push(notice),
                     Err(e) => {
@@ -238,7 +239,7 @@ impl Shared {
         }
         self.emit(&CommandEvent::Ran(event));
         match read {
-            Ok(answer) if spec.blocking => Ok(Reply::Answer(answer)),
+            Ok(answer) if spec.blocking => Ok(Reply::Answer(Box::new(answer))),
             Ok(_) => Ok(Reply::Nothing),
             Err(failure) if closed => Err(HookError::new(format!(
                 "configured hook `{}` ({}) failed: {failure}",
