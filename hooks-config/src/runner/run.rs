@@ -13,7 +13,7 @@ use super::{HookSet, Member, READ_CAP, Shared};
 use crate::command::run::{CommandRequest, ExitStatusKind, run_command};
 use crate::matcher::EventFacts;
 use crate::protocol::{self, Answer, Decision, Merged, OUTPUT_CAP};
-use crate::spec::{Handler, HookSpec, OnFailure, OnUnapproved};
+use crate::spec::{Handler, HookSpec, OnError, OnUnapproved};
 use crate::trust::Admission;
 
 /// What one hook came to.
@@ -203,7 +203,7 @@ impl Shared {
                 Err(failure),
             ),
         };
-        let closed = spec.blocking && spec.on_error.map_or(member.guard, |p| p == OnFailure::Deny);
+        let closed = spec.blocking && spec.on_error.map_or(member.guard, |p| p == OnError::Deny);
         let (decision, failure) = match &read {
             Ok(answer) => (answer.decision, None),
             Err(failure) => (Decision::None, Some(failure.clone())),
