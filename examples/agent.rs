@@ -19,9 +19,12 @@
 //!   Code's protocol: a shell script that logs every file write and answers with context for
 //!   the model. The project allow-lists it; anything else would be skipped.
 //!
-//! A subscriber prints every hook run that decided something (hook, result, duration). The
-//! run ends with the audit trail read back from SQLite, the budget's spend report, and a table
-//! of every point and how many times it fired; it fails if any point never fired.
+//! A subscriber prints every hook run that decided something (hook, result, duration) and every
+//! change a hook made to what the agent was about to do (a rewritten command, a switched
+//! model). The run starts with a legend, and ends with the audit trail read back from SQLite,
+//! the budget's spend report, and a table of every point and how many times it fired, each
+//! with a line saying how to read it; it fails if any point never fired, or if the rewrite or
+//! the budget's model switch went unreported.
 //!
 //! Run: `cargo run --example agent` (set `RUST_LOG=debug` to see the policies' logs).
 
@@ -35,10 +38,10 @@ use hookrail_config::file::Sources;
 use hookrail_config::runner::{CommandEvent, ConfigHooks};
 use hookrail_core::context::*;
 use hookrail_core::runtime::{
-    AgentError, Hook, Hooks, HooksProvider, ModelReply, RunResult, Session, SessionError, ToolRun,
-    TurnEnd,
+    AgentError, Hook, Hooks, HooksProvider, ModelReply, Session, SessionError, ToolRun, TurnEnd,
 };
 use hookrail_core::{HookResult, Recovery, Verdict, hook};
+use hookrail_examples::narrate::Narrator;
 use hookrail_examples::{ScriptedModel, ToolRequest, Turn, Workspace};
 use serde_json::json;
 
@@ -339,23 +342,25 @@ impl HooksProvider for Trace {
     }
 }
 
-/// One line per hook run that had something to say (the trace provider's own runs and silent
-/// `continue`/`done` results are left out to keep the trace readable).
-fn print_run(run: &hookrail_core::runtime::HookRun<'_>) {
-    let quiet = matches!(
-        run.result,
-        RunResult::Done | RunResult::Recovery(None) | RunResult::Verdict(Verdict::Continue)
-    );
-    if run.hook != "trace" && !quiet {
-        println!(
-            "{:<20}   {} -> {} ({} µs)",
-            "",
-            run.hook,
-            run.result,
-            run.duration.as_micros()
-        );
-    }
-}
+/// What the trace means, printed before the session.
+const LEGEND: &str = "\
+The model is scripted: a fake plays back a fixed list of replies, errors and tool calls (no
+network, no API key), so every run is the same. The tools are real: files are written and
+shell commands run in a temporary project directory. Every builtin policy is on.
+
+How to read the trace:
+  point                what fired        a hook point fired, with what it carries (printed by
+                                         the `trace` provider, which runs first at every point)
+                         hook -> result  a hook that decided something (allow, ask, deny, a
+                                         retry or fallback), and how long it ran; hooks that
+                                         only said \"no opinion\" are not shown
+                         hook changed    a hook changed what the agent is about to do: a
+                                         command rewritten before it runs, a model switched
+                                         (the budget's soft limit moves model calls to a
+                                         cheaper model); later hooks see the change
+A WARN line on stderr is a policy's log: the task tracker's `bd` is not installed here, so it
+says so once and tracks nothing.
+";
 
 // ---------------------------------------------------------------------------------------------
 // The agent loop
@@ -554,7 +559,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let dir = project()?;
     let root = dir.path().canonicalize()?;
-    println!("Session in {}\n", root.display());
+    println!("{LEGEND}\nSession in {}\n", root.display());
 
     // Every builtin policy, from one settings document; `install` adds them at their
     // documented orders and attaches the audit trail to the built set.
@@ -563,7 +568,15 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let builtins = Builtins::new(config)?;
     let trace = Arc::new(Trace::default());
     let hooks = builtins.install(Hooks::builder().provider_arc(i32::MIN, trace.clone()))?;
-    hooks.subscribe(print_run);
+    // What each hook run decided or changed, under the point's line (the trace's own runs left
+    // out: they are the point's line).
+    let narrator = Arc::new(Narrator::new("trace"));
+    let narrate = narrator.clone();
+    hooks.subscribe(move |run| {
+        for line in narrate.lines(run) {
+            println!("{:<20}   {line}", "");
+        }
+    });
 
     // The command hooks of the project's hooks.yaml join the same set, one `config` entry at
     // each point that has some; every run is reported as a `hook_command` event.
@@ -665,6 +678,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         audit.flush()?;
         let reader = AuditReader::open(root.join(".agents/audit.db"))?;
         println!("\naudit trail: {} records", reader.count()?);
+        println!(
+            "Every tool call the model asked for, as the audit recorded it: status `ok` (it ran),\n\
+             `denied` (a guard refused it) or `asked` (a guard asked a person, and nobody was\n\
+             there to approve); the reason is the deciding policy's."
+        );
         println!("{:<8} {:<9} {:<42} reason", "tool", "status", "input");
         let calls = reader.tool_calls("demo-session")?;
         let statuses: Vec<&str> = calls.iter().map(|c| c.status.as_str()).collect();
@@ -722,7 +740,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
 
     println!(
-        "\n{:<20} {:<10} {:>6} {:>6}",
+        "\nEvery standard point: its kind, how many hooks it has in this set (linked #[hook] fns,\n\
+         providers that implement it, closures, the hooks.yaml entry) and how many times it\n\
+         fired. The run fails if one never fired."
+    );
+    println!(
+        "{:<20} {:<10} {:>6} {:>6}",
         "point", "kind", "hooks", "fired"
     );
     let fired = trace
@@ -755,6 +778,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     if !missing.is_empty() {
         return Err(format!("points that never fired: {missing:?}").into());
+    }
+    // The legend promises these lines; the script makes both happen.
+    let (rewrites, switches) = (narrator.rewrites(), narrator.model_switches());
+    if rewrites == 0 || switches == 0 {
+        return Err(format!(
+            "the trace showed {rewrites} rewritten commands and {switches} model switches"
+        )
+        .into());
     }
     Ok(())
 }

@@ -4,6 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+pub mod narrate;
+
 use hookrail_core::context::{ErrorKind, TokenUsage, ToolCall};
 use serde_json::{Value, json};
 

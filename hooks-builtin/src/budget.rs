@@ -89,7 +89,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use hookrail_core::context::{
     Meta, PostModelCall, PreModelCall, SessionEnd, SubagentStart, SubagentStop, TokenUsage,
 };
-use hookrail_core::runtime::HooksProvider;
+use hookrail_core::runtime::{HooksProvider, PointSet};
 use hookrail_core::{HookResult, Verdict};
 use serde::{Deserialize, Serialize};
 
@@ -975,6 +975,15 @@ fn tenant_spend(tenant: &str, ledger: &Ledger) -> TenantSpend {
 impl HooksProvider for Budget {
     fn name(&self) -> &str {
         "builtin.budget"
+    }
+
+    /// The points of the methods below: the provider is not entered anywhere else.
+    fn points(&self) -> PointSet {
+        PointSet::PRE_MODEL_CALL
+            | PointSet::SUBAGENT_START
+            | PointSet::POST_MODEL_CALL
+            | PointSet::SUBAGENT_STOP
+            | PointSet::SESSION_END
     }
 
     fn pre_model_call(&self, ctx: &mut PreModelCall) -> HookResult<Verdict> {

@@ -100,7 +100,7 @@ use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use hookrail_core::context::{Meta, SessionStart, SubagentStart, UserPromptSubmit};
-use hookrail_core::runtime::HooksProvider;
+use hookrail_core::runtime::{HooksProvider, PointSet};
 use hookrail_core::{HookResult, Verdict};
 use serde::{Deserialize, Serialize};
 
@@ -571,6 +571,11 @@ pub fn detect_directives(prompt: &str) -> Vec<String> {
 impl HooksProvider for ContextInject {
     fn name(&self) -> &str {
         "builtin.context_inject"
+    }
+
+    /// The points of the methods below: the provider is not entered anywhere else.
+    fn points(&self) -> PointSet {
+        PointSet::SESSION_START | PointSet::SUBAGENT_START | PointSet::USER_PROMPT_SUBMIT
     }
 
     fn session_start(&self, ctx: &mut SessionStart) -> HookResult<()> {

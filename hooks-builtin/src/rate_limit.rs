@@ -93,7 +93,7 @@ use std::fmt::Write as _;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use hookrail_core::context::{Meta, PreModelCall, PreToolUse};
-use hookrail_core::runtime::HooksProvider;
+use hookrail_core::runtime::{HooksProvider, PointSet};
 use hookrail_core::{HookResult, Verdict};
 use serde::{Deserialize, Serialize};
 
@@ -674,6 +674,11 @@ fn seconds_up(ns: u128) -> String {
 impl HooksProvider for RateLimit {
     fn name(&self) -> &str {
         "builtin.rate_limit"
+    }
+
+    /// The points of the methods below: the provider is not entered anywhere else.
+    fn points(&self) -> PointSet {
+        PointSet::PRE_TOOL_USE | PointSet::PRE_MODEL_CALL
     }
 
     fn pre_tool_use(&self, ctx: &mut PreToolUse) -> HookResult<Verdict> {

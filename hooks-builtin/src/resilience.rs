@@ -111,7 +111,7 @@ use std::time::Duration;
 use hookrail_core::context::{
     ErrorKind, ErrorOccurred, PostModelCall, PostToolUse, PreModelCall, SessionEnd,
 };
-use hookrail_core::runtime::HooksProvider;
+use hookrail_core::runtime::{HooksProvider, PointSet};
 use hookrail_core::{HookResult, Recovery, Verdict};
 use serde::{Deserialize, Serialize};
 
@@ -842,6 +842,15 @@ fn evict<K: Clone + Eq + std::hash::Hash + fmt::Debug, V>(
 impl HooksProvider for Resilience {
     fn name(&self) -> &str {
         "builtin.resilience"
+    }
+
+    /// The points of the methods below: the provider is not entered anywhere else.
+    fn points(&self) -> PointSet {
+        PointSet::ERROR_OCCURRED
+            | PointSet::PRE_MODEL_CALL
+            | PointSet::POST_MODEL_CALL
+            | PointSet::POST_TOOL_USE
+            | PointSet::SESSION_END
     }
 
     fn error_occurred(&self, ctx: &ErrorOccurred) -> HookResult<Option<Recovery>> {

@@ -109,7 +109,7 @@ use std::time::Duration;
 
 use hookrail_core::HookResult;
 use hookrail_core::context::{Meta, SessionEnd, SessionStart, StepEnd, StepStatus};
-use hookrail_core::runtime::HooksProvider;
+use hookrail_core::runtime::{HooksProvider, PointSet};
 use serde::{Deserialize, Serialize};
 
 use crate::ConfigError;
@@ -772,6 +772,11 @@ fn run_jobs(cmds: Vec<Cmd>) -> Vec<Job> {
 impl HooksProvider for TaskTracker {
     fn name(&self) -> &str {
         "builtin.task_tracker"
+    }
+
+    /// The points of the methods below: the provider is not entered anywhere else.
+    fn points(&self) -> PointSet {
+        PointSet::SESSION_START | PointSet::STEP_END | PointSet::SESSION_END
     }
 
     fn session_start(&self, ctx: &mut SessionStart) -> HookResult<()> {

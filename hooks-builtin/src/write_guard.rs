@@ -75,7 +75,7 @@ use std::path::{Component, Path, PathBuf};
 
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use hookrail_core::context::PreToolUse;
-use hookrail_core::runtime::HooksProvider;
+use hookrail_core::runtime::{HooksProvider, PointSet};
 use hookrail_core::{HookResult, Verdict};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -302,6 +302,11 @@ impl WriteGuard {
 impl HooksProvider for WriteGuard {
     fn name(&self) -> &str {
         "builtin.write_guard"
+    }
+
+    /// The points of the methods below: the provider is not entered anywhere else.
+    fn points(&self) -> PointSet {
+        PointSet::PRE_TOOL_USE
     }
 
     fn pre_tool_use(&self, ctx: &mut PreToolUse) -> HookResult<Verdict> {

@@ -21,6 +21,81 @@ fn every_policy(dir: &std::path::Path) -> serde_json::Value {
     })
 }
 
+/// Each policy is an entry of the points it implements (the README's table) and of no other, so
+/// subscribers and the audit trail see no idle runs of it.
+#[test]
+fn every_policy_is_entered_only_at_its_points() {
+    let dir = tempfile::tempdir().unwrap();
+    let config: BuiltinConfig = serde_json::from_value(every_policy(dir.path())).unwrap();
+    let builtins = Builtins::new(config).unwrap();
+    let hooks = builtins.install(Hooks::builder().ignore_env()).unwrap();
+    let points_of = |name: &str| {
+        let mut points: Vec<&str> = hooks
+            .list()
+            .iter()
+            .filter(|h| h.name == name)
+            .map(|h| h.point)
+            .collect();
+        points.sort_unstable();
+        points
+    };
+    for (name, expected) in [
+        ("builtin.command_guard", &["pre_tool_use"][..]),
+        ("builtin.write_guard", &["pre_tool_use"]),
+        ("builtin.secrets_guard", &["pre_tool_use"]),
+        (
+            "builtin.reviewer_lockout",
+            &[
+                "notification",
+                "post_tool_use",
+                "pre_tool_use",
+                "subagent_stop",
+            ],
+        ),
+        (
+            "builtin.budget",
+            &[
+                "post_model_call",
+                "pre_model_call",
+                "session_end",
+                "subagent_start",
+                "subagent_stop",
+            ],
+        ),
+        ("builtin.rate_limit", &["pre_model_call", "pre_tool_use"]),
+        (
+            "builtin.context_inject",
+            &["session_start", "subagent_start", "user_prompt_submit"],
+        ),
+        (
+            "builtin.resilience",
+            &[
+                "error_occurred",
+                "post_model_call",
+                "post_tool_use",
+                "pre_model_call",
+                "session_end",
+            ],
+        ),
+        ("builtin.pii_scrub", &["post_model_call", "post_tool_use"]),
+        (
+            "builtin.task_tracker",
+            &["session_end", "session_start", "step_end"],
+        ),
+        (
+            "builtin.audit",
+            &[
+                "post_tool_use",
+                "pre_tool_use",
+                "session_end",
+                "session_start",
+            ],
+        ),
+    ] {
+        assert_eq!(points_of(name), expected, "{name}");
+    }
+}
+
 #[test]
 fn every_policy_in_the_settings_is_installed_at_its_documented_order() {
     let dir = tempfile::tempdir().unwrap();

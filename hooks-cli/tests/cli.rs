@@ -140,6 +140,8 @@ fn scaffolded_hooks_pass_validate_and_run_once_trusted() {
     let fired: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(fired["verdict"]["decision"], "deny", "{fired}");
     assert!(fired.to_string().contains("was not run"), "{fired}");
+    // The configured hook by its id, not the entry all configured hooks run as (`config`).
+    assert_eq!(fired["decided_by"], "no_forbidden", "{fired}");
 
     let out = p.hooks(&["trust", "--approve"], &[], "");
     assert!(
@@ -151,6 +153,23 @@ fn scaffolded_hooks_pass_validate_and_run_once_trusted() {
     let fired: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(fired["verdict"]["decision"], "deny", "{fired}");
     assert!(!fired.to_string().contains("was not run"), "{fired}");
+    assert_eq!(fired["decided_by"], "no_forbidden", "{fired}");
+}
+
+#[test]
+fn fire_names_the_field_of_the_wrong_type() {
+    let p = Project::new();
+    let event = json!({"tool_name": 5, "tool_input": {"command": "ls"}}).to_string();
+    let out = p.hooks(&["fire", "PreToolUse", "--input", "-"], &[], &event);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains(
+            "the input is not a valid `pre_tool_use` event: field `tool_name`: invalid type: \
+             integer `5`, expected a string"
+        ),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]

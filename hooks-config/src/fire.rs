@@ -56,13 +56,32 @@ pub enum FireError {
     #[error("{0}")]
     UnknownPoint(#[from] events::EventError),
     /// The input is not a valid context of the point.
-    #[error("the input is not a valid `{point}` event: {source}")]
+    #[error(
+        "the input is not a valid `{point}` event: {}{source}",
+        FieldPrefix(field)
+    )]
     Input {
         /// The point.
         point: &'static str,
-        /// serde_json's message, naming the field.
+        /// Where in the input: a path such as `tool_input.command` or `edits[2]`; empty when
+        /// the input as a whole is wrong (a missing field, which serde's message names).
+        field: String,
+        /// serde_json's message.
         source: serde_json::Error,
     },
+}
+
+/// `field `x`: ` before serde's message, when there is a field to name.
+struct FieldPrefix<'a>(&'a str);
+
+impl std::fmt::Display for FieldPrefix<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.0.is_empty() {
+            Ok(())
+        } else {
+            write!(f, "field `{}`: ", self.0)
+        }
+    }
 }
 
 /// What firing one event did.
@@ -77,7 +96,9 @@ pub struct Fired {
     /// The chosen recovery, at `error_occurred`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub recovery: Option<Recovery>,
-    /// The hook whose answer decided.
+    /// The hook whose answer decided: a linked hook's or provider's name, or a configured
+    /// hook's id (the configured hooks run as one entry, `config`, which is never named here
+    /// when it is known which of them decided).
     pub decided_by: Option<String>,
     /// Every hook that failed.
     pub failures: Vec<FailureReport>,
@@ -218,8 +239,9 @@ where
     P::Context: DeserializeOwned + Serialize,
 {
     let mut ctx: P::Context =
-        serde_json::from_value(input.clone()).map_err(|source| FireError::Input {
+        decode::<P::Context>(&input).map_err(|(field, source)| FireError::Input {
             point: P::NAME,
+            field,
             source,
         })?;
     if let Some(dir) = project_dir {
@@ -233,21 +255,58 @@ where
         };
         meta.project_dir = Some(Arc::from(dir));
     }
-    let (outcome, notices) =
-        crate::runner::collect_notices(hooks.dispatch_async::<P>(&mut ctx)).await;
+    let (outcome, notes) = crate::runner::collect(hooks.dispatch_async::<P>(&mut ctx)).await;
+    // The configured hooks run as one entry, `config`; name the one that decided.
+    let decided_by = outcome.decided_by.map(|h| match notes.decided_at(P::NAME) {
+        Some(id) if h == crate::runner::ENTRY_NAME => id.to_owned(),
+        _ => h.to_string(),
+    });
     let mut fired = Fired {
         point: P::NAME,
         verdict: None,
         recovery: None,
-        decided_by: outcome.decided_by.map(|h| h.to_string()),
+        decided_by,
         failures: outcome.failures.iter().map(FailureReport::from).collect(),
-        notices,
+        notices: notes.notices,
         // Serializing a context that just deserialized cannot fail.
         context: serde_json::to_value(&ctx).unwrap_or(Value::Null),
         input,
     };
     keep(&mut fired, outcome.value);
     Ok(fired)
+}
+
+/// Reads `input` as `T`; on error, the path of the field that did not fit and serde's message.
+///
+/// The shared fields (`session_id`, `cwd`, `turn`, …) are a flattened `Meta` in every context,
+/// and serde reads a flattened struct from a buffer that does not track where it is: an error
+/// there comes back without a path. Reading `Meta` alone then names the field.
+fn decode<T: DeserializeOwned>(input: &Value) -> Result<T, (String, serde_json::Error)> {
+    let whole = match serde_path_to_error::deserialize::<_, T>(input) {
+        Ok(value) => return Ok(value),
+        Err(e) => e,
+    };
+    let path = field_path(whole.path());
+    if !path.is_empty() {
+        return Err((path, whole.into_inner()));
+    }
+    match serde_path_to_error::deserialize::<_, hookrail_core::context::Meta>(input) {
+        Err(meta) if !field_path(meta.path()).is_empty() => {
+            Err((field_path(meta.path()), meta.into_inner()))
+        }
+        _ => Err((path, whole.into_inner())),
+    }
+}
+
+/// `tool_input.edits[2]`; empty for the input itself (serde_path_to_error writes `.`, and `?`
+/// for a step it could not name).
+fn field_path(path: &serde_path_to_error::Path) -> String {
+    let text = path.to_string();
+    if text == "." || text.starts_with('?') {
+        String::new()
+    } else {
+        text
+    }
 }
 
 /// Claude Code's answer to the event that was fired: the JSON to print on stdout and the exit

@@ -378,13 +378,16 @@ pub fn cap(s: &str) -> String {
 pub fn merge(answers: impl IntoIterator<Item = Answer>) -> Merged {
     let mut merged = Merged::default();
     let out = &mut merged.answer;
-    for answer in answers {
+    let (mut decision_from, mut stop_from) = (None, None);
+    for (i, answer) in answers.into_iter().enumerate() {
         if answer.decision > out.decision {
             out.decision = answer.decision;
             out.reason = answer.reason;
+            decision_from = Some(i);
         }
-        if out.stop.is_none() {
+        if out.stop.is_none() && answer.stop.is_some() {
             out.stop = answer.stop;
+            stop_from = Some(i);
         }
         match (&out.updated_input, answer.updated_input) {
             (None, new) => out.updated_input = new,
@@ -400,6 +403,8 @@ pub fn merge(answers: impl IntoIterator<Item = Answer>) -> Merged {
         out.system_message = join(out.system_message.take(), answer.system_message);
         out.plain_text = join(out.plain_text.take(), answer.plain_text);
     }
+    // `continue: false` outranks any decision where the answer is applied, so its hook decides.
+    merged.decided_by = stop_from.or(decision_from);
     merged
 }
 
@@ -410,6 +415,9 @@ pub struct Merged {
     pub answer: Answer,
     /// How many differing rewrites were not applied.
     pub dropped_rewrites: usize,
+    /// The position, among the merged answers, of the one whose `continue: false` or
+    /// decision was kept; `None` when no answer decided anything.
+    pub decided_by: Option<usize>,
 }
 
 fn join(a: Option<String>, b: Option<String>) -> Option<String> {

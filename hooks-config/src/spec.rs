@@ -8,6 +8,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+pub use hookrail_core::OnError;
+
 /// Where something was declared: a file, and a 1-based line and column in it (0 when the
 /// format gives no position).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -50,9 +52,11 @@ pub struct HookSpec {
     pub handler: Handler,
     /// How long it may run; `None` is the runner's default (60 s, as Claude Code).
     pub timeout: Option<Duration>,
-    /// What a failure (exit code other than 0 and 2, timeout, crash, unparsable output) means.
-    /// `None`: the point's default (guards fail closed, other points fail open).
-    pub on_error: Option<OnFailure>,
+    /// What a failure (exit code other than 0 and 2, timeout, crash, unparsable output) means:
+    /// `on_error: continue` (fail open; `ignore` is read the same) or `deny` (fail closed), the
+    /// words of `#[hook(on_error = ...)]`. `None`: the point's default (guards fail closed,
+    /// other points fail open).
+    pub on_error: Option<OnError>,
     /// What it means when the gate ([`crate::trust`]) refuses to run it: not on the
     /// allow-list, not approved, changed since its approval, URL not allowed (`on_unapproved`,
     /// per entry or for a whole project file). `None`: the point's default: deny at guard
@@ -68,15 +72,6 @@ pub struct HookSpec {
     pub location: Location,
 }
 
-/// What a failed hook means for the agent.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum OnFailure {
-    /// Go on as if the hook had no opinion (logged, and reported as a failure).
-    Ignore,
-    /// Deny (guard points) or stop the chain with an error: fail closed.
-    Deny,
-}
-
 /// What a hook the gate refuses to run means for the agent (`on_unapproved`).
 ///
 /// Either way the hook itself never runs and a `hook_command_skipped` event says why; this
@@ -85,7 +80,7 @@ pub enum OnFailure {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum OnUnapproved {
     /// Fail closed, naming the hook, the gate's reason and the command that approves it: a
-    /// deny at guard points, a stopped chain elsewhere (as [`OnFailure::Deny`]). The default
+    /// deny at guard points, a stopped chain elsewhere (as [`OnError::Deny`]). The default
     /// at guard points.
     Deny,
     /// Go on without it; the answer carries a notice naming the hook and how to approve it

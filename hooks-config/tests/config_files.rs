@@ -10,7 +10,7 @@ use hookrail_config::file::{
     LoadedConfig, load_claude_plugin, load_claude_settings, load_hooks_dir, load_project,
     load_project_file,
 };
-use hookrail_config::spec::{CommandLine, Handler, OnFailure, ToolMatcher};
+use hookrail_config::spec::{CommandLine, Handler, OnError, ToolMatcher};
 
 fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     let path = dir.join(name);
@@ -161,7 +161,7 @@ fn a_realistic_yaml_project_file_loads_every_field() {
     );
     assert_eq!(command.env["GUARD_LEVEL"], "strict");
     assert_eq!(guard.timeout, Some(Duration::from_millis(3000)));
-    assert_eq!(guard.on_error, Some(OnFailure::Deny));
+    assert_eq!(guard.on_error, Some(OnError::Deny));
     assert_eq!(guard.order, -100);
     assert_eq!((guard.location.line, guard.location.column), (12, 5));
 

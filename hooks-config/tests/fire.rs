@@ -137,6 +137,107 @@ async fn a_payload_missing_a_required_field_is_an_error_naming_it() {
     );
 }
 
+/// A field of the wrong type is named, with what was expected: the point's own fields and the
+/// shared ones (`session_id`, `turn`, flattened into every context) alike.
+#[tokio::test]
+async fn a_payload_with_a_wrong_typed_field_is_an_error_naming_it() {
+    let hooks = Hooks::builder().ignore_env().build().unwrap();
+    for (field, value, expected) in [
+        ("tool_name", json!(5), "a string"),
+        ("tool_use_id", json!(5), "a string"),
+        ("session_id", json!(42), "a string"),
+        ("turn", json!("three"), "u32"),
+    ] {
+        let mut payload = with(
+            "PreToolUse",
+            json!({"tool_name": "Bash", "tool_input": {"command": "ls"}}),
+        );
+        payload[field] = value;
+        let err = fire(&hooks, "PreToolUse", payload)
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with(&format!(
+                "the input is not a valid `pre_tool_use` event: field `{field}`: invalid type"
+            )) && err.contains(expected),
+            "{field}: {err}"
+        );
+    }
+    // Deeper down, the whole path.
+    let payload = with(
+        "PostToolUse",
+        json!({"tool_name": "Bash", "tool_input": {}, "tool_response": "", "duration_ms": "slow"}),
+    );
+    let err = fire(&hooks, "PostToolUse", payload).await.unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("field `duration_ms`: invalid type: string \"slow\""),
+        "{err}"
+    );
+}
+
+/// A configured hook that decides is named by its id in `decided_by`, whether it answered or
+/// failed closed, in parallel and in sequence; never by the entry they all run as (`config`).
+#[cfg(unix)]
+#[tokio::test]
+async fn decided_by_names_the_configured_hook_not_the_config_entry() {
+    use hookrail_config::file::{Format, parse_project};
+    use hookrail_config::runner::ConfigHooks;
+
+    let dir = tempfile::tempdir().unwrap();
+    let script = |name: &str, body: &str| std::fs::write(dir.path().join(name), body).unwrap();
+    script("quiet.sh", "cat > /dev/null\n");
+    script(
+        "no_rm.sh",
+        "cat > /dev/null\necho '{\"hookSpecificOutput\":{\"permissionDecision\":\"deny\",\"permissionDecisionReason\":\"no rm\"}}'\n",
+    );
+    script("broken.sh", "cat > /dev/null\nexit 7\n");
+    for sequential in [false, true] {
+        let yaml = format!(
+            "enabled: true\nsequential: {sequential}\nhooks:\n\
+             \x20 - {{ id: a_quiet, event_type: PreToolUse, handler: {{ command: sh ./quiet.sh }} }}\n\
+             \x20 - {{ id: no_rm, event_type: PreToolUse, handler: {{ command: sh ./no_rm.sh }} }}\n\
+             \x20 - {{ id: z_quiet, event_type: PreToolUse, handler: {{ command: sh ./quiet.sh }} }}\n\
+             \x20 - {{ id: broken, event_type: Stop, handler: {{ command: sh ./broken.sh }} }}\n"
+        );
+        let config = parse_project(&yaml, Format::Yaml, &dir.path().join("hooks.yaml")).unwrap();
+        assert!(config.problems.is_empty(), "{:?}", config.problems);
+        let configured = ConfigHooks::builder(dir.path())
+            .allow("sh ./*")
+            .build(config)
+            .unwrap();
+        let hooks = Hooks::builder().ignore_env().build().unwrap();
+        configured.attach(&hooks).unwrap();
+
+        let payload = with(
+            "PreToolUse",
+            json!({"tool_name": "Bash", "tool_input": {"command": "rm -rf build"}}),
+        );
+        let fired = fire(&hooks, "PreToolUse", payload).await.unwrap();
+        assert!(fired.verdict.as_ref().is_some_and(Verdict::is_deny));
+        assert_eq!(
+            fired.decided_by.as_deref(),
+            Some("no_rm"),
+            "sequential: {sequential}"
+        );
+
+        let fired = fire(
+            &hooks,
+            "Stop",
+            with("Stop", json!({"stop_hook_active": false})),
+        )
+        .await
+        .unwrap();
+        assert_eq!(
+            fired.decided_by.as_deref(),
+            Some("broken"),
+            "sequential: {sequential}"
+        );
+        assert_eq!(fired.failures[0].hook, "config");
+    }
+}
+
 fn guard_hooks() -> Hooks {
     Hooks::builder()
         .ignore_env()

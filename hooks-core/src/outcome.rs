@@ -254,7 +254,9 @@ pub struct HookFailure {
 /// | [`Continue`](OnError::Continue) (fail open) | the hook is skipped as if it had no opinion | the hook is skipped; the chain continues |
 ///
 /// The default is [`OnError::default_for`] the point's kind: closed for guards, open for the
-/// rest. Set it per hook with `#[hook(..., on_error = "continue")]`, on a runtime
+/// rest. Set it per hook with `#[hook(..., on_error = "continue")]` (or `on_error: continue`
+/// in a config file: the same two words everywhere; `"ignore"` is read as `"continue"`), on a
+/// runtime
 /// [`Hook`](crate::runtime::Hook), or by name on the [`HooksBuilder`](crate::runtime::HooksBuilder).
 /// Either way the failure is recorded in [`Outcome::failures`] and is never reported as a
 /// policy decision.
@@ -263,7 +265,8 @@ pub struct HookFailure {
 pub enum OnError {
     /// Fail closed.
     Deny,
-    /// Fail open.
+    /// Fail open (`"ignore"` is accepted as another spelling).
+    #[serde(alias = "ignore")]
     Continue,
 }
 
@@ -298,15 +301,17 @@ impl std::str::FromStr for OnError {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s {
             "deny" => Ok(OnError::Deny),
-            "continue" => Ok(OnError::Continue),
+            // Config files used to say `ignore`; both spellings are read, `continue` is written.
+            "continue" | "ignore" => Ok(OnError::Continue),
             other => Err(UnknownOnError(other.to_owned())),
         }
     }
 }
 
-/// The error of parsing an [`OnError`]: the text was neither `deny` nor `continue`.
+/// The error of parsing an [`OnError`]: the text was neither `deny` nor `continue` (nor
+/// `ignore`, read as `continue`).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown failure policy `{0}`; expected `deny` or `continue`")]
+#[error("unknown failure policy `{0}`; expected `continue` (fail open) or `deny` (fail closed)")]
 pub struct UnknownOnError(pub String);
 
 /// The result of dispatching one point: the merged value, which hook decided it, and every hook
@@ -472,6 +477,24 @@ into_hook_result!(Verdict, (), Option<Recovery>);
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One vocabulary: `continue` and `deny` are written; `ignore` (the config files' old word)
+    /// is read as `continue`, from text and from serde.
+    #[test]
+    fn on_error_reads_continue_deny_and_ignore() {
+        for (text, expected) in [
+            ("continue", OnError::Continue),
+            ("ignore", OnError::Continue),
+            ("deny", OnError::Deny),
+        ] {
+            assert_eq!(text.parse::<OnError>(), Ok(expected), "{text}");
+            let json = serde_json::Value::String(text.into());
+            assert_eq!(serde_json::from_value::<OnError>(json).ok(), Some(expected));
+        }
+        assert_eq!(OnError::Continue.to_string(), "continue");
+        let err = "block".parse::<OnError>().unwrap_err().to_string();
+        assert!(err.contains("`continue` (fail open) or `deny`"), "{err}");
+    }
 
     #[test]
     fn verdict_severity_orders_deny_over_ask_over_allow_over_continue() {

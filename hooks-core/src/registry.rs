@@ -14,15 +14,51 @@
 //!
 //! Because a missing hook is silent, an application that depends on some hooks for safety
 //! should check for them at startup with [`require`], which fails closed and names what is
-//! missing:
+//! missing. Keep both halves in one place of the binary, so that the list of hook crates and the
+//! check read side by side: one `use … as _;` per crate that contributes hooks, and a list of
+//! required hooks holding at least one hook of each of those crates (plus every hook you rely
+//! on). Removing a `use` line, or a dependency whose crate was named only there, then fails at
+//! startup instead of silently:
+//!
+//! ```text
+//! // src/main.rs
+//! use my_policies as _; // deny_sudo, audit
+//! use team_guards as _; // no_force_push
+//!
+//! /// At least one hook of each crate above, and every hook this binary relies on.
+//! const REQUIRED_HOOKS: &[&str] = &[
+//!     "my_policies::deny_sudo",
+//!     "my_policies::audit",
+//!     "team_guards::no_force_push",
+//! ];
+//!
+//! fn main() -> Result<(), Box<dyn std::error::Error>> {
+//!     hookrail_core::registry::require(REQUIRED_HOOKS)?; // refuses to start, naming the missing
+//!     hookrail_core::registry::check()?; // no duplicate hook names
+//!     // … the agent
+//!     Ok(())
+//! }
+//! ```
+//!
+//! A [`RegistryError`] returned through `?` from `main` prints its message (its `Debug` is its
+//! `Display`), so the refusal reads:
+//!
+//! ```text
+//! Error: required hooks are not linked: team_guards::no_force_push; a crate that nothing
+//! references is not linked, so add `use <crate> as _;` for each crate that defines them
+//! ```
 //!
 //! ```
 //! # fn main() -> Result<(), hookrail_core::registry::RegistryError> {
-//! // In a real app: require(["my_policies::deny_sudo", "my_policies::audit"])?
+//! // In a real app: require(REQUIRED_HOOKS)?, as above.
 //! hookrail_core::registry::require::<&str>([])?;
 //! hookrail_core::registry::check()?; // no duplicate hook names
+//! let err = hookrail_core::registry::require(["team_guards::no_force_push"]).unwrap_err();
+//! assert!(format!("{err:?}").starts_with("required hooks are not linked: team_guards::no_force_push"));
 //! # Ok(()) }
 //! ```
+//!
+//! [`linked`] lists what is linked (so does `hooks list`), for a startup log line.
 
 use std::fmt;
 
@@ -151,7 +187,12 @@ pub fn check() -> Result<(), RegistryError> {
 }
 
 /// A startup check failed.
-#[derive(Debug, thiserror::Error)]
+///
+/// Its `Debug` output is its message (the `Display` text), because `fn main() -> Result<…>`
+/// prints an error returned through `?` with `Debug`: the user sees which hooks are missing and
+/// how to link them, not `Missing { missing: [...] }`. The alternate form (`{:#?}`) shows the
+/// fields.
+#[derive(thiserror::Error)]
 #[non_exhaustive]
 pub enum RegistryError {
     /// Required hooks are not linked.
@@ -173,6 +214,23 @@ pub enum RegistryError {
         /// The entries that were dropped.
         duplicates: Vec<HookInfo>,
     },
+}
+
+impl fmt::Debug for RegistryError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !f.alternate() {
+            return fmt::Display::fmt(self, f);
+        }
+        match self {
+            RegistryError::Missing { missing } => {
+                f.debug_struct("Missing").field("missing", missing).finish()
+            }
+            RegistryError::Duplicates { duplicates } => f
+                .debug_struct("Duplicates")
+                .field("duplicates", duplicates)
+                .finish(),
+        }
+    }
 }
 
 struct DisplayDuplicates<'a>(&'a [HookInfo]);

@@ -107,6 +107,25 @@ fn require_passes_for_linked_hooks_and_names_the_missing_ones() {
     );
 }
 
+/// `fn main() -> Result<(), Box<dyn Error>>` prints an error returned through `?` as
+/// `Error: {:?}`: that must be the message with the fix, not the enum's fields.
+#[test]
+fn a_missing_hook_reads_well_through_main_question_mark() {
+    let err = registry::require(["elsewhere::guard"]).unwrap_err();
+    let boxed: Box<dyn std::error::Error> = err.into();
+    let printed = format!("Error: {boxed:?}");
+    assert_eq!(printed, format!("Error: {boxed}"));
+    assert!(
+        printed.contains("required hooks are not linked: elsewhere::guard")
+            && printed.contains("use <crate> as _;")
+            && !printed.contains("Missing {"),
+        "{printed}"
+    );
+    // The fields are still there for whoever asks for them.
+    let err = registry::require(["elsewhere::guard"]).unwrap_err();
+    assert!(format!("{err:#?}").contains("Missing {"), "{err:#?}");
+}
+
 #[test]
 fn the_backend_is_the_one_the_cargo_feature_selects() {
     let expected = if cfg!(feature = "inventory") {

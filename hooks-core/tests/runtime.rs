@@ -7,7 +7,9 @@ use std::time::Duration;
 
 use hookrail_core::context::{Meta, Notification, PreToolUse, SessionStart};
 use hookrail_core::points::{notification, pre_tool_use, session_start};
-use hookrail_core::runtime::{Hook, HookSource, Hooks, HooksError, HooksProvider, RunResult};
+use hookrail_core::runtime::{
+    Hook, HookSource, Hooks, HooksError, HooksProvider, PointSet, RunResult,
+};
 use hookrail_core::{FailureCause, HookResult, OnError, Verdict, hook};
 
 /// Points private to this test binary, so its link-time hooks do not leak into other tests.
@@ -111,6 +113,61 @@ impl HooksProvider for Tenant {
         ctx.add_context(format!("tenant {}", self.name));
         Ok(())
     }
+}
+
+/// A provider that declares its points.
+struct ToolsOnly;
+
+impl HooksProvider for ToolsOnly {
+    fn name(&self) -> &str {
+        "tools_only"
+    }
+
+    fn points(&self) -> PointSet {
+        PointSet::PRE_TOOL_USE
+    }
+
+    fn pre_tool_use(&self, _ctx: &mut PreToolUse) -> HookResult<Verdict> {
+        Ok(Verdict::Continue)
+    }
+}
+
+/// A provider is an entry of the points it declares and of no other: no idle run reaches
+/// subscribers there. One that declares nothing keeps the old behaviour, every point.
+#[test]
+fn a_provider_is_entered_only_at_the_points_it_declares() {
+    let hooks = hooks()
+        .provider(ToolsOnly)
+        .provider(Tenant {
+            name: "every_point",
+            denied_tool: "Bash",
+        })
+        .build()
+        .unwrap();
+    let at = |name: &str| -> Vec<&'static str> {
+        let mut points: Vec<_> = hooks
+            .list()
+            .into_iter()
+            .filter(|h| h.name == name)
+            .map(|h| h.point)
+            .collect();
+        points.sort_unstable();
+        points
+    };
+    assert_eq!(at("tools_only"), ["pre_tool_use"]);
+    assert_eq!(at("every_point").len(), hookrail_core::points::NAMES.len());
+
+    let runs = Arc::new(Mutex::new(Vec::new()));
+    let seen = runs.clone();
+    hooks.subscribe(move |run| seen.lock().unwrap().push((run.point, run.hook.to_string())));
+    let mut start = SessionStart::new(Meta::new("s"), "m");
+    let _ = hooks.dispatch::<session_start::Point>(&mut start);
+    let mut call = PreToolUse::new(Meta::new("s"), "Read", serde_json::json!({}));
+    let _ = hooks.dispatch::<pre_tool_use::Point>(&mut call);
+    let runs = runs.lock().unwrap().clone();
+    let tools_only: Vec<_> = runs.iter().filter(|(_, h)| h == "tools_only").collect();
+    assert_eq!(tools_only, [&("pre_tool_use", "tools_only".to_owned())]);
+    assert_eq!(runs.iter().filter(|(_, h)| h == "every_point").count(), 2);
 }
 
 #[test]

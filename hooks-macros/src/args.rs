@@ -8,7 +8,7 @@ use syn::spanned::Spanned;
 use syn::{Expr, Ident, Lit, LitStr, Path, Token, UnOp};
 
 const EXPECTED: &str = "expected `order = <integer>`, `name = \"<name>\"`, \
-     `timeout_ms = <milliseconds>`, `on_error = \"deny\" | \"continue\"` or `crate = <path>`";
+     `timeout_ms = <milliseconds>`, `on_error = \"continue\" | \"deny\"` or `crate = <path>`";
 
 pub struct HookArgs {
     /// The point: one identifier (a standard point) or a path (a declared point).
@@ -147,15 +147,16 @@ fn parse_timeout(value: &Expr) -> syn::Result<u32> {
     }
 }
 
-/// `true` for `"deny"`, `false` for `"continue"`.
+/// `true` for `"deny"`, `false` for `"continue"` (or `"ignore"`, the config files' old word for
+/// it: one vocabulary in attributes and config files, docs/decisions.md).
 fn parse_on_error(value: &Expr) -> syn::Result<bool> {
-    const MSG: &str = "`on_error` must be `\"deny\"` (fail closed) or `\"continue\"` (fail open)";
+    const MSG: &str = "`on_error` must be `\"continue\"` (fail open) or `\"deny\"` (fail closed)";
     match value {
         Expr::Lit(syn::ExprLit {
             lit: Lit::Str(s), ..
         }) => match s.value().as_str() {
             "deny" => Ok(true),
-            "continue" => Ok(false),
+            "continue" | "ignore" => Ok(false),
             _ => Err(syn::Error::new(s.span(), MSG)),
         },
         other => Err(syn::Error::new(other.span(), MSG)),

@@ -8,6 +8,13 @@ use syn::{FnArg, GenericParam, ItemFn, Path, Safety};
 use crate::args::HookArgs;
 
 pub fn hook(args: HookArgs, func: ItemFn) -> syn::Result<TokenStream2> {
+    // Another runtime's name for a standard point (`PreToolUse`) gets its own error at the
+    // point; any other unknown ident reaches hookrail-core's gate, which lists the catalog.
+    if let Some(ident) = args.point.get_ident()
+        && let Some(message) = crate::alias::suggest(&ident.to_string())
+    {
+        return Err(syn::Error::new(ident.span(), message));
+    }
     check_signature(&args, &func)?;
 
     let core: Path = args

@@ -9,6 +9,7 @@
 use proc_macro::TokenStream;
 use proc_macro2::TokenStream as TokenStream2;
 
+mod alias;
 mod args;
 mod expand;
 mod points;

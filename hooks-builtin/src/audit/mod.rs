@@ -131,7 +131,7 @@ use std::time::Duration;
 use hookrail_core::OnError;
 use hookrail_core::context::{Meta, PostToolUse, PreToolUse, SessionEnd, SessionStart};
 use hookrail_core::runtime::{
-    HookRun, Hooks, HooksBuilder, HooksError, HooksProvider, RunResult, SubscriptionId,
+    HookRun, Hooks, HooksBuilder, HooksError, HooksProvider, PointSet, RunResult, SubscriptionId,
 };
 use hookrail_core::{HookResult, Verdict};
 use serde_json::{Value, json};
@@ -867,6 +867,14 @@ fn describe(result: &RunResult<'_>) -> (&'static str, Option<String>) {
 impl HooksProvider for Audit {
     fn name(&self) -> &str {
         NAME
+    }
+
+    /// The points of the methods below: the provider is not entered anywhere else.
+    fn points(&self) -> PointSet {
+        PointSet::SESSION_START
+            | PointSet::SESSION_END
+            | PointSet::PRE_TOOL_USE
+            | PointSet::POST_TOOL_USE
     }
 
     fn session_start(&self, ctx: &mut SessionStart) -> HookResult<()> {

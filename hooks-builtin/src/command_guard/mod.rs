@@ -141,7 +141,7 @@ use std::fmt;
 use std::path::Path;
 
 use hookrail_core::context::PreToolUse;
-use hookrail_core::runtime::HooksProvider;
+use hookrail_core::runtime::{HooksProvider, PointSet};
 use hookrail_core::{HookResult, Verdict};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -643,6 +643,11 @@ fn reason(rule: &str, what: &str, command: &dyn fmt::Display) -> String {
 impl HooksProvider for CommandGuard {
     fn name(&self) -> &str {
         "builtin.command_guard"
+    }
+
+    /// The points of the methods below: the provider is not entered anywhere else.
+    fn points(&self) -> PointSet {
+        PointSet::PRE_TOOL_USE
     }
 
     fn pre_tool_use(&self, ctx: &mut PreToolUse) -> HookResult<Verdict> {

@@ -140,7 +140,7 @@ use std::fmt;
 
 use hookrail_core::HookResult;
 use hookrail_core::context::{PostModelCall, PostToolUse};
-use hookrail_core::runtime::HooksProvider;
+use hookrail_core::runtime::{HooksProvider, PointSet};
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -688,6 +688,11 @@ fn compile_custom(i: usize, custom: &CustomPattern) -> Result<(Regex, Option<usi
 impl HooksProvider for PiiScrub {
     fn name(&self) -> &str {
         "builtin.pii_scrub"
+    }
+
+    /// The points of the methods below: the provider is not entered anywhere else.
+    fn points(&self) -> PointSet {
+        PointSet::POST_TOOL_USE | PointSet::POST_MODEL_CALL
     }
 
     fn post_tool_use(&self, ctx: &mut PostToolUse) -> HookResult<()> {

@@ -86,7 +86,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use hookrail_core::context::{Notification, PostToolUse, PreToolUse, SubagentStop};
-use hookrail_core::runtime::HooksProvider;
+use hookrail_core::runtime::{HooksProvider, PointSet};
 use hookrail_core::{HookResult, Verdict};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -669,6 +669,14 @@ impl ReviewerLockout {
 impl HooksProvider for ReviewerLockout {
     fn name(&self) -> &str {
         "builtin.reviewer_lockout"
+    }
+
+    /// The points of the methods below: the provider is not entered anywhere else.
+    fn points(&self) -> PointSet {
+        PointSet::PRE_TOOL_USE
+            | PointSet::POST_TOOL_USE
+            | PointSet::NOTIFICATION
+            | PointSet::SUBAGENT_STOP
     }
 
     fn pre_tool_use(&self, ctx: &mut PreToolUse) -> HookResult<Verdict> {

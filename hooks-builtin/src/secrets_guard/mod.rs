@@ -162,7 +162,7 @@ mod rules;
 use std::path::{Path, PathBuf};
 
 use hookrail_core::context::PreToolUse;
-use hookrail_core::runtime::HooksProvider;
+use hookrail_core::runtime::{HooksProvider, PointSet};
 use hookrail_core::{HookResult, Verdict};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -589,6 +589,11 @@ impl SecretsGuard {
 impl HooksProvider for SecretsGuard {
     fn name(&self) -> &str {
         "builtin.secrets_guard"
+    }
+
+    /// The points of the methods below: the provider is not entered anywhere else.
+    fn points(&self) -> PointSet {
+        PointSet::PRE_TOOL_USE
     }
 
     fn pre_tool_use(&self, ctx: &mut PreToolUse) -> HookResult<Verdict> {

@@ -9,7 +9,7 @@ use super::node::{Node, Pos, Value};
 use crate::events::{self, closest, did_you_mean};
 use crate::matcher::{self, compile_globs, compile_tool_matcher};
 use crate::spec::{
-    CommandHandler, CommandLine, Handler, HookSpec, HttpHandler, Location, Matcher, OnFailure,
+    CommandHandler, CommandLine, Handler, HookSpec, HttpHandler, Location, Matcher, OnError,
     OnUnapproved,
 };
 
@@ -105,13 +105,18 @@ pub(crate) fn read(node: &Node, default_id: Option<&str>, file: &Arc<PathBuf>) -
     let on_error = f.take("on_error").and_then(|n| {
         let name = fields::string(n, "on_error", &mut issues)?;
         match name {
-            "ignore" => Some(OnFailure::Ignore),
-            "deny" => Some(OnFailure::Deny),
+            // One vocabulary with `#[hook(on_error = ...)]` and `OnError`; `ignore`, this
+            // file format's first word for it, still reads.
+            "continue" | "ignore" => Some(OnError::Continue),
+            "deny" => Some(OnError::Deny),
             other => {
-                let hint = did_you_mean(closest(other, ["ignore", "deny"]));
+                let hint = did_you_mean(closest(other, ["continue", "deny"]));
                 issues.push(
                     n.pos,
-                    format!("`on_error` must be `ignore` or `deny`, found \"{other}\"{hint}"),
+                    format!(
+                        "`on_error` must be `continue` (fail open) or `deny` (fail closed), \
+                         found \"{other}\"{hint}"
+                    ),
                 );
                 None
             }

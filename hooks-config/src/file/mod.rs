@@ -59,7 +59,7 @@
 //!       command: ./scripts/hooks/prod_config_guard.py   # shell form: sh -c
 //!       env: { GUARD_MODE: strict }
 //!     timeout_ms: 5000             # or `timeout: 5` in seconds, as Claude Code; 1 ms to 1 h
-//!     on_error: deny               # ignore | deny; default: guards deny, others ignore
+//!     on_error: deny               # continue | deny; default: guards deny, others continue
 //!     on_unapproved: deny          # deny | skip; default: guards deny, others skip
 //!     order: -10                   # lower runs first; ties by id
 //!     effects: [enforce_prod_safety]

@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use super::*;
-use crate::spec::{CommandLine, Handler, OnFailure, ToolMatcher};
+use crate::spec::{CommandLine, Handler, OnError, ToolMatcher};
 
 fn yaml(text: &str) -> LoadedConfig {
     parse_project(text, Format::Yaml, Path::new("hooks.yaml")).unwrap()
@@ -222,14 +222,53 @@ fn on_error_order_effects_and_summary() {
     );
     assert!(config.problems.is_empty(), "{:?}", messages(&config));
     let hook = &config.hooks[0];
-    assert_eq!(hook.on_error, Some(OnFailure::Deny));
+    assert_eq!(hook.on_error, Some(OnError::Deny));
     assert_eq!(hook.order, -3);
     assert_eq!(hook.summary.as_deref(), Some("Two lines."));
     assert_eq!(hook.effects, ["run_checks", "append_to: logs/x.log"]);
     let bad = yaml(
         "hooks:\n  - id: e\n    event_type: stop\n    handler: { command: x }\n    on_error: block\n",
     );
-    assert!(messages(&bad)[0].contains("`on_error` must be `ignore` or `deny`"));
+    assert!(messages(&bad)[0].contains("`on_error` must be `continue` (fail open) or `deny`"));
+}
+
+/// The words of `#[hook(on_error = ...)]` (`continue`, `deny`) and the file format's old
+/// `ignore` all read, in YAML and TOML alike.
+#[test]
+fn on_error_takes_the_attribute_words_and_the_old_one() {
+    for (word, expected) in [
+        ("continue", OnError::Continue),
+        ("ignore", OnError::Continue),
+        ("deny", OnError::Deny),
+    ] {
+        let config = yaml(&format!(
+            "enabled: true\nhooks:\n  - {{ id: e, event_type: stop, handler: {{ command: x }}, on_error: {word} }}\n"
+        ));
+        assert!(
+            config.problems.is_empty(),
+            "{word}: {:?}",
+            messages(&config)
+        );
+        assert_eq!(config.hooks[0].on_error, Some(expected), "{word}");
+        let toml = format!(
+            "enabled = true\n[[hooks]]\nid = \"e\"\nevent_type = \"stop\"\non_error = \"{word}\"\nhandler = {{ command = \"x\" }}\n"
+        );
+        let config = parse_project(&toml, Format::Toml, Path::new("hooks.toml")).unwrap();
+        assert!(
+            config.problems.is_empty(),
+            "{word}: {:?}",
+            messages(&config)
+        );
+        assert_eq!(config.hooks[0].on_error, Some(expected), "{word}");
+    }
+    let typo = yaml(
+        "hooks:\n  - { id: e, event_type: stop, handler: { command: x }, on_error: contine }\n",
+    );
+    assert!(
+        messages(&typo)[0].contains("did you mean `continue`"),
+        "{:?}",
+        messages(&typo)
+    );
 }
 
 #[test]

@@ -217,6 +217,9 @@ fn finish<P: HookPoint>(
         // Logged when the refusal was; here it only reaches the answer, if one is collected.
         super::notices::push(notice);
     }
+    if let Some(id) = ran.decided_by {
+        super::notices::decided(P::NAME, id);
+    }
     match ran.failure {
         Some(failure) => Err(failure),
         None => Ok(result(P::NAME, &ran.merged.answer)),

@@ -42,10 +42,10 @@
 //! [`crate::command::run`]), cannot be started or reached, or prints an answer
 //! that is not valid. What a failure means is the hook's `on_error`: `deny` fails closed (at a
 //! guard point, the entry denies naming the hook and the cause; elsewhere it stops the chain,
-//! [`Outcome::failed_closed`](hookrail_core::Outcome::failed_closed)), `ignore` logs it and goes
-//! on. The default is `deny` at guard points and `ignore` elsewhere, so a guard whose script
-//! is missing (exit 127) denies. `blocking: false` hooks never decide: their answers and
-//! failures are logged and reported, not applied.
+//! [`Outcome::failed_closed`](hookrail_core::Outcome::failed_closed)), `continue` (or `ignore`)
+//! records it and goes on. The default is `deny` at guard points and `continue` elsewhere, so a
+//! guard whose script is missing (exit 127) denies. `blocking: false` hooks never decide: their
+//! answers and failures are logged and reported, not applied.
 //!
 //! # Hooks the gate refuses
 //!
@@ -83,6 +83,7 @@ mod run;
 mod webhooks;
 
 pub use event::{CommandEvent, CommandRun, CommandSkipped, RunStatus};
+pub(crate) use notices::collect;
 pub use notices::collect_notices;
 pub(crate) use run::Ran;
 #[cfg(feature = "webhooks")]

@@ -14,7 +14,28 @@ use std::cell::RefCell;
 use std::future::Future;
 
 tokio::task_local! {
-    static NOTICES: RefCell<Vec<String>>;
+    static NOTICES: RefCell<Notes>;
+}
+
+/// What configured hooks left in one dispatch, beside its outcome.
+#[derive(Debug, Default)]
+pub(crate) struct Notes {
+    /// Each notice once, in the order they came.
+    pub(crate) notices: Vec<String>,
+    /// Per point, the id of the configured hook that decided (the core's outcome names only
+    /// the entry, `config`).
+    pub(crate) decided: Vec<(&'static str, String)>,
+}
+
+impl Notes {
+    /// The configured hook that decided at `point`, the last time it was dispatched.
+    pub(crate) fn decided_at(&self, point: &str) -> Option<&str> {
+        self.decided
+            .iter()
+            .rev()
+            .find(|(p, _)| *p == point)
+            .map(|(_, id)| id.as_str())
+    }
 }
 
 /// Runs `fut` (a dispatch, or anything that dispatches) and returns, with its output, the
@@ -46,11 +67,17 @@ tokio::task_local! {
 /// # }
 /// ```
 pub async fn collect_notices<F: Future>(fut: F) -> (F::Output, Vec<String>) {
+    let (output, notes) = collect(fut).await;
+    (output, notes.notices)
+}
+
+/// [`collect_notices`], with which configured hook decided at each point.
+pub(crate) async fn collect<F: Future>(fut: F) -> (F::Output, Notes) {
     NOTICES
-        .scope(RefCell::new(Vec::new()), async move {
+        .scope(RefCell::new(Notes::default()), async move {
             let output = fut.await;
-            let notices = NOTICES.with(|n| n.take());
-            (output, notices)
+            let notes = NOTICES.with(|n| n.take());
+            (output, notes)
         })
         .await
 }
@@ -59,11 +86,17 @@ pub async fn collect_notices<F: Future>(fut: F) -> (F::Output, Vec<String>) {
 /// [`collect_notices`] is around it.
 pub(super) fn push(notice: String) -> bool {
     NOTICES
-        .try_with(|notices| {
-            let mut notices = notices.borrow_mut();
+        .try_with(|notes| {
+            let notices = &mut notes.borrow_mut().notices;
             if !notices.contains(&notice) {
                 notices.push(notice);
             }
         })
         .is_ok()
+}
+
+/// Records that the configured hook `id` decided at `point` in the dispatch that is running
+/// (nothing outside [`collect`]).
+pub(super) fn decided(point: &'static str, id: String) {
+    let _ = NOTICES.try_with(|notes| notes.borrow_mut().decided.push((point, id)));
 }

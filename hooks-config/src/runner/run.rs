@@ -13,7 +13,7 @@ use super::{HookSet, Member, READ_CAP, Shared};
 use crate::command::run::{CommandRequest, ExitStatusKind, run_command};
 use crate::matcher::EventFacts;
 use crate::protocol::{self, Answer, Decision, Merged, OUTPUT_CAP};
-use crate::spec::{Handler, HookSpec, OnFailure, OnUnapproved};
+use crate::spec::{Handler, HookSpec, OnError, OnUnapproved};
 use crate::trust::Admission;
 
 /// What one hook came to.
@@ -34,6 +34,9 @@ pub(crate) struct Ran {
     pub(crate) merged: Merged,
     pub(crate) failure: Option<HookError>,
     pub(crate) notices: Vec<String>,
+    /// The id of the hook whose failure or answer decided, for the outcome's `decided_by`
+    /// (the core only knows the entry, `config`).
+    pub(crate) decided_by: Option<String>,
 }
 
 impl Shared {
@@ -43,6 +46,7 @@ impl Shared {
             merged,
             failure,
             notices: Vec::new(),
+            decided_by: None,
         };
         let set = self.set.load_full();
         let Some(members) = set.points.get(point) else {
@@ -67,8 +71,10 @@ impl Shared {
         };
         if set.sequential {
             let mut answers = Vec::new();
+            let mut ids = Vec::new();
             let mut rewrites = (None, None);
             let mut failure = None;
+            let mut failed = None;
             let mut notices = Vec::new();
             let mut body = body;
             for member in matching {
@@ -76,6 +82,7 @@ impl Shared {
                     Ok(reply) => reply,
                     Err(e) => {
                         failure = Some(e);
+                        failed = Some(member.spec.id.clone());
                         break;
                     }
                 };
@@ -100,6 +107,7 @@ impl Shared {
                     rewrites.1 = answer.updated_output.clone();
                 }
                 answers.push(answer);
+                ids.push(member.spec.id.clone());
                 if stops {
                     break;
                 }
@@ -116,10 +124,12 @@ impl Shared {
             let mut merged = protocol::merge(answers);
             (merged.answer.updated_input, merged.answer.updated_output) = rewrites;
             merged.dropped_rewrites = 0;
+            let decided_by = failed.or_else(|| merged.decided_by.map(|i| ids[i].clone()));
             Ran {
                 merged,
                 failure,
                 notices,
+                decided_by,
             }
         } else {
             let body: Arc<[u8]> = body.into();
@@ -148,19 +158,29 @@ impl Shared {
             // Every answer is kept (a redaction by one hook stands when another fails); the
             // first hook in (order, id) order that failed closed is the one reported.
             let mut answers = Vec::new();
+            let mut ids = Vec::new();
             let mut failure = None;
+            let mut failed = None;
             let mut notices = Vec::new();
-            for reply in replies.into_iter().flatten() {
+            for (reply, member) in replies.into_iter().zip(&matching) {
+                let Some(reply) = reply else { continue };
                 match reply {
-                    Ok(Reply::Answer(answer)) => answers.push(*answer),
+                    Ok(Reply::Answer(answer)) => {
+                        answers.push(*answer);
+                        ids.push(&member.spec.id);
+                    }
                     Ok(Reply::Nothing) => {}
                     Ok(Reply::Skipped(notice)) => notices.push(notice),
                     Err(e) => {
-                        failure.get_or_insert(e);
+                        if failure.is_none() {
+                            failure = Some(e);
+                            failed = Some(member.spec.id.clone());
+                        }
                     }
                 }
             }
             let merged = protocol::merge(answers);
+            let decided_by = failed.or_else(|| merged.decided_by.map(|i| ids[i].clone()));
             if merged.dropped_rewrites > 0 {
                 tracing::warn!(
                     target: "hookrail_config::runner",
@@ -173,6 +193,7 @@ impl Shared {
                 merged,
                 failure,
                 notices,
+                decided_by,
             }
         }
     }
@@ -204,7 +225,7 @@ impl Shared {
                 Err(failure),
             ),
         };
-        let closed = spec.blocking && spec.on_error.map_or(member.guard, |p| p == OnFailure::Deny);
+        let closed = spec.blocking && spec.on_error.map_or(member.guard, |p| p == OnError::Deny);
         let (decision, failure) = match &read {
             Ok(answer) => (answer.decision, None),
             Err(failure) => (Decision::None, Some(failure.clone())),

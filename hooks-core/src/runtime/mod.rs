@@ -65,7 +65,7 @@ mod session;
 mod settings;
 
 pub use hook::{Arg, Hook, HookCtx, HookSource, Ret};
-pub use provider::HooksProvider;
+pub use provider::{HooksProvider, PointSet};
 pub use record::{HookRun, RunResult, SubscriptionId};
 pub use session::{
     AgentError, ModelReply, QueueDrain, Session, SessionError, SessionStats, Subagent, ToolError,
@@ -179,7 +179,7 @@ struct PointTable<P: HookPoint> {
 struct State {
     points: Vec<PointSlot>,
     /// Order, name (asked once, when added) and the provider.
-    providers: Vec<(i32, HookName, Arc<dyn HooksProvider>)>,
+    providers: Vec<(i32, HookName, PointSet, Arc<dyn HooksProvider>)>,
     runtime: Vec<RuntimeHook>,
     disabled: HashSet<String>,
     timeouts: HashMap<String, Duration>,
@@ -571,7 +571,8 @@ fn build_standard<P: Provided>(state: &State) -> Result<Built, HooksError> {
     let providers = state
         .providers
         .iter()
-        .map(|(order, name, p)| provider_hook::<P>(p, *name, *order).entry);
+        .filter(|(_, _, points, _)| points.contains(P::BIT))
+        .map(|(order, name, _, p)| provider_hook::<P>(p, *name, *order).entry);
     build::<P>(state, providers)
 }
 
@@ -636,7 +637,7 @@ fn build<P: HookPoint>(
 
 impl HooksBuilder {
     /// Add a provider: its methods become entries (named [`HooksProvider::name`], order 0) of
-    /// every standard point.
+    /// the standard points it declares ([`HooksProvider::points`], every point by default).
     pub fn provider(self, provider: impl HooksProvider) -> Self {
         self.provider_at(0, provider)
     }
@@ -649,7 +650,8 @@ impl HooksBuilder {
     /// Add a provider that is already shared.
     pub fn provider_arc(mut self, order: i32, provider: Arc<dyn HooksProvider>) -> Self {
         let name = HookName::intern(provider.name());
-        self.state.providers.push((order, name, provider));
+        let points = provider.points();
+        self.state.providers.push((order, name, points, provider));
         self
     }
 

@@ -14,19 +14,98 @@ use crate::points;
 use super::hook::{Arg, Callable, Hook, HookSource, Ret};
 
 macro_rules! provider_trait {
-    ($($point:ident: $ctx:ty, $arg:ty => $ret:ty = $neutral:expr;)*) => {
+    ($($point:ident / $bit:ident: $ctx:ty, $arg:ty => $ret:ty = $neutral:expr;)*) => {
+        /// Bit positions of the standard points in a [`PointSet`].
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
+        enum Bit {
+            $($point,)*
+        }
+
+        /// Every standard point's name, by bit position.
+        const BIT_NAMES: &[&str] = &[$(stringify!($point)),*];
+
+        /// A set of standard points: the points a [`HooksProvider`] implements, from
+        /// [`HooksProvider::points`]. Built from the constants, one per point, with `|`.
+        ///
+        /// ```
+        /// use hookrail_core::runtime::PointSet;
+        ///
+        /// let tools = PointSet::PRE_TOOL_USE | PointSet::POST_TOOL_USE;
+        /// assert!(tools.contains(PointSet::PRE_TOOL_USE));
+        /// assert!(tools.contains_name("post_tool_use") && !tools.contains_name("stop"));
+        /// assert_eq!(tools.names().collect::<Vec<_>>(), ["pre_tool_use", "post_tool_use"]);
+        /// assert_eq!(PointSet::ALL.len(), 17);
+        /// ```
+        #[derive(Clone, Copy, PartialEq, Eq, Hash)]
+        pub struct PointSet(u32);
+
+        impl PointSet {
+            /// No point.
+            pub const NONE: PointSet = PointSet(0);
+            /// Every standard point (the default of [`HooksProvider::points`]).
+            pub const ALL: PointSet = PointSet((1 << BIT_NAMES.len()) - 1);
+            $(
+                #[doc = concat!("[`", stringify!($point), "`](crate::points::", stringify!($point), ") alone.")]
+                pub const $bit: PointSet = PointSet(1 << Bit::$point as u32);
+            )*
+
+            /// Both sets (also `a | b`).
+            #[must_use]
+            pub const fn union(self, other: PointSet) -> PointSet {
+                PointSet(self.0 | other.0)
+            }
+
+            /// Whether every point of `other` is in this set.
+            pub const fn contains(self, other: PointSet) -> bool {
+                self.0 & other.0 == other.0
+            }
+
+            /// Whether the standard point named `name` is in this set (`false` for any other
+            /// name).
+            pub fn contains_name(self, name: &str) -> bool {
+                PointSet::named(name).is_some_and(|p| self.contains(p))
+            }
+
+            /// The standard point named `name`, alone; `None` for a name that is not one.
+            pub fn named(name: &str) -> Option<PointSet> {
+                BIT_NAMES.iter().position(|n| *n == name).map(|i| PointSet(1 << i))
+            }
+
+            /// The names of the points in the set, in the catalog's order.
+            pub fn names(self) -> impl Iterator<Item = &'static str> {
+                BIT_NAMES
+                    .iter()
+                    .enumerate()
+                    .filter(move |(i, _)| self.0 & (1 << i) != 0)
+                    .map(|(_, n)| *n)
+            }
+
+            /// How many points are in the set.
+            pub const fn len(self) -> usize {
+                self.0.count_ones() as usize
+            }
+
+            /// Whether the set has no point.
+            pub const fn is_empty(self) -> bool {
+                self.0 == 0
+            }
+        }
+
         /// A set of hooks as one object: one method per standard point, each a no-op by
         /// default (the interface of seed 000, in Rust).
         ///
-        /// A provider added to a [`HooksBuilder`](super::HooksBuilder) takes part in every
-        /// standard point under its [`name`](HooksProvider::name), merged with the point's
-        /// other hooks (link-time `#[hook]` fns and runtime closures) by the point's rules:
-        /// it is one more entry of each point, not a separate mechanism. Its methods are
-        /// sync; do async work in an async [`Hook`] or an `async fn` `#[hook]`.
+        /// A provider added to a [`HooksBuilder`](super::HooksBuilder) takes part in the
+        /// standard points it declares in [`points`](HooksProvider::points) (all of them
+        /// unless it says otherwise) under its [`name`](HooksProvider::name), merged with the
+        /// point's other hooks (link-time `#[hook]` fns and runtime closures) by the point's
+        /// rules: it is one more entry of each of those points, not a separate mechanism. At
+        /// the other points it is not entered at all, so subscribers, traces and the audit
+        /// see no run of it there. Its methods are sync; do async work in an async [`Hook`]
+        /// or an `async fn` `#[hook]`.
         ///
         /// ```
         /// use hookrail_core::context::PreToolUse;
-        /// use hookrail_core::runtime::{Hooks, HooksProvider};
+        /// use hookrail_core::runtime::{Hooks, HooksProvider, PointSet};
         /// use hookrail_core::{HookResult, Verdict};
         ///
         /// struct ReadOnlyAgent;
@@ -34,6 +113,11 @@ macro_rules! provider_trait {
         /// impl HooksProvider for ReadOnlyAgent {
         ///     fn name(&self) -> &str {
         ///         "read_only_agent"
+        ///     }
+        ///
+        ///     // Entered at `pre_tool_use` only: no no-op runs at the other 16 points.
+        ///     fn points(&self) -> PointSet {
+        ///         PointSet::PRE_TOOL_USE
         ///     }
         ///
         ///     fn pre_tool_use(&self, ctx: &mut PreToolUse) -> HookResult<Verdict> {
@@ -44,8 +128,10 @@ macro_rules! provider_trait {
         ///     }
         /// }
         ///
-        /// let hooks = Hooks::builder().provider(ReadOnlyAgent).build()?;
-        /// assert!(hooks.list().iter().any(|h| h.name == "read_only_agent"));
+        /// let hooks = Hooks::builder().ignore_env().provider(ReadOnlyAgent).build()?;
+        /// let entries: Vec<_> = hooks.list().into_iter().filter(|h| h.name == "read_only_agent").collect();
+        /// assert_eq!(entries.len(), 1);
+        /// assert_eq!(entries[0].point, "pre_tool_use");
         /// # Ok::<(), hookrail_core::runtime::HooksError>(())
         /// ```
         pub trait HooksProvider: Send + Sync + 'static {
@@ -54,6 +140,14 @@ macro_rules! provider_trait {
             /// type's name.
             fn name(&self) -> &str {
                 std::any::type_name::<Self>()
+            }
+
+            /// The standard points this provider implements: it is entered at these and no
+            /// other. Asked once, when the provider is added. Defaults to
+            /// [`PointSet::ALL`], which enters it at every point, a method left at its
+            /// default included (a default method cannot be told from a deliberate no-op).
+            fn points(&self) -> PointSet {
+                PointSet::ALL
             }
 
             $(
@@ -67,11 +161,15 @@ macro_rules! provider_trait {
 
         /// The standard points: the ones a [`HooksProvider`] has a method for.
         pub(crate) trait Provided: HookPoint {
+            /// The point in a [`PointSet`].
+            const BIT: PointSet;
+
             fn call(provider: &dyn HooksProvider, arg: Arg<'_, Self>) -> HookResult<Ret<Self>>;
         }
 
         $(
             impl Provided for points::$point::Point {
+                const BIT: PointSet = PointSet::$bit;
                 #[inline]
                 fn call(provider: &dyn HooksProvider, arg: $arg) -> HookResult<$ret> {
                     provider.$point(arg)
@@ -90,23 +188,23 @@ macro_rules! provider_trait {
 }
 
 provider_trait! {
-    session_start: SessionStart, &mut SessionStart => () = ();
-    session_end: SessionEnd, &SessionEnd => () = ();
-    user_prompt_submit: UserPromptSubmit, &mut UserPromptSubmit => Verdict = Verdict::Continue;
-    pre_model_call: PreModelCall, &mut PreModelCall => Verdict = Verdict::Continue;
-    model_stream_chunk: ModelStreamChunk, &mut ModelStreamChunk => () = ();
-    post_model_call: PostModelCall, &mut PostModelCall => () = ();
-    pre_tool_use: PreToolUse, &mut PreToolUse => Verdict = Verdict::Continue;
-    post_tool_use: PostToolUse, &mut PostToolUse => () = ();
-    step_end: StepEnd, &StepEnd => () = ();
-    stop: Stop, &mut Stop => Verdict = Verdict::Continue;
-    pre_compact: PreCompact, &mut PreCompact => () = ();
-    subagent_start: SubagentStart, &mut SubagentStart => Verdict = Verdict::Continue;
-    subagent_stop: SubagentStop, &SubagentStop => () = ();
-    error_occurred: ErrorOccurred, &ErrorOccurred => Option<Recovery> = None;
-    notification: Notification, &Notification => () = ();
-    pre_queue_drain: PreQueueDrain, &PreQueueDrain => () = ();
-    post_queue_drain: PostQueueDrain, &PostQueueDrain => () = ();
+    session_start / SESSION_START: SessionStart, &mut SessionStart => () = ();
+    session_end / SESSION_END: SessionEnd, &SessionEnd => () = ();
+    user_prompt_submit / USER_PROMPT_SUBMIT: UserPromptSubmit, &mut UserPromptSubmit => Verdict = Verdict::Continue;
+    pre_model_call / PRE_MODEL_CALL: PreModelCall, &mut PreModelCall => Verdict = Verdict::Continue;
+    model_stream_chunk / MODEL_STREAM_CHUNK: ModelStreamChunk, &mut ModelStreamChunk => () = ();
+    post_model_call / POST_MODEL_CALL: PostModelCall, &mut PostModelCall => () = ();
+    pre_tool_use / PRE_TOOL_USE: PreToolUse, &mut PreToolUse => Verdict = Verdict::Continue;
+    post_tool_use / POST_TOOL_USE: PostToolUse, &mut PostToolUse => () = ();
+    step_end / STEP_END: StepEnd, &StepEnd => () = ();
+    stop / STOP: Stop, &mut Stop => Verdict = Verdict::Continue;
+    pre_compact / PRE_COMPACT: PreCompact, &mut PreCompact => () = ();
+    subagent_start / SUBAGENT_START: SubagentStart, &mut SubagentStart => Verdict = Verdict::Continue;
+    subagent_stop / SUBAGENT_STOP: SubagentStop, &SubagentStop => () = ();
+    error_occurred / ERROR_OCCURRED: ErrorOccurred, &ErrorOccurred => Option<Recovery> = None;
+    notification / NOTIFICATION: Notification, &Notification => () = ();
+    pre_queue_drain / PRE_QUEUE_DRAIN: PreQueueDrain, &PreQueueDrain => () = ();
+    post_queue_drain / POST_QUEUE_DRAIN: PostQueueDrain, &PostQueueDrain => () = ();
 }
 
 /// The entry of `provider` at standard point `P`.
@@ -120,4 +218,31 @@ pub(crate) fn provider_hook<P: Provided>(
     let mut hook = Hook::with(name, callable).order(order);
     hook.entry.source = HookSource::Provider;
     hook
+}
+
+impl Default for PointSet {
+    /// [`PointSet::NONE`].
+    fn default() -> Self {
+        PointSet::NONE
+    }
+}
+
+impl std::ops::BitOr for PointSet {
+    type Output = PointSet;
+
+    fn bitor(self, other: PointSet) -> PointSet {
+        self.union(other)
+    }
+}
+
+impl std::ops::BitOrAssign for PointSet {
+    fn bitor_assign(&mut self, other: PointSet) {
+        *self = self.union(other);
+    }
+}
+
+impl std::fmt::Debug for PointSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_set().entries(self.names()).finish()
+    }
 }

@@ -19,6 +19,12 @@ async fn guard_with_settings(_ctx: &mut PreToolUse) -> Verdict {
     Verdict::Continue
 }
 
+/// `"ignore"`, the config files' first word for `"continue"`, reads the same here.
+#[hook(pre_tool_use, on_error = "ignore", name = "lenient_old_word")]
+fn guard_with_old_word(_ctx: &mut PreToolUse) -> Verdict {
+    Verdict::Continue
+}
+
 #[hook(session_start, order = 7)]
 fn transform_sync<'a>(ctx: &'a mut SessionStart) {
     ctx.add_context("hello");
@@ -66,7 +72,7 @@ fn main() {
         .into_iter()
         .map(|h| h.name.to_string())
         .collect();
-    assert_eq!(names.len(), 10, "{names:?}");
+    assert_eq!(names.len(), 11, "{names:?}");
     if let Ok(expected) = std::env::var("HOOKS_EXPECT_BACKEND") {
         assert_eq!(hookrail_core::registry::BACKEND, expected);
     }
@@ -78,4 +84,10 @@ fn main() {
         .expect("the hook with settings is registered");
     assert_eq!(lenient.timeout(), Some(std::time::Duration::from_millis(250)));
     assert_eq!(lenient.on_error(), hookrail_core::OnError::Continue);
+    let old_word = hookrail_core::points::pre_tool_use::Point::registry()
+        .hooks()
+        .iter()
+        .find(|e| e.name() == "lenient_old_word")
+        .expect("the hook with on_error = \"ignore\" is registered");
+    assert_eq!(old_word.on_error(), hookrail_core::OnError::Continue);
 }
