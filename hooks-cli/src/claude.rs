@@ -52,6 +52,7 @@ use crate::limits::LimitArgs;
 use crate::load::{ConfigArgs, build, load_present};
 use crate::nested::{Ancestry, EventId, MAX_DEPTH, NESTED_ENV};
 use crate::reply::{self, Reply, can_block};
+use crate::serve::{forward, found};
 
 /// Options of `hooks claude`.
 #[derive(Debug, Args)]
@@ -60,13 +61,17 @@ pub struct ClaudeArgs {
     pub config: ConfigArgs,
     #[command(flatten)]
     pub limits: LimitArgs,
+    /// Decide in this process even when a `hooks serve` daemon serves the project.
+    #[arg(long)]
+    pub no_daemon: bool,
 }
 
 pub async fn run(args: ClaudeArgs) -> Result<ExitCode, CliError> {
     Ok(decide(args).await.print("hooks claude"))
 }
 
-/// The answer to the payload on stdin, run in this process.
+/// The answer to the payload on stdin: from the daemon serving the project when one runs
+/// (and this is not a nested run), else decided in this process.
 async fn decide(args: ClaudeArgs) -> Reply {
     let mut notes = Vec::new();
     let ancestry = Ancestry::from_env();
@@ -75,10 +80,43 @@ async fn decide(args: ClaudeArgs) -> Reply {
         Ok(limits) => limits,
         Err(e) => return Reply::refuse(None, None, &e.to_string()),
     };
-    let payload = match payload::read_blocking(std::io::stdin(), limits) {
-        Ok(payload) => payload,
+    // A nested run decides here, where recursion is caught; the daemon's own hooks are nested.
+    let daemon = (!args.no_daemon && std::env::var_os(NESTED_ENV).is_none())
+        .then(|| found::find(&args.config))
+        .flatten();
+    let Some(daemon) = daemon else {
+        let payload = match payload::read_blocking(std::io::stdin(), limits) {
+            Ok(payload) => payload,
+            Err(e) => return Reply::refuse(None, None, &e.to_string()),
+        };
+        return decide_here(&args, payload, ancestry, notes).await;
+    };
+    // The same limits as in-process; the bytes go to the daemon as they came.
+    let bytes = match payload::read_bytes_blocking(std::io::stdin(), limits) {
+        Ok(bytes) => bytes,
         Err(e) => return Reply::refuse(None, None, &e.to_string()),
     };
+    match forward::forward(&daemon, bytes.clone().into()).await {
+        Ok(answer) => Reply::forwarded(answer),
+        Err(e) => {
+            // Still decided, by the same policies in this process; never silently.
+            notes.push(format!("{e}; decided in this process"));
+            let payload = match payload::parse(&bytes) {
+                Ok(payload) => payload,
+                Err(e) => return Reply::refuse(None, None, &e.to_string()),
+            };
+            decide_here(&args, payload, ancestry, notes).await
+        }
+    }
+}
+
+/// The answer to `payload`, decided in this process.
+async fn decide_here(
+    args: &ClaudeArgs,
+    payload: serde_json::Value,
+    ancestry: Ancestry,
+    mut notes: Vec<String>,
+) -> Reply {
     let (point, event) = match reply::point_of(&payload) {
         Ok(found) => found,
         Err(refused) => return *refused,

@@ -55,6 +55,18 @@ impl Reply {
         }
     }
 
+    /// The daemon's answer, printed as it came (it already spells a block as JSON, which
+    /// Claude Code reads at exit 0).
+    pub fn forwarded(answer: Value) -> Reply {
+        Reply {
+            point: None,
+            event: None,
+            answer,
+            code: 0,
+            said: Vec::new(),
+        }
+    }
+
     /// Whether this answer blocks the action (exit 2, or a deny / block in the JSON).
     pub fn blocks(&self) -> bool {
         let body = self.http_body();

@@ -64,12 +64,33 @@ fn serve_command(project: &Project, args: &[&str]) -> Command {
         .current_dir(project.path())
         .env("HOOKS_TOKEN", TOKEN)
         .env("HOOKS_TRUST_FILE", project.trust.path().join("trust.json"))
+        .env("XDG_STATE_HOME", state_home(project))
         .env_remove("CLAUDE_PROJECT_DIR")
         .env_remove("RUST_LOG")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped());
     command
+}
+
+/// The state directory of a test's daemons and clients (never the user's own).
+fn state_home(project: &Project) -> std::path::PathBuf {
+    project.trust.path().join("state")
+}
+
+/// `hooks claude` for `project`, finding the test's daemons.
+fn claude(project: &Project, args: &[&str], payload: &[u8]) -> std::process::Output {
+    let state = state_home(project);
+    let mut all = vec!["claude", "--project", project.path().to_str().unwrap()];
+    all.extend(args);
+    project.hooks(
+        &all,
+        &[
+            ("XDG_STATE_HOME", state.to_str().unwrap()),
+            ("HOOKS_TOKEN", TOKEN),
+        ],
+        payload,
+    )
 }
 
 /// One request on its own connection (`Connection: close`).
@@ -160,6 +181,17 @@ fn bash(project: &Project, command: &str) -> Value {
     })
 }
 
+/// What a `hooks claude` run decided.
+fn decided(out: &std::process::Output) -> &'static str {
+    let stdout = common::stdout(out);
+    let answer: Value = if stdout.trim().is_empty() {
+        json!({})
+    } else {
+        serde_json::from_str(stdout.trim()).unwrap()
+    };
+    decision(out.status.code(), &answer)
+}
+
 /// What an answer decides: `block`, `ask`, `allow` or `pass`.
 fn decision(code: Option<i32>, answer: &Value) -> &'static str {
     if code == Some(2)
@@ -226,11 +258,7 @@ fn the_daemon_decides_as_hooks_claude_does() {
     ];
     let mut blocked = 0;
     for (name, payload) in &cases {
-        let out = project.hooks(
-            &["claude", "--project", project.path().to_str().unwrap()],
-            &[],
-            payload,
-        );
+        let out = claude(&project, &["--no-daemon"], payload);
         let stdout = common::stdout(&out);
         let command_answer: Value = if stdout.trim().is_empty() {
             json!({})
@@ -257,6 +285,75 @@ fn the_daemon_decides_as_hooks_claude_does() {
     let (_, health) = daemon.get("/health");
     assert_eq!(health["requests"], cases.len());
     assert_eq!(health["blocked"], blocked);
+}
+
+#[test]
+fn hooks_claude_forwards_to_the_running_daemon_and_decides_alone_without_one() {
+    let project = Project::new();
+    let payload = bash(&project, "rm -rf /").to_string();
+    let mut daemon = Daemon::start(&project, &[]);
+    let out = claude(&project, &[], payload.as_bytes());
+    assert_eq!(out.status.code(), Some(0), "{}", common::stderr(&out));
+    let answer: Value = serde_json::from_str(common::stdout(&out).trim()).unwrap();
+    assert_eq!(decision(None, &answer), "block", "{answer}");
+    assert!(
+        answer.to_string().contains("hooks serve") || answer.to_string().contains("rm-root"),
+        "{answer}"
+    );
+    assert_eq!(
+        daemon.get("/health").1["requests"],
+        1,
+        "the daemon answered it"
+    );
+    // Other options (another settings file): not the daemon's hooks, so decided here.
+    let other = project.path().join("other.json");
+    std::fs::write(&other, r#"{"hooks": {}}"#).unwrap();
+    let out = claude(
+        &project,
+        &["--settings", other.to_str().unwrap()],
+        payload.as_bytes(),
+    );
+    assert_eq!(decided(&out), "block", "{}", common::stderr(&out));
+    assert_eq!(daemon.get("/health").1["requests"], 1);
+    // --no-daemon: decided here.
+    let out = claude(&project, &["--no-daemon"], payload.as_bytes());
+    assert_eq!(decided(&out), "block");
+    assert_eq!(daemon.get("/health").1["requests"], 1);
+    // A daemon killed without removing its state file: decided here.
+    let _ = daemon.child.kill();
+    let _ = daemon.child.wait();
+    let out = claude(&project, &[], payload.as_bytes());
+    assert_eq!(
+        decided(&out),
+        "block",
+        "still blocked: {}",
+        common::stderr(&out)
+    );
+    let ls = bash(&project, "ls").to_string();
+    let out = claude(&project, &[], ls.as_bytes());
+    assert_eq!(decided(&out), "pass");
+    // The stale file names a pid that is gone, so it is not even tried. One naming a live
+    // process (this test) whose port is closed is tried, and the failure is said.
+    let daemons = state_home(&project).join("hookrail").join("daemons");
+    let file = std::fs::read_dir(&daemons)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .find(|path| path.extension().is_some_and(|e| e == "json"))
+        .unwrap();
+    let mut found: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    found["pid"] = json!(std::process::id());
+    std::fs::write(&file, found.to_string()).unwrap();
+    let out = claude(&project, &[], ls.as_bytes());
+    assert_eq!(decided(&out), "pass");
+    let answer: Value = serde_json::from_str(common::stdout(&out).trim())
+        .unwrap_or_else(|e| panic!("{e}: {}", common::stderr(&out)));
+    let message = answer["systemMessage"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("did not answer") && message.contains("decided in this process"),
+        "{answer}"
+    );
+    let out = claude(&project, &[], payload.as_bytes());
+    assert_eq!(decided(&out), "block");
 }
 
 #[test]
@@ -443,7 +540,8 @@ fn a_unix_socket_is_private_and_answers() {
     let project = Project::new();
     let socket = project.trust.path().join("hooks.sock");
     let mut child = Command::new(EXE)
-        .args(["serve", "--socket"])
+        .env("XDG_STATE_HOME", state_home(&project))
+        .args(["serve", "--listen", "127.0.0.1:0", "--socket"])
         .arg(&socket)
         .arg("--project")
         .arg(project.path())

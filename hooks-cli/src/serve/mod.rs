@@ -14,8 +14,9 @@
 //!
 //! # Secure by default
 //!
-//! - It listens on `127.0.0.1:8717`, or on a Unix socket (`--socket PATH`, mode 0600). A
-//!   non-loopback address is refused unless `--allow-remote` is given.
+//! - It listens on `127.0.0.1:8717` (`--listen`) for Claude Code's `http` hooks, and on a Unix
+//!   socket of mode 0600 (`--socket`, by default next to its state file) for `hooks claude`
+//!   to forward to. A non-loopback address is refused unless `--allow-remote` is given.
 //! - Every request carries `Authorization: Bearer <token>` ([`token`]); one without it gets
 //!   401, logged at `warn`.
 //! - A body over `--max-payload` (16 MiB) gets 413; one not received within
@@ -35,6 +36,8 @@
 //! life, in memory (not across a restart yet). On SIGTERM or SIGINT it stops accepting,
 //! finishes the requests in flight, flushes the webhooks for `--webhook-flush` and exits 0.
 
+pub(crate) mod forward;
+pub(crate) mod found;
 mod routes;
 pub mod token;
 
@@ -52,6 +55,7 @@ use hookrail_config::reload::{ReloadOutcome, Reloader};
 use crate::CliError;
 use crate::limits::{LimitArgs, parse_duration};
 use crate::load::{ConfigArgs, Pipeline, build, load_present};
+use crate::nested::NESTED_ENV;
 
 /// The address `hooks serve` listens on by default.
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:8717";
@@ -59,10 +63,11 @@ pub const DEFAULT_LISTEN: &str = "127.0.0.1:8717";
 /// Options of `hooks serve`.
 #[derive(Debug, Args)]
 pub struct ServeArgs {
-    /// The address to listen on (loopback unless --allow-remote).
-    #[arg(long, value_name = "ADDR:PORT", default_value = DEFAULT_LISTEN, conflicts_with = "socket")]
+    /// The address Claude Code's `http` hooks post to (loopback unless --allow-remote).
+    #[arg(long, value_name = "ADDR:PORT", default_value = DEFAULT_LISTEN)]
     pub listen: SocketAddr,
-    /// Listen on a Unix socket (made with mode 0600) instead of TCP.
+    /// The Unix socket (made with mode 0600) that `hooks claude` forwards to. Default:
+    /// $XDG_STATE_HOME/hookrail/daemons/<project key>.sock.
     #[arg(long, value_name = "PATH")]
     pub socket: Option<PathBuf>,
     /// Allow a non-loopback --listen address (every request still needs the token).
@@ -122,7 +127,7 @@ impl Counts {
 /// [`CliError`] when it cannot start: a refused address or project root, a configuration or
 /// token that cannot be read, a socket that cannot be bound.
 pub async fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
-    if args.socket.is_none() && !args.listen.ip().is_loopback() && !args.allow_remote {
+    if !args.listen.ip().is_loopback() && !args.allow_remote {
         return Err(CliError::Input(format!(
             "{} is not a loopback address: anyone who can reach it could ask for decisions; give --allow-remote to listen there anyway (every request still needs the token)",
             args.listen
@@ -139,7 +144,9 @@ pub async fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
         tracing::warn!("{line}");
     }
     let problems = (!config.problems.is_empty()).then(|| crate::claude::problems_text(&config));
-    let pipeline = build(&args.config, config, &[])?;
+    // A hook the daemon runs that runs `hooks claude` is nested: that one decides in its own
+    // process (where recursion is caught) instead of asking the daemon again.
+    let pipeline = build(&args.config, config, &[(NESTED_ENV, "1:1:".to_owned())])?;
     let (delivery, not_started) = crate::deliver::Delivery::start(&pipeline, flush);
     for line in &not_started {
         tracing::warn!("{line}");
@@ -160,23 +167,57 @@ pub async fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
         counts: Counts::default(),
     });
     let app = routes::router(Arc::clone(&state));
-    let shutdown = shutdown_signal();
-    if let Some(path) = &args.socket {
-        let listener = bind_socket(path)?;
-        eprintln!("hooks serve: listening on unix:{}", path.display());
-        serve_until(listener, app, shutdown).await?;
+    let tcp = tokio::net::TcpListener::bind(args.listen)
+        .await
+        .map_err(|e| CliError::Input(format!("cannot listen on {}: {e}", args.listen)))?;
+    let local = tcp
+        .local_addr()
+        .map_err(|e| CliError::Other(e.to_string()))?;
+    let socket = match &args.socket {
+        Some(path) => path.clone(),
+        None => found::default_socket(&state.root).ok_or_else(|| {
+            CliError::Input(
+                "no state directory for the socket ($XDG_STATE_HOME and $HOME are unset): give --socket PATH".to_owned(),
+            )
+        })?,
+    };
+    let unix = bind_socket(&socket)?;
+    let me = found::Found {
+        pid: std::process::id(),
+        socket: socket.clone(),
+        project: std::fs::canonicalize(&state.root).unwrap_or_else(|_| state.root.clone()),
+        sources: found::sources_of(&args.config),
+        token_file: state.token.file.clone(),
+        request_timeout_ms: u64::try_from(args.request_timeout.as_millis()).unwrap_or(u64::MAX),
+    };
+    let announced = match found::announce(&me) {
+        Ok(path) => Some(path),
+        Err(e) => {
+            tracing::warn!("`hooks claude` will not find this daemon: {e}");
+            None
+        }
+    };
+    // The lines a supervisor or a test reads to find the port (with `:0`) and the socket.
+    eprintln!("hooks serve: listening on unix:{}", socket.display());
+    eprintln!("hooks serve: listening on http://{local}");
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    let until = |mut stopped: tokio::sync::watch::Receiver<bool>| async move {
+        let _ = stopped.wait_for(|stop| *stop).await;
+    };
+    let signals = tokio::spawn(async move {
+        shutdown_signal().await;
+        let _ = stop.send(true);
+    });
+    let served = tokio::try_join!(
+        serve_until(tcp, app.clone(), until(stopped.clone())),
+        serve_until(unix, app, until(stopped)),
+    );
+    signals.abort();
+    let _ = std::fs::remove_file(&socket);
+    if let Some(path) = announced {
         let _ = std::fs::remove_file(path);
-    } else {
-        let listener = tokio::net::TcpListener::bind(args.listen)
-            .await
-            .map_err(|e| CliError::Input(format!("cannot listen on {}: {e}", args.listen)))?;
-        let local = listener
-            .local_addr()
-            .map_err(|e| CliError::Other(e.to_string()))?;
-        // The one line a supervisor or a test reads to find the port (with `:0`).
-        eprintln!("hooks serve: listening on http://{local}");
-        serve_until(listener, app, shutdown).await?;
     }
+    served?;
     for line in delivery.finish().await {
         tracing::warn!("{line}");
     }
@@ -236,7 +277,8 @@ fn watch(args: &ConfigArgs, pipeline: &Pipeline, generation: &Arc<AtomicU64>) ->
     }
 }
 
-/// Binds a Unix socket that only this user can connect to. A stale socket file (nobody
+/// Binds a Unix socket that only this user can connect to (its directory made 0700 when
+/// missing). A stale socket file (nobody
 /// listening) is replaced; a live one is an error.
 #[cfg(unix)]
 fn bind_socket(path: &std::path::Path) -> Result<tokio::net::UnixListener, CliError> {
@@ -251,19 +293,19 @@ fn bind_socket(path: &std::path::Path) -> Result<tokio::net::UnixListener, CliEr
         std::fs::remove_file(path)
             .map_err(|e| CliError::Input(format!("cannot replace {}: {e}", path.display())))?;
     }
+    if let Some(dir) = path.parent() {
+        let mut builder = std::fs::DirBuilder::new();
+        builder.recursive(true);
+        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+        builder
+            .create(dir)
+            .map_err(|e| CliError::Input(format!("cannot make {}: {e}", dir.display())))?;
+    }
     let listener = tokio::net::UnixListener::bind(path)
         .map_err(|e| CliError::Input(format!("cannot listen on {}: {e}", path.display())))?;
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
         .map_err(|e| CliError::Input(format!("cannot make {} private: {e}", path.display())))?;
     Ok(listener)
-}
-
-#[cfg(not(unix))]
-fn bind_socket(path: &std::path::Path) -> Result<tokio::net::TcpListener, CliError> {
-    Err(CliError::Input(format!(
-        "--socket {}: Unix sockets need a Unix system; use --listen",
-        path.display()
-    )))
 }
 
 /// Resolves on SIGTERM or SIGINT (Ctrl-C).

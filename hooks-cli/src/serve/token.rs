@@ -21,6 +21,8 @@ pub struct Token {
     secret: String,
     /// `$HOOKS_TOKEN`, or the file's path.
     pub origin: String,
+    /// The file it was read from or made in (`None`: from `$HOOKS_TOKEN`).
+    pub file: Option<PathBuf>,
 }
 
 impl std::fmt::Debug for Token {
@@ -57,18 +59,52 @@ impl Token {
                 check_private(&path, &meta)?;
                 let secret = std::fs::read_to_string(&path)
                     .map_err(|e| CliError::Input(format!("cannot read the token {origin}: {e}")))?;
-                Token::checked(secret.trim().to_owned(), origin)
+                let mut token = Token::checked(secret.trim().to_owned(), origin)?;
+                token.file = Some(path);
+                Ok(token)
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 let secret = random_hex(32)?;
                 write_private(&path, &secret)?;
                 tracing::info!("made a new token in {origin}");
-                Ok(Token { secret, origin })
+                Ok(Token {
+                    secret,
+                    origin,
+                    file: Some(path),
+                })
             }
             Err(e) => Err(CliError::Input(format!(
                 "cannot read the token {origin}: {e}"
             ))),
         }
+    }
+
+    /// The token a client sends: `$HOOKS_TOKEN`, else the file `file` (or the default file),
+    /// which must exist; never made here.
+    ///
+    /// # Errors
+    ///
+    /// [`CliError::Input`] when there is no token, or its file is readable by others.
+    pub fn existing(file: Option<&Path>) -> Result<Token, CliError> {
+        if std::env::var_os(TOKEN_ENV).is_some() {
+            return Token::load(None);
+        }
+        let path = match file {
+            Some(path) => path.to_owned(),
+            None => default_path()?,
+        };
+        if !path.exists() {
+            return Err(CliError::Input(format!(
+                "{} does not exist and ${TOKEN_ENV} is unset",
+                path.display()
+            )));
+        }
+        Token::load(Some(&path))
+    }
+
+    /// The `Authorization` header value that carries the token.
+    pub fn header(&self) -> String {
+        format!("Bearer {}", self.secret)
     }
 
     fn checked(secret: String, origin: String) -> Result<Token, CliError> {
@@ -78,7 +114,11 @@ impl Token {
                 secret.len()
             )));
         }
-        Ok(Token { secret, origin })
+        Ok(Token {
+            secret,
+            origin,
+            file: None,
+        })
     }
 
     /// Whether an `Authorization` header value carries this token (`Bearer <token>`), in time
@@ -178,6 +218,7 @@ mod tests {
         Token {
             secret: secret.to_owned(),
             origin: "test".to_owned(),
+            file: None,
         }
     }
 
