@@ -45,13 +45,14 @@ use std::process::ExitCode;
 
 use clap::Args;
 use hookrail_config::payload;
-use serde_json::{Value, json};
 
 use crate::CliError;
 use crate::deliver::Delivery;
 use crate::limits::LimitArgs;
 use crate::load::{ConfigArgs, build, load_present};
 use crate::nested::{Ancestry, EventId, MAX_DEPTH, NESTED_ENV};
+use crate::reply::{self, Reply, can_block};
+use crate::serve::{forward, found};
 
 /// Options of `hooks claude`.
 #[derive(Debug, Args)]
@@ -60,64 +61,88 @@ pub struct ClaudeArgs {
     pub config: ConfigArgs,
     #[command(flatten)]
     pub limits: LimitArgs,
+    /// Decide in this process even when a `hooks serve` daemon serves the project.
+    #[arg(long)]
+    pub no_daemon: bool,
 }
 
 pub async fn run(args: ClaudeArgs) -> Result<ExitCode, CliError> {
+    Ok(decide(args).await.print("hooks claude"))
+}
+
+/// The answer to the payload on stdin: from the daemon serving the project when one runs
+/// (and this is not a nested run), else decided in this process.
+async fn decide(args: ClaudeArgs) -> Reply {
     let mut notes = Vec::new();
     let ancestry = Ancestry::from_env();
     notes.extend(ancestry.unreadable.clone());
     let limits = match args.limits.payload() {
         Ok(limits) => limits,
-        Err(e) => return Ok(refuse(None, &e.to_string())),
+        Err(e) => return Reply::refuse(None, None, &e.to_string()),
     };
-    let payload = match payload::read_blocking(std::io::stdin(), limits) {
-        Ok(payload) => payload,
-        Err(e) => return Ok(refuse(None, &e.to_string())),
+    // A nested run decides here, where recursion is caught; the daemon's own hooks are nested.
+    let daemon = (!args.no_daemon && std::env::var_os(NESTED_ENV).is_none())
+        .then(|| found::find(&args.config))
+        .flatten();
+    let Some(daemon) = daemon else {
+        let payload = match payload::read_blocking(std::io::stdin(), limits) {
+            Ok(payload) => payload,
+            Err(e) => return Reply::refuse(None, None, &e.to_string()),
+        };
+        return decide_here(&args, payload, ancestry, notes).await;
     };
-    let Some(event) = payload.get("hook_event_name").and_then(Value::as_str) else {
-        return Ok(refuse(
-            None,
-            "the hook payload has no `hook_event_name` string",
-        ));
+    // The same limits as in-process; the bytes go to the daemon as they came.
+    let bytes = match payload::read_bytes_blocking(std::io::stdin(), limits) {
+        Ok(bytes) => bytes,
+        Err(e) => return Reply::refuse(None, None, &e.to_string()),
     };
-    let point = match hookrail_config::events::resolve_claude(event) {
-        Ok(point) => point,
-        // An event Claude Code has and we do not: not ours to block.
-        Err(e @ hookrail_config::events::EventError::Unsupported { .. }) => {
-            eprintln!("hooks claude: {e}");
-            return Ok(ExitCode::from(1));
+    match forward::forward(&daemon, bytes.clone().into()).await {
+        Ok(answer) => Reply::forwarded(answer),
+        Err(e) => {
+            // Still decided, by the same policies in this process; never silently.
+            notes.push(format!("{e}; decided in this process"));
+            let payload = match payload::parse(&bytes) {
+                Ok(payload) => payload,
+                Err(e) => return Reply::refuse(None, None, &e.to_string()),
+            };
+            decide_here(&args, payload, ancestry, notes).await
         }
-        Err(e) => return Ok(refuse(None, &e.to_string())),
+    }
+}
+
+/// The answer to `payload`, decided in this process.
+async fn decide_here(
+    args: &ClaudeArgs,
+    payload: serde_json::Value,
+    ancestry: Ancestry,
+    mut notes: Vec<String>,
+) -> Reply {
+    let (point, event) = match reply::point_of(&payload) {
+        Ok(found) => found,
+        Err(refused) => return *refused,
     };
+    let refuse = |message: &str| Reply::refuse(Some(point), Some(&event), message);
     if ancestry.too_deep() && can_block(Some(point)) {
-        return Ok(refuse(
-            Some(point),
-            &format!(
-                "{} `hooks claude` run above this one (the most is {MAX_DEPTH}): a chain of hooks starting `hooks claude` that does not end; blocked",
-                ancestry.depth
-            ),
+        return refuse(&format!(
+            "{} `hooks claude` run above this one (the most is {MAX_DEPTH}): a chain of hooks starting `hooks claude` that does not end; blocked",
+            ancestry.depth
         ));
     }
     let flush = match args.limits.webhook_flush() {
         Ok(flush) => flush,
-        Err(e) => return Ok(refuse(Some(point), &e.to_string())),
+        Err(e) => return refuse(&e.to_string()),
     };
     let (mut config, missing) = match load_present(&args.config) {
         Ok(loaded) => loaded,
-        Err(e) => return Ok(refuse(Some(point), &e.to_string())),
+        Err(e) => return refuse(&e.to_string()),
     };
     notes.extend(missing.iter().map(ToString::to_string));
     // An entry with a problem is left out, and a left-out guard would be a silent allow: at a
     // point that can block, a configuration with problems blocks until it is fixed.
     if !config.problems.is_empty() {
-        let listed: Vec<String> = config.problems.iter().map(ToString::to_string).collect();
-        let text = format!(
-            "the configuration has {} problem(s), so a hook it declares may not run: {}; fix them (`hooks validate` lists them)",
-            listed.len(),
-            listed.join("; ")
-        );
+        let text = problems_text(&config);
         if can_block(Some(point)) {
-            return Ok(refuse(Some(point), &text));
+            return refuse(&text);
         }
         notes.push(text);
     }
@@ -130,88 +155,34 @@ pub async fn run(args: ClaudeArgs) -> Result<ExitCode, CliError> {
     }
     let (skipped, nested) = ancestry.skip_recursion(&mut config, &EventId::of(point, &payload));
     notes.extend(skipped.iter().map(ToString::to_string));
-    // What does not run at this event is said, not left for the user to find out.
-    if can_block(Some(point)) {
-        if let Some((off, location)) = crate::load::default_guards_off(&config) {
-            notes.push(format!(
-                "builtin {} off: the `builtin:` section at {location} leaves them out (remove the section for the default guard set)",
-                off.join(", ")
-            ));
-        }
-        let inactive: Vec<String> = config
-            .hooks
-            .iter()
-            .filter(|s| !s.enabled)
-            .chain(&config.dormant)
-            .filter(|s| s.point == point)
-            .map(|s| format!("`{}` ({})", s.id, s.location))
-            .collect();
-        if !inactive.is_empty() {
-            notes.push(format!(
-                "configured hook(s) of this event that do not run (disabled, or their file is not switched on): {}",
-                inactive.join(", ")
-            ));
-        }
-    }
+    notes.extend(reply::event_notes(&config, point));
     let root = args.config.project_dir();
     if let Err(e) = crate::load::check_root(&root) {
         if can_block(Some(point)) {
-            return Ok(refuse(Some(point), &e.to_string()));
+            return refuse(&e.to_string());
         }
         notes.push(e.to_string());
     }
     let pipeline = match build(&args.config, config, &[(NESTED_ENV, nested)]) {
         Ok(p) => p,
-        Err(e) => return Ok(refuse(Some(point), &e.to_string())),
+        Err(e) => return refuse(&e.to_string()),
     };
     if !pipeline.memory_only.is_empty() {
         notes.push(crate::status::stateful_note(&pipeline.memory_only));
     }
     let (delivery, not_started) = Delivery::start(&pipeline, flush);
     notes.extend(not_started);
-    let fired = hookrail_config::fire::fire_in(&pipeline.hooks, point, payload, &root).await;
+    let fired = reply::fire(&pipeline.hooks, point, payload, &root).await;
     notes.extend(delivery.finish().await);
-    let fired = match fired {
-        Ok(f) => f,
-        Err(e) => return Ok(refuse(Some(point), &e.to_string())),
-    };
-    let (mut answer, code) = hookrail_config::fire::claude_answer(&fired);
-    add_notes(&mut answer, &notes);
-    if answer.as_object().is_some_and(|o| !o.is_empty()) {
-        println!("{answer}");
-    }
-    Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)))
+    reply::answer(fired, point, &event, notes, "hooks claude")
 }
 
-/// Says `notes` on stderr and in the answer's `systemMessage` (which Claude Code shows the
-/// user), after what is already there.
-fn add_notes(answer: &mut Value, notes: &[String]) {
-    if notes.is_empty() {
-        return;
-    }
-    for note in notes {
-        eprintln!("hooks claude: {note}");
-    }
-    let Some(out) = answer.as_object_mut() else {
-        return;
-    };
-    let mut lines: Vec<String> = out
-        .get("systemMessage")
-        .and_then(Value::as_str)
-        .map(str::to_owned)
-        .into_iter()
-        .collect();
-    lines.extend(notes.iter().map(|n| format!("hooks claude: {n}")));
-    out.insert("systemMessage".into(), json!(lines.join("\n")));
-}
-
-fn can_block(point: Option<&str>) -> bool {
-    point.is_none_or(|p| hookrail_config::events::kind_of(p) == Some(hookrail_core::KindId::Guard))
-}
-
-/// Could not decide: block where Claude Code can block (exit 2, reason on stderr), report a
-/// non-blocking error elsewhere (exit 1). Without a point (the event is unknown), it blocks.
-fn refuse(point: Option<&str>, message: &str) -> ExitCode {
-    eprintln!("hooks claude: {message}");
-    ExitCode::from(if can_block(point) { 2 } else { 1 })
+/// The configuration's problems as one text that names each and says how to list them.
+pub(crate) fn problems_text(config: &hookrail_config::file::LoadedConfig) -> String {
+    let listed: Vec<String> = config.problems.iter().map(ToString::to_string).collect();
+    format!(
+        "the configuration has {} problem(s), so a hook it declares may not run: {}; fix them (`hooks validate` lists them)",
+        listed.len(),
+        listed.join("; ")
+    )
 }

@@ -52,7 +52,9 @@ mod limits;
 mod list;
 mod load;
 pub mod nested;
+mod reply;
 mod scaffold;
+mod serve;
 mod status;
 mod trust;
 mod validate;
@@ -95,6 +97,9 @@ pub enum Command {
     Scaffold(scaffold::ScaffoldArgs),
     /// Show the command hashes of configured hooks and approve them.
     Trust(trust::TrustArgs),
+    /// Serve Claude Code's `http` hooks from one long-lived process (POST /claude, GET
+    /// /health, GET /hooks), on loopback with a bearer token.
+    Serve(serve::ServeArgs),
 }
 
 /// Parses the process's arguments, runs the command and returns its exit code. Errors are
@@ -102,12 +107,17 @@ pub enum Command {
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     init_logging(cli.verbose);
-    // One thread: hooks run as child processes (in parallel all the same), and a short-lived
-    // command should not pay for starting a thread pool.
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
+    // One thread for a command that answers one event: hooks run as child processes (in
+    // parallel all the same), and a short-lived command should not pay for starting a thread
+    // pool. The daemon serves many clients at once: a thread per core.
+    let runtime = if matches!(cli.command, Command::Serve(_)) {
+        tokio::runtime::Builder::new_multi_thread()
+    } else {
+        tokio::runtime::Builder::new_current_thread()
+    }
+    .enable_all()
+    .build();
+    let runtime = match runtime {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("hooks: cannot start the async runtime: {e}");
@@ -136,6 +146,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode, CliError> {
         Command::Claude(args) => claude::run(args).await,
         Command::Scaffold(args) => scaffold::run(args),
         Command::Trust(args) => trust::run(args),
+        Command::Serve(args) => serve::run(args).await,
     }
 }
 

@@ -116,7 +116,7 @@ fn parse_size(text: &str) -> Result<usize, String> {
 }
 
 /// `10s`, `500ms`, `2m`; a bare number is seconds.
-fn parse_duration(text: &str) -> Result<Duration, String> {
+pub(crate) fn parse_duration(text: &str) -> Result<Duration, String> {
     let text = text.trim();
     let (digits, unit) = match text.find(|c: char| !c.is_ascii_digit()) {
         Some(i) => text.split_at(i),

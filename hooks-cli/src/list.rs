@@ -17,7 +17,7 @@ use hookrail_core::runtime::HookSource;
 use serde::Serialize;
 
 use crate::CliError;
-use crate::load::{ConfigArgs, pipeline};
+use crate::load::{ConfigArgs, Pipeline, pipeline};
 use crate::status::{self, Standing};
 
 /// Options of `hooks list`.
@@ -32,7 +32,7 @@ pub struct ListArgs {
 
 /// One row of the listing (seed 003 §7.1).
 #[derive(Debug, Serialize)]
-struct Row {
+pub(crate) struct Row {
     id: String,
     point: &'static str,
     /// Whether it runs.
@@ -53,8 +53,46 @@ struct Row {
 
 pub async fn run(args: ListArgs) -> Result<ExitCode, CliError> {
     let pipeline = pipeline(&args.config)?;
-    let project = args.config.project_dir();
-    let config = &pipeline.config;
+    let rows = rows(&pipeline, &args.config)?;
+    let stateful = &pipeline.memory_only;
+    if args.json {
+        crate::load::print_json(&rows)?;
+    } else if rows.is_empty() {
+        println!("no hooks (config hooks are off unless the project file says `enabled: true`)");
+    } else {
+        let mut table =
+            crate::load::table(["id", "point", "status", "kind", "order", "match", "source"]);
+        for r in &rows {
+            table.add_row([
+                r.id.clone(),
+                r.point.to_owned(),
+                r.status.clone(),
+                r.kind.clone(),
+                r.order.to_string(),
+                r.matches.clone(),
+                r.source.clone(),
+            ]);
+        }
+        println!("{table}");
+        let inactive = rows.iter().filter(|r| !r.enabled).count();
+        if inactive > 0 {
+            println!(
+                "{inactive} of {} not running; `hooks list --json` and `hooks validate` say why",
+                rows.len()
+            );
+        }
+        if !stateful.is_empty() {
+            println!("note: {}", status::stateful_note(stateful));
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The rows of the listing: the pipeline's hooks, with the configuration as it is now (a
+/// daemon's reloads included).
+pub(crate) fn rows(pipeline: &Pipeline, args: &ConfigArgs) -> Result<Vec<Row>, CliError> {
+    let project = args.project_dir();
+    let config = &pipeline.configured.config();
     let stateful = &pipeline.memory_only;
     let linked = |id: &str, enabled: bool| {
         let one_event = id
@@ -113,7 +151,7 @@ pub async fn run(args: ListArgs) -> Result<ExitCode, CliError> {
         })
         .collect();
     rows.extend(providers);
-    let gate = status::gate(config, args.config.trust_store()?);
+    let gate = status::gate(config, args.trust_store()?);
     let active = config.hooks.iter().map(|s| (s, config.enabled));
     let dormant = config.dormant.iter().map(|s| (s, false));
     for (spec, switched_on) in active.chain(dormant) {
@@ -188,37 +226,7 @@ pub async fn run(args: ListArgs) -> Result<ExitCode, CliError> {
             r.order,
         )
     });
-    if args.json {
-        crate::load::print_json(&rows)?;
-    } else if rows.is_empty() {
-        println!("no hooks (config hooks are off unless the project file says `enabled: true`)");
-    } else {
-        let mut table =
-            crate::load::table(["id", "point", "status", "kind", "order", "match", "source"]);
-        for r in &rows {
-            table.add_row([
-                r.id.clone(),
-                r.point.to_owned(),
-                r.status.clone(),
-                r.kind.clone(),
-                r.order.to_string(),
-                r.matches.clone(),
-                r.source.clone(),
-            ]);
-        }
-        println!("{table}");
-        let inactive = rows.iter().filter(|r| !r.enabled).count();
-        if inactive > 0 {
-            println!(
-                "{inactive} of {} not running; `hooks list --json` and `hooks validate` say why",
-                rows.len()
-            );
-        }
-        if !stateful.is_empty() {
-            println!("note: {}", status::stateful_note(stateful));
-        }
-    }
-    Ok(ExitCode::SUCCESS)
+    Ok(rows)
 }
 
 /// A short text for a hook's match rules.

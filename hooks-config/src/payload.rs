@@ -143,6 +143,20 @@ pub fn read_blocking<R: Read + Send + 'static>(
     reader: R,
     limits: Limits,
 ) -> Result<Value, PayloadError> {
+    parse(&read_bytes_blocking(reader, limits)?)
+}
+
+/// Reads a payload's bytes from a blocking `reader` within `limits`, without parsing them
+/// (for a process that hands them on, as `hooks claude` does to a daemon); the thread and
+/// the deadline are those of [`read_blocking`].
+///
+/// # Errors
+///
+/// [`PayloadError::TooLarge`], [`PayloadError::TimedOut`], [`PayloadError::Read`].
+pub fn read_bytes_blocking<R: Read + Send + 'static>(
+    reader: R,
+    limits: Limits,
+) -> Result<Vec<u8>, PayloadError> {
     let (tx, rx) = std::sync::mpsc::channel();
     let max = limits.max_bytes;
     std::thread::Builder::new()
@@ -152,7 +166,7 @@ pub fn read_blocking<R: Read + Send + 'static>(
             let _ = tx.send(read_bounded(reader, max));
         })?;
     match rx.recv_timeout(limits.timeout) {
-        Ok(read) => parse(&read?),
+        Ok(read) => read,
         Err(std::sync::mpsc::RecvTimeoutError::Timeout) => Err(PayloadError::TimedOut {
             after: limits.timeout,
         }),

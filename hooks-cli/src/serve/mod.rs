@@ -1,0 +1,335 @@
+//! `hooks serve`: one long-lived process that answers Claude Code's `http` hooks.
+//!
+//! It loads the project's hooks once (project file, `.hooks/`, `--settings`, `--plugin-root`,
+//! builtin policies, the `#[hook]` fns linked into the binary), keeps them loaded, reloads
+//! the configured hooks when their files change (a bad edit keeps the last good set) and
+//! answers each `POST /claude` with the decision `hooks claude` gives for the same payload
+//! ([`crate::reply`] is shared), without a process per event.
+//!
+//! | route | answer |
+//! |---|---|
+//! | `POST /claude` | a Claude Code hook payload in, Claude Code's answer out (always a JSON body) |
+//! | `GET /health` | readiness, the configuration's generation, request and decision counts |
+//! | `GET /hooks` | what `hooks list --json` shows |
+//!
+//! # Secure by default
+//!
+//! - It listens on `127.0.0.1:8717` (`--listen`) for Claude Code's `http` hooks, and on a Unix
+//!   socket of mode 0600 (`--socket`, by default next to its state file) for `hooks claude`
+//!   to forward to. A non-loopback address is refused unless `--allow-remote` is given.
+//! - Every request carries `Authorization: Bearer <token>` ([`token`]); one without it gets
+//!   401, logged at `warn`.
+//! - A body over `--max-payload` (16 MiB) gets 413; one not received within
+//!   `--payload-timeout` (10 s) is refused, and so is a payload with a key given twice.
+//! - Each request has a deadline (`--request-timeout`, 120 s: above the default timeout of a
+//!   command hook). A request the daemon cannot decide — a payload it cannot read, a deadline
+//!   passed, a configuration whose entries have problems — is answered "block" at a point that
+//!   can block ([`Reply::http_body`](crate::reply::Reply::http_body)), and the documented
+//!   settings snippet sets `onFailure: "block"`, so an unreachable daemon fails closed too.
+//!
+//! # What stays the same as `hooks claude`, and what does not (yet)
+//!
+//! The decision for a payload is the same (tested over a payload set). Differences: nested
+//! `hooks claude` detection does not apply (the daemon is not a child of a hook); a change of
+//! the `builtin:` section needs a restart (configured hooks reload, builtin policies are built
+//! once: the reload says so); stateful builtin policies keep their state for the daemon's
+//! life, in memory (not across a restart yet). On SIGTERM or SIGINT it stops accepting,
+//! finishes the requests in flight, flushes the webhooks for `--webhook-flush` and exits 0.
+
+pub(crate) mod forward;
+pub(crate) mod found;
+mod routes;
+pub mod token;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use clap::Args;
+use hookrail_config::payload::Limits;
+use hookrail_config::reload::{ReloadOutcome, Reloader};
+
+use crate::CliError;
+use crate::limits::{LimitArgs, parse_duration};
+use crate::load::{ConfigArgs, Pipeline, build, load_present};
+use crate::nested::NESTED_ENV;
+
+/// The address `hooks serve` listens on by default.
+pub const DEFAULT_LISTEN: &str = "127.0.0.1:8717";
+
+/// Options of `hooks serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// The address Claude Code's `http` hooks post to (loopback unless --allow-remote).
+    #[arg(long, value_name = "ADDR:PORT", default_value = DEFAULT_LISTEN)]
+    pub listen: SocketAddr,
+    /// The Unix socket (made with mode 0600) that `hooks claude` forwards to. Default:
+    /// $XDG_STATE_HOME/hookrail/daemons/<project key>.sock.
+    #[arg(long, value_name = "PATH")]
+    pub socket: Option<PathBuf>,
+    /// Allow a non-loopback --listen address (every request still needs the token).
+    #[arg(long)]
+    pub allow_remote: bool,
+    /// The token file. Default: $HOOKS_TOKEN if set, else $XDG_STATE_HOME/hookrail/token
+    /// (made with mode 0600 on first start).
+    #[arg(long, value_name = "FILE")]
+    pub token_file: Option<PathBuf>,
+    /// How long one request may take before it is answered "block" (`120s`, `500ms`).
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, default_value = "120s")]
+    pub request_timeout: Duration,
+    #[command(flatten)]
+    pub config: ConfigArgs,
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+/// What every request reads: the hooks, the configuration and the counters.
+pub(crate) struct State {
+    pipeline: Pipeline,
+    /// Kept for its watcher: dropping it stops the reloads.
+    _reloader: Option<Reloader>,
+    /// Problems of the configuration as loaded at start (entries left out): blocking at guard
+    /// points, as in `hooks claude`.
+    problems: Option<String>,
+    /// Said in every answer: files named by options that do not exist.
+    missing: Vec<String>,
+    root: PathBuf,
+    limits: Limits,
+    deadline: Duration,
+    token: token::Token,
+    args: ConfigArgs,
+    generation: Arc<AtomicU64>,
+    counts: Counts,
+}
+
+/// Request and decision counts for `/health`.
+#[derive(Debug, Default)]
+pub(crate) struct Counts {
+    requests: AtomicU64,
+    blocked: AtomicU64,
+    refused: AtomicU64,
+    unauthorized: AtomicU64,
+}
+
+impl Counts {
+    fn add(counter: &AtomicU64) {
+        counter.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// Runs the daemon until SIGTERM or SIGINT.
+///
+/// # Errors
+///
+/// [`CliError`] when it cannot start: a refused address or project root, a configuration or
+/// token that cannot be read, a socket that cannot be bound.
+pub async fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
+    if !args.listen.ip().is_loopback() && !args.allow_remote {
+        return Err(CliError::Input(format!(
+            "{} is not a loopback address: anyone who can reach it could ask for decisions; give --allow-remote to listen there anyway (every request still needs the token)",
+            args.listen
+        )));
+    }
+    let token = token::Token::load(args.token_file.as_deref())?;
+    let limits = args.limits.payload()?;
+    let flush = args.limits.webhook_flush()?;
+    let root = args.config.project_dir();
+    crate::load::check_root(&root)?;
+    let (config, missing) = load_present(&args.config)?;
+    let missing: Vec<String> = missing.iter().map(ToString::to_string).collect();
+    for line in &missing {
+        tracing::warn!("{line}");
+    }
+    let problems = (!config.problems.is_empty()).then(|| crate::claude::problems_text(&config));
+    // A hook the daemon runs that runs `hooks claude` is nested: that one decides in its own
+    // process (where recursion is caught) instead of asking the daemon again.
+    let pipeline = build(&args.config, config, &[(NESTED_ENV, "1:1:".to_owned())])?;
+    let (delivery, not_started) = crate::deliver::Delivery::start(&pipeline, flush);
+    for line in &not_started {
+        tracing::warn!("{line}");
+    }
+    let generation = Arc::new(AtomicU64::new(1));
+    let reloader = watch(&args.config, &pipeline, &generation);
+    let state = Arc::new(State {
+        pipeline,
+        _reloader: reloader,
+        problems,
+        missing,
+        root,
+        limits,
+        deadline: args.request_timeout,
+        token,
+        args: args.config.clone(),
+        generation,
+        counts: Counts::default(),
+    });
+    let app = routes::router(Arc::clone(&state));
+    let tcp = tokio::net::TcpListener::bind(args.listen)
+        .await
+        .map_err(|e| CliError::Input(format!("cannot listen on {}: {e}", args.listen)))?;
+    let local = tcp
+        .local_addr()
+        .map_err(|e| CliError::Other(e.to_string()))?;
+    let socket = match &args.socket {
+        Some(path) => path.clone(),
+        None => found::default_socket(&state.root).ok_or_else(|| {
+            CliError::Input(
+                "no state directory for the socket ($XDG_STATE_HOME and $HOME are unset): give --socket PATH".to_owned(),
+            )
+        })?,
+    };
+    let unix = bind_socket(&socket)?;
+    let me = found::Found {
+        pid: std::process::id(),
+        socket: socket.clone(),
+        project: std::fs::canonicalize(&state.root).unwrap_or_else(|_| state.root.clone()),
+        sources: found::sources_of(&args.config),
+        token_file: state.token.file.clone(),
+        request_timeout_ms: u64::try_from(args.request_timeout.as_millis()).unwrap_or(u64::MAX),
+    };
+    let announced = match found::announce(&me) {
+        Ok(path) => Some(path),
+        Err(e) => {
+            tracing::warn!("`hooks claude` will not find this daemon: {e}");
+            None
+        }
+    };
+    // The lines a supervisor or a test reads to find the port (with `:0`) and the socket.
+    eprintln!("hooks serve: listening on unix:{}", socket.display());
+    eprintln!("hooks serve: listening on http://{local}");
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    let until = |mut stopped: tokio::sync::watch::Receiver<bool>| async move {
+        let _ = stopped.wait_for(|stop| *stop).await;
+    };
+    let signals = tokio::spawn(async move {
+        shutdown_signal().await;
+        let _ = stop.send(true);
+    });
+    let served = tokio::try_join!(
+        serve_until(tcp, app.clone(), until(stopped.clone())),
+        serve_until(unix, app, until(stopped)),
+    );
+    signals.abort();
+    let _ = std::fs::remove_file(&socket);
+    if let Some(path) = announced {
+        let _ = std::fs::remove_file(path);
+    }
+    served?;
+    for line in delivery.finish().await {
+        tracing::warn!("{line}");
+    }
+    tracing::info!("stopped");
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn serve_until<L>(
+    listener: L,
+    app: axum::Router,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> Result<(), CliError>
+where
+    L: axum::serve::Listener,
+    L::Addr: std::fmt::Debug,
+{
+    axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown)
+        .await
+        .map_err(|e| CliError::Other(format!("the server stopped: {e}")))
+}
+
+/// Watches the configuration's files; each good edit bumps the generation. Without a watcher
+/// (a directory that cannot be watched) the daemon runs on what it loaded, and says so.
+fn watch(args: &ConfigArgs, pipeline: &Pipeline, generation: &Arc<AtomicU64>) -> Option<Reloader> {
+    let generation = Arc::clone(generation);
+    let builtin_at_start = format!("{:?}", pipeline.config.builtin);
+    let (sources, _) = args.present_sources(true);
+    let configured = pipeline.configured.clone();
+    let reloads = configured.clone();
+    let on_reload = move |outcome: &ReloadOutcome| match outcome {
+        ReloadOutcome::Applied { hooks } => {
+            let now = generation.fetch_add(1, Ordering::SeqCst) + 1;
+            tracing::info!("configuration reloaded: generation {now}, {hooks} configured hook(s)");
+            if format!("{:?}", reloads.config().builtin) != builtin_at_start {
+                tracing::warn!(
+                    "the `builtin:` section changed: builtin policies are built at start; restart `hooks serve` to apply it"
+                );
+            }
+        }
+        ReloadOutcome::Rejected { problems, error } => {
+            let listed: Vec<String> = problems.iter().map(ToString::to_string).collect();
+            tracing::warn!(
+                "configuration edit rejected, the last good set keeps running: {}{}",
+                listed.join("; "),
+                error.as_ref().map(|e| format!("; {e}")).unwrap_or_default()
+            );
+        }
+        _ => {}
+    };
+    match Reloader::watch(configured, sources, on_reload) {
+        Ok(reloader) => Some(reloader),
+        Err(e) => {
+            tracing::warn!("configuration changes will not be reloaded: {e}");
+            None
+        }
+    }
+}
+
+/// Binds a Unix socket that only this user can connect to (its directory made 0700 when
+/// missing). A stale socket file (nobody
+/// listening) is replaced; a live one is an error.
+#[cfg(unix)]
+fn bind_socket(path: &std::path::Path) -> Result<tokio::net::UnixListener, CliError> {
+    use std::os::unix::fs::PermissionsExt;
+    if path.exists() {
+        if std::os::unix::net::UnixStream::connect(path).is_ok() {
+            return Err(CliError::Input(format!(
+                "{} is in use by a running daemon",
+                path.display()
+            )));
+        }
+        std::fs::remove_file(path)
+            .map_err(|e| CliError::Input(format!("cannot replace {}: {e}", path.display())))?;
+    }
+    if let Some(dir) = path.parent() {
+        let mut builder = std::fs::DirBuilder::new();
+        builder.recursive(true);
+        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+        builder
+            .create(dir)
+            .map_err(|e| CliError::Input(format!("cannot make {}: {e}", dir.display())))?;
+    }
+    let listener = tokio::net::UnixListener::bind(path)
+        .map_err(|e| CliError::Input(format!("cannot listen on {}: {e}", path.display())))?;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
+        .map_err(|e| CliError::Input(format!("cannot make {} private: {e}", path.display())))?;
+    Ok(listener)
+}
+
+/// Resolves on SIGTERM or SIGINT (Ctrl-C).
+async fn shutdown_signal() {
+    let interrupt = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(e) => {
+                tracing::warn!("cannot listen for SIGTERM: {e}");
+                std::future::pending::<()>().await;
+            }
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = interrupt => {}
+        () = terminate => {}
+    }
+    tracing::info!("shutting down: finishing the requests in flight");
+}

@@ -1,0 +1,159 @@
+//! The routes of `hooks serve` and the token check in front of them.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::extract::{Request, State as Shared};
+use axum::http::{StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Json, Response};
+use axum::routing::{get, post};
+use http_body_util::{BodyExt, LengthLimitError, Limited};
+use serde_json::{Value, json};
+
+use super::{Counts, State};
+use crate::reply::{self, Reply, can_block};
+
+const WHO: &str = "hooks serve";
+
+pub(super) fn router(state: Arc<State>) -> Router {
+    Router::new()
+        .route("/claude", post(claude))
+        .route("/health", get(health))
+        .route("/hooks", get(hooks))
+        .layer(middleware::from_fn_with_state(
+            Arc::clone(&state),
+            authorize,
+        ))
+        .with_state(state)
+}
+
+/// Every route needs the bearer token; a request without it is refused and logged.
+async fn authorize(Shared(state): Shared<Arc<State>>, request: Request, next: Next) -> Response {
+    let given = request
+        .headers()
+        .get(header::AUTHORIZATION)
+        .map(axum::http::HeaderValue::as_bytes);
+    if state.token.admits(given) {
+        return next.run(request).await;
+    }
+    Counts::add(&state.counts.unauthorized);
+    tracing::warn!(
+        method = %request.method(),
+        path = %request.uri().path(),
+        "refused a request without the token ({})",
+        if given.is_some() { "wrong token" } else { "no Authorization header" }
+    );
+    let body = json!({
+        "error": format!("this daemon needs `Authorization: Bearer <token>`; the token is in {}", state.token.origin)
+    });
+    (StatusCode::UNAUTHORIZED, Json(body)).into_response()
+}
+
+/// A Claude Code hook payload in, Claude Code's answer out.
+async fn claude(Shared(state): Shared<Arc<State>>, body: Body) -> Response {
+    Counts::add(&state.counts.requests);
+    let (status, reply) = match read(&state, body).await {
+        Ok(bytes) => (StatusCode::OK, decide(&state, &bytes).await),
+        Err((status, message)) => (status, Reply::refuse(None, None, &message)),
+    };
+    if reply.code != 0 {
+        Counts::add(&state.counts.refused);
+        for line in &reply.said {
+            tracing::warn!("{line}");
+        }
+    }
+    if reply.blocks() {
+        Counts::add(&state.counts.blocked);
+    }
+    (status, Json(reply.http_body())).into_response()
+}
+
+/// The body, at most `max_bytes` and within the payload timeout.
+async fn read(state: &State, body: Body) -> Result<Bytes, (StatusCode, String)> {
+    let max = state.limits.max_bytes;
+    let limited = Limited::new(body, max);
+    match tokio::time::timeout(state.limits.timeout, limited.collect()).await {
+        Err(_) => Err((
+            StatusCode::REQUEST_TIMEOUT,
+            format!(
+                "the payload did not arrive within {} ms (--payload-timeout); blocked",
+                state.limits.timeout.as_millis()
+            ),
+        )),
+        Ok(Err(e)) if e.is::<LengthLimitError>() => Err((
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("the payload is over {max} bytes (--max-payload); blocked"),
+        )),
+        Ok(Err(e)) => Err((
+            StatusCode::BAD_REQUEST,
+            format!("the payload could not be read: {e}; blocked"),
+        )),
+        Ok(Ok(collected)) => Ok(collected.to_bytes()),
+    }
+}
+
+/// The same steps as `hooks claude`, on the loaded hooks; the hooks' run has the request's
+/// deadline, past which the event is refused (blocked where it can be).
+async fn decide(state: &State, bytes: &[u8]) -> Reply {
+    let payload = match hookrail_config::payload::parse(bytes) {
+        Ok(payload) => payload,
+        Err(e) => return Reply::refuse(None, None, &e.to_string()),
+    };
+    let (point, event) = match reply::point_of(&payload) {
+        Ok(found) => found,
+        Err(refused) => return *refused,
+    };
+    let mut notes = state.missing.clone();
+    if let Some(problems) = &state.problems {
+        if can_block(Some(point)) {
+            return Reply::refuse(Some(point), Some(&event), problems);
+        }
+        notes.push(problems.clone());
+    }
+    let config = state.pipeline.configured.config();
+    notes.extend(reply::event_notes(&config, point));
+    let run = reply::fire(&state.pipeline.hooks, point, payload, &state.root);
+    match tokio::time::timeout(state.deadline, run).await {
+        Ok(fired) => reply::answer(fired, point, &event, notes, WHO),
+        Err(_) => Reply::refuse(
+            Some(point),
+            Some(&event),
+            &format!(
+                "no decision within {} ms (--request-timeout)",
+                state.deadline.as_millis()
+            ),
+        ),
+    }
+}
+
+/// Readiness, the configuration's generation and the counts.
+async fn health(Shared(state): Shared<Arc<State>>) -> Json<Value> {
+    let counts = &state.counts;
+    let load = |c: &std::sync::atomic::AtomicU64| c.load(Ordering::Relaxed);
+    Json(json!({
+        "ready": true,
+        "version": env!("CARGO_PKG_VERSION"),
+        "generation": state.generation.load(Ordering::SeqCst),
+        "project": state.root.display().to_string(),
+        "hooks": state.pipeline.hooks.list().len(),
+        "requests": load(&counts.requests),
+        "blocked": load(&counts.blocked),
+        "refused": load(&counts.refused),
+        "unauthorized": load(&counts.unauthorized),
+    }))
+}
+
+/// What `hooks list --json` shows.
+async fn hooks(Shared(state): Shared<Arc<State>>) -> Response {
+    match crate::list::rows(&state.pipeline, &state.args) {
+        Ok(rows) => Json(rows).into_response(),
+        Err(e) => (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            Json(json!({ "error": e.to_string() })),
+        )
+            .into_response(),
+    }
+}
