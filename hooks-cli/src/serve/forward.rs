@@ -69,9 +69,9 @@ pub async fn forward(found: &Found, payload: Bytes) -> Result<Value, ForwardErro
         .await
         .map_err(|_| io(format!("no answer within {} ms", wait.as_millis())))?
         .map_err(|e| io(e.to_string()))?;
-    // 200, and the statuses whose body is the daemon's "block" (a payload it refused to
-    // read); anything else (401: another token) is no answer.
-    let answered = matches!(status, 200 | 400 | 408 | 413);
+    // The daemon answers every payload with 200; anything else (401: another token) is no
+    // answer.
+    let answered = status == 200;
     match serde_json::from_slice::<Value>(&body) {
         Ok(answer) if answered && answer.is_object() => Ok(answer),
         _ => Err(ForwardError::Answer { endpoint, status }),

@@ -19,8 +19,9 @@
 //!   to forward to. A non-loopback address is refused unless `--allow-remote` is given.
 //! - Every request carries `Authorization: Bearer <token>` ([`token`]); one without it gets
 //!   401, logged at `warn`.
-//! - A body over `--max-payload` (16 MiB) gets 413; one not received within
-//!   `--payload-timeout` (10 s) is refused, and so is a payload with a key given twice.
+//! - A body over `--max-payload` (16 MiB), one not received within `--payload-timeout`
+//!   (10 s) and a payload with a key given twice are refused: answered "block", with status
+//!   200 (Claude Code ignores the body of any other status).
 //! - Each request has a deadline (`--request-timeout`, 120 s: above the default timeout of a
 //!   command hook). A request the daemon cannot decide — a payload it cannot read, a deadline
 //!   passed, a configuration whose entries have problems — is answered "block" at a point that

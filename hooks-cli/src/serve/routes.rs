@@ -52,12 +52,15 @@ async fn authorize(Shared(state): Shared<Arc<State>>, request: Request, next: Ne
     (StatusCode::UNAUTHORIZED, Json(body)).into_response()
 }
 
-/// A Claude Code hook payload in, Claude Code's answer out.
+/// A Claude Code hook payload in, Claude Code's answer out: always status 200 with the answer
+/// as the body, a payload it refused to read included. Claude Code takes a non-2xx status as
+/// a non-blocking error unless the hook says `onFailure: "block"`, so a refusal sent as 413
+/// would let the call through for a user who left that out.
 async fn claude(Shared(state): Shared<Arc<State>>, body: Body) -> Response {
     Counts::add(&state.counts.requests);
-    let (status, reply) = match read(&state, body).await {
-        Ok(bytes) => (StatusCode::OK, decide(&state, &bytes).await),
-        Err((status, message)) => (status, Reply::refuse(None, None, &message)),
+    let reply = match read(&state, body).await {
+        Ok(bytes) => decide(&state, &bytes).await,
+        Err(message) => Reply::refuse(None, None, &message),
     };
     if reply.code != 0 {
         Counts::add(&state.counts.refused);
@@ -68,29 +71,22 @@ async fn claude(Shared(state): Shared<Arc<State>>, body: Body) -> Response {
     if reply.blocks() {
         Counts::add(&state.counts.blocked);
     }
-    (status, Json(reply.http_body())).into_response()
+    (StatusCode::OK, Json(reply.http_body())).into_response()
 }
 
 /// The body, at most `max_bytes` and within the payload timeout.
-async fn read(state: &State, body: Body) -> Result<Bytes, (StatusCode, String)> {
+async fn read(state: &State, body: Body) -> Result<Bytes, String> {
     let max = state.limits.max_bytes;
     let limited = Limited::new(body, max);
     match tokio::time::timeout(state.limits.timeout, limited.collect()).await {
-        Err(_) => Err((
-            StatusCode::REQUEST_TIMEOUT,
-            format!(
-                "the payload did not arrive within {} ms (--payload-timeout); blocked",
-                state.limits.timeout.as_millis()
-            ),
+        Err(_) => Err(format!(
+            "the payload did not arrive within {} ms (--payload-timeout); blocked",
+            state.limits.timeout.as_millis()
         )),
-        Ok(Err(e)) if e.is::<LengthLimitError>() => Err((
-            StatusCode::PAYLOAD_TOO_LARGE,
-            format!("the payload is over {max} bytes (--max-payload); blocked"),
+        Ok(Err(e)) if e.is::<LengthLimitError>() => Err(format!(
+            "the payload is over {max} bytes (--max-payload); blocked"
         )),
-        Ok(Err(e)) => Err((
-            StatusCode::BAD_REQUEST,
-            format!("the payload could not be read: {e}; blocked"),
-        )),
+        Ok(Err(e)) => Err(format!("the payload could not be read: {e}; blocked")),
         Ok(Ok(collected)) => Ok(collected.to_bytes()),
     }
 }
