@@ -48,6 +48,7 @@ mod claude;
 mod deliver;
 mod error;
 mod fire;
+mod install;
 mod limits;
 mod list;
 mod load;
@@ -100,6 +101,9 @@ pub enum Command {
     /// Serve Claude Code's `http` hooks from one long-lived process (POST /claude, GET
     /// /health, GET /hooks), on loopback with a bearer token.
     Serve(serve::ServeArgs),
+    /// Write the hook entries that send an agent's events to `hooks serve` (or `hooks claude`)
+    /// into its settings file, keeping everything else.
+    Install(install::InstallArgs),
 }
 
 /// Parses the process's arguments, runs the command and returns its exit code. Errors are
@@ -147,6 +151,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode, CliError> {
         Command::Scaffold(args) => scaffold::run(args),
         Command::Trust(args) => trust::run(args),
         Command::Serve(args) => serve::run(args).await,
+        Command::Install(args) => install::run(args),
     }
 }
 

@@ -534,6 +534,36 @@ fn sigterm_stops_the_daemon_cleanly() {
 }
 
 #[test]
+fn sigterm_stores_every_audit_record_of_the_requests_answered() {
+    let project = Project::new();
+    let audit = project.trust.path().join("audit.jsonl");
+    project.write(
+        "hooks.yaml",
+        &format!(
+            "enabled: true\nbuiltin:\n  command_guard:\n  audit:\n    path: {}\n    format: jsonl\nhooks: []\n",
+            audit.display()
+        ),
+    );
+    let mut daemon = Daemon::start(&project, &[]);
+    for n in 0..20 {
+        let mut payload = bash(&project, if n % 2 == 0 { "ls" } else { "rm -rf /" });
+        payload["tool_use_id"] = json!(format!("toolu_{n:02}"));
+        let (status, _) = daemon.post("/claude", payload.to_string().as_bytes());
+        assert_eq!(status, 200);
+    }
+    let pid = i32::try_from(daemon.child.id()).unwrap();
+    // SAFETY: a plain kill(2) of our own child.
+    assert_eq!(unsafe { libc_kill(pid, 15) }, 0);
+    let status = daemon.child.wait().unwrap();
+    assert_eq!(status.code(), Some(0));
+    let text = std::fs::read_to_string(&audit).unwrap();
+    for n in 0..20 {
+        let id = format!("toolu_{n:02}");
+        assert!(text.contains(&id), "{id} is not in the audit:\n{text}");
+    }
+}
+
+#[test]
 fn a_unix_socket_is_private_and_answers() {
     use std::os::unix::fs::PermissionsExt;
     use std::os::unix::net::UnixStream;
@@ -636,10 +666,72 @@ fn the_readme_settings_snippet_reaches_the_daemon() {
     );
     assert_eq!(status, 200);
     assert_eq!(decision(None, &body), "block", "{body}");
+    // `hooks install claude` writes exactly the snippet into an empty project.
+    let empty = Project::new();
+    let out = empty.hooks(
+        &["install", "claude", "--dir", empty.path().to_str().unwrap()],
+        &[],
+        "",
+    );
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let written: Value = serde_json::from_slice(
+        &std::fs::read(empty.path().join(".claude").join("settings.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(written, settings);
     // The snippet's address is the daemon's default one.
     let out = Command::new(EXE)
         .args(["serve", "--help"])
         .output()
         .unwrap();
     assert!(String::from_utf8_lossy(&out.stdout).contains("127.0.0.1:8717"));
+}
+
+#[test]
+fn install_writes_the_daemon_entries_once_and_keeps_the_rest() {
+    let project = Project::new();
+    let settings = project.path().join(".claude").join("settings.json");
+    project.write(
+        ".claude/settings.json",
+        r#"{"model": "opus", "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./mine.sh"}]}]}}"#,
+    );
+    let dir = project.path().to_str().unwrap();
+    let out = project.hooks(&["install", "claude", "--dir", dir], &[], "");
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    assert!(common::stdout(&out).contains("hooks serve --listen 127.0.0.1:8717"));
+    let written: Value = serde_json::from_slice(&std::fs::read(&settings).unwrap()).unwrap();
+    assert_eq!(written["model"], "opus");
+    let pre = written["hooks"]["PreToolUse"].as_array().unwrap();
+    assert_eq!(pre[0]["hooks"][0]["command"], "./mine.sh");
+    assert_eq!(pre[1]["hooks"][0]["url"], "http://127.0.0.1:8717/claude");
+    assert_eq!(pre[1]["hooks"][0]["onFailure"], "block");
+    let backup = project.path().join(".claude").join("settings.json.bak");
+    let kept: Value = serde_json::from_slice(&std::fs::read(&backup).unwrap()).unwrap();
+    assert_eq!(kept["hooks"]["PreToolUse"].as_array().unwrap().len(), 1);
+    // Again: nothing changes, no second backup.
+    let before = std::fs::read(&settings).unwrap();
+    let out = project.hooks(&["install", "claude", "--dir", dir], &[], "");
+    assert!(common::stdout(&out).contains("already installed"));
+    assert_eq!(std::fs::read(&settings).unwrap(), before);
+    assert!(
+        !project
+            .path()
+            .join(".claude")
+            .join("settings.json.bak.1")
+            .exists()
+    );
+    // --command replaces the http entries with `hooks claude` ones, in place.
+    let out = project.hooks(&["install", "claude", "--dir", dir, "--command"], &[], "");
+    assert!(out.status.success());
+    let written: Value = serde_json::from_slice(&std::fs::read(&settings).unwrap()).unwrap();
+    let pre = written["hooks"]["PreToolUse"].as_array().unwrap();
+    assert_eq!(pre.len(), 2);
+    assert_eq!(pre[1]["hooks"][0]["command"], "hooks claude");
+    assert!(!written.to_string().contains("8717"));
+    // A file that is not JSON is refused, never overwritten.
+    project.write(".claude/settings.json", "{ not json");
+    let out = project.hooks(&["install", "claude", "--dir", dir], &[], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(common::stderr(&out).contains("not JSON"));
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), "{ not json");
 }

@@ -222,6 +222,9 @@ pub async fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
     for line in delivery.finish().await {
         tracing::warn!("{line}");
     }
+    // The last handle of the hook set: dropping it closes the builtin policies, and the audit
+    // stores every record it queued before the process exits.
+    drop(state);
     tracing::info!("stopped");
     Ok(ExitCode::SUCCESS)
 }
