@@ -4,209 +4,13 @@
 mod common;
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{SocketAddr, TcpStream};
-use std::process::{Child, Command, Stdio};
+use std::net::TcpStream;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use common::daemon::*;
 use common::{EXE, Project};
 use serde_json::{Value, json};
-
-const TOKEN: &str = "test-token-0123456789abcdef";
-
-/// A running daemon, killed on drop.
-struct Daemon {
-    child: Child,
-    addr: SocketAddr,
-}
-
-impl Daemon {
-    fn start(project: &Project, args: &[&str]) -> Daemon {
-        let mut child = serve_command(project, args).spawn().unwrap();
-        let stderr = child.stderr.take().unwrap();
-        let mut lines = BufReader::new(stderr).lines();
-        let addr = loop {
-            let line = lines
-                .next()
-                .expect("hooks serve exited before listening")
-                .unwrap();
-            if let Some(addr) = line.strip_prefix("hooks serve: listening on http://") {
-                break addr.parse().unwrap();
-            }
-        };
-        // Keep draining stderr so the daemon never blocks on a full pipe.
-        std::thread::spawn(move || for _ in lines {});
-        Daemon { child, addr }
-    }
-
-    fn post(&self, path: &str, body: &[u8]) -> (u16, Value) {
-        request(self.addr, "POST", path, Some(TOKEN), body)
-    }
-
-    fn get(&self, path: &str) -> (u16, Value) {
-        request(self.addr, "GET", path, Some(TOKEN), b"")
-    }
-}
-
-impl Drop for Daemon {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn serve_command(project: &Project, args: &[&str]) -> Command {
-    let mut command = Command::new(EXE);
-    command
-        .arg("serve")
-        .args(["--listen", "127.0.0.1:0", "--project"])
-        .arg(project.path())
-        .args(args)
-        .current_dir(project.path())
-        .env("HOOKS_TOKEN", TOKEN)
-        .env("HOOKS_TRUST_FILE", project.trust.path().join("trust.json"))
-        .env("XDG_STATE_HOME", state_home(project))
-        .env_remove("CLAUDE_PROJECT_DIR")
-        .env_remove("RUST_LOG")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped());
-    command
-}
-
-/// The state directory of a test's daemons and clients (never the user's own).
-fn state_home(project: &Project) -> std::path::PathBuf {
-    project.trust.path().join("state")
-}
-
-/// `hooks claude` for `project`, finding the test's daemons.
-fn claude(project: &Project, args: &[&str], payload: &[u8]) -> std::process::Output {
-    let state = state_home(project);
-    let mut all = vec!["claude", "--project", project.path().to_str().unwrap()];
-    all.extend(args);
-    project.hooks(
-        &all,
-        &[
-            ("XDG_STATE_HOME", state.to_str().unwrap()),
-            ("HOOKS_TOKEN", TOKEN),
-        ],
-        payload,
-    )
-}
-
-/// One request on its own connection (`Connection: close`).
-fn request(
-    addr: SocketAddr,
-    method: &str,
-    path: &str,
-    token: Option<&str>,
-    body: &[u8],
-) -> (u16, Value) {
-    let mut stream = TcpStream::connect(addr).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(60)))
-        .unwrap();
-    write_request(&mut stream, method, path, token, body, true);
-    let mut response = Vec::new();
-    stream.read_to_end(&mut response).unwrap();
-    parse_response(&response)
-}
-
-fn write_request(
-    stream: &mut impl Write,
-    method: &str,
-    path: &str,
-    token: Option<&str>,
-    body: &[u8],
-    close: bool,
-) {
-    let mut head = format!(
-        "{method} {path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: {}\r\n",
-        body.len()
-    );
-    if let Some(token) = token {
-        head.push_str(&format!("Authorization: Bearer {token}\r\n"));
-    }
-    if close {
-        head.push_str("Connection: close\r\n");
-    }
-    head.push_str("\r\n");
-    stream.write_all(head.as_bytes()).unwrap();
-    stream.write_all(body).unwrap();
-}
-
-/// The status and the JSON body of a whole response.
-fn parse_response(response: &[u8]) -> (u16, Value) {
-    let text = String::from_utf8_lossy(response);
-    let (head, body) = text.split_once("\r\n\r\n").expect("a whole response");
-    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
-    let body = if body.is_empty() {
-        Value::Null
-    } else {
-        serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {body}"))
-    };
-    (status, body)
-}
-
-/// Reads one response with a `Content-Length` from a kept-alive connection.
-fn read_one(reader: &mut BufReader<TcpStream>) -> (u16, Value) {
-    let mut head = Vec::new();
-    let mut length = 0;
-    loop {
-        let mut line = String::new();
-        reader.read_line(&mut line).unwrap();
-        if let Some(value) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-            length = value.trim().parse().unwrap();
-        }
-        head.extend_from_slice(line.as_bytes());
-        if line == "\r\n" {
-            break;
-        }
-    }
-    let mut body = vec![0; length];
-    reader.read_exact(&mut body).unwrap();
-    head.extend_from_slice(&body);
-    parse_response(&head)
-}
-
-fn bash(project: &Project, command: &str) -> Value {
-    json!({
-        "session_id": "s1",
-        "transcript_path": "/dev/null",
-        "cwd": project.path(),
-        "permission_mode": "default",
-        "hook_event_name": "PreToolUse",
-        "tool_name": "Bash",
-        "tool_input": { "command": command },
-        "tool_use_id": "toolu_01"
-    })
-}
-
-/// What a `hooks claude` run decided.
-fn decided(out: &std::process::Output) -> &'static str {
-    let stdout = common::stdout(out);
-    let answer: Value = if stdout.trim().is_empty() {
-        json!({})
-    } else {
-        serde_json::from_str(stdout.trim()).unwrap()
-    };
-    decision(out.status.code(), &answer)
-}
-
-/// What an answer decides: `block`, `ask`, `allow` or `pass`.
-fn decision(code: Option<i32>, answer: &Value) -> &'static str {
-    if code == Some(2)
-        || answer["decision"] == "block"
-        || answer["hookSpecificOutput"]["permissionDecision"] == "deny"
-    {
-        "block"
-    } else if answer["hookSpecificOutput"]["permissionDecision"] == "ask" {
-        "ask"
-    } else if answer["hookSpecificOutput"]["permissionDecision"] == "allow" {
-        "allow"
-    } else {
-        "pass"
-    }
-}
 
 #[test]
 fn the_daemon_decides_as_hooks_claude_does() {
@@ -545,11 +349,18 @@ fn sigterm_stores_every_audit_record_of_the_requests_answered() {
         ),
     );
     let mut daemon = Daemon::start(&project, &[]);
+    // Denied calls are recorded at PreToolUse, allowed ones when their PostToolUse comes.
     for n in 0..20 {
         let mut payload = bash(&project, if n % 2 == 0 { "ls" } else { "rm -rf /" });
         payload["tool_use_id"] = json!(format!("toolu_{n:02}"));
         let (status, _) = daemon.post("/claude", payload.to_string().as_bytes());
         assert_eq!(status, 200);
+        if n % 2 == 0 {
+            payload["hook_event_name"] = json!("PostToolUse");
+            payload["tool_response"] = json!({"stdout": "a b", "exit_code": 0});
+            let (status, _) = daemon.post("/claude", payload.to_string().as_bytes());
+            assert_eq!(status, 200);
+        }
     }
     let pid = i32::try_from(daemon.child.id()).unwrap();
     // SAFETY: a plain kill(2) of our own child.
@@ -609,11 +420,6 @@ fn a_unix_socket_is_private_and_answers() {
     assert_eq!(decision(None, &body), "block", "{body}");
     let _ = child.kill();
     let _ = child.wait();
-}
-
-unsafe extern "C" {
-    #[link_name = "kill"]
-    fn libc_kill(pid: i32, signal: i32) -> i32;
 }
 
 /// The README's settings snippet for the daemon: every entry posts to `hooks serve` with the

@@ -49,6 +49,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use axum::serve::ListenerExt;
 use clap::Args;
 use hookrail_config::payload::Limits;
 use hookrail_config::reload::{ReloadOutcome, Reloader};
@@ -78,6 +79,10 @@ pub struct ServeArgs {
     /// (made with mode 0600 on first start).
     #[arg(long, value_name = "FILE")]
     pub token_file: Option<PathBuf>,
+    /// How long a client may take to send a request's headers before the connection is
+    /// closed (slowloris).
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, default_value = "10s")]
+    pub header_timeout: Duration,
     /// How long one request may take before it is answered "block" (`120s`, `500ms`).
     #[arg(long, value_name = "DURATION", value_parser = parse_duration, default_value = "120s")]
     pub request_timeout: Duration,
@@ -210,8 +215,18 @@ pub async fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
         let _ = stop.send(true);
     });
     let served = tokio::try_join!(
-        serve_until(tcp, app.clone(), until(stopped.clone())),
-        serve_until(unix, app, until(stopped)),
+        // Answers are small and latency is the point: no Nagle delay on them.
+        serve_until(
+            tcp.tap_io(|stream| {
+                if let Err(e) = stream.set_nodelay(true) {
+                    tracing::debug!("TCP_NODELAY: {e}");
+                }
+            }),
+            app.clone(),
+            args.header_timeout,
+            until(stopped.clone()),
+        ),
+        serve_until(unix, app, args.header_timeout, until(stopped)),
     );
     signals.abort();
     let _ = std::fs::remove_file(&socket);
@@ -229,19 +244,43 @@ pub async fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Serves `app` on `listener` (HTTP/1.1, keep-alive) until `stop` resolves, then stops
+/// accepting, lets the requests in flight finish and closes idle connections. A client that
+/// takes longer than `header_timeout` to send a request's headers (slowloris) is cut off
+/// instead of holding its connection open forever.
 async fn serve_until<L>(
-    listener: L,
+    mut listener: L,
     app: axum::Router,
-    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+    header_timeout: Duration,
+    stop: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> Result<(), CliError>
 where
     L: axum::serve::Listener,
-    L::Addr: std::fmt::Debug,
 {
-    axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown)
-        .await
-        .map_err(|e| CliError::Other(format!("the server stopped: {e}")))
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.timer(hyper_util::rt::TokioTimer::new())
+        .header_read_timeout(header_timeout)
+        .keep_alive(true);
+    tokio::pin!(stop);
+    loop {
+        tokio::select! {
+            (io, _) = listener.accept() => {
+                let service = hyper_util::service::TowerToHyperService::new(app.clone());
+                let connection =
+                    graceful.watch(http.serve_connection(hyper_util::rt::TokioIo::new(io), service));
+                tokio::spawn(async move {
+                    if let Err(e) = connection.await {
+                        tracing::debug!("connection closed: {e}");
+                    }
+                });
+            }
+            () = &mut stop => break,
+        }
+    }
+    drop(listener);
+    graceful.shutdown().await;
+    Ok(())
 }
 
 /// Watches the configuration's files; each good edit bumps the generation. Without a watcher

@@ -9,6 +9,8 @@ use std::process::{Command, Output, Stdio};
 
 use hookrail_cli::nested::NESTED_ENV;
 
+pub mod daemon;
+
 /// The binary under test.
 pub const EXE: &str = env!("CARGO_BIN_EXE_hooks");
 
