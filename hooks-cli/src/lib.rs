@@ -10,7 +10,8 @@
 //! ```
 //!
 //! Every command that loads hooks takes the same options: `--project DIR` (default
-//! `$CLAUDE_PROJECT_DIR`, else the current directory; its `hooks.yaml` and `.hooks/`),
+//! `$CLAUDE_PROJECT_DIR`, else the directory of the first `--config` file, else the current
+//! directory; its `hooks.yaml` and `.hooks/`),
 //! `--config FILE` (files of our schema, instead of the project's), `--settings FILE`
 //! (Claude Code settings), `--plugin-root DIR` (Claude Code plugins) and `--trust-file FILE`.
 //! `hooks claude` and `hooks fire` also take these limits:
