@@ -129,12 +129,18 @@ pub fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    match runtime.block_on(run(cli)) {
-        Ok(code) => code,
-        Err(e) => {
+    let claude = matches!(cli.command, Command::Claude(_));
+    // A panic of `hooks claude` would exit 101, which Claude Code takes as "proceed": it is
+    // answered like any other failure to decide (`claude::panicked`).
+    let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| runtime.block_on(run(cli))));
+    match ran {
+        Ok(Ok(code)) => code,
+        Ok(Err(e)) => {
             eprintln!("hooks: {e}");
             ExitCode::from(e.exit_code())
         }
+        Err(cause) if claude => claude::panicked(cause.as_ref()),
+        Err(cause) => std::panic::resume_unwind(cause),
     }
 }
 
