@@ -82,3 +82,80 @@ fn a_panic_blocks_at_a_guard_point() {
     let out = child.wait_with_output().expect("hooks claude ran");
     assert_eq!(out.status.code(), Some(1), "{out:?}");
 }
+
+/// Whether `pid` is running (a zombie is not: it is dead and only waits to be reaped).
+#[cfg(target_os = "linux")]
+fn alive(pid: u32) -> bool {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return false;
+    };
+    let state = stat
+        .rfind(')')
+        .and_then(|end| stat.get(end + 1..))
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap_or("");
+    !matches!(state, "Z" | "X" | "x")
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_runner_killed_mid_hook_leaves_no_process_of_the_hook() {
+    use std::time::{Duration, Instant};
+
+    let p = Project::new();
+    // The hook starts a setsid daemon (double-forked: reparented at once) and a plain
+    // background child, writes their pids and its own, and hangs.
+    p.write(
+        "hooks.yaml",
+        "enabled: true\nallow: [\"./hang.sh\"]\nhooks:\n  - { id: hang, event_type: PreToolUse, timeout_ms: 120000, handler: { command: ./hang.sh } }\n",
+    );
+    p.write(
+        "hang.sh",
+        "#!/bin/sh\n(setsid sh -c 'echo $$ >> pids; exec sleep 300' </dev/null >/dev/null 2>&1 &) &\nsleep 300 </dev/null >/dev/null 2>&1 &\necho $! >> pids\necho $$ >> pids\nsleep 300\n",
+    );
+    let mut child = p
+        .command(&["claude"], &[])
+        .spawn()
+        .expect("hooks claude starts");
+    let mut stdin = child.stdin.take().expect("stdin is piped");
+    stdin
+        .write_all(bash(&p, "PreToolUse", "ls").as_bytes())
+        .expect("payload written");
+    drop(stdin);
+    let pids_file = p.path().join("pids");
+    let started = Instant::now();
+    let pids: Vec<u32> = loop {
+        let pids: Vec<u32> = std::fs::read_to_string(&pids_file)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| l.trim().parse().ok())
+            .collect();
+        if pids.len() == 3 {
+            break pids;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the hook did not start its processes: {pids:?}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(pids.iter().all(|&pid| alive(pid)), "{pids:?}");
+    // As an agent would at its own timeout: no chance to clean up.
+    child.kill().expect("SIGKILL");
+    let _ = child.wait();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while pids.iter().any(|&pid| alive(pid)) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let survivors: Vec<u32> = pids.iter().copied().filter(|&pid| alive(pid)).collect();
+    // Leave nothing behind even when the test fails.
+    for &pid in &survivors {
+        let _ = std::process::Command::new("kill")
+            .args(["-9", &pid.to_string()])
+            .status();
+    }
+    assert!(
+        survivors.is_empty(),
+        "still running 10 s after the runner died: {survivors:?}"
+    );
+}
