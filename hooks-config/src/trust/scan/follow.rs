@@ -122,9 +122,12 @@ impl Scan<'_> {
     pub(super) fn follow_found(&mut self, lang: Option<Lang>, sh: &Shell) {
         for path in std::mem::take(&mut self.last_found) {
             if matches!(lang, None | Some(Lang::Shell))
-                && let Ok(text) = fs::read_to_string(&path)
+                && self.in_roots(&path)
+                && let Ok(bytes) =
+                    super::super::fingerprint::read_limited(&path, super::super::MAX_SCRIPT_BYTES)
             {
-                self.functions.extend(function_names(&text));
+                self.functions
+                    .extend(function_names(&String::from_utf8_lossy(&bytes)));
             }
             self.queue.push_back(Follow {
                 path,
