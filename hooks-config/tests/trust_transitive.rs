@@ -32,6 +32,15 @@ fn project() -> tempfile::TempDir {
         ("runs.sh", "python3 ./hook.py\nnode ./hook.js\n"),
         ("direct.sh", "./main.sh\n"),
         ("env.sh", "X=./lib2.sh\n. \"$X\"\n"),
+        // The script's own directory, the usual ways.
+        (
+            "selfdir.sh",
+            "DIR=\"$(cd \"$(dirname \"$0\")\" && pwd)\"\n. \"$DIR/lib2.sh\"\n",
+        ),
+        ("sub/dirname.sh", ". \"$(dirname \"$0\")/lib.sh\"\n"),
+        ("sub/lib.sh", "true\n"),
+        ("bs_main.sh", ". ./sub/bs.sh\n"),
+        ("sub/bs.sh", ". \"$(dirname -- \"${BASH_SOURCE[0]}\")/lib.sh\"\n"),
         (
             "case.sh",
             "event=$(cat)\ncase \"$event\" in\n  *forbidden*) echo no >&2; exit 2 ;;\n  a|b) . ./lib2.sh ;;\nesac\n",
@@ -66,6 +75,7 @@ fn project() -> tempfile::TempDir {
         ("var.sh", ". \"$LIB\"\n"),
         ("dirname.sh", ". \"$(dirname \"$0\")/lib.sh\"\n"),
         ("evals.sh", "eval \"$CMD\"\n"),
+        ("shc.sh", "sh -c '. \"$(dirname \"$0\")/lib.sh\"'\n"),
         ("runs_var.sh", "python3 \"$1\"\n"),
         ("dyn.py", "import importlib\nm = importlib.import_module(name)\n"),
         ("dunder.py", "m = __import__(name)\n"),
@@ -111,6 +121,10 @@ const FOLLOWED: &[(&str, &str)] = &[
     ("sh ./direct.sh", "lib2.sh"),
     ("sh ./env.sh", "lib2.sh"),
     ("sh ./case.sh", "lib2.sh"),
+    ("sh ./selfdir.sh", "lib2.sh"),
+    ("./selfdir.sh", "lib2.sh"),
+    ("sh ./sub/dirname.sh", "sub/lib.sh"),
+    ("bash ./bs_main.sh", "sub/lib.sh"),
     ("python3 hook.py", "helpers.py"),
     ("python3 hook.py", "pkg/__init__.py"),
     ("python3 hook.py", "pkg/mod.py"),
@@ -134,7 +148,16 @@ const UNHASHED: &[(&str, &str)] = &[
         "sh ./var.sh",
         "var.sh: . \"$LIB\": the sourced file is decided at run time",
     ),
-    ("sh ./dirname.sh", "dirname.sh: "),
+    // Sourced by the command itself, `$0` is the hook's shell: not a file.
+    (
+        ". ./dirname.sh",
+        "dirname.sh: . \"$(dirname \"$0\")/lib.sh\": the sourced file is decided at run time",
+    ),
+    // A new shell's `$0` is its name, whatever script started it.
+    (
+        "sh ./shc.sh",
+        "shc.sh: . \"$(dirname \"$0\")/lib.sh\": the sourced file is decided at run time",
+    ),
     (
         "sh ./evals.sh",
         "evals.sh: eval \"$CMD\": `eval` runs text built at run time",

@@ -209,8 +209,12 @@
 //!       directories the command runs in, with no variables but those it sets (a `#!`
 //!       interpreter that is a project script gets the script as `$1`/`$@`): `. ./lib.sh`
 //!       and `source lib.sh` are hashed and read in turn, and so are the scripts and modules
-//!       it runs; `. "$LIB"`, `. "$(dirname "$0")/x"`, `eval "$CMD"` and `python3 "$1"` are
-//!       unhashed, named `file: command: why`. `case` patterns are words, not commands; a
+//!       it runs; the script's own directory is known (`$(dirname "$0")` in a script that
+//!       was run, `$(dirname "${BASH_SOURCE[0]}")` in any followed file, and
+//!       `$(cd "$(dirname "$0")" && pwd)`), so `. "$DIR/lib.sh"` after
+//!       `DIR="$(cd "$(dirname "$0")" && pwd)"` is hashed; `. "$LIB"`, `$(dirname "$0")` in
+//!       a file the command itself sources or in `sh -c` text (where `$0` is the shell's
+//!       name), `eval "$CMD"` and `python3 "$1"` are unhashed, named `file: command: why`. `case` patterns are words, not commands; a
 //!       substitution in one is scanned. What a script runs from outside the project
 //!       (`/usr/bin/jq`, a built binary) is not hashed;
 //!     - a **Python** file's `import a.b`, `from a.b import c` (`a/b/c.py` when `c` is a

@@ -216,7 +216,7 @@ impl Scan<'_> {
                         input,
                         fragment,
                         extra,
-                        "the sourced file",
+                        follow::SOURCED,
                     );
                 }
                 return;
@@ -588,7 +588,11 @@ impl Scan<'_> {
             }
             _ => {
                 let found = self.hash_code(&path, sh, fragment);
-                self.follow_found(Some(lang), sh);
+                if what == follow::SOURCED {
+                    self.follow_sourced(sh);
+                } else {
+                    self.follow_found(Some(lang), sh);
+                }
                 if let Hashed::Dir(_) = found {
                     self.unhashed(fragment, format!("`{path}` is a directory"));
                 }

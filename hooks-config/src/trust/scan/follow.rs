@@ -84,6 +84,51 @@ const INERT: &[&str] = &[
     "uname",
 ];
 
+/// What a followed shell file knows of itself.
+#[derive(Clone)]
+pub(super) struct Script {
+    /// `$0`: the script that was run, when it is known (a file sourced by the command itself
+    /// has the command's shell's `$0`).
+    zero: Option<PathBuf>,
+    /// `${BASH_SOURCE[0]}`: the file being read.
+    source: PathBuf,
+}
+
+/// `$(dirname "$0")`, `$(dirname -- "${BASH_SOURCE[0]}")`, `$(cd "$(dirname "$0")" && pwd)`
+/// and their spellings, in a followed script: the directory of the script (or of the file
+/// being read), which is known. Any other substitution is not.
+pub(super) fn script_dir(body: &str, sh: &Shell) -> Option<String> {
+    let script = sh.script.as_ref()?;
+    let text: String = body.chars().filter(|c| !matches!(c, '"' | '\'')).collect();
+    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let dir_of = |path: &Path| path.parent().map(|d| d.to_string_lossy().into_owned());
+    let named = |arg: &str| match arg {
+        "$0" | "${0}" => script.zero.as_deref().and_then(dir_of),
+        "${BASH_SOURCE[0]}" | "$BASH_SOURCE" | "${BASH_SOURCE}" => dir_of(&script.source),
+        _ => None,
+    };
+    if let Some(arg) = text.strip_prefix("dirname ") {
+        return named(arg.strip_prefix("-- ").unwrap_or(arg));
+    }
+    // `cd "$(dirname "$0")" && pwd`, with `--`, `-P` and a silenced `cd`.
+    let rest = text.strip_prefix("cd ")?;
+    let rest = rest.strip_prefix("-- ").unwrap_or(rest);
+    let inner = rest.strip_prefix("$(")?;
+    let (inner, tail) = inner.split_once(')')?;
+    let tail = tail
+        .trim()
+        .trim_start_matches(">/dev/null 2>&1")
+        .trim_start_matches("> /dev/null 2>&1")
+        .trim_start_matches(">/dev/null")
+        .trim();
+    matches!(tail, "&& pwd" | "&& pwd -P")
+        .then(|| script_dir(inner, sh))
+        .flatten()
+}
+
+/// What `what` says of a file given to `.` or `source` (see [`Scan::code_file`]).
+pub(super) const SOURCED: &str = "the sourced file";
+
 /// A file the command loads as code, to be read for what it loads in turn.
 pub(super) struct Follow {
     path: PathBuf,
@@ -98,6 +143,10 @@ pub(super) struct Follow {
     depth: usize,
     /// Its arguments, when known: a `#!` interpreter's is the script (`exec sh "$@"`).
     argument: Option<String>,
+    /// Sourced (`.`, `source`): it runs in the loading shell, whose `$0` it keeps.
+    sourced: bool,
+    /// The loading shell's `$0`, when known.
+    zero: Option<PathBuf>,
 }
 
 /// One import of a Python file.
@@ -137,7 +186,18 @@ impl Scan<'_> {
                 path_dirs: sh.path_dirs.clone(),
                 depth: self.follow_depth + 1,
                 argument: None,
+                sourced: false,
+                zero: sh.script.as_ref().and_then(|s| s.zero.clone()),
             });
+        }
+    }
+
+    /// Queues the files the last [`Scan::hash`] found as sourced into the shell `sh`.
+    pub(super) fn follow_sourced(&mut self, sh: &Shell) {
+        let start = self.queue.len();
+        self.follow_found(Some(Lang::Shell), sh);
+        for item in self.queue.range_mut(start..) {
+            item.sourced = true;
         }
     }
 
@@ -217,6 +277,14 @@ impl Scan<'_> {
             path_dirs: item.path_dirs,
             stdin: Input::Event,
             depth: 0,
+            script: Some(Script {
+                zero: if item.sourced {
+                    item.zero
+                } else {
+                    Some(item.path.clone())
+                },
+                source: item.path.clone(),
+            }),
         };
         let outer = (self.follow_depth, self.origin.take());
         self.follow_depth = item.depth;

@@ -71,6 +71,7 @@ pub(super) fn scan(c: &CommandHandler, project: &Path) -> Found {
         path_dirs: Vec::new(),
         stdin: Input::Event,
         depth: 0,
+        script: None,
     };
     let fragment = c.line.to_string();
     for (name, value) in &c.env {
@@ -156,6 +157,9 @@ struct Shell {
     /// What the shell's own stdin reads.
     stdin: Input,
     depth: usize,
+    /// The script this shell runs (`$0`) and the file it is reading (`${BASH_SOURCE[0]}`),
+    /// when it is a followed project file: `$(dirname "$0")` is then known.
+    script: Option<follow::Script>,
 }
 
 #[derive(Clone)]
@@ -296,9 +300,12 @@ impl Scan<'_> {
                     return Err(format!("`{c}` in `{}` is expanded at run time", word.raw));
                 }
                 Part::Param(p) => return Err(format!("`${{{p}}}` is decided at run time")),
-                Part::Subst(body) => {
-                    return Err(format!("`$({})` is produced at run time", abbreviate(body)));
-                }
+                Part::Subst(body) => match follow::script_dir(body, sh) {
+                    Some(dir) => text.push_str(&dir),
+                    None => {
+                        return Err(format!("`$({})` is produced at run time", abbreviate(body)));
+                    }
+                },
                 Part::Proc(body) => {
                     return Err(format!("`<({})` is produced at run time", abbreviate(body)));
                 }
@@ -361,6 +368,8 @@ impl Scan<'_> {
         let mut inner = sh.clone();
         inner.depth += 1;
         inner.stdin = input.clone();
+        // A new shell has its own `$0` (`sh -c` sets it to `sh`) and reads no file.
+        inner.script = None;
         for var in inner.vars.values_mut() {
             if let Var::Value {
                 exported: false, ..
