@@ -20,6 +20,8 @@
 //! | an entry with a problem (left out when loading: a bad field, an unknown event, a matcher that does not compile, …) | exit 2 at a point that can block, naming every problem (a left-out guard must not be a silent allow); elsewhere the problems are in `systemMessage` |
 //! | a file named by `--settings`, `--plugin-root` or `--config` missing | the rest runs (compiled, builtin and project policies decide); the problem is in `systemMessage` and on stderr, every event, until it is fixed |
 //! | nested deeper than [`MAX_DEPTH`](crate::nested::MAX_DEPTH) | exit 2 at a point that can block; elsewhere no script runs (said in `systemMessage`) |
+//! | the answer cannot be written (stdout closed or a broken pipe) | exit 2 at a point that can block, else 1 |
+//! | a panic anywhere outside a hook's own dispatch (which turns a panicking hook into its failure) | exit 2 at a point that can block, and before the event is known; else 1 ([`panicked`]) |
 //! | otherwise | exit 0 and the merged answer |
 //!
 //! At a point that can block, the answer also says when a `builtin:` section leaves out every
@@ -36,12 +38,14 @@
 //! Nesting (a script of `hooks claude` running `hooks claude`) never switches a policy off:
 //! see [`crate::nested`].
 //!
-//! Stateful builtin policies (`rate_limit`, `budget`, `reviewer_lockout`, `resilience`) keep
-//! their state in memory, which in this process lasts one event: while one is configured,
-//! every answer says so in `systemMessage` (a process per event cannot tell the first event of
+//! Stateful builtin policies (`rate_limit`, `budget`, `reviewer_lockout`, `resilience`,
+//! `task_tracker`) keep their state in memory, which in this process lasts one event: while
+//! one is configured, every answer says so in `systemMessage` (a process per event cannot tell the first event of
 //! a session from the others without state of its own).
 
+use std::io::Write as _;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use clap::Args;
 use hookrail_config::payload;
@@ -66,6 +70,39 @@ pub struct ClaudeArgs {
     pub no_daemon: bool,
 }
 
+/// Whether the event being answered may be one that can block: true until the event is known
+/// (an unknown event may be a guard), then what its point is. Read by [`panicked`].
+static MAY_BLOCK: AtomicBool = AtomicBool::new(true);
+
+/// The answer of `hooks claude` when it panicked outside a hook's dispatch (a bug, or a
+/// standard stream that cannot be written): exit 2 where the event may be one that can block
+/// (so Claude Code blocks rather than proceeds, as it would on the panic's exit code 101),
+/// exit 1 elsewhere. The reason goes to stderr when stderr can still be written.
+pub fn panicked(cause: &(dyn std::any::Any + Send)) -> ExitCode {
+    let cause = cause
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| cause.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic without a message".to_owned());
+    let may_block = MAY_BLOCK.load(Ordering::SeqCst);
+    // Not `eprintln!`: a stderr that cannot be written is one of the ways to get here.
+    let _ = writeln!(
+        std::io::stderr(),
+        "hooks claude: internal error ({cause}); {}",
+        if may_block {
+            "blocked, since nothing was decided"
+        } else {
+            "this event cannot be blocked"
+        }
+    );
+    ExitCode::from(if may_block { 2 } else { 1 })
+}
+
+/// Runs `hooks claude` (see the module docs for its answers).
+///
+/// # Errors
+///
+/// None in practice: every failure is answered with an exit code of Claude Code's protocol.
 pub async fn run(args: ClaudeArgs) -> Result<ExitCode, CliError> {
     Ok(decide(args).await.print("hooks claude"))
 }
@@ -122,6 +159,7 @@ async fn decide_here(
         Err(refused) => return *refused,
     };
     let refuse = |message: &str| Reply::refuse(Some(point), Some(&event), message);
+    MAY_BLOCK.store(can_block(Some(point)), Ordering::SeqCst);
     if ancestry.too_deep() && can_block(Some(point)) {
         return refuse(&format!(
             "{} `hooks claude` run above this one (the most is {MAX_DEPTH}): a chain of hooks starting `hooks claude` that does not end; blocked",

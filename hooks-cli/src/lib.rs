@@ -10,7 +10,8 @@
 //! ```
 //!
 //! Every command that loads hooks takes the same options: `--project DIR` (default
-//! `$CLAUDE_PROJECT_DIR`, else the current directory; its `hooks.yaml` and `.hooks/`),
+//! `$CLAUDE_PROJECT_DIR`, else the directory of the first `--config` file, else the current
+//! directory; its `hooks.yaml` and `.hooks/`),
 //! `--config FILE` (files of our schema, instead of the project's), `--settings FILE`
 //! (Claude Code settings), `--plugin-root DIR` (Claude Code plugins) and `--trust-file FILE`.
 //! `hooks claude` and `hooks fire` also take these limits:
@@ -128,12 +129,18 @@ pub fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    match runtime.block_on(run(cli)) {
-        Ok(code) => code,
-        Err(e) => {
+    let claude = matches!(cli.command, Command::Claude(_));
+    // A panic of `hooks claude` would exit 101, which Claude Code takes as "proceed": it is
+    // answered like any other failure to decide (`claude::panicked`).
+    let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| runtime.block_on(run(cli))));
+    match ran {
+        Ok(Ok(code)) => code,
+        Ok(Err(e)) => {
             eprintln!("hooks: {e}");
             ExitCode::from(e.exit_code())
         }
+        Err(cause) if claude => claude::panicked(cause.as_ref()),
+        Err(cause) => std::panic::resume_unwind(cause),
     }
 }
 

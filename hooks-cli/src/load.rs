@@ -16,7 +16,8 @@ use crate::CliError;
 #[derive(Debug, Clone, Default, Args)]
 pub struct ConfigArgs {
     /// The project root: its hooks.yaml (or .yml/.toml/.json) and .hooks/ directory.
-    /// Default: $CLAUDE_PROJECT_DIR, else the current directory.
+    /// Default: $CLAUDE_PROJECT_DIR, else the directory of the first `--config` file, else
+    /// the current directory.
     #[arg(long, value_name = "DIR")]
     pub project: Option<PathBuf>,
     /// A config file of our schema, read instead of the project's (repeatable).
@@ -35,14 +36,32 @@ pub struct ConfigArgs {
 }
 
 impl ConfigArgs {
-    /// The project directory: `--project`, else `$CLAUDE_PROJECT_DIR`, else the current
-    /// directory. The one place every command takes the project root from.
+    /// The project directory: `--project`, else `$CLAUDE_PROJECT_DIR`, else the directory
+    /// of the project file (the first `--config`), else the current directory. The one place
+    /// every command takes the project root from.
     pub fn project_dir(&self) -> PathBuf {
+        self.project_dir_from(
+            std::env::var_os("CLAUDE_PROJECT_DIR").map(PathBuf::from),
+            std::env::current_dir().ok(),
+        )
+    }
+
+    /// [`Self::project_dir`] with the environment and the current directory given. A
+    /// relative `--config` is taken from the current directory, so the root does not depend
+    /// on how the file was named.
+    fn project_dir_from(&self, env_dir: Option<PathBuf>, cwd: Option<PathBuf>) -> PathBuf {
+        let cwd = cwd.unwrap_or_else(|| PathBuf::from("."));
+        let file_dir = self.configs.first().map(|file| {
+            match file.parent().filter(|p| !p.as_os_str().is_empty()) {
+                Some(dir) => cwd.join(dir),
+                None => cwd.clone(),
+            }
+        });
         self.project
             .clone()
-            .or_else(|| std::env::var_os("CLAUDE_PROJECT_DIR").map(PathBuf::from))
-            .or_else(|| std::env::current_dir().ok())
-            .unwrap_or_else(|| PathBuf::from("."))
+            .or(env_dir.filter(|d| !d.as_os_str().is_empty()))
+            .or(file_dir)
+            .unwrap_or(cwd)
     }
 
     /// The files to read (every one named, whether it exists or not).
@@ -354,6 +373,60 @@ pub fn table<const N: usize>(header: [&str; N]) -> comfy_table::Table {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_project_root_comes_from_the_option_the_environment_the_project_file_then_cwd() {
+        let cwd = Some(PathBuf::from("/work/here"));
+        let env = Some(PathBuf::from("/work/env"));
+        let file = ConfigArgs {
+            configs: vec![
+                PathBuf::from("/work/app/hooks.yaml"),
+                PathBuf::from("/x/y.yaml"),
+            ],
+            ..ConfigArgs::default()
+        };
+        assert_eq!(
+            file.project_dir_from(None, cwd.clone()),
+            Path::new("/work/app")
+        );
+        assert_eq!(
+            file.project_dir_from(env.clone(), cwd.clone()),
+            Path::new("/work/env")
+        );
+        // An empty variable is not a root.
+        assert_eq!(
+            file.project_dir_from(Some(PathBuf::new()), cwd.clone()),
+            Path::new("/work/app")
+        );
+        let relative = ConfigArgs {
+            configs: vec![PathBuf::from("sub/hooks.yaml")],
+            ..ConfigArgs::default()
+        };
+        assert_eq!(
+            relative.project_dir_from(None, cwd.clone()),
+            Path::new("/work/here/sub")
+        );
+        let bare = ConfigArgs {
+            configs: vec![PathBuf::from("hooks.yaml")],
+            ..ConfigArgs::default()
+        };
+        assert_eq!(
+            bare.project_dir_from(None, cwd.clone()),
+            Path::new("/work/here")
+        );
+        let option = ConfigArgs {
+            project: Some(PathBuf::from("/work/opt")),
+            ..file.clone()
+        };
+        assert_eq!(
+            option.project_dir_from(env, cwd.clone()),
+            Path::new("/work/opt")
+        );
+        assert_eq!(
+            ConfigArgs::default().project_dir_from(None, cwd),
+            Path::new("/work/here")
+        );
+    }
 
     #[test]
     fn the_approve_command_repeats_the_sources() {

@@ -79,13 +79,20 @@ impl Reply {
     }
 
     /// The command form: stderr lines, the JSON answer on stdout when there is one, and the
-    /// exit code.
+    /// exit code. An answer that cannot be written (stdout closed, a broken pipe) decides
+    /// nothing: it is refused like any other failure to decide, not left to `println!`'s
+    /// panic (exit 101, which Claude Code takes as "proceed").
     pub fn print(self, who: &str) -> ExitCode {
+        use std::io::Write as _;
         for line in &self.said {
             eprintln!("{who}: {line}");
         }
         if self.code == 0 && self.answer.as_object().is_some_and(|o| !o.is_empty()) {
-            println!("{}", self.answer);
+            let mut out = std::io::stdout().lock();
+            if let Err(e) = writeln!(out, "{}", self.answer).and_then(|()| out.flush()) {
+                eprintln!("{who}: cannot write the answer to stdout: {e}");
+                return ExitCode::from(if can_block(self.point) { 2 } else { 1 });
+            }
         }
         ExitCode::from(self.code)
     }

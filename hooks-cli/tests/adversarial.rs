@@ -22,6 +22,7 @@
 //! says = ["rm-root"]                        # each must appear in stdout or stderr
 //! absent = ["ran-edited"]                   # files that must not exist afterwards
 //! settle_ms = 1500                          # wait before checking `absent` / `present`
+//! cwd = "elsewhere"                         # where commands run (default: the project)
 //! ```
 //!
 //! - `payload` is sent as JSON on stdin; `session_id` (`adversarial-<name>`) and `cwd` (the
@@ -91,6 +92,8 @@ struct Case {
     timeout_s: Option<u64>,
     #[serde(default)]
     settle_ms: Option<u64>,
+    #[serde(default)]
+    cwd: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -223,10 +226,17 @@ impl Sandbox {
         Ok(())
     }
 
-    fn command(&self, args: &[String], env: &BTreeMap<String, String>) -> Command {
+    fn command(
+        &self,
+        args: &[String],
+        env: &BTreeMap<String, String>,
+        cwd: Option<&str>,
+    ) -> Command {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_hooks"));
+        let dir = cwd.map_or_else(|| self.project.clone(), |d| self.project.join(d));
+        let _ = std::fs::create_dir_all(&dir);
         cmd.args(args.iter().map(|a| self.expand(a)))
-            .current_dir(&self.project)
+            .current_dir(dir)
             .env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
             .env("HOME", &self.home)
@@ -299,7 +309,7 @@ fn run_case(case: &Case) -> Result<(), String> {
     sandbox.write(&case.files)?;
     for step in &case.before {
         let ran = run(
-            sandbox.command(step, &case.env),
+            sandbox.command(step, &case.env, case.cwd.as_deref()),
             Vec::new(),
             false,
             Duration::from_secs(60),
@@ -342,7 +352,7 @@ fn run_case(case: &Case) -> Result<(), String> {
     };
     let limit = Duration::from_secs(case.timeout_s.unwrap_or(30));
     let ran = run(
-        sandbox.command(&args, &case.env),
+        sandbox.command(&args, &case.env, case.cwd.as_deref()),
         stdin,
         case.stdin_hold,
         limit,

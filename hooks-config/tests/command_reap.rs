@@ -428,3 +428,35 @@ fn the_hooks_parent_is_its_reaper() {
         assert_eq!(output.stdout, "hook-reaper\n");
     });
 }
+
+/// The reaper is told when its parent *thread* ends (`PR_SET_PDEATHSIG` is per thread): a run
+/// spawned from a thread that then exits, while the runner lives on, must run to its end.
+#[test]
+fn a_run_outlives_the_thread_that_spawned_it() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
+    let hook: &'static Hook = Box::leak(Box::new(Hook::script("sleep 1; echo done")));
+    let mut run = Box::pin(async move { run_command(&hook.request()).await });
+    let handle = runtime.handle().clone();
+    // The first polls, which spawn the hook, on a thread of our own that then ends.
+    let spawner = std::thread::spawn(move || {
+        handle.block_on(async {
+            let early = tokio::time::timeout(Duration::from_millis(300), &mut run).await;
+            assert!(
+                early.is_err(),
+                "the hook ended before its thread: {early:?}"
+            );
+        });
+        run
+    });
+    let run = spawner.join().expect("the spawning thread");
+    let output = runtime
+        .block_on(async { tokio::time::timeout(Duration::from_secs(20), run).await })
+        .expect("the run ends")
+        .expect("the hook ran");
+    assert_eq!(output.status, ExitStatusKind::Code(0), "{output:?}");
+    assert_eq!(output.stdout, "done\n", "{output:?}");
+}

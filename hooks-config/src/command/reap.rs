@@ -19,6 +19,13 @@
 //!   then exits with the hook's status (the same code, or death by the same signal). A hook is
 //!   not a way to start daemons: its run is over when the hook and everything it started are
 //!   gone.
+//! - **When the runner dies** (killed at an agent's own timeout, `SIGKILL` included, or
+//!   crashed), the reaper is told by the kernel (`PR_SET_PDEATHSIG`, [`RUNNER_GONE`]) and
+//!   kills everything under it as when the hook exits, then exits. The signal is also sent when
+//!   the *thread* that spawned the hook ends while the runner lives on (a blocking-pool thread
+//!   of a multi-threaded runtime): the reaper then still has the runner as its parent
+//!   (`getppid`) and carries on. The runner may die before the reaper asks to be told: so the
+//!   reaper checks its parent after asking, against the runner's pid taken before the spawn.
 //! - **At the deadline** (and when a run is dropped), the runner kills the tree from outside
 //!   ([`kill_tree`]): it walks the reaper's descendants through `/proc`, stops each one with
 //!   `SIGSTOP` (a stopped process cannot fork), walks again until no new member appears and
@@ -66,18 +73,26 @@ use nix::libc;
 /// for a process in uninterruptible sleep, which acts on a signal only when it wakes.
 const PHASE_LIMIT: Duration = Duration::from_secs(1);
 
+/// The signal the kernel sends the reaper when its parent dies (`PR_SET_PDEATHSIG`). Not one
+/// a hook or a terminal sends by habit (`SIGTERM`, `SIGINT`, `SIGHUP`), so that the reaper's
+/// handling of it stays its own.
+const RUNNER_GONE: libc::c_int = libc::SIGUSR2;
+
 /// Installs the reaper: from now on, spawning `cmd` starts the reaper, which starts the hook.
 pub(super) fn install(cmd: &mut tokio::process::Command) {
+    // Taken here, in the runner: in the child it could already be another process's.
+    // SAFETY: a plain system call.
+    let runner = unsafe { libc::getpid() };
     // SAFETY: the closure runs in the child between fork and exec and makes only
     // async-signal-safe system calls (see `become_reaper`).
     unsafe {
-        cmd.pre_exec(become_reaper);
+        cmd.pre_exec(move || become_reaper(runner));
     }
 }
 
 /// In the spawned child: becomes the subreaper and forks. The new process returns (and goes
 /// on to exec the hook); this one becomes the reaper and never returns.
-fn become_reaper() -> io::Result<()> {
+fn become_reaper(runner: libc::pid_t) -> io::Result<()> {
     // SAFETY: plain system calls, with no memory passed to the kernel.
     if unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) } != 0 {
         return Err(io::Error::last_os_error());
@@ -104,13 +119,23 @@ fn become_reaper() -> io::Result<()> {
     match pid {
         -1 => Err(io::Error::last_os_error()),
         0 => Ok(()),
-        hook => reaper(hook as libc::pid_t),
+        hook => reaper(hook as libc::pid_t, runner),
     }
 }
 
+/// The handler of [`RUNNER_GONE`] and `SIGCHLD`: does nothing. Their arrival ends the
+/// reaper's `sigsuspend`, and the loop looks at what changed.
+extern "C" fn wake(_: libc::c_int) {}
+
+/// Whether the runner is gone: the reaper was reparented (to a subreaper or init).
+fn runner_gone(runner: libc::pid_t) -> bool {
+    // SAFETY: a plain system call.
+    unsafe { libc::getppid() != runner }
+}
+
 /// The reaper's whole life: wait for the hook, reaping orphans meanwhile; then kill what is
-/// left and exit as the hook did.
-fn reaper(hook: libc::pid_t) -> ! {
+/// left and exit as the hook did. If the runner dies first, kill everything and exit.
+fn reaper(hook: libc::pid_t, runner: libc::pid_t) -> ! {
     // SAFETY: only system calls, on memory of this stack frame.
     unsafe {
         // First: the runner's `spawn` returns only when the error pipe it shares with the
@@ -126,20 +151,75 @@ fn reaper(hook: libc::pid_t) -> ! {
         let mut all: libc::sigset_t = std::mem::zeroed();
         libc::sigemptyset(&mut all);
         libc::sigprocmask(libc::SIG_SETMASK, &all, std::ptr::null_mut());
+        // Both signals are blocked except while the reaper sleeps in `sigsuspend`, which
+        // unblocks them atomically: one that comes while the loop looks is not lost.
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction = wake as extern "C" fn(libc::c_int) as libc::sighandler_t;
+        action.sa_flags = libc::SA_NOCLDSTOP;
+        libc::sigemptyset(&mut action.sa_mask);
+        libc::sigaction(RUNNER_GONE, &action, std::ptr::null_mut());
+        libc::sigaction(libc::SIGCHLD, &action, std::ptr::null_mut());
+        let mut waking: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut waking);
+        libc::sigaddset(&mut waking, RUNNER_GONE);
+        libc::sigaddset(&mut waking, libc::SIGCHLD);
+        libc::sigprocmask(libc::SIG_BLOCK, &waking, std::ptr::null_mut());
+        libc::prctl(
+            libc::PR_SET_PDEATHSIG,
+            RUNNER_GONE as libc::c_ulong,
+            0,
+            0,
+            0,
+        );
 
         let status = loop {
-            let mut status = 0;
-            let pid = libc::waitpid(-1, &mut status, 0);
-            if pid == hook {
-                break status;
+            // Before the first wait too: the runner may have died before the request above,
+            // and then no signal comes. A signal whose parent is still the runner came from
+            // the end of the spawning thread: the runner still owns the run.
+            if runner_gone(runner) {
+                // The hook is a child like the others: it dies with them.
+                kill_leftovers();
+                libc::_exit(128 + libc::SIGKILL);
             }
-            if pid == -1 && errno() != libc::EINTR {
-                // No child at all, the hook included: cannot happen before it was reaped.
-                libc::_exit(127);
+            match reap_until(hook) {
+                Some(status) => break status,
+                None => {
+                    libc::sigsuspend(&all);
+                }
             }
         };
         kill_leftovers();
+        // Back to the defaults, so that `exit_as` can die of the hook's signal.
+        libc::signal(RUNNER_GONE, libc::SIG_DFL);
+        libc::signal(libc::SIGCHLD, libc::SIG_DFL);
+        libc::sigprocmask(libc::SIG_SETMASK, &all, std::ptr::null_mut());
         exit_as(status)
+    }
+}
+
+/// Reaps every child that has exited, without waiting; returns the hook's status once it is
+/// among them.
+///
+/// # Safety
+///
+/// Only in the reaper.
+unsafe fn reap_until(hook: libc::pid_t) -> Option<libc::c_int> {
+    loop {
+        let mut status = 0;
+        // SAFETY: `status` is ours.
+        let pid = unsafe { libc::waitpid(-1, &mut status, libc::WNOHANG) };
+        if pid == hook {
+            return Some(status);
+        }
+        if pid > 0 || (pid == -1 && errno() == libc::EINTR) {
+            continue;
+        }
+        if pid == -1 {
+            // No child at all, the hook included: cannot happen before it was reaped.
+            // SAFETY: a plain system call.
+            unsafe { libc::_exit(127) };
+        }
+        return None;
     }
 }
 

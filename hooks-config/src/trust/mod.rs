@@ -194,17 +194,55 @@
 //!     hashed) or outside the project. After a `cd` to a run-time directory, a relative word
 //!     that names a project file is unhashed; so is a command with more than 8192 words and
 //!     tokens to look up.
+//! 11. **A variable that may name what an unknown program runs.** A program that is not a
+//!     wrapper, an interpreter, a project file or one that never runs its arguments (`echo`,
+//!     `printf`, `test`, `grep`, `jq`, `curl`, `cat`, `cp`, … and the text's own shell
+//!     functions) is scanned from a later word that names an interpreter or a wrapper
+//!     (`some-wrapper sh -c "$X"` is `sh -c "$X"`: unhashed); otherwise a word of it known only
+//!     at run time (`tool "$F"`) is unhashed, since the file it names could be run.
+//! 12. **What the files load in turn.** Every project (or plugin root) file hashed as code
+//!     (a script, a sourced file, a program path, a module, a file read as a program) is read
+//!     for what it loads, each file once (cycles end), at most 8 files deep (deeper is
+//!     unhashed), within the 32-file bound:
+//!     - a **shell script** (by how it is run, else its `#!` line, else its name; a file with
+//!       neither is run by a shell) is scanned by this same model as a new shell in the
+//!       directories the command runs in, with no variables but those it sets (a `#!`
+//!       interpreter that is a project script gets the script as `$1`/`$@`): `. ./lib.sh`
+//!       and `source lib.sh` are hashed and read in turn, and so are the scripts and modules
+//!       it runs; the script's own directory is known (`$(dirname "$0")` in a script that
+//!       was run, `$(dirname "${BASH_SOURCE[0]}")` in any followed file, and
+//!       `$(cd "$(dirname "$0")" && pwd)`), so `. "$DIR/lib.sh"` after
+//!       `DIR="$(cd "$(dirname "$0")" && pwd)"` is hashed; `. "$LIB"`, `$(dirname "$0")` in
+//!       a file the command itself sources or in `sh -c` text (where `$0` is the shell's
+//!       name), `eval "$CMD"` and `python3 "$1"` are unhashed, named `file: command: why`. `case` patterns are words, not commands; a
+//!       substitution in one is scanned. What a script runs from outside the project
+//!       (`/usr/bin/jq`, a built binary) is not hashed;
+//!     - a **Python** file's `import a.b`, `from a.b import c` (`a/b/c.py` when `c` is a
+//!       submodule), including indented imports, are looked up from the file's directory
+//!       and the directories the command runs in (`x.py`, `x/__init__.py`, compiled
+//!       modules); `from . import x` and `from ..p import y` from the file's package. A
+//!       module that is not a project file (the standard library, an installed package)
+//!       hashes nothing. `importlib`, `__import__`, `exec`, `eval`, `compile`, `runpy`,
+//!       `subprocess`, `os.system` and the like are unhashed (`file: it uses `exec`…`);
+//!     - a **JavaScript or TypeScript** file's `require('./x')`, `import … from './x'`,
+//!       `import './x'` and `import('./x')` are resolved from the file's directory as node
+//!       does (`./x`, `./x.js` and the other extensions, `./x/index.js`); node's builtins
+//!       (`fs`, `node:path`) are not files; a package (`require('left-pad')`, whose files
+//!       live in the agent-writable `node_modules`) and a computed name (`require(name)`,
+//!       `import(spec)`) are unhashed, as are `eval`, `Function`, `vm`, `child_process`;
+//!     - Ruby, Perl, PHP and Lua files are not resolved: a word that loads or runs code
+//!       (`require`, `require_relative`, `load`, `do`, `include`, `system`…) is unhashed;
+//!     - data files (`.json`, `.toml`, `.yaml`, `.txt`, `.md`) and binaries (a NUL byte in the
+//!       first 8 KiB) are hashed, not read.
 //!
 //! # What this does not cover
 //!
-//! Besides what the scan reports as unhashed, an approval does not cover what the files it
-//! hashed read, source or import themselves, what an unknown program runs that no word of
-//! the command names as a project file (`some-wrapper sh -c "$X"` is not reported: only
-//! known wrappers are followed to their program), words built at run time (`tool "$F"`) (a hashed script's own `. ./lib.sh`, a hashed
-//! Python module's imports, a node script's `require`s), Python's `__pycache__` files that
+//! Besides what the scan reports as unhashed, an approval does not cover the data files a
+//! hashed file reads by itself (`open("config.json")` in Python is not a load), Python's
+//! `__pycache__` files that
 //! it prefers to an unchanged source, programs found on `PATH` and their own configuration
 //! files (git's, an editor's), nor the environment the hook inherits (only what the command
-//! and its `env` set is read). The scan is not a shell: `case` patterns, functions called
+//! and its `env` set is read). The scan is not a shell: which `case` arm runs, functions called
 //! before they are defined, aliases and arithmetic are not interpreted, though every
 //! command substitution and command in them is still scanned. Approvals are per project
 //! directory: moving the project asks for them again. Checking and running are two steps: a

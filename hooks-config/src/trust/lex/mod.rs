@@ -96,6 +96,9 @@ pub(super) struct Simple {
     pub pipe_in: PipeIn,
     /// The command as written, for messages.
     pub raw: String,
+    /// The patterns of a `case` arm (`a|*.sh)`): words matched against, never run; their
+    /// substitutions still run.
+    pub pattern: bool,
 }
 
 /// Splits shell text into simple commands, in the order they appear.
@@ -113,6 +116,7 @@ pub(super) fn lex(text: &str) -> Vec<Simple> {
         heredocs: Vec::new(),
         pipe_next: false,
         group_closed: false,
+        in_pattern: false,
     };
     lx.run();
     lx.commands
@@ -133,6 +137,7 @@ pub(super) fn lex_expanding(text: &str) -> Word {
         heredocs: Vec::new(),
         pipe_next: false,
         group_closed: false,
+        in_pattern: false,
     };
     lx.quoted_text(None);
     Word {
@@ -157,6 +162,8 @@ struct Lexer<'a> {
     heredocs: Vec<(usize, usize, String, bool)>,
     pipe_next: bool,
     group_closed: bool,
+    /// Inside `case … in`, where a pattern is read up to its `)`.
+    in_pattern: bool,
 }
 
 fn merge(parts: Vec<Part>) -> Vec<Part> {
@@ -227,8 +234,41 @@ impl Lexer<'_> {
                 op,
                 target: word,
             }),
-            None => self.words.push(word),
+            None => {
+                let literal = word.literal();
+                if self.in_pattern && self.words.is_empty() && literal.as_deref() == Some("esac") {
+                    self.in_pattern = false;
+                }
+                self.words.push(word);
+                let case_in = self.words.len() == 3
+                    && self.words[0].literal().as_deref() == Some("case")
+                    && literal.as_deref() == Some("in");
+                if case_in && !self.in_pattern {
+                    self.end_command(false);
+                    self.in_pattern = true;
+                }
+            }
         }
+    }
+
+    /// The patterns of a `case` arm, ended by its `)`.
+    fn end_pattern(&mut self) {
+        self.in_pattern = false;
+        if !self.words.is_empty() {
+            let start = self.cmd_start.unwrap_or(self.pos);
+            let raw = self.text[start..self.pos]
+                .trim_end_matches(')')
+                .trim()
+                .to_owned();
+            self.commands.push(Simple {
+                words: std::mem::take(&mut self.words),
+                redirects: std::mem::take(&mut self.redirects),
+                pipe_in: PipeIn::None,
+                raw,
+                pattern: true,
+            });
+        }
+        self.cmd_start = None;
     }
 
     fn end_command(&mut self, pipe: bool) {
@@ -275,6 +315,7 @@ impl Lexer<'_> {
                     PipeIn::None
                 },
                 raw,
+                pattern: false,
             });
             pushed = Some(closer);
             self.group_closed = false;
@@ -305,7 +346,27 @@ impl Lexer<'_> {
                 ';' => {
                     self.end_word();
                     self.bump();
+                    // `;;`, `;&`, `;;&` end a `case` arm: a pattern comes next.
+                    let arm_end = matches!(self.peek(), Some(';' | '&'));
+                    while matches!(self.peek(), Some(';' | '&')) {
+                        self.bump();
+                    }
                     self.end_command(false);
+                    if arm_end {
+                        self.in_pattern = true;
+                    }
+                }
+                '|' if self.in_pattern => {
+                    self.end_word();
+                    self.bump();
+                }
+                '(' if self.in_pattern && self.words.is_empty() && self.word.is_none() => {
+                    self.bump();
+                }
+                ')' if self.in_pattern => {
+                    self.end_word();
+                    self.bump();
+                    self.end_pattern();
                 }
                 '&' if self.peek_at(1) == Some('>') => {
                     self.end_word();

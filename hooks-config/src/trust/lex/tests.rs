@@ -110,3 +110,44 @@ fn heredoc_text_that_expands_is_one_word_of_parts() {
         ]
     );
 }
+
+#[test]
+fn case_patterns_are_marked_and_never_commands() {
+    let text = "case \"$e\" in\n  *forbidden*) echo x >&2; exit 2 ;;\n  a|b) ./x.sh ;;\n  (c) y ;&\nesac\ncase $x in d) z;; esac";
+    let got: Vec<(Vec<String>, bool)> = lex(text)
+        .iter()
+        .map(|c| {
+            let words = c
+                .words
+                .iter()
+                .map(|w| w.literal().unwrap_or_else(|| w.raw.clone()))
+                .collect();
+            (words, c.pattern)
+        })
+        .collect();
+    let want: Vec<(Vec<&str>, bool)> = vec![
+        (vec!["case", "\"$e\"", "in"], false),
+        (vec!["*forbidden*"], true),
+        (vec!["echo", "x"], false),
+        (vec!["exit", "2"], false),
+        (vec!["a", "b"], true),
+        (vec!["./x.sh"], false),
+        (vec!["c"], true),
+        (vec!["y"], false),
+        (vec!["esac"], false),
+        (vec!["case", "$x", "in"], false),
+        (vec!["d"], true),
+        (vec!["z"], false),
+        (vec!["esac"], false),
+    ];
+    let got: Vec<(Vec<&str>, bool)> = got
+        .iter()
+        .map(|(w, p)| (w.iter().map(String::as_str).collect(), *p))
+        .collect();
+    assert_eq!(got, want);
+    // A pipe after the `case` statement is a pipe again.
+    assert_eq!(
+        lex("case a in b) c;; esac; x | y")[5].pipe_in,
+        PipeIn::From(4)
+    );
+}

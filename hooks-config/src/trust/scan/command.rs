@@ -216,7 +216,7 @@ impl Scan<'_> {
                         input,
                         fragment,
                         extra,
-                        "the sourced file",
+                        follow::SOURCED,
                     );
                 }
                 return;
@@ -353,18 +353,28 @@ impl Scan<'_> {
                 // one (`/usr/bin/python3`, or a venv's link to it) is not hashed.
                 if program.contains('/') {
                     self.hash(&program, sh, fragment, true);
+                    self.follow_found(None, sh);
                 }
                 self.interpreted(interp, name, rest, fragment, sh, input, extra);
             }
             None if program.contains('/') => {
                 self.hash_code(&program, sh, fragment);
+                let project = self.last_found.iter().any(|p| p.starts_with(self.project));
+                // The language its `#!` line names, else a shell's.
+                self.follow_found(None, sh);
+                if !project {
+                    self.unknown_program(name, rest, fragment, sh, input, extra);
+                }
             }
             None => {
+                let mut project = false;
                 for dir in sh.path_dirs.clone() {
                     match dir {
                         Ok(dir) => {
                             let path = dir.join(&program);
                             self.hash(&path.to_string_lossy(), sh, fragment, false);
+                            project |= !self.last_found.is_empty();
+                            self.follow_found(None, sh);
                         }
                         Err(why) => self.unhashed(
                             fragment,
@@ -373,6 +383,9 @@ impl Scan<'_> {
                             ),
                         ),
                     }
+                }
+                if !project {
+                    self.unknown_program(name, rest, fragment, sh, input, extra);
                 }
             }
         }
@@ -566,12 +579,21 @@ impl Scan<'_> {
         match lang {
             Lang::Node | Lang::Deno | Lang::Bun => self.node_script(&path, sh, fragment),
             Lang::Python => {
-                if let Hashed::Dir(dir) = self.hash_code(&path, sh, fragment) {
+                let found = self.hash_code(&path, sh, fragment);
+                self.follow_found(Some(lang), sh);
+                if let Hashed::Dir(dir) = found {
                     self.hash_code(&dir.join("__main__.py").to_string_lossy(), sh, fragment);
+                    self.follow_found(Some(lang), sh);
                 }
             }
             _ => {
-                if let Hashed::Dir(_) = self.hash_code(&path, sh, fragment) {
+                let found = self.hash_code(&path, sh, fragment);
+                if what == follow::SOURCED {
+                    self.follow_sourced(sh);
+                } else {
+                    self.follow_found(Some(lang), sh);
+                }
+                if let Hashed::Dir(_) = found {
                     self.unhashed(fragment, format!("`{path}` is a directory"));
                 }
             }
@@ -653,6 +675,7 @@ impl Scan<'_> {
                 let mut text = String::new();
                 for f in files {
                     self.hash(f, sh, fragment, false);
+                    self.last_found.clear(); // a list of arguments, not code
                     let found = sh.dirs.iter().map(|d| d.join(f)).find(|p| p.is_file());
                     match found.map(fs::read_to_string) {
                         Some(Ok(t)) if t.len() <= 64 * 1024 => text.push_str(&t),

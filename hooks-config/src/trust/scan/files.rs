@@ -47,6 +47,7 @@ impl Scan<'_> {
             vec![PathBuf::from("/")]
         };
         let mut found = Hashed::Missing;
+        let mut paths = Vec::new();
         for base in bases {
             let path = base.join(word);
             let Ok(meta) = fs::metadata(&path) else {
@@ -63,7 +64,16 @@ impl Scan<'_> {
             if in_project && !path.starts_with(self.project) {
                 continue;
             }
+            // What a project file runs from outside the project (`/usr/bin/jq`, a built
+            // binary) is the system's, not project code: found, not hashed.
+            if self.follow_depth > 0 && !self.in_roots(&path) {
+                found = Hashed::File;
+                continue;
+            }
             found = Hashed::File;
+            if !paths.contains(&path) {
+                paths.push(path.clone());
+            }
             if self.files.contains(&path) {
                 continue;
             }
@@ -74,7 +84,17 @@ impl Scan<'_> {
             self.files.push(path.clone());
             self.shebang(&path, sh, fragment);
         }
+        // After the loop: `shebang` hashes too.
+        self.last_found = paths;
         found
+    }
+
+    /// Whether `path` is inside the project or the plugin root.
+    pub(super) fn in_roots(&self, path: &Path) -> bool {
+        path.starts_with(self.project)
+            || self.plugin_root.as_deref().is_some_and(|r| {
+                path.starts_with(fs::canonicalize(r).unwrap_or_else(|_| PathBuf::from(r)))
+            })
     }
 
     /// Hashes a file the command runs as code, and reports it when it does not exist: a
@@ -189,6 +209,8 @@ impl Scan<'_> {
         let interp = interp.to_owned();
         if !interp.starts_with('/') || Path::new(&interp).starts_with(self.project) {
             self.hash(&interp, sh, fragment, false);
+            // A project interpreter that is a script (a wrapper) is followed as one.
+            self.follow_interpreter(path, sh);
         }
     }
 
@@ -237,6 +259,7 @@ impl Scan<'_> {
                     compiled.sort();
                     for c in compiled {
                         self.hash(&c.to_string_lossy(), sh, fragment, false);
+                        self.last_found.clear(); // binaries
                     }
                 }
                 let file = at.join(format!("{part}.py"));
@@ -248,6 +271,7 @@ impl Scan<'_> {
                         fragment,
                         false,
                     );
+                    self.follow_found(Some(Lang::Python), sh);
                     if last && main {
                         self.hash(
                             &at.join("__main__.py").to_string_lossy(),
@@ -255,9 +279,11 @@ impl Scan<'_> {
                             fragment,
                             false,
                         );
+                        self.follow_found(Some(Lang::Python), sh);
                     }
                 } else {
                     self.hash(&file.to_string_lossy(), sh, fragment, false);
+                    self.follow_found(Some(Lang::Python), sh);
                     break;
                 }
             }
@@ -270,7 +296,9 @@ impl Scan<'_> {
         const EXTENSIONS: &[&str] = &[
             ".js", ".mjs", ".cjs", ".json", ".node", ".ts", ".mts", ".cts", ".tsx",
         ];
-        match self.hash(spec, sh, fragment, false) {
+        let found = self.hash(spec, sh, fragment, false);
+        self.follow_found(Some(Lang::Node), sh);
+        match found {
             Hashed::File | Hashed::Unknown => {}
             Hashed::Dir(dir) if dir.join("package.json").is_file() => {
                 self.unhashed(fragment, format!("`{spec}` is a directory: node runs the file its package.json names, which is not followed"));
@@ -283,6 +311,7 @@ impl Scan<'_> {
                         fragment,
                         false,
                     );
+                    self.follow_found(Some(Lang::Node), sh);
                 }
             }
             Hashed::Missing => {
@@ -292,6 +321,7 @@ impl Scan<'_> {
                         self.hash(&format!("{spec}{ext}"), sh, fragment, false),
                         Hashed::File
                     );
+                    self.follow_found(Some(Lang::Node), sh);
                 }
                 if !any {
                     self.missing(spec, fragment);

@@ -79,6 +79,7 @@ impl Scan<'_> {
             Input::Files(files) => {
                 for f in files {
                     self.hash_code(f, sh, fragment);
+                    self.follow_found(Some(lang), sh);
                 }
             }
             Input::Text(text) => self.inline(text, lang, sh, fragment),
@@ -129,7 +130,7 @@ impl Scan<'_> {
                         ),
                     );
                 }
-                self.node_imports(code, sh, fragment);
+                self.node_imports(code, sh, fragment, "its inline code");
             }
             _ => {
                 if let Some(word) = first_loading_word(code, loading_words(lang)) {
@@ -146,7 +147,8 @@ impl Scan<'_> {
 
     /// `require("x")`, `import("x")`, `from "x"`: a path is hashed, a builtin is fine, a
     /// package or a computed name is reported.
-    pub(super) fn node_imports(&mut self, code: &str, sh: &Shell, fragment: &str) {
+    /// `what` names the code in what is unhashed ("its inline code", "it" for a file).
+    pub(super) fn node_imports(&mut self, code: &str, sh: &Shell, fragment: &str, what: &str) {
         const BUILTINS: &[&str] = &[
             "fs",
             "path",
@@ -192,9 +194,7 @@ impl Scan<'_> {
                     }
                     Some(s) => self.unhashed(
                         fragment,
-                        format!(
-                            "its inline code loads the package `{s}`, whose files are not followed"
-                        ),
+                        format!("{what} loads the package `{s}`, whose files are not followed"),
                     ),
                     None if key == "from"
                         || key == "import"
@@ -202,7 +202,7 @@ impl Scan<'_> {
                             && quote.is_none_or(|c| c.is_alphabetic() || c == '{' || c == '*') => {}
                     None => self.unhashed(
                         fragment,
-                        format!("its inline code calls `{key}` with a name known only at run time"),
+                        format!("{what} calls `{key}` with a name known only at run time"),
                     ),
                 }
             }

@@ -1,7 +1,7 @@
 //! Finding, without running anything, every project file a command loads as code, and the
 //! parts of it where that set cannot be known (see the module docs for the rules).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -25,8 +25,12 @@ const MAX_MENTIONS: usize = 8192;
 
 mod command;
 mod files;
+mod follow;
 mod input;
 mod interpreter;
+mod vars;
+
+use vars::{prepass, word_after_equals};
 
 use crate::spec::{CommandHandler, CommandLine};
 use files::Hashed;
@@ -53,6 +57,11 @@ pub(super) fn scan(c: &CommandHandler, project: &Path) -> Found {
         commands: 0,
         stack: 0,
         mentions: 0,
+        last_found: Vec::new(),
+        queue: VecDeque::new(),
+        follow_depth: 0,
+        origin: None,
+        functions: HashSet::new(),
     };
     let mut shell = Shell {
         vars: HashMap::new(),
@@ -62,6 +71,7 @@ pub(super) fn scan(c: &CommandHandler, project: &Path) -> Found {
         path_dirs: Vec::new(),
         stdin: Input::Event,
         depth: 0,
+        script: None,
     };
     let fragment = c.line.to_string();
     for (name, value) in &c.env {
@@ -99,6 +109,8 @@ pub(super) fn scan(c: &CommandHandler, project: &Path) -> Found {
             }
         }
     }
+    // What the files found load in turn.
+    scan.follow_all();
     Found {
         files: scan.files,
         unhashed: scan.unhashed,
@@ -118,6 +130,16 @@ struct Scan<'a> {
     stack: usize,
     /// Words and tokens looked up as mentioned files so far (see [`Scan::mentioned`]).
     mentions: usize,
+    /// The files the last [`Scan::hash`] found (see [`Scan::follow_found`]).
+    last_found: Vec<PathBuf>,
+    /// Files loaded as code, to be read for what they load ([`Scan::follow_all`]).
+    queue: VecDeque<follow::Follow>,
+    /// How many files deep the text being scanned is (0: the command itself).
+    follow_depth: usize,
+    /// The file the text being scanned comes from (named in what is unhashed).
+    origin: Option<String>,
+    /// Shell functions defined in the texts scanned (calling one runs scanned text).
+    functions: HashSet<String>,
 }
 
 /// One shell's state as far as the scan follows it.
@@ -135,6 +157,9 @@ struct Shell {
     /// What the shell's own stdin reads.
     stdin: Input,
     depth: usize,
+    /// The script this shell runs (`$0`) and the file it is reading (`${BASH_SOURCE[0]}`),
+    /// when it is a followed project file: `$(dirname "$0")` is then known.
+    script: Option<follow::Script>,
 }
 
 #[derive(Clone)]
@@ -221,8 +246,12 @@ fn abbreviate(text: &str) -> String {
 
 impl Scan<'_> {
     fn unhashed(&mut self, fragment: &str, why: impl Into<String>) {
+        let fragment = match &self.origin {
+            Some(file) => format!("{file}: {}", abbreviate(fragment)),
+            None => abbreviate(fragment),
+        };
         let u = Unhashed {
-            fragment: abbreviate(fragment),
+            fragment,
             why: why.into(),
         };
         if !self.unhashed.contains(&u) {
@@ -271,9 +300,12 @@ impl Scan<'_> {
                     return Err(format!("`{c}` in `{}` is expanded at run time", word.raw));
                 }
                 Part::Param(p) => return Err(format!("`${{{p}}}` is decided at run time")),
-                Part::Subst(body) => {
-                    return Err(format!("`$({})` is produced at run time", abbreviate(body)));
-                }
+                Part::Subst(body) => match follow::script_dir(body, sh) {
+                    Some(dir) => text.push_str(&dir),
+                    None => {
+                        return Err(format!("`$({})` is produced at run time", abbreviate(body)));
+                    }
+                },
                 Part::Proc(body) => {
                     return Err(format!("`<({})` is produced at run time", abbreviate(body)));
                 }
@@ -316,6 +348,7 @@ impl Scan<'_> {
     /// Scans shell text run by a shell in state `sh` (its own variables: see [`Self::nested`]).
     fn shell_text(&mut self, text: &str, sh: &mut Shell) {
         let commands = lex::lex(text);
+        self.functions.extend(follow::function_names(text));
         let assigned = prepass(&commands, self, sh);
         for (index, cmd) in commands.iter().enumerate() {
             self.simple(&commands, index, cmd, sh, &assigned);
@@ -335,6 +368,8 @@ impl Scan<'_> {
         let mut inner = sh.clone();
         inner.depth += 1;
         inner.stdin = input.clone();
+        // A new shell has its own `$0` (`sh -c` sets it to `sh`) and reads no file.
+        inner.script = None;
         for var in inner.vars.values_mut() {
             if let Var::Value {
                 exported: false, ..
@@ -354,6 +389,13 @@ impl Scan<'_> {
         sh: &mut Shell,
         assigned: &HashMap<String, Result<String, String>>,
     ) {
+        if cmd.pattern {
+            // A `case` pattern is matched against, not run; a substitution in it runs.
+            for word in &cmd.words {
+                self.substitutions(word, sh, &cmd.raw);
+            }
+            return;
+        }
         let before = sh.clone();
         self.simple_inner(all, index, cmd, sh, assigned);
         // After the command's own scan, so that the files it runs keep their order.
@@ -630,6 +672,8 @@ impl Scan<'_> {
                     } else {
                         self.hash(file, sh, fragment, false);
                     }
+                    // `BASH_ENV=./env.sh`: what it sources too (a library is a binary).
+                    self.follow_found(None, sh);
                 }
             }
             EnvCode::Command => {
@@ -693,117 +737,4 @@ impl Scan<'_> {
             }
         }
     }
-}
-
-/// The value part of `NAME=value`.
-fn word_after_equals(word: &Word) -> Word {
-    let mut parts = word.parts.clone();
-    if let Some(Part::Lit(first)) = parts.first_mut() {
-        *first = first
-            .split_once('=')
-            .map(|(_, v)| v.to_owned())
-            .unwrap_or_default();
-    }
-    Word {
-        parts,
-        raw: word
-            .raw
-            .split_once('=')
-            .map(|(_, v)| v.to_owned())
-            .unwrap_or_default(),
-    }
-}
-
-/// The value each variable is given in the text: `Ok` when every assignment gives the same
-/// literal, `Err(why)` when it may differ or is decided at run time.
-fn prepass(
-    commands: &[Simple],
-    scan: &Scan<'_>,
-    sh: &Shell,
-) -> HashMap<String, Result<String, String>> {
-    let mut out: HashMap<String, Result<String, String>> = HashMap::new();
-    let mut set = |name: &str, value: Result<String, String>| {
-        let value = match (out.get(name), value) {
-            (None, v) => v,
-            (Some(Ok(a)), Ok(b)) if *a == b => Ok(b),
-            (Some(Err(why)), _) => Err(why.clone()),
-            (_, Err(why)) => Err(why),
-            (Some(Ok(_)), Ok(_)) => {
-                Err(format!("`{name}` is given different values in the command"))
-            }
-        };
-        out.insert(name.to_owned(), value);
-    };
-    for cmd in commands {
-        let literal: Vec<Option<String>> = cmd.words.iter().map(Word::literal).collect();
-        let (prefix, at) = split_prefix(&cmd.words);
-        let first_program = (at < cmd.words.len()).then_some(at);
-        let program = first_program.and_then(|i| literal[i].clone());
-        let assigns = |range: &[Word]| -> Vec<(String, Result<String, String>)> {
-            range
-                .iter()
-                .filter_map(|w| {
-                    let Some(Part::Lit(first)) = w.parts.first() else {
-                        return None;
-                    };
-                    let (name, _) = first.split_once('=')?;
-                    if !is_assignment(first) {
-                        return None;
-                    }
-                    if name.ends_with('+') {
-                        let name = name.trim_end_matches('+').to_owned();
-                        return Some((name.clone(), Err(format!("`{name}` is appended to"))));
-                    }
-                    let value = scan
-                        .resolve(&word_after_equals(w), sh)
-                        .map_err(|why| format!("`{name}` is set from a run-time value: {why}"));
-                    Some((name.to_owned(), value))
-                })
-                .collect()
-        };
-        match (first_program, program.as_deref()) {
-            (None, _) => {
-                for (n, v) in assigns(&prefix.into_iter().cloned().collect::<Vec<_>>()) {
-                    set(&n, v);
-                }
-            }
-            (Some(i), Some("export" | "readonly" | "declare" | "typeset" | "local")) => {
-                for (n, v) in assigns(&cmd.words[i + 1..]) {
-                    set(&n, v);
-                }
-            }
-            (
-                Some(i),
-                Some(
-                    binder @ ("for" | "select" | "read" | "getopts" | "mapfile" | "readarray"
-                    | "printf" | "unset"),
-                ),
-            ) => {
-                let names: Vec<String> = literal[i + 1..]
-                    .iter()
-                    .flatten()
-                    .filter(|w| {
-                        !w.starts_with('-')
-                            && w.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-                    })
-                    .cloned()
-                    .collect();
-                let names = match binder {
-                    "for" | "select" => names.into_iter().take(1).collect(),
-                    "printf" => {
-                        let at = literal.iter().position(|w| w.as_deref() == Some("-v"));
-                        at.and_then(|a| literal.get(a + 1).cloned().flatten())
-                            .into_iter()
-                            .collect()
-                    }
-                    _ => names,
-                };
-                for n in names {
-                    set(&n, Err(format!("`{n}` is set by `{binder}` at run time")));
-                }
-            }
-            _ => {}
-        }
-    }
-    out
 }
