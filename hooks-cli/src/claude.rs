@@ -133,7 +133,8 @@ async fn decide(args: ClaudeArgs) -> Reply {
         Ok(bytes) => bytes,
         Err(e) => return Reply::refuse(None, None, &e.to_string()),
     };
-    match forward::forward(&daemon, bytes.clone().into()).await {
+    let identity = found::identity(&args.config.project_dir(), &found::sources_of(&args.config));
+    match forward::forward(&daemon, &identity, bytes.clone().into()).await {
         Ok(answer) => Reply::forwarded(answer),
         Err(e) => {
             // Still decided, by the same policies in this process; never silently.

@@ -93,7 +93,13 @@ pub fn run(args: InstallArgs) -> Result<ExitCode, CliError> {
     } else {
         if let Some(old) = &old {
             let backup = backup_path(&path);
-            std::fs::write(&backup, old).map_err(|e| input(&backup, &e.to_string()))?;
+            // `create_new`: never through a link someone left at the backup's name.
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&backup)
+                .and_then(|mut f| std::io::Write::write_all(&mut f, old.as_bytes()))
+                .map_err(|e| input(&backup, &e.to_string()))?;
             println!(
                 "{}: the old file is kept as {}",
                 path.display(),
@@ -102,7 +108,23 @@ pub fn run(args: InstallArgs) -> Result<ExitCode, CliError> {
         } else if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(|e| input(dir, &e.to_string()))?;
         }
-        std::fs::write(&path, &text).map_err(|e| input(&path, &e.to_string()))?;
+        // Written whole under another name and renamed over: Claude Code never reads half a
+        // file, and a crash leaves the old one.
+        let partial = PathBuf::from(format!(
+            "{}.hooks-install.{}",
+            path.display(),
+            std::process::id()
+        ));
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&partial)
+            .and_then(|mut f| std::io::Write::write_all(&mut f, text.as_bytes()))
+            .and_then(|()| std::fs::rename(&partial, &path))
+            .map_err(|e| {
+                let _ = std::fs::remove_file(&partial);
+                input(&path, &e.to_string())
+            })?;
         println!(
             "{}: hooks for {} written",
             path.display(),
@@ -206,7 +228,23 @@ fn install(settings: &mut Value, handler: &Value) -> Result<(), String> {
             for h in list.drain(..) {
                 if !ours(&h) {
                     kept.push(h);
-                } else if !placed {
+                    continue;
+                }
+                // `hooks claude` with options of its own loads other hooks than the daemon
+                // would: never replaced silently.
+                if let Some(command) = h.get("command").and_then(Value::as_str)
+                    && command != "hooks claude"
+                {
+                    if is_command(handler) {
+                        placed = true;
+                        kept.push(h);
+                        continue;
+                    }
+                    return Err(format!(
+                        "`hooks.{event}` runs `{command}`: give `hooks serve` the same options, then remove that entry (or use --command to keep it)"
+                    ));
+                }
+                if !placed {
                     kept.push(handler.clone());
                     placed = true;
                 }
@@ -229,6 +267,10 @@ fn install(settings: &mut Value, handler: &Value) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+fn is_command(handler: &Value) -> bool {
+    handler.get("type").and_then(Value::as_str) == Some("command")
 }
 
 /// `settings.json.bak`, else the first free `settings.json.bak.N`.
@@ -259,7 +301,7 @@ mod tests {
             "hooks": {
                 "PreToolUse": [
                     {"matcher": "Bash", "hooks": [{"type": "command", "command": "./mine.sh"}]},
-                    {"matcher": "*", "hooks": [{"type": "command", "command": "hooks claude --settings x.json"}]}
+                    {"matcher": "*", "hooks": [{"type": "command", "command": "hooks claude"}]}
                 ],
                 "Notification": [{"hooks": [{"type": "command", "command": "notify-send hi"}]}]
             }
@@ -315,6 +357,23 @@ mod tests {
         assert!(!ours(
             &json!({"type": "command", "command": "./hooks claude"})
         ));
+    }
+
+    #[test]
+    fn hooks_claude_with_options_of_its_own_is_never_replaced_silently() {
+        let mut settings = json!({"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [
+            {"type": "command", "command": "hooks claude --settings x.json"}
+        ]}]}});
+        let err = install(&mut settings.clone(), &http()).unwrap_err();
+        assert!(err.contains("hooks claude --settings x.json"), "{err}");
+        let command = json!({"type": "command", "command": "hooks claude", "onFailure": "block"});
+        install(&mut settings, &command).unwrap();
+        let pre = settings["hooks"]["PreToolUse"].as_array().unwrap();
+        assert_eq!(pre.len(), 1, "kept, not doubled: {pre:?}");
+        assert_eq!(
+            pre[0]["hooks"][0]["command"],
+            "hooks claude --settings x.json"
+        );
     }
 
     #[test]

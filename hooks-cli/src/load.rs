@@ -242,8 +242,11 @@ pub fn build(
     }
     let builtins = builtins(&config)?;
     let memory_only = builtins.memory_only_state();
+    // `HOOKS_DISABLE` is not read here: the agent a guard watches can set the environment of
+    // the commands it starts, and an environment switch must never turn a guard off silently
+    // (DESIGN §8). Disable a hook in the project's configuration instead.
     let hooks = builtins
-        .install(Hooks::builder())
+        .install(Hooks::builder().ignore_env())
         .map_err(|e| CliError::Other(e.to_string()))?;
     let mut builder = ConfigHooks::builder(args.project_dir());
     if let Some(store) = args.trust_store()? {

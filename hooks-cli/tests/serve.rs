@@ -541,3 +541,45 @@ fn install_writes_the_daemon_entries_once_and_keeps_the_rest() {
     assert!(common::stderr(&out).contains("not JSON"));
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), "{ not json");
 }
+
+/// A forged record that names a real daemon of another project (the agent's own, say) is not
+/// believed: the daemon's identity is checked, and the event is decided in-process.
+#[test]
+fn a_record_naming_another_projects_daemon_is_not_believed() {
+    let mine = Project::new();
+    let theirs = Project::new();
+    // A daemon for this project makes the record's name; killed, its record stays.
+    let mut first = Daemon::start(&mine, &[]);
+    let _ = first.child.kill();
+    let _ = first.child.wait();
+    let record = |project: &Project| {
+        std::fs::read_dir(state_home(project).join("hookrail").join("daemons"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.extension().is_some_and(|e| e == "json"))
+            .unwrap()
+    };
+    let forged = record(&mine);
+    let other = Daemon::start(&theirs, &[]);
+    let their_record: Value =
+        serde_json::from_slice(&std::fs::read(record(&theirs)).unwrap()).unwrap();
+    let mut fake: Value = serde_json::from_slice(&std::fs::read(&forged).unwrap()).unwrap();
+    fake["pid"] = their_record["pid"].clone();
+    fake["socket"] = their_record["socket"].clone();
+    std::fs::write(&forged, fake.to_string()).unwrap();
+    let out = claude(&mine, &[], bash(&mine, "ls").to_string().as_bytes());
+    assert_eq!(decided(&out), "pass");
+    let answer: Value = serde_json::from_str(common::stdout(&out).trim()).unwrap();
+    let message = answer["systemMessage"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("another project") && message.contains("decided in this process"),
+        "{answer}"
+    );
+    assert_eq!(
+        other.get("/health").1["requests"],
+        1,
+        "asked, and not believed"
+    );
+    let out = claude(&mine, &[], bash(&mine, "rm -rf /").to_string().as_bytes());
+    assert_eq!(decided(&out), "block");
+}

@@ -60,6 +60,7 @@
 //! | `fork-bomb` | core.shell | deny | a function that calls itself (`:(){ :\|:& };:`, renamed or not) |
 //! | `curl-pipe-shell` | core.shell | deny | `curl … \| sh` (any downloader into any shell or interpreter reading stdin), `sh <(curl …)`, `bash -c "$(curl …)"`, `eval "$(wget …)"` |
 //! | `hooks-approve` | core.shell | deny | `hooks trust … --approve` (an agent approving the hooks that guard it) |
+//! | `hooks-daemon` | core.shell | deny | `hooks serve`, `hooks install` (an agent starting its own decision daemon or rewriting its hook settings) |
 //! | `sudo` | core.shell | `privileged` (deny) | `sudo`, `doas`, `su`, `pkexec`, `run0` |
 //! | `eval-computed` | core.shell | `builtin_ask` (ask) | `eval` of text holding an expansion (`eval "$CMD"`, `eval "$(cat f)"`), interpreter code that is one expansion (`python3 -c "$CODE"`), Python `exec`/`eval` of computed code; not well-known shell setup (`eval "$(ssh-agent -s)"`, `eval "$(pyenv init -)"`, `eval "$(direnv hook bash)"`) |
 //! | `substitution-run` | core.shell | `builtin_ask` (ask) | a program word that is a substitution or a variable (`$(echo rm) -rf /`, `` `cat cmd` ``, `$CMD args`, `"$@"`); not resolved lookups (`$(which rm)`) or `$VENV/bin/python` |

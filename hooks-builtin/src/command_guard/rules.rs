@@ -62,6 +62,7 @@ rules! {
         FORK_BOMB = "fork-bomb", Deny;
         CURL_PIPE_SHELL = "curl-pipe-shell", Deny;
         HOOKS_APPROVE = "hooks-approve", Deny;
+        HOOKS_DAEMON = "hooks-daemon", Deny;
         SUDO = "sudo", Privileged;
         EVAL_COMPUTED = "eval-computed", Ask;
         SUBSTITUTION_RUN = "substitution-run", Ask;
@@ -598,7 +599,10 @@ pub(super) fn command_hits(command: &Command, env: &Env<'_>) -> Vec<Hit> {
         ),
         "git" => hits.extend(git(&command.args, env)),
         // `cargo run --bin hooks -- trust --approve` runs the same approval.
-        "hooks" | "cargo" => hits.extend(hooks_approve(&command.args)),
+        "hooks" | "cargo" => {
+            hits.extend(hooks_approve(&command.args));
+            hits.extend(hooks_daemon(program, &command.args));
+        }
         _ => {}
     }
     if downloads(program) {
@@ -704,6 +708,32 @@ fn hooks_approve(args: &[String]) -> Option<Hit> {
         hit(
             HOOKS_APPROVE,
             "approving hooks is for a person to do after reviewing them, in their own terminal",
+        )
+    })
+}
+
+/// `hooks serve` and `hooks install`: the daemon that answers for every agent of the user, and
+/// the agent's own hook settings, are the guard's; an agent that starts its own daemon or
+/// rewrites the entries has replaced the guard that watches it.
+fn hooks_daemon(program: &str, args: &[String]) -> Option<Hit> {
+    // `cargo run … -- serve`: what follows `--` is the binary's command line.
+    let args = if program == "cargo" {
+        let run = args.iter().any(|a| a == "run");
+        let after = args.iter().position(|a| a == "--")?;
+        if !run {
+            return None;
+        }
+        &args[after + 1..]
+    } else {
+        args
+    };
+    let sub = args.iter().find(|a| !a.starts_with('-'))?;
+    matches!(sub.as_str(), "serve" | "install").then(|| {
+        hit(
+            HOOKS_DAEMON,
+            format!(
+                "`hooks {sub}` starts or rewires the hooks that guard this agent; a person does that, in their own terminal"
+            ),
         )
     })
 }

@@ -19,6 +19,7 @@
 //! | `.npmrc`, `.pypirc` | only when the file holds a credential (below) |
 //! | `~/.ssh/**`, `~/.aws/**`, `~/.config/gcloud/**`, `~/.azure/**`, `~/.gnupg/**` | the directories and everything in them (`*.pub` excepted; `~/.ssh/config`, `~/.ssh/known_hosts` and `known_hosts.old` excepted for reading) |
 //! | `~/.kube/config`, `~/.docker/config.json`, `~/.config/gh/hosts.yml`, `~/.gem/credentials`, `~/.cargo/credentials*` | cluster, registry and package-host credentials |
+//! | `~/.local/state/hookrail/**` (`hookrail/token`, `hookrail/daemons/`, wherever `$XDG_STATE_HOME` is) | `hooks serve`'s bearer token and daemon records |
 //!
 //! The `~/…` rules match any such directory (`/root/.ssh`, another user's home, a mounted
 //! home), not just the current user's. Settings add rules (`deny`) and exceptions (`allow`,
@@ -648,6 +649,7 @@ const SECRET_PROBES: &[&str] = &[
     ".docker/config.json",
     ".config/gh/hosts.yml",
     ".gem/credentials",
+    ".local/state/hookrail/token",
     ".cargo/credentials.toml",
 ];
 

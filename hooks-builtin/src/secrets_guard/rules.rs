@@ -50,6 +50,16 @@ pub(super) const BUILTIN_DENY: &[(&str, &[&str])] = &[
     ("~/.config/gh/hosts.yml", &["**/.config/gh/hosts.yml"]),
     ("~/.gem/credentials", &["**/.gem/credentials"]),
     ("~/.cargo/credentials*", &["**/.cargo/credentials*"]),
+    // `hooks serve`'s bearer token and its daemon records: whoever holds the token can post
+    // events to the daemon that guards the agent.
+    (
+        "~/.local/state/hookrail/**",
+        &[
+            "**/hookrail/token",
+            "**/hookrail/daemons",
+            "**/hookrail/daemons/**",
+        ],
+    ),
 ];
 
 /// Files that are secrets only when they hold a credential ([`credential_in`]): a project

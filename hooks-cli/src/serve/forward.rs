@@ -44,9 +44,8 @@ pub enum ForwardError {
 ///
 /// [`ForwardError`] when there is no token, the daemon cannot be reached in time, or its
 /// answer is not a JSON object.
-pub async fn forward(found: &Found, payload: Bytes) -> Result<Value, ForwardError> {
-    let token = Token::existing(found.token_file.as_deref())
-        .map_err(|e| ForwardError::Token(e.to_string()))?;
+pub async fn forward(found: &Found, identity: &str, payload: Bytes) -> Result<Value, ForwardError> {
+    let token = Token::existing(None).map_err(|e| ForwardError::Token(e.to_string()))?;
     let endpoint = format!("unix:{}", found.socket.display());
     let io = |reason: String| ForwardError::Io {
         endpoint: endpoint.clone(),
@@ -65,10 +64,15 @@ pub async fn forward(found: &Found, payload: Bytes) -> Result<Value, ForwardErro
         check_peer(&stream, found.pid)?;
         send(stream, request).await
     };
-    let (status, body) = tokio::time::timeout(wait, exchange)
+    let (status, served, body) = tokio::time::timeout(wait, exchange)
         .await
         .map_err(|_| io(format!("no answer within {} ms", wait.as_millis())))?
         .map_err(|e| io(e.to_string()))?;
+    if served.as_deref() != Some(identity) {
+        return Err(io(
+            "it serves another project or other options (x-hookrail-daemon)".to_owned(),
+        ));
+    }
     // The daemon answers every payload with 200; anything else (401: another token) is no
     // answer.
     let answered = status == 200;
@@ -107,6 +111,24 @@ fn check_peer(stream: &tokio::net::UnixStream, pid: u32) -> std::io::Result<()> 
             "its executable {theirs:?} is not this one ({ours:?})"
         ));
     }
+    // The same executable with a library preloaded into it is another program: the loader's
+    // variables must be this process's own (`cargo run` and test harnesses set
+    // `LD_LIBRARY_PATH` for both sides alike).
+    let environ = std::fs::read(
+        std::path::Path::new("/proc")
+            .join(pid.to_string())
+            .join("environ"),
+    )?;
+    for name in LOADER_VARIABLES {
+        let prefix = format!("{name}=");
+        let theirs = environ
+            .split(|b| *b == 0)
+            .find_map(|var| var.strip_prefix(prefix.as_bytes()));
+        let ours = std::env::var_os(name);
+        if theirs != ours.as_ref().map(|v| v.as_encoded_bytes()) {
+            return refuse(format!("it runs with another {name} than this process"));
+        }
+    }
     Ok(())
 }
 
@@ -114,7 +136,13 @@ unsafe extern "C" {
     fn getuid() -> u32;
 }
 
-async fn send<S>(stream: S, request: Request<Full<Bytes>>) -> std::io::Result<(u16, Bytes)>
+/// The dynamic loader's variables that put other code into a process.
+const LOADER_VARIABLES: [&str; 3] = ["LD_PRELOAD", "LD_AUDIT", "LD_LIBRARY_PATH"];
+
+async fn send<S>(
+    stream: S,
+    request: Request<Full<Bytes>>,
+) -> std::io::Result<(u16, Option<String>, Bytes)>
 where
     S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
@@ -127,6 +155,11 @@ where
         .await
         .map_err(std::io::Error::other)?;
     let status = response.status().as_u16();
+    let served = response
+        .headers()
+        .get(super::IDENTITY_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
     let body = response
         .into_body()
         .collect()
@@ -134,5 +167,5 @@ where
         .map_err(std::io::Error::other)?
         .to_bytes();
     driver.abort();
-    Ok((status, body))
+    Ok((status, served, body))
 }

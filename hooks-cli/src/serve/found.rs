@@ -10,8 +10,10 @@
 //! The file is only a hint, since anything running as the user (the agent included) can
 //! write it: before sending a payload, `hooks claude` checks the socket's peer (its
 //! credentials) is the recorded process, of this user, running this very `hooks` executable
-//! ([`super::forward`]). A forged file can only point at a real daemon of the same binary,
-//! loading the same project with the same options.
+//! with no preloaded library ([`super::forward`]), and takes its answer only if the daemon
+//! names the same project and options ([`identity`]). A forged file can only point at a real
+//! daemon of the same binary serving the same project with the same options. The token is
+//! `$HOOKS_TOKEN` or the default token file, never a file the state file names.
 
 use std::path::{Path, PathBuf};
 
@@ -31,8 +33,6 @@ pub struct Found {
     pub project: PathBuf,
     /// The options its hooks were loaded from ([`sources_of`]).
     pub sources: Vec<String>,
-    /// The token file, when the token came from one (else the client needs `$HOOKS_TOKEN`).
-    pub token_file: Option<PathBuf>,
     /// The daemon's `--request-timeout`, in ms: how long a client waits for an answer.
     pub request_timeout_ms: u64,
 }
@@ -65,6 +65,24 @@ pub fn sources_of(args: &ConfigArgs) -> Vec<String> {
         out.push(format!("--trust-file {}", canonical(&trust)));
     }
     out
+}
+
+/// What a daemon serves, as one string both sides compute: SHA-256 over the canonical project
+/// root and [`sources_of`]. The daemon sends it with every answer (`x-hookrail-daemon`), and
+/// `hooks claude` takes an answer only from a daemon whose identity is its own.
+pub fn identity(project: &Path, sources: &[String]) -> String {
+    let root = std::fs::canonicalize(project).unwrap_or_else(|_| project.to_owned());
+    let mut hasher = Sha256::new();
+    hasher.update(root.as_os_str().as_encoded_bytes());
+    for source in sources {
+        hasher.update([0]);
+        hasher.update(source.as_bytes());
+    }
+    hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 /// The state file of the daemon for `project`, or `None` without a state directory.

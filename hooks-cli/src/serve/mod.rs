@@ -59,6 +59,13 @@ use crate::limits::{LimitArgs, parse_duration};
 use crate::load::{ConfigArgs, Pipeline, build, load_present};
 use crate::nested::NESTED_ENV;
 
+/// The header that carries the daemon's [`found::identity`] on every answer.
+pub const IDENTITY_HEADER: &str = "x-hookrail-daemon";
+
+/// The most connections served at once; more wait in the listen backlog (a local client
+/// cannot exhaust the daemon's descriptors).
+pub const MAX_CONNECTIONS: usize = 1024;
+
 /// The address `hooks serve` listens on by default.
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:8717";
 
@@ -109,6 +116,8 @@ pub(crate) struct State {
     args: ConfigArgs,
     generation: Arc<AtomicU64>,
     counts: Counts,
+    /// What this daemon serves ([`found::identity`]), sent with every answer.
+    identity: String,
 }
 
 /// Request and decision counts for `/health`.
@@ -144,6 +153,7 @@ pub async fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
     let flush = args.limits.webhook_flush()?;
     let root = args.config.project_dir();
     crate::load::check_root(&root)?;
+    let root_for_identity = root.clone();
     let (config, missing) = load_present(&args.config)?;
     let missing: Vec<String> = missing.iter().map(ToString::to_string).collect();
     for line in &missing {
@@ -171,6 +181,7 @@ pub async fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
         args: args.config.clone(),
         generation,
         counts: Counts::default(),
+        identity: found::identity(&root_for_identity, &found::sources_of(&args.config)),
     });
     let app = routes::router(Arc::clone(&state));
     let tcp = tokio::net::TcpListener::bind(args.listen)
@@ -193,7 +204,6 @@ pub async fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
         socket: socket.clone(),
         project: std::fs::canonicalize(&state.root).unwrap_or_else(|_| state.root.clone()),
         sources: found::sources_of(&args.config),
-        token_file: state.token.file.clone(),
         request_timeout_ms: u64::try_from(args.request_timeout.as_millis()).unwrap_or(u64::MAX),
     };
     let announced = match found::announce(&me) {
@@ -230,7 +240,13 @@ pub async fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
     );
     signals.abort();
     let _ = std::fs::remove_file(&socket);
-    if let Some(path) = announced {
+    // The record goes only if it is still this daemon's (another may have replaced it).
+    if let Some(path) = announced
+        && std::fs::read(&path)
+            .ok()
+            .and_then(|text| serde_json::from_slice::<found::Found>(&text).ok())
+            .is_some_and(|f| f.pid == std::process::id())
+    {
         let _ = std::fs::remove_file(path);
     }
     served?;
@@ -262,8 +278,17 @@ where
     http.timer(hyper_util::rt::TokioTimer::new())
         .header_read_timeout(header_timeout)
         .keep_alive(true);
+    let slots = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
     tokio::pin!(stop);
     loop {
+        // At the cap, stop accepting until a connection ends.
+        let slot = tokio::select! {
+            slot = Arc::clone(&slots).acquire_owned() => match slot {
+                Ok(slot) => slot,
+                Err(_) => break,
+            },
+            () = &mut stop => break,
+        };
         tokio::select! {
             (io, _) = listener.accept() => {
                 let service = hyper_util::service::TowerToHyperService::new(app.clone());
@@ -273,6 +298,7 @@ where
                     if let Err(e) = connection.await {
                         tracing::debug!("connection closed: {e}");
                     }
+                    drop(slot);
                 });
             }
             () = &mut stop => break,
@@ -326,7 +352,14 @@ fn watch(args: &ConfigArgs, pipeline: &Pipeline, generation: &Arc<AtomicU64>) ->
 #[cfg(unix)]
 fn bind_socket(path: &std::path::Path) -> Result<tokio::net::UnixListener, CliError> {
     use std::os::unix::fs::PermissionsExt;
-    if path.exists() {
+    if let Ok(meta) = std::fs::symlink_metadata(path) {
+        use std::os::unix::fs::FileTypeExt;
+        if !meta.file_type().is_socket() {
+            return Err(CliError::Input(format!(
+                "{} exists and is not a socket; give another --socket",
+                path.display()
+            )));
+        }
         if std::os::unix::net::UnixStream::connect(path).is_ok() {
             return Err(CliError::Input(format!(
                 "{} is in use by a running daemon",

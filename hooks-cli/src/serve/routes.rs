@@ -46,10 +46,15 @@ async fn authorize(Shared(state): Shared<Arc<State>>, request: Request, next: Ne
         "refused a request without the token ({})",
         if given.is_some() { "wrong token" } else { "no Authorization header" }
     );
-    let body = json!({
-        "error": format!("this daemon needs `Authorization: Bearer <token>`; the token is in {}", state.token.origin)
-    });
-    (StatusCode::UNAUTHORIZED, Json(body)).into_response()
+    // Where the token lives is for the log, not for whoever knocked; the connection is closed
+    // so that a caller without the token cannot hold it open.
+    let body = json!({ "error": "this daemon needs `Authorization: Bearer <token>`" });
+    (
+        StatusCode::UNAUTHORIZED,
+        [(header::CONNECTION, "close")],
+        Json(body),
+    )
+        .into_response()
 }
 
 /// A Claude Code hook payload in, Claude Code's answer out: always status 200 with the answer
@@ -59,7 +64,15 @@ async fn authorize(Shared(state): Shared<Arc<State>>, request: Request, next: Ne
 async fn claude(Shared(state): Shared<Arc<State>>, body: Body) -> Response {
     Counts::add(&state.counts.requests);
     let reply = match read(&state, body).await {
-        Ok(bytes) => decide(&state, &bytes).await,
+        // On a task of its own, so that a panic anywhere in the decision is an answer that
+        // blocks, not a dropped connection (which Claude Code would take as "proceed").
+        Ok(bytes) => {
+            let shared = Arc::clone(&state);
+            match tokio::spawn(async move { decide(&shared, &bytes).await }).await {
+                Ok(reply) => reply,
+                Err(e) => Reply::refuse(None, None, &format!("the decision failed ({e}); blocked")),
+            }
+        }
         Err(message) => Reply::refuse(None, None, &message),
     };
     if reply.code != 0 {
@@ -71,7 +84,12 @@ async fn claude(Shared(state): Shared<Arc<State>>, body: Body) -> Response {
     if reply.blocks() {
         Counts::add(&state.counts.blocked);
     }
-    (StatusCode::OK, Json(reply.http_body())).into_response()
+    (
+        StatusCode::OK,
+        [(super::IDENTITY_HEADER, state.identity.clone())],
+        Json(reply.http_body()),
+    )
+        .into_response()
 }
 
 /// The body, at most `max_bytes` and within the payload timeout.
@@ -103,6 +121,14 @@ async fn decide(state: &State, bytes: &[u8]) -> Reply {
         Err(refused) => return *refused,
     };
     let mut notes = state.missing.clone();
+    // One daemon serves one project: an event from another project's session would be judged
+    // against this one's configuration and root.
+    if let Some(elsewhere) = outside_project(&payload, &state.root) {
+        if can_block(Some(point)) {
+            return Reply::refuse(Some(point), Some(&event), &elsewhere);
+        }
+        notes.push(elsewhere);
+    }
     if let Some(problems) = &state.problems {
         if can_block(Some(point)) {
             return Reply::refuse(Some(point), Some(&event), problems);
@@ -123,6 +149,22 @@ async fn decide(state: &State, bytes: &[u8]) -> Reply {
             ),
         ),
     }
+}
+
+/// Why the payload's session is not this daemon's project, if its `cwd` lies outside the root
+/// (a payload without `cwd`, as older Claude Code versions send, is taken as this project's).
+fn outside_project(payload: &Value, root: &std::path::Path) -> Option<String> {
+    let cwd = payload.get("cwd").and_then(Value::as_str)?;
+    let cwd = std::path::Path::new(cwd);
+    let canonical = |p: &std::path::Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_owned());
+    let (cwd, root) = (canonical(cwd), canonical(root));
+    (!cwd.starts_with(&root)).then(|| {
+        format!(
+            "this daemon serves the project {}, and the event comes from {} (another project): start a `hooks serve` for that project, on another --listen address",
+            root.display(),
+            cwd.display()
+        )
+    })
 }
 
 /// Readiness, the configuration's generation and the counts.
