@@ -1,0 +1,338 @@
+//! `hooks serve` against its floor: one PreToolUse `Bash` decision with the default guard set
+//! over keep-alive HTTP, next to a trivial HTTP server that answers `{}` (measured in the same
+//! run), `hooks claude` as a process per event, and 64 concurrent clients.
+//!
+//! A bench binary rather than criterion: the targets are about distributions (p50, p99),
+//! concurrency and memory over many requests, which it prints as one table.
+//!
+//! Run (release): `cargo bench -p hookrail-cli --bench serve`. `SERVE_BENCH_REQUESTS` sets the
+//! requests of the long run that checks the daemon's memory (default 200 000; the target is
+//! stated for 1 000 000).
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const TOKEN: &str = "bench-token-0123456789abcdef";
+
+fn payload(cwd: &str) -> String {
+    format!(
+        r#"{{"session_id":"bench","transcript_path":"/dev/null","cwd":"{cwd}","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{{"command":"cargo test --workspace"}},"tool_use_id":"toolu_bench"}}"#
+    )
+}
+
+/// A keep-alive HTTP/1.1 client on one connection.
+struct Client {
+    writer: TcpStream,
+    reader: BufReader<TcpStream>,
+    request: Vec<u8>,
+}
+
+impl Client {
+    fn new(addr: SocketAddr, body: &str) -> Client {
+        let stream = TcpStream::connect(addr).expect("connect");
+        stream.set_nodelay(true).expect("nodelay");
+        let request = format!(
+            "POST /claude HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer {TOKEN}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+        .into_bytes();
+        Client {
+            writer: stream.try_clone().expect("clone"),
+            reader: BufReader::new(stream),
+            request,
+        }
+    }
+
+    /// One request and its whole response; returns the response's status line.
+    fn round_trip(&mut self) -> Duration {
+        let started = Instant::now();
+        self.writer.write_all(&self.request).expect("write");
+        let mut length = 0;
+        let mut line = String::new();
+        let mut first = true;
+        loop {
+            line.clear();
+            self.reader.read_line(&mut line).expect("read");
+            if first {
+                assert!(line.starts_with("HTTP/1.1 200"), "{line}");
+                first = false;
+            }
+            let lower = line.to_ascii_lowercase();
+            if let Some(value) = lower.strip_prefix("content-length:") {
+                length = value.trim().parse().expect("length");
+            }
+            if line == "\r\n" {
+                break;
+            }
+        }
+        let mut body = vec![0; length];
+        self.reader.read_exact(&mut body).expect("body");
+        started.elapsed()
+    }
+}
+
+struct Stats {
+    p50: Duration,
+    p99: Duration,
+    mean: Duration,
+}
+
+fn stats(mut samples: Vec<Duration>) -> Stats {
+    samples.sort();
+    let at = |q: f64| samples[((samples.len() as f64 - 1.0) * q) as usize];
+    let total: Duration = samples.iter().sum();
+    Stats {
+        p50: at(0.5),
+        p99: at(0.99),
+        mean: total / u32::try_from(samples.len()).unwrap_or(u32::MAX),
+    }
+}
+
+fn sequential(addr: SocketAddr, body: &str, warmup: usize, n: usize) -> Stats {
+    let mut client = Client::new(addr, body);
+    for _ in 0..warmup {
+        client.round_trip();
+    }
+    stats((0..n).map(|_| client.round_trip()).collect())
+}
+
+/// A server that answers every request with `{}`: the floor of any HTTP hook.
+fn floor_server() -> SocketAddr {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .expect("runtime");
+        runtime.block_on(async move {
+            let app = axum::Router::new().route(
+                "/claude",
+                axum::routing::post(|| async { axum::Json(serde_json::json!({})) }),
+            );
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+                .await
+                .expect("bind");
+            tx.send(listener.local_addr().expect("addr")).expect("send");
+            use axum::serve::ListenerExt;
+            let listener = listener.tap_io(|s| {
+                let _ = s.set_nodelay(true);
+            });
+            axum::serve(listener, app).await.expect("serve");
+        });
+    });
+    rx.recv().expect("floor address")
+}
+
+fn start_daemon(project: &std::path::Path, state: &std::path::Path) -> (Child, SocketAddr) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hooks"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--project"])
+        .arg(project)
+        .env("HOOKS_TOKEN", TOKEN)
+        .env("XDG_STATE_HOME", state)
+        .env("HOOKS_TRUST_FILE", state.join("trust.json"))
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .env_remove("RUST_LOG")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("hooks serve");
+    let stderr = child.stderr.take().expect("stderr");
+    let mut lines = BufReader::new(stderr).lines();
+    let addr = loop {
+        let line = lines.next().expect("listening").expect("line");
+        if let Some(addr) = line.strip_prefix("hooks serve: listening on http://") {
+            break addr.parse().expect("addr");
+        }
+    };
+    std::thread::spawn(move || for _ in lines {});
+    (child, addr)
+}
+
+fn rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches(" kB").trim().parse().ok())
+        .unwrap_or(0)
+}
+
+fn spawn_claude(args: &[&str], state: &std::path::Path, body: &str) -> Duration {
+    let started = Instant::now();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hooks"))
+        .arg("claude")
+        .args(args)
+        .env("HOOKS_TOKEN", TOKEN)
+        .env("XDG_STATE_HOME", state)
+        .env("HOOKS_TRUST_FILE", state.join("trust.json"))
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("hooks claude");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(body.as_bytes())
+        .expect("write");
+    assert!(child.wait().expect("wait").success());
+    started.elapsed()
+}
+
+fn spawn_floor(body: &str) -> Duration {
+    let started = Instant::now();
+    let mut child = Command::new("cat")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("cat");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(body.as_bytes())
+        .expect("write");
+    assert!(child.wait().expect("wait").success());
+    started.elapsed()
+}
+
+fn us(d: Duration) -> String {
+    format!("{:.1} µs", d.as_secs_f64() * 1e6)
+}
+
+fn main() {
+    // `cargo bench` passes `--bench`; nothing else is taken.
+    let project = tempfile::tempdir().expect("project");
+    let state = tempfile::tempdir().expect("state");
+    let body = payload(&project.path().display().to_string());
+    let floor = floor_server();
+    let (mut daemon, addr) = start_daemon(project.path(), state.path());
+    let pid = daemon.id();
+
+    // 1. Sequential keep-alive round trips, floor and daemon interleaved in rounds.
+    let (mut floor_all, mut daemon_all) = (Vec::new(), Vec::new());
+    for _ in 0..5 {
+        let f = sequential(floor, "{}", 500, 4_000);
+        let d = sequential(addr, &body, 500, 4_000);
+        floor_all.push(f);
+        daemon_all.push(d);
+    }
+    let pick = |all: &[Stats], f: fn(&Stats) -> Duration| {
+        let mut v: Vec<Duration> = all.iter().map(f).collect();
+        v.sort();
+        v[v.len() / 2]
+    };
+    let (f50, f99) = (pick(&floor_all, |s| s.p50), pick(&floor_all, |s| s.p99));
+    let (d50, d99, dmean) = (
+        pick(&daemon_all, |s| s.p50),
+        pick(&daemon_all, |s| s.p99),
+        pick(&daemon_all, |s| s.mean),
+    );
+    println!("keep-alive round trip, 5 rounds x 4 000 (median of rounds)");
+    println!(
+        "  floor ({{}} server)      p50 {}  p99 {}",
+        us(f50),
+        us(f99)
+    );
+    println!(
+        "  hooks serve decision   p50 {}  p99 {}  mean {}   p50 ratio {:.2}x",
+        us(d50),
+        us(d99),
+        us(dmean),
+        d50.as_secs_f64() / f50.as_secs_f64()
+    );
+
+    // 2. A process per event, and hooks claude forwarding to the daemon.
+    let project_arg = project.path().display().to_string();
+    let runs = 100;
+    let in_process = stats(
+        (0..runs)
+            .map(|_| {
+                spawn_claude(
+                    &["--no-daemon", "--project", &project_arg],
+                    state.path(),
+                    &body,
+                )
+            })
+            .collect(),
+    );
+    let forwarded = stats(
+        (0..runs)
+            .map(|_| spawn_claude(&["--project", &project_arg], state.path(), &body))
+            .collect(),
+    );
+    let cat = stats((0..runs).map(|_| spawn_floor(&body)).collect());
+    println!("process per event, {runs} runs each");
+    println!(
+        "  hooks claude --no-daemon   p50 {}  p99 {}   daemon p50 is {:.0}x faster",
+        us(in_process.p50),
+        us(in_process.p99),
+        in_process.p50.as_secs_f64() / d50.as_secs_f64()
+    );
+    println!(
+        "  hooks claude -> daemon     p50 {}  p99 {}   {:.2}x the floor",
+        us(forwarded.p50),
+        us(forwarded.p99),
+        forwarded.p50.as_secs_f64() / cat.p50.as_secs_f64()
+    );
+    println!(
+        "  floor: cat < payload       p50 {}  p99 {}",
+        us(cat.p50),
+        us(cat.p99)
+    );
+
+    // 3. 64 concurrent keep-alive clients.
+    let clients = 64;
+    let each = 500;
+    let started = Instant::now();
+    let threads: Vec<_> = (0..clients)
+        .map(|_| {
+            let body = body.clone();
+            std::thread::spawn(move || {
+                let mut client = Client::new(addr, &body);
+                (0..each).map(|_| client.round_trip()).collect::<Vec<_>>()
+            })
+        })
+        .collect();
+    let all: Vec<Duration> = threads
+        .into_iter()
+        .flat_map(|t| t.join().expect("client"))
+        .collect();
+    let elapsed = started.elapsed();
+    let total = all.len();
+    let c = stats(all);
+    println!(
+        "{clients} concurrent clients x {each}: {:.0} decisions/s, p50 {}, p99 {}",
+        total as f64 / elapsed.as_secs_f64(),
+        us(c.p50),
+        us(c.p99)
+    );
+
+    // 4. Memory over a long run.
+    let requests: usize = std::env::var("SERVE_BENCH_REQUESTS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(200_000);
+    let mut client = Client::new(addr, &body);
+    let warm = requests / 10;
+    for _ in 0..warm {
+        client.round_trip();
+    }
+    let before = rss_kib(pid);
+    for _ in warm..requests {
+        client.round_trip();
+    }
+    let after = rss_kib(pid);
+    println!(
+        "RSS over {requests} requests: {before} KiB after {warm}, {after} KiB at the end ({:+.1} %)",
+        (after as f64 - before as f64) / before as f64 * 100.0
+    );
+    let _ = daemon.kill();
+    let _ = daemon.wait();
+}
