@@ -284,11 +284,33 @@ fn an_edit_reloads_and_a_bad_edit_keeps_the_last_good_set() {
             .map(|r| r["point"].clone())
     };
     assert_eq!(listed(&daemon), Some(json!("user_prompt_submit")));
-    // A misspelled event: the edit is rejected and the last good set keeps running.
+    // A misspelled event: the edit is rejected and the last good set keeps running, but a
+    // guard point blocks, naming the problem, as `hooks claude` does for the same files.
     project.write("hooks.yaml", &file("UserPromptSubmitt"));
-    std::thread::sleep(Duration::from_millis(1500));
+    let rm = bash(&project, "ls").to_string();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let body = loop {
+        let (_, body) = daemon.post("/claude", rm.as_bytes());
+        if decision(None, &body) == "block" {
+            break body;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the bad edit was not said: {body}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(body.to_string().contains("UserPromptSubmitt"), "{body}");
     assert_eq!(generation(), 2);
     assert_eq!(listed(&daemon), Some(json!("user_prompt_submit")));
+    // Fixed: it decides again.
+    project.write("hooks.yaml", &file("Stop"));
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while decision(None, &daemon.post("/claude", rm.as_bytes()).1) == "block" {
+        assert!(Instant::now() < deadline, "the fix was not loaded");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(listed(&daemon), Some(json!("stop")));
 }
 
 #[test]

@@ -104,9 +104,12 @@ pub(crate) struct State {
     pipeline: Pipeline,
     /// Kept for its watcher: dropping it stops the reloads.
     _reloader: Option<Reloader>,
-    /// Problems of the configuration as loaded at start (entries left out): blocking at guard
-    /// points, as in `hooks claude`.
-    problems: Option<String>,
+    /// Problems of the configuration on disk (entries left out at start, or an edit the reload
+    /// rejected): blocking at guard points, as `hooks claude` does for the same files, until a
+    /// good edit is loaded.
+    problems: Arc<std::sync::Mutex<Option<String>>>,
+    /// Set when the `builtin:` section on disk is no longer the one running (said in answers).
+    builtin_stale: Arc<std::sync::atomic::AtomicBool>,
     /// Said in every answer: files named by options that do not exist.
     missing: Vec<String>,
     root: PathBuf,
@@ -159,7 +162,10 @@ pub async fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
     for line in &missing {
         tracing::warn!("{line}");
     }
-    let problems = (!config.problems.is_empty()).then(|| crate::claude::problems_text(&config));
+    let problems = Arc::new(std::sync::Mutex::new(
+        (!config.problems.is_empty()).then(|| crate::claude::problems_text(&config)),
+    ));
+    let builtin_stale = Arc::new(std::sync::atomic::AtomicBool::new(false));
     // A hook the daemon runs that runs `hooks claude` is nested: that one decides in its own
     // process (where recursion is caught) instead of asking the daemon again.
     let pipeline = build(&args.config, config, &[(NESTED_ENV, "1:1:".to_owned())])?;
@@ -168,11 +174,18 @@ pub async fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
         tracing::warn!("{line}");
     }
     let generation = Arc::new(AtomicU64::new(1));
-    let reloader = watch(&args.config, &pipeline, &generation);
+    let reloader = watch(
+        &args.config,
+        &pipeline,
+        &generation,
+        &problems,
+        &builtin_stale,
+    );
     let state = Arc::new(State {
         pipeline,
         _reloader: reloader,
         problems,
+        builtin_stale,
         missing,
         root,
         limits,
@@ -311,8 +324,21 @@ where
 
 /// Watches the configuration's files; each good edit bumps the generation. Without a watcher
 /// (a directory that cannot be watched) the daemon runs on what it loaded, and says so.
-fn watch(args: &ConfigArgs, pipeline: &Pipeline, generation: &Arc<AtomicU64>) -> Option<Reloader> {
+fn watch(
+    args: &ConfigArgs,
+    pipeline: &Pipeline,
+    generation: &Arc<AtomicU64>,
+    problems: &Arc<std::sync::Mutex<Option<String>>>,
+    builtin_stale: &Arc<std::sync::atomic::AtomicBool>,
+) -> Option<Reloader> {
     let generation = Arc::clone(generation);
+    let problems = Arc::clone(problems);
+    let builtin_stale = Arc::clone(builtin_stale);
+    let set_problems = move |text: Option<String>| {
+        *problems
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = text;
+    };
     let builtin_at_start = format!("{:?}", pipeline.config.builtin);
     let (sources, _) = args.present_sources(true);
     let configured = pipeline.configured.clone();
@@ -321,19 +347,25 @@ fn watch(args: &ConfigArgs, pipeline: &Pipeline, generation: &Arc<AtomicU64>) ->
         ReloadOutcome::Applied { hooks } => {
             let now = generation.fetch_add(1, Ordering::SeqCst) + 1;
             tracing::info!("configuration reloaded: generation {now}, {hooks} configured hook(s)");
-            if format!("{:?}", reloads.config().builtin) != builtin_at_start {
+            set_problems(None);
+            let stale = format!("{:?}", reloads.config().builtin) != builtin_at_start;
+            builtin_stale.store(stale, Ordering::SeqCst);
+            if stale {
                 tracing::warn!(
                     "the `builtin:` section changed: builtin policies are built at start; restart `hooks serve` to apply it"
                 );
             }
         }
         ReloadOutcome::Rejected { problems, error } => {
-            let listed: Vec<String> = problems.iter().map(ToString::to_string).collect();
-            tracing::warn!(
-                "configuration edit rejected, the last good set keeps running: {}{}",
-                listed.join("; "),
-                error.as_ref().map(|e| format!("; {e}")).unwrap_or_default()
+            let mut listed: Vec<String> = problems.iter().map(ToString::to_string).collect();
+            listed.extend(error.as_ref().map(ToString::to_string));
+            let text = format!(
+                "the configuration has {} problem(s), so a hook it declares may not run: {}; fix them (`hooks validate` lists them)",
+                listed.len(),
+                listed.join("; ")
             );
+            tracing::warn!("configuration edit rejected, the last good set keeps running: {text}");
+            set_problems(Some(text));
         }
         _ => {}
     };

@@ -129,11 +129,21 @@ async fn decide(state: &State, bytes: &[u8]) -> Reply {
         }
         notes.push(elsewhere);
     }
-    if let Some(problems) = &state.problems {
+    let problems = state
+        .problems
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .clone();
+    if let Some(problems) = problems {
         if can_block(Some(point)) {
-            return Reply::refuse(Some(point), Some(&event), problems);
+            return Reply::refuse(Some(point), Some(&event), &problems);
         }
-        notes.push(problems.clone());
+        notes.push(problems);
+    }
+    if state.builtin_stale.load(Ordering::SeqCst) && can_block(Some(point)) {
+        notes.push(
+            "the `builtin:` section changed since `hooks serve` started and is not applied yet: restart it".to_owned(),
+        );
     }
     let config = state.pipeline.configured.config();
     notes.extend(reply::event_notes(&config, point));
