@@ -113,6 +113,8 @@ pub(crate) struct State {
     /// Said in every answer: files named by options that do not exist.
     missing: Vec<String>,
     root: PathBuf,
+    /// `root`, canonical (computed once: every request compares the payload's `cwd` with it).
+    canonical_root: PathBuf,
     limits: Limits,
     deadline: Duration,
     token: token::Token,
@@ -187,6 +189,7 @@ pub async fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
         problems,
         builtin_stale,
         missing,
+        canonical_root: std::fs::canonicalize(&root).unwrap_or_else(|_| root.clone()),
         root,
         limits,
         deadline: args.request_timeout,

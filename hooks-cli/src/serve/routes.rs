@@ -123,7 +123,7 @@ async fn decide(state: &State, bytes: &[u8]) -> Reply {
     let mut notes = state.missing.clone();
     // One daemon serves one project: an event from another project's session would be judged
     // against this one's configuration and root.
-    if let Some(elsewhere) = outside_project(&payload, &state.root) {
+    if let Some(elsewhere) = outside_project(&payload, &state.canonical_root) {
         if can_block(Some(point)) {
             return Reply::refuse(Some(point), Some(&event), &elsewhere);
         }
@@ -161,14 +161,22 @@ async fn decide(state: &State, bytes: &[u8]) -> Reply {
     }
 }
 
-/// Why the payload's session is not this daemon's project, if its `cwd` lies outside the root
-/// (a payload without `cwd`, as older Claude Code versions send, is taken as this project's).
+/// Why the payload's session is not this daemon's project, if its `cwd` lies outside the
+/// canonical `root` (a payload without `cwd`, as older Claude Code versions send, is taken as
+/// this project's).
 fn outside_project(payload: &Value, root: &std::path::Path) -> Option<String> {
     let cwd = payload.get("cwd").and_then(Value::as_str)?;
     let cwd = std::path::Path::new(cwd);
-    let canonical = |p: &std::path::Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_owned());
-    let (cwd, root) = (canonical(cwd), canonical(root));
-    (!cwd.starts_with(&root)).then(|| {
+    // A plain `cwd` under the root as given needs no file-system call; otherwise (`..`,
+    // links) it is resolved first.
+    let plain = !cwd
+        .components()
+        .any(|c| matches!(c, std::path::Component::ParentDir));
+    if plain && cwd.starts_with(root) {
+        return None;
+    }
+    let cwd = std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_owned());
+    (!cwd.starts_with(root)).then(|| {
         format!(
             "this daemon serves the project {}, and the event comes from {} (another project): start a `hooks serve` for that project, on another --listen address",
             root.display(),
@@ -203,5 +211,26 @@ async fn hooks(Shared(state): Shared<Arc<State>>) -> Response {
             Json(json!({ "error": e.to_string() })),
         )
             .into_response(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_event_from_outside_the_root_is_another_project() {
+        let root = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(root.path()).unwrap();
+        std::fs::create_dir(root.join("sub")).unwrap();
+        let at = |cwd: &std::path::Path| outside_project(&json!({ "cwd": cwd }), &root);
+        assert_eq!(at(&root), None);
+        assert_eq!(at(&root.join("sub")), None);
+        assert!(at(std::path::Path::new("/etc")).is_some());
+        // Lexically under the root, really outside it.
+        let escaped = at(&root.join("sub").join("..").join("..")).unwrap();
+        assert!(escaped.contains("another project"), "{escaped}");
+        // No cwd (older Claude Code): this project's.
+        assert_eq!(outside_project(&json!({}), &root), None);
     }
 }
