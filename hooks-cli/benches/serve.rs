@@ -7,7 +7,8 @@
 //!
 //! Run (release): `cargo bench -p hookrail-cli --bench serve`. `SERVE_BENCH_REQUESTS` sets the
 //! requests of the long run that checks the daemon's memory (default 200 000; the target is
-//! stated for 1 000 000).
+//! stated for 1 000 000). `SERVE_BENCH_BUILTIN='{}'` gives the project a `builtin:` section
+//! (`{}`: no builtin policy), to tell the guards' cost from the pipeline's.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -210,6 +211,13 @@ fn main() {
     // `cargo bench` passes `--bench`; nothing else is taken.
     let project = tempfile::tempdir().expect("project");
     let state = tempfile::tempdir().expect("state");
+    if let Ok(builtin) = std::env::var("SERVE_BENCH_BUILTIN") {
+        std::fs::write(
+            project.path().join("hooks.yaml"),
+            format!("enabled: true\nbuiltin: {builtin}\nhooks: []\n"),
+        )
+        .expect("hooks.yaml");
+    }
     let body = payload(&project.path().display().to_string());
     let floor = floor_server();
     let (mut daemon, addr) = start_daemon(project.path(), state.path());
