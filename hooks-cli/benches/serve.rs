@@ -162,20 +162,15 @@ fn rss_kib(pid: u32) -> u64 {
         .unwrap_or(0)
 }
 
-fn spawn_claude(args: &[&str], state: &std::path::Path, body: &str) -> Duration {
+/// One process with `body` on its stdin, waited for; how long it took.
+fn spawn_timed(command: &mut Command, body: &str) -> Duration {
     let started = Instant::now();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_hooks"))
-        .arg("claude")
-        .args(args)
-        .env("HOOKS_TOKEN", TOKEN)
-        .env("XDG_STATE_HOME", state)
-        .env("HOOKS_TRUST_FILE", state.join("trust.json"))
-        .env_remove("CLAUDE_PROJECT_DIR")
+    let mut child = command
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
-        .expect("hooks claude");
+        .expect("spawn");
     child
         .stdin
         .take()
@@ -186,21 +181,20 @@ fn spawn_claude(args: &[&str], state: &std::path::Path, body: &str) -> Duration 
     started.elapsed()
 }
 
+fn spawn_claude(args: &[&str], state: &std::path::Path, body: &str) -> Duration {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_hooks"));
+    command
+        .arg("claude")
+        .args(args)
+        .env("HOOKS_TOKEN", TOKEN)
+        .env("XDG_STATE_HOME", state)
+        .env("HOOKS_TRUST_FILE", state.join("trust.json"))
+        .env_remove("CLAUDE_PROJECT_DIR");
+    spawn_timed(&mut command, body)
+}
+
 fn spawn_floor(body: &str) -> Duration {
-    let started = Instant::now();
-    let mut child = Command::new("cat")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .expect("cat");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(body.as_bytes())
-        .expect("write");
-    assert!(child.wait().expect("wait").success());
-    started.elapsed()
+    spawn_timed(&mut Command::new("cat"), body)
 }
 
 fn us(d: Duration) -> String {

@@ -69,13 +69,15 @@ impl Reply {
 
     /// Whether this answer blocks the action (exit 2, or a deny / block in the JSON).
     pub fn blocks(&self) -> bool {
-        let body = self.http_body();
+        // Exit 2 is a block in either form; otherwise the answer itself says so.
         self.code == 2
-            || body.get("decision").and_then(Value::as_str) == Some("block")
-            || body
-                .pointer("/hookSpecificOutput/permissionDecision")
-                .and_then(Value::as_str)
-                == Some("deny")
+            || (self.code == 0
+                && (self.answer.get("decision").and_then(Value::as_str) == Some("block")
+                    || self
+                        .answer
+                        .pointer("/hookSpecificOutput/permissionDecision")
+                        .and_then(Value::as_str)
+                        == Some("deny")))
     }
 
     /// The command form: stderr lines, the JSON answer on stdout when there is one, and the

@@ -10,7 +10,7 @@ use hookrail_core::context::{
     SessionStart, TokenUsage, UserPromptSubmit,
 };
 use hookrail_core::points;
-use hookrail_core::runtime::{SessionError, SessionStats};
+use hookrail_core::runtime::{SessionStats, guard_passes};
 use hookrail_core::{OnError, Outcome, Verdict};
 use rig_agent::agent::{
     AgentHook, CompletionCallAction, CompletionCallEvent, DispatchAction, DispatchEvent,
@@ -367,27 +367,10 @@ impl RigHooks {
     /// go on; a deny, or an ask the approver refused (or nobody could answer), is the reason
     /// to give.
     fn pass(&self, point: &'static str, out: Outcome<Verdict>) -> Result<(), String> {
-        let failure = out.decided_by_failure().is_some();
-        let by = out.decided_by;
-        let reason = match out.value {
-            Verdict::Deny(reason) => reason.into_owned(),
-            Verdict::Ask(reason) => {
-                let approved = self.approver.as_ref().is_some_and(|a| a(point, &reason));
-                if approved {
-                    return Ok(());
-                }
-                format!("needs approval: {reason}")
-            }
-            Verdict::Continue | Verdict::Allow => return Ok(()),
-        };
-        let denied = SessionError::Denied {
-            point,
-            by,
-            reason,
-            failure,
-        };
-        tracing::info!(%denied, "a hookrail guard stopped a rig step");
-        Err(denied.to_string())
+        guard_passes(point, out, self.approver.as_deref()).map_err(|denied| {
+            tracing::info!(%denied, "a hookrail guard stopped a rig step");
+            denied.to_string()
+        })
     }
 }
 

@@ -67,7 +67,7 @@ use std::sync::Arc;
 use hookrail_core::context::Meta;
 use hookrail_core::runtime::Hooks;
 
-type Approver = Arc<dyn Fn(&'static str, &str) -> bool + Send + Sync>;
+type Approver = Arc<hookrail_core::runtime::ApproveFn>;
 
 /// A rig [`AgentHook`](rig_agent::AgentHook) that runs a hookrail [`Hooks`] set at every
 /// point of a rig run (see the [crate docs](crate) for the mapping). Cheap to clone; add it

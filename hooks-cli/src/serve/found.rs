@@ -95,15 +95,31 @@ pub fn default_socket(project: &Path) -> Option<PathBuf> {
     Some(daemon_dir()?.join(format!("{}.sock", key(project))))
 }
 
-/// `$XDG_STATE_HOME/hookrail/daemons` (`~/.local/state/hookrail/daemons`).
-fn daemon_dir() -> Option<PathBuf> {
+/// `$XDG_STATE_HOME/hookrail` (`~/.local/state/hookrail`): the token and the daemons'
+/// records; `None` when neither variable is set.
+pub fn state_dir() -> Option<PathBuf> {
     let state = std::env::var_os("XDG_STATE_HOME")
         .map(PathBuf::from)
         .filter(|p| p.is_absolute())
         .or_else(|| {
             std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".local").join("state"))
         })?;
-    Some(state.join("hookrail").join("daemons"))
+    Some(state.join("hookrail"))
+}
+
+/// `state_dir()/daemons`.
+fn daemon_dir() -> Option<PathBuf> {
+    Some(state_dir()?.join("daemons"))
+}
+
+/// Makes `dir` and its parents, new ones with mode 0700: what the daemon keeps there is for
+/// this user only.
+pub fn private_dir(dir: &Path) -> std::io::Result<()> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(dir)
 }
 
 /// The first 128 bits of SHA-256 over the canonical project root, in hex.
@@ -122,11 +138,7 @@ pub fn announce(found: &Found) -> std::io::Result<PathBuf> {
     let path = state_file(&found.project)
         .ok_or_else(|| std::io::Error::other("no state directory ($XDG_STATE_HOME, $HOME)"))?;
     if let Some(dir) = path.parent() {
-        let mut builder = std::fs::DirBuilder::new();
-        builder.recursive(true);
-        #[cfg(unix)]
-        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-        builder.create(dir)?;
+        private_dir(dir)?;
     }
     let text = serde_json::to_vec_pretty(found).map_err(std::io::Error::other)?;
     // Written whole under another name and renamed: a reader never sees half a file.

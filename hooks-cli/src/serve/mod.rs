@@ -405,11 +405,7 @@ fn bind_socket(path: &std::path::Path) -> Result<tokio::net::UnixListener, CliEr
             .map_err(|e| CliError::Input(format!("cannot replace {}: {e}", path.display())))?;
     }
     if let Some(dir) = path.parent() {
-        let mut builder = std::fs::DirBuilder::new();
-        builder.recursive(true);
-        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-        builder
-            .create(dir)
+        found::private_dir(dir)
             .map_err(|e| CliError::Input(format!("cannot make {}: {e}", dir.display())))?;
     }
     let listener = tokio::net::UnixListener::bind(path)

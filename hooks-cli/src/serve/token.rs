@@ -138,18 +138,12 @@ impl Token {
 
 /// `$XDG_STATE_HOME/hookrail/token`, else `~/.local/state/hookrail/token`.
 fn default_path() -> Result<PathBuf, CliError> {
-    let state = std::env::var_os("XDG_STATE_HOME")
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute())
-        .or_else(|| {
-            std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".local").join("state"))
-        })
-        .ok_or_else(|| {
-            CliError::Input(format!(
-                "no state directory ($XDG_STATE_HOME and $HOME are unset): give --token-file or ${TOKEN_ENV}"
-            ))
-        })?;
-    Ok(state.join("hookrail").join("token"))
+    let state = super::found::state_dir().ok_or_else(|| {
+        CliError::Input(format!(
+            "no state directory ($XDG_STATE_HOME and $HOME are unset): give --token-file or ${TOKEN_ENV}"
+        ))
+    })?;
+    Ok(state.join("token"))
 }
 
 #[cfg(unix)]
@@ -181,11 +175,7 @@ fn write_private(path: &Path, secret: &str) -> Result<(), CliError> {
         CliError::Input(format!("cannot write the token {}: {e}", path.display()))
     };
     if let Some(dir) = path.parent() {
-        let mut builder = std::fs::DirBuilder::new();
-        builder.recursive(true);
-        #[cfg(unix)]
-        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-        builder.create(dir).map_err(fail)?;
+        super::found::private_dir(dir).map_err(fail)?;
     }
     let mut options = std::fs::OpenOptions::new();
     // `create_new`: never write a token into a file someone else made in the meantime.

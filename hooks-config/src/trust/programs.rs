@@ -542,30 +542,102 @@ pub(super) fn first_loading_word(
     })
 }
 
-/// The top-level modules a Python one-liner imports (`import a.b, c as d`, `from e import f`);
-/// `Err` with the statement for a relative import.
-pub(super) fn python_imports(code: &str) -> Result<Vec<String>, String> {
-    let mut modules = Vec::new();
+/// One import statement of Python code.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum PyImport {
+    /// `import a.b`.
+    Absolute(String),
+    /// `from a.b import c, d`: each name may be a submodule (`a/b/c.py`).
+    From { module: String, names: Vec<String> },
+    /// `from ..a import b` (`level` dots, then the module, maybe empty) and the names.
+    Relative {
+        level: usize,
+        module: String,
+        names: Vec<String>,
+    },
+}
+
+/// The imports of Python code, statement by statement (`;` and new lines; indented ones
+/// included, since a function's import runs when it is called). The one reader of Python
+/// imports: for files the scan follows and for one-liners ([`python_imports`]).
+pub(super) fn python_file_imports(code: &str) -> Vec<PyImport> {
+    let mut out = Vec::new();
     for statement in code.split([';', '\n']) {
         let statement = statement.trim();
         if let Some(rest) = statement.strip_prefix("import ") {
             for name in rest.split(',') {
                 let name = name.split_whitespace().next().unwrap_or_default();
                 if !name.is_empty() {
-                    modules.push(name.to_owned());
+                    out.push(PyImport::Absolute(name.to_owned()));
                 }
             }
         } else if let Some(rest) = statement.strip_prefix("from ") {
-            let name = rest.split_whitespace().next().unwrap_or_default();
-            if name.starts_with('.') {
-                return Err(statement.to_owned());
+            let Some((module, names)) = split_import(rest) else {
+                continue;
+            };
+            let module = module.trim();
+            let level = module.chars().take_while(|&c| c == '.').count();
+            let names: Vec<String> = names
+                .trim()
+                .trim_start_matches('(')
+                .trim_end_matches(['\\', ')'])
+                .split(',')
+                .filter_map(|n| n.split_whitespace().next())
+                .filter(|n| !n.is_empty() && *n != "(")
+                .map(str::to_owned)
+                .collect();
+            if level == 0 {
+                if !module.is_empty() {
+                    out.push(PyImport::From {
+                        module: module.to_owned(),
+                        names,
+                    });
+                }
+                continue;
             }
-            if !name.is_empty() {
-                modules.push(name.to_owned());
-            }
+            out.push(PyImport::Relative {
+                level,
+                module: module[level..].to_owned(),
+                names,
+            });
         }
     }
-    Ok(modules)
+    out
+}
+
+/// `a.b import c` (what follows `from `) split at its `import` keyword, which a space or a
+/// parenthesis ends (`from a import(b)` is Python too).
+fn split_import(rest: &str) -> Option<(&str, &str)> {
+    let mut from = 0;
+    while let Some(found) = rest[from..].find(" import") {
+        let at = from + found;
+        let after = &rest[at + " import".len()..];
+        if after.starts_with([' ', '\t', '(']) {
+            return Some((&rest[..at], after));
+        }
+        from = at + " import".len();
+    }
+    None
+}
+
+/// The modules a Python one-liner imports (`import a.b, c as d`, `from e import f`); `Err`
+/// with the statement for a relative import, which a one-liner has no package for.
+pub(super) fn python_imports(code: &str) -> Result<Vec<String>, String> {
+    python_file_imports(code)
+        .into_iter()
+        .map(|import| match import {
+            PyImport::Absolute(module) | PyImport::From { module, .. } => Ok(module),
+            PyImport::Relative {
+                level,
+                module,
+                names,
+            } => Err(format!(
+                "from {}{module} import {}",
+                ".".repeat(level),
+                names.join(", ")
+            )),
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -612,5 +684,6 @@ mod tests {
             ["json", "a.b", "d.e"]
         );
         assert!(python_imports("from .x import y").is_err());
+        assert_eq!(python_imports("from a.b import(c)").unwrap(), ["a.b"]);
     }
 }

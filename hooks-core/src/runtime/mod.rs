@@ -68,8 +68,8 @@ pub use hook::{Arg, Hook, HookCtx, HookSource, Ret};
 pub use provider::{HooksProvider, PointSet};
 pub use record::{HookRun, RunResult, SubscriptionId};
 pub use session::{
-    AgentError, ModelReply, QueueDrain, Session, SessionError, SessionStats, Subagent, ToolError,
-    ToolErrorKind, ToolRun, TurnEnd,
+    AgentError, ApproveFn, ModelReply, QueueDrain, Session, SessionError, SessionStats, Subagent,
+    ToolError, ToolErrorKind, ToolRun, TurnEnd, guard_passes,
 };
 pub use settings::default_timeout;
 

@@ -95,7 +95,11 @@ pub struct SessionStats {
     pub files_modified: BTreeSet<String>,
 }
 
-type Approver = Arc<dyn Fn(&'static str, &str) -> bool + Send + Sync>;
+/// Decides an `Ask` verdict: `approve(point, reason)` is true to go on (see
+/// [`Session::with_approver`], [`guard_passes`]).
+pub type ApproveFn = dyn Fn(&'static str, &str) -> bool + Send + Sync;
+
+type Approver = Arc<ApproveFn>;
 
 /// An agent session wired to a [`Hooks`] value: call its methods from the agent loop and every
 /// standard point fires at the right moment with a filled context.
@@ -609,26 +613,54 @@ impl Session {
 
     /// A guard's outcome: `Ok` to go on; a deny, or an ask nobody approved, is `Denied`.
     fn pass(&self, point: &'static str, out: Outcome<Verdict>) -> Result<(), SessionError> {
-        let failure = out.decided_by_failure().is_some();
-        let by = out.decided_by;
-        let reason = match out.value {
-            Verdict::Deny(reason) => reason.into_owned(),
-            Verdict::Ask(reason) => {
-                let approved = self.approver.as_ref().is_some_and(|a| a(point, &reason));
-                if approved {
-                    return Ok(());
-                }
-                format!("needs approval: {reason}")
-            }
-            Verdict::Continue | Verdict::Allow => return Ok(()),
-        };
-        Err(SessionError::Denied {
-            point,
-            by,
-            reason,
-            failure,
-        })
+        guard_passes(point, out, self.approver.as_deref())
     }
+}
+
+/// What the merged outcome of a guard point means for an agent loop: `Ok` to go on; a deny,
+/// or an `Ask` that `approve(point, reason)` refused (or that nobody could answer: no
+/// approver), is [`SessionError::Denied`]. The rule [`Session`] applies at every guard point,
+/// public so that adapters for other agent loops (hookrail-rig) apply the same one.
+///
+/// ```
+/// use hookrail_core::runtime::{SessionError, guard_passes};
+/// use hookrail_core::{Outcome, Verdict};
+///
+/// let ask = || Outcome {
+///     value: Verdict::ask("rm in the home directory"),
+///     ..Outcome::default()
+/// };
+/// assert!(matches!(guard_passes("pre_tool_use", ask(), None), Err(SessionError::Denied { .. })));
+/// assert!(guard_passes("pre_tool_use", ask(), Some(&|_point: &'static str, _reason: &str| true)).is_ok());
+/// assert!(guard_passes("pre_tool_use", Outcome::<Verdict>::default(), None).is_ok());
+/// ```
+///
+/// # Errors
+///
+/// [`SessionError::Denied`], naming the point, what decided and whether it was a failure.
+pub fn guard_passes(
+    point: &'static str,
+    out: Outcome<Verdict>,
+    approve: Option<&ApproveFn>,
+) -> Result<(), SessionError> {
+    let failure = out.decided_by_failure().is_some();
+    let by = out.decided_by;
+    let reason = match out.value {
+        Verdict::Deny(reason) => reason.into_owned(),
+        Verdict::Ask(reason) => {
+            if approve.is_some_and(|a| a(point, &reason)) {
+                return Ok(());
+            }
+            format!("needs approval: {reason}")
+        }
+        Verdict::Continue | Verdict::Allow => return Ok(()),
+    };
+    Err(SessionError::Denied {
+        point,
+        by,
+        reason,
+        failure,
+    })
 }
 
 impl fmt::Debug for Session {

@@ -149,21 +149,6 @@ pub(super) struct Follow {
     zero: Option<PathBuf>,
 }
 
-/// One import of a Python file.
-#[derive(Debug, PartialEq, Eq)]
-enum PyImport {
-    /// `import a.b`.
-    Absolute(String),
-    /// `from a.b import c, d`: each name may be a submodule (`a/b/c.py`).
-    From { module: String, names: Vec<String> },
-    /// `from ..a import b` (`level` dots, then the module, maybe empty) and the names.
-    Relative {
-        level: usize,
-        module: String,
-        names: Vec<String>,
-    },
-}
-
 impl Scan<'_> {
     /// Queues the files the last [`Scan::hash`] found, to be read for what they load. The
     /// functions a shell file defines are known at once: a script calls what it sources
@@ -480,53 +465,6 @@ pub(super) fn function_names(text: &str) -> Vec<String> {
         }
     }
     names
-}
-
-/// The imports of a Python file, statement by statement (`;` and new lines; indented ones
-/// included, since a function's import runs when it is called).
-fn python_file_imports(code: &str) -> Vec<PyImport> {
-    let mut out = Vec::new();
-    for statement in code.split([';', '\n']) {
-        let statement = statement.trim();
-        if let Some(rest) = statement.strip_prefix("import ") {
-            for name in rest.split(',') {
-                let name = name.split_whitespace().next().unwrap_or_default();
-                if !name.is_empty() {
-                    out.push(PyImport::Absolute(name.to_owned()));
-                }
-            }
-        } else if let Some(rest) = statement.strip_prefix("from ") {
-            let Some((module, names)) = rest.split_once(" import ") else {
-                continue;
-            };
-            let module = module.trim();
-            let level = module.chars().take_while(|&c| c == '.').count();
-            let names: Vec<String> = names
-                .trim()
-                .trim_start_matches('(')
-                .trim_end_matches(['\\', ')'])
-                .split(',')
-                .filter_map(|n| n.split_whitespace().next())
-                .filter(|n| !n.is_empty() && *n != "(")
-                .map(str::to_owned)
-                .collect();
-            if level == 0 {
-                if !module.is_empty() {
-                    out.push(PyImport::From {
-                        module: module.to_owned(),
-                        names,
-                    });
-                }
-                continue;
-            }
-            out.push(PyImport::Relative {
-                level,
-                module: module[level..].to_owned(),
-                names,
-            });
-        }
-    }
-    out
 }
 
 #[cfg(test)]

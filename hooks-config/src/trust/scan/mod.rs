@@ -9,8 +9,8 @@ use super::fingerprint::Unhashed;
 use super::lex::{self, Op, Part, PipeIn, Simple, Word};
 use super::programs::{
     CODE_ENV, EnvCode, Interpreter, Lang, OPTION_FILES, PROGRAM_FILE_OPTIONS, PROJECT_RUNNERS,
-    RESERVED, RUNNER_SUBCOMMANDS, WRAPPERS, base_name, first_loading_word, interpreter,
-    loading_words, python_imports,
+    PyImport, RESERVED, RUNNER_SUBCOMMANDS, WRAPPERS, base_name, first_loading_word, interpreter,
+    loading_words, python_file_imports, python_imports,
 };
 use super::{MAX_NESTING, MAX_SCRIPTS};
 
