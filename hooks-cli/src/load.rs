@@ -214,6 +214,9 @@ pub struct Pipeline {
     /// The builtin policies on whose state lives in memory only
     /// ([`Builtins::memory_only_state`]): in a process per event it lasts one event.
     pub memory_only: Vec<&'static str>,
+    /// Handles on the builtin policies installed in `hooks` (they share state with them): the
+    /// daemon reads the audit's counters and saves the stateful policies' state through them.
+    pub builtins: Builtins,
 }
 
 /// Loads the configuration and builds the pipeline. Problems of single entries are logged to
@@ -267,6 +270,7 @@ pub fn build(
         config: configured.config(),
         configured,
         memory_only,
+        builtins,
     })
 }
 

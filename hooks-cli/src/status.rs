@@ -135,7 +135,7 @@ pub fn webhook(spec: &WebhookSpec, switched_on: bool, allow: &AllowList) -> Stan
 /// What to say about `names` (non-empty) in a process that answers one event.
 pub fn stateful_note(names: &[&str]) -> String {
     format!(
-        "builtin {}: state (counts, spend, locks, breakers) lasts one event in `hooks claude`, a process per event, so {} never trigger there; run them in a long-lived process",
+        "builtin {}: state (counts, spend, locks, breakers) lasts one event in `hooks claude`, a process per event, so {} never trigger there; start `hooks serve` for the project (`hooks claude` then forwards to it)",
         names.join(", "),
         if names.len() == 1 {
             "it can"

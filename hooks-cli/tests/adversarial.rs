@@ -37,6 +37,25 @@
 //! - Strings in `files`, `edit`, `env`, `args`, `before`, `payload` and `says` expand `$PROJECT`
 //!   (the project directory), `$HOME` (the case's home directory) and `$HOOKS` (the binary).
 //! - `*.sh` and `*.py` files are made executable.
+//!
+//! # Cases against a running daemon
+//!
+//! ```toml
+//! serve = ["--max-payload", "1MiB"]          # start `hooks serve` for the project first
+//! serve_env = { HOOKS_DISABLE = "builtin.command_guard" }  # the daemon's own environment
+//! via = "http"                              # POST the payload to its /claude (default: run `args`)
+//! token = ""                                # http: the bearer token sent ("" = none; default: the daemon's)
+//! earlier = [{ hook_event_name = "PreToolUse", tool_name = "Read", tool_input = { file_path = "a" } }]
+//! restart = true                            # stop (SIGTERM) and start the daemon again after `earlier`
+//! reload_ms = 1500                          # wait after `edit` (the daemon reloads its files)
+//! ```
+//!
+//! With `serve`, the daemon runs after `before` and before `edit`, with the case's
+//! environment, its home directory's state directory (the token file is made there on first
+//! start, and `hooks claude` finds the daemon there) and `serve_env` on top. `earlier`
+//! payloads go the same way as the main one first (their answers are not checked). Over
+//! `http`, a status-200 answer is read as `hooks claude`'s stdout with exit 0; `expect =
+//! "unauthorized"` wants status 401; `says` also searches the daemon's stderr.
 
 #![cfg(unix)]
 
@@ -94,6 +113,31 @@ struct Case {
     settle_ms: Option<u64>,
     #[serde(default)]
     cwd: Option<String>,
+    #[serde(default)]
+    serve: Option<Vec<String>>,
+    #[serde(default)]
+    serve_env: BTreeMap<String, String>,
+    #[serde(default)]
+    via: Via,
+    #[serde(default)]
+    token: Option<String>,
+    #[serde(default)]
+    earlier: Vec<toml::Value>,
+    #[serde(default)]
+    restart: bool,
+    #[serde(default)]
+    reload_ms: Option<u64>,
+}
+
+/// How the payload reaches a decision.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum Via {
+    /// The command of `args` (default `hooks claude`), payload on stdin.
+    #[default]
+    Command,
+    /// `POST /claude` to the case's daemon.
+    Http,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -106,6 +150,8 @@ enum Expect {
     Error,
     Ok,
     Fail,
+    /// Over `http`: status 401.
+    Unauthorized,
 }
 
 /// What `hooks claude` answered, as Claude Code reads it.
@@ -156,6 +202,7 @@ fn expected(expect: Expect, code: Option<i32>, stdout: &str) -> Result<(), Strin
         Expect::Error => answer == Answer::Errored,
         Expect::Ok => code == Some(0),
         Expect::Fail => code.is_some_and(|c| c != 0),
+        Expect::Unauthorized => false,
     };
     if fits {
         Ok(())
@@ -304,29 +351,137 @@ fn run(mut cmd: Command, stdin: Vec<u8>, hold: bool, limit: Duration) -> Result<
     })
 }
 
-fn run_case(case: &Case) -> Result<(), String> {
-    let sandbox = Sandbox::new();
-    sandbox.write(&case.files)?;
-    for step in &case.before {
-        let ran = run(
-            sandbox.command(step, &case.env, case.cwd.as_deref()),
-            Vec::new(),
-            false,
-            Duration::from_secs(60),
-        )?;
-        if ran.code != Some(0) {
-            return Err(format!(
-                "before step `hooks {}` exited {:?}\nstdout: {}\nstderr: {}",
-                step.join(" "),
-                ran.code,
-                ran.stdout,
-                ran.stderr
-            ));
-        }
+/// A case's `hooks serve`, killed on drop.
+struct Served {
+    child: std::process::Child,
+    addr: std::net::SocketAddr,
+    log: std::sync::Arc<std::sync::Mutex<String>>,
+}
+
+impl Served {
+    fn start(sandbox: &Sandbox, case: &Case) -> Result<Served, String> {
+        let mut args: Vec<String> = ["serve", "--listen", "127.0.0.1:0", "--project", "$PROJECT"]
+            .map(String::from)
+            .to_vec();
+        args.extend(case.serve.clone().unwrap_or_default());
+        let mut env = case.env.clone();
+        env.extend(case.serve_env.clone());
+        let mut child = sandbox
+            .command(&args, &env, None)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("cannot start hooks serve: {e}"))?;
+        let stderr = child.stderr.take().expect("stderr is piped");
+        let log = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        let (found, listening) = std::sync::mpsc::channel();
+        let lines = std::sync::Arc::clone(&log);
+        std::thread::spawn(move || {
+            use std::io::BufRead;
+            for line in std::io::BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                if let Some(addr) = line.strip_prefix("hooks serve: listening on http://") {
+                    let _ = found.send(addr.to_owned());
+                }
+                let mut log = lines
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                log.push_str(&line);
+                log.push('\n');
+            }
+        });
+        let addr = match listening.recv_timeout(Duration::from_secs(30)) {
+            Ok(addr) => addr.parse().map_err(|e| format!("{addr}: {e}"))?,
+            Err(_) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!(
+                    "hooks serve did not listen:\n{}",
+                    log.lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                ));
+            }
+        };
+        Ok(Served { child, addr, log })
     }
-    sandbox.write(&case.edit)?;
-    let args = case.args.clone().unwrap_or_else(|| vec!["claude".into()]);
-    let stdin = match (&case.payload, &case.stdin, case.stdin_size) {
+
+    /// SIGTERM, then waits for a clean exit.
+    fn stop(mut self) -> Result<(), String> {
+        let pid = i32::try_from(self.child.id()).map_err(|e| e.to_string())?;
+        // SAFETY: a plain kill(2) of our own child.
+        if unsafe { kill(pid, 15) } != 0 {
+            return Err("cannot signal the daemon".into());
+        }
+        let status = self.child.wait().map_err(|e| e.to_string())?;
+        if status.code() != Some(0) {
+            return Err(format!("the daemon stopped with {status}"));
+        }
+        Ok(())
+    }
+
+    fn log(&self) -> String {
+        self.log
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    /// `POST /claude` on its own connection: the status and the body.
+    fn post(&self, token: Option<&str>, body: &[u8]) -> Result<(u16, String), String> {
+        let mut stream =
+            std::net::TcpStream::connect(self.addr).map_err(|e| format!("connect: {e}"))?;
+        stream
+            .set_read_timeout(Some(Duration::from_secs(60)))
+            .map_err(|e| e.to_string())?;
+        let mut head = format!(
+            "POST /claude HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n",
+            body.len()
+        );
+        if let Some(token) = token {
+            head.push_str(&format!("Authorization: Bearer {token}\r\n"));
+        }
+        head.push_str("\r\n");
+        // A daemon that refuses a large body early may close the connection: read what came.
+        let _ = stream
+            .write_all(head.as_bytes())
+            .and_then(|()| stream.write_all(body));
+        let mut response = Vec::new();
+        stream
+            .read_to_end(&mut response)
+            .map_err(|e| format!("read: {e}"))?;
+        let text = String::from_utf8_lossy(&response);
+        let (head, body) = text
+            .split_once("\r\n\r\n")
+            .ok_or_else(|| format!("not an HTTP response: {text}"))?;
+        let status = head
+            .split(' ')
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .ok_or_else(|| format!("no status: {head}"))?;
+        Ok((status, body.to_owned()))
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+unsafe extern "C" {
+    fn kill(pid: i32, signal: i32) -> i32;
+}
+
+/// The bytes a case sends: `payload` as JSON (with `session_id` and `cwd` filled in), raw
+/// `stdin`, or `stdin_size` bytes of a JSON string.
+fn input_of(
+    sandbox: &Sandbox,
+    case: &Case,
+    payload: Option<&toml::Value>,
+) -> Result<Vec<u8>, String> {
+    Ok(match (payload, &case.stdin, case.stdin_size) {
         (Some(payload), None, None) => {
             let mut json = sandbox
                 .expand_json(serde_json::to_value(payload).map_err(|e| format!("payload: {e}"))?);
@@ -349,23 +504,118 @@ fn run_case(case: &Case) -> Result<(), String> {
         }
         (None, None, None) => Vec::new(),
         _ => return Err("give one of `payload`, `stdin`, `stdin_size`".into()),
+    })
+}
+
+/// Sends `input` the case's way: an HTTP status (`None` for a command) and what ran.
+fn send(
+    sandbox: &Sandbox,
+    case: &Case,
+    daemon: Option<&Served>,
+    input: Vec<u8>,
+) -> Result<(Option<u16>, Ran), String> {
+    match case.via {
+        Via::Command => {
+            let args = case.args.clone().unwrap_or_else(|| vec!["claude".into()]);
+            let limit = Duration::from_secs(case.timeout_s.unwrap_or(30));
+            let ran = run(
+                sandbox.command(&args, &case.env, case.cwd.as_deref()),
+                input,
+                case.stdin_hold,
+                limit,
+            )?;
+            Ok((None, ran))
+        }
+        Via::Http => {
+            let daemon = daemon.ok_or("`via = \"http\"` needs `serve`")?;
+            let token = match &case.token {
+                Some(token) => Some(sandbox.expand(token)),
+                None => Some(
+                    std::fs::read_to_string(sandbox.home.join(".local/state/hookrail/token"))
+                        .map_err(|e| format!("the daemon's token file: {e}"))?
+                        .trim()
+                        .to_owned(),
+                ),
+            }
+            .filter(|t| !t.is_empty());
+            let (status, body) = daemon.post(token.as_deref(), &input)?;
+            Ok((
+                Some(status),
+                Ran {
+                    code: Some(0),
+                    stdout: body,
+                    stderr: daemon.log(),
+                },
+            ))
+        }
+    }
+}
+
+fn run_case(case: &Case) -> Result<(), String> {
+    let sandbox = Sandbox::new();
+    sandbox.write(&case.files)?;
+    for step in &case.before {
+        let ran = run(
+            sandbox.command(step, &case.env, case.cwd.as_deref()),
+            Vec::new(),
+            false,
+            Duration::from_secs(60),
+        )?;
+        if ran.code != Some(0) {
+            return Err(format!(
+                "before step `hooks {}` exited {:?}\nstdout: {}\nstderr: {}",
+                step.join(" "),
+                ran.code,
+                ran.stdout,
+                ran.stderr
+            ));
+        }
+    }
+    let mut daemon = match &case.serve {
+        Some(_) => Some(Served::start(&sandbox, case)?),
+        None => None,
     };
-    let limit = Duration::from_secs(case.timeout_s.unwrap_or(30));
-    let ran = run(
-        sandbox.command(&args, &case.env, case.cwd.as_deref()),
-        stdin,
-        case.stdin_hold,
-        limit,
-    )?;
+    sandbox.write(&case.edit)?;
+    if let Some(ms) = case.reload_ms {
+        std::thread::sleep(Duration::from_millis(ms));
+    }
+    for payload in &case.earlier {
+        send(
+            &sandbox,
+            case,
+            daemon.as_ref(),
+            input_of(&sandbox, case, Some(payload))?,
+        )?;
+    }
+    if case.restart {
+        daemon.take().ok_or("`restart` needs `serve`")?.stop()?;
+        daemon = Some(Served::start(&sandbox, case)?);
+    }
+    let input = input_of(&sandbox, case, case.payload.as_ref())?;
+    let (status, mut ran) = send(&sandbox, case, daemon.as_ref(), input)?;
+    if case.via == Via::Command
+        && let Some(daemon) = &daemon
+    {
+        ran.stderr.push_str(&daemon.log());
+    }
     let shown = || {
         format!(
-            "\n  exit: {:?}\n  stdout: {}\n  stderr: {}",
+            "\n  status: {status:?}\n  exit: {:?}\n  stdout: {}\n  stderr: {}",
             ran.code,
             ran.stdout.trim(),
             ran.stderr.trim()
         )
     };
-    expected(case.expect, ran.code, &ran.stdout).map_err(|e| format!("{e}{}", shown()))?;
+    match (case.expect, status) {
+        (Expect::Unauthorized, Some(401)) => {}
+        (Expect::Unauthorized, _) => return Err(format!("expected status 401{}", shown())),
+        (_, Some(status)) if status != 200 => {
+            return Err(format!("expected status 200{}", shown()));
+        }
+        (expect, _) => {
+            expected(expect, ran.code, &ran.stdout).map_err(|e| format!("{e}{}", shown()))?;
+        }
+    }
     if let Some(code) = case.exit
         && ran.code != Some(code)
     {

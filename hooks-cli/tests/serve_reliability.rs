@@ -246,3 +246,99 @@ fn a_hung_command_hook_blocks_only_its_own_request() {
     );
     let _: Value = daemon.get("/health").1;
 }
+
+/// "Acknowledged" is defined in the README (`hooks serve`, audit): a record counted in
+/// `/health`'s `audit.written` has been committed by the audit's writer. Under load, the
+/// highest count seen before a SIGKILL must all be in the database afterwards, and the
+/// database must be sound.
+#[test]
+fn sigkill_during_load_loses_no_acknowledged_audit_record() {
+    let project = Project::new();
+    let audit = project.trust.path().join("audit.db");
+    project.write(
+        "hooks.yaml",
+        &format!(
+            "enabled: true\nbuiltin:\n  command_guard:\n  audit:\n    path: {}\nhooks: []\n",
+            audit.display()
+        ),
+    );
+    let mut daemon = Daemon::start(&project, &[]);
+    let stop = Arc::new(AtomicBool::new(false));
+    let answered = Arc::new(AtomicUsize::new(0));
+    let load: Vec<_> = (0..2)
+        .map(|client| {
+            let addr = daemon.addr;
+            let stop = Arc::clone(&stop);
+            let answered = Arc::clone(&answered);
+            let project_path = project.path().to_path_buf();
+            std::thread::spawn(move || {
+                let Ok(stream) = TcpStream::connect(addr) else {
+                    return;
+                };
+                stream.set_nodelay(true).unwrap();
+                let mut writer = stream.try_clone().unwrap();
+                let mut reader = BufReader::new(stream);
+                let mut n = 0u64;
+                while !stop.load(Ordering::SeqCst) {
+                    let payload = json!({
+                        "session_id": format!("load-{client}"),
+                        "cwd": project_path,
+                        "hook_event_name": "PreToolUse",
+                        "tool_name": "Bash",
+                        "tool_input": { "command": if n.is_multiple_of(2) { "ls" } else { "rm -rf /" } },
+                        "tool_use_id": format!("toolu_{client}_{n}")
+                    })
+                    .to_string();
+                    n += 1;
+                    // The daemon dies mid-request: whatever the client sees then is no answer.
+                    let sent = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        write_request(
+                            &mut writer,
+                            "POST",
+                            "/claude",
+                            Some(TOKEN),
+                            payload.as_bytes(),
+                            false,
+                        );
+                        read_one(&mut reader)
+                    }));
+                    match sent {
+                        Ok((200, _)) => {
+                            answered.fetch_add(1, Ordering::SeqCst);
+                        }
+                        _ => return,
+                    }
+                }
+            })
+        })
+        .collect();
+    let mut acknowledged = 0;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while acknowledged < 300 && Instant::now() < deadline {
+        let (status, health) = daemon.get("/health");
+        assert_eq!(status, 200);
+        acknowledged = acknowledged.max(health["audit"]["written"].as_u64().unwrap());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(acknowledged > 0, "the audit acknowledged nothing");
+    let pid = i32::try_from(daemon.child.id()).unwrap();
+    // SAFETY: a plain kill(2) of our own child.
+    assert_eq!(unsafe { libc_kill(pid, 9) }, 0);
+    daemon.child.wait().unwrap();
+    stop.store(true, Ordering::SeqCst);
+    for thread in load {
+        thread.join().unwrap();
+    }
+    assert!(answered.load(Ordering::SeqCst) > 0);
+    let reader = hookrail_builtin::audit::AuditReader::open(&audit).unwrap();
+    assert_eq!(
+        reader.check().unwrap(),
+        Vec::<String>::new(),
+        "a sound database"
+    );
+    let stored = reader.count().unwrap();
+    assert!(
+        stored >= acknowledged,
+        "{stored} records stored, {acknowledged} acknowledged before the kill"
+    );
+}

@@ -35,10 +35,13 @@
 //! the `builtin:` section needs a restart (configured hooks reload, builtin policies are built
 //! once: the reload says so); stateful builtin policies keep their state for the daemon's
 //! life, in memory (not across a restart yet). On SIGTERM or SIGINT it stops accepting,
-//! finishes the requests in flight, flushes the webhooks for `--webhook-flush` and exits 0.
+//! finishes the requests in flight, flushes the webhooks for `--webhook-flush` and the
+//! OpenTelemetry export (on when an OTLP endpoint is configured: `--otlp-endpoint`), closes the audit
+//! and exits 0.
 
 pub(crate) mod forward;
 pub(crate) mod found;
+mod otel;
 mod routes;
 pub mod token;
 
@@ -93,6 +96,11 @@ pub struct ServeArgs {
     /// How long one request may take before it is answered "block" (`120s`, `500ms`).
     #[arg(long, value_name = "DURATION", value_parser = parse_duration, default_value = "120s")]
     pub request_timeout: Duration,
+    /// Export every hook run as OpenTelemetry spans and metrics to this OTLP/HTTP receiver
+    /// (`http://collector:4318`). Default: $OTEL_EXPORTER_OTLP_ENDPOINT (or the per-signal
+    /// variables) when set; otherwise nothing is exported.
+    #[arg(long, value_name = "URL")]
+    pub otlp_endpoint: Option<String>,
     #[command(flatten)]
     pub config: ConfigArgs,
     #[command(flatten)]
@@ -123,6 +131,27 @@ pub(crate) struct State {
     counts: Counts,
     /// What this daemon serves ([`found::identity`]), sent with every answer.
     identity: String,
+}
+
+impl State {
+    /// The audit's counters for `/health`, or `null` without an audit. A record counted in
+    /// `written` is *acknowledged*: the writer has committed the transaction that holds it, so
+    /// it survives the daemon being killed (SQLite WAL; with `synchronous: full` also a power
+    /// loss). A decision answered but not yet counted here can still be lost to a SIGKILL.
+    fn audit_health(&self) -> serde_json::Value {
+        #[cfg(feature = "builtin")]
+        if let Some(audit) = self.pipeline.builtins.audit() {
+            let stats = audit.stats();
+            return serde_json::json!({
+                "written": stats.written,
+                "queued": stats.queued,
+                "dropped": stats.dropped,
+                "failed": stats.failed,
+                "last_error": stats.last_error,
+            });
+        }
+        serde_json::Value::Null
+    }
 }
 
 /// Request and decision counts for `/health`.
@@ -175,6 +204,7 @@ pub async fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
     for line in &not_started {
         tracing::warn!("{line}");
     }
+    let export = otel::Export::start(args.otlp_endpoint.as_deref(), &pipeline.hooks, &root)?;
     let generation = Arc::new(AtomicU64::new(1));
     let reloader = watch(
         &args.config,
@@ -267,6 +297,11 @@ pub async fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
     }
     served?;
     for line in delivery.finish().await {
+        tracing::warn!("{line}");
+    }
+    if let Some(export) = export
+        && let Some(line) = export.finish().await
+    {
         tracing::warn!("{line}");
     }
     // The last handle of the hook set: dropping it closes the builtin policies, and the audit

@@ -199,6 +199,7 @@ async fn health(Shared(state): Shared<Arc<State>>) -> Json<Value> {
         "blocked": load(&counts.blocked),
         "refused": load(&counts.refused),
         "unauthorized": load(&counts.unauthorized),
+        "audit": state.audit_health(),
     }))
 }
 

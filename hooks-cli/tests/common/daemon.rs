@@ -155,7 +155,8 @@ pub fn read_one(reader: &mut BufReader<TcpStream>) -> (u16, Value) {
     let mut length = 0;
     loop {
         let mut line = String::new();
-        reader.read_line(&mut line).unwrap();
+        let read = reader.read_line(&mut line).unwrap();
+        assert!(read > 0, "the connection closed before a whole response");
         if let Some(value) = line.to_ascii_lowercase().strip_prefix("content-length:") {
             length = value.trim().parse().unwrap();
         }
