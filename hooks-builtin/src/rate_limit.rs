@@ -52,6 +52,15 @@
 //! so calls the user approves are not counted. Buckets live in memory, per `RateLimit` value:
 //! two processes do not share them.
 //!
+//! # Across restarts
+//!
+//! `RateLimit` implements [`PersistentState`](crate::state::PersistentState): a long-lived
+//! process saves the buckets that are not full and restores them after a restart (see
+//! [`state`](crate::state)). A bucket is saved with the limit it belongs to (calls, window,
+//! burst, key parts, tools: not its place in the list) and its level at the save's wall-clock
+//! time; on restore it refills by the wall time that passed since (none if the clock went
+//! back), and buckets of a limit that is no longer configured are dropped and reported.
+//!
 //! # Example
 //!
 //! ```
@@ -85,11 +94,13 @@
 //! ```
 
 mod clock;
+mod persist;
 
 pub use clock::{Clock, ManualClock, SystemClock};
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use hookrail_core::context::{Meta, PreModelCall, PreToolUse};
@@ -387,20 +398,9 @@ impl Subject<'_> {
         }
     }
 
-    /// The bucket key of `rule`: each part length-prefixed, so that no two different value
-    /// lists give the same string.
+    /// The bucket key of `rule`.
     fn key(&self, rule_idx: usize, rule: &Rule) -> String {
-        let mut key = String::with_capacity(32);
-        let _ = write!(key, "{rule_idx}");
-        for part in &rule.key {
-            match self.value(*part) {
-                Some(v) => {
-                    let _ = write!(key, "|{}:{v}", v.len());
-                }
-                None => key.push_str("|-"),
-            }
-        }
-        key
+        bucket_key(rule_idx, rule.key.iter().map(|part| self.value(*part)))
     }
 
     /// `agent "coder"`, `tenant "acme", agent "coder"`, `tenant (none)`, `everyone`.
@@ -423,6 +423,23 @@ impl Subject<'_> {
         }
         out
     }
+}
+
+/// The key of a bucket of rule `rule_idx` (tool rules first, then model rules) for the values
+/// of its key parts: each value length-prefixed, so that no two different value lists give
+/// the same string; a missing value is `-`.
+fn bucket_key<'v>(rule_idx: usize, values: impl IntoIterator<Item = Option<&'v str>>) -> String {
+    let mut key = String::with_capacity(32);
+    let _ = write!(key, "{rule_idx}");
+    for value in values {
+        match value {
+            Some(v) => {
+                let _ = write!(key, "|{}:{v}", v.len());
+            }
+            None => key.push_str("|-"),
+        }
+    }
+    key
 }
 
 #[derive(Debug)]
@@ -456,6 +473,8 @@ struct Inner {
     max_buckets: usize,
     clock: Arc<dyn Clock>,
     state: Mutex<State>,
+    /// Bumped, under the state's lock, on every change of the buckets (see `PersistentState`).
+    revision: AtomicU64,
 }
 
 impl std::fmt::Debug for RateLimit {
@@ -508,6 +527,7 @@ impl RateLimit {
                 max_buckets: config.max_buckets,
                 clock: Arc::new(SystemClock),
                 state: Mutex::new(State::new()),
+                revision: AtomicU64::new(0),
             }),
         })
     }
@@ -524,6 +544,7 @@ impl RateLimit {
                 max_buckets: self.inner.max_buckets,
                 clock,
                 state: Mutex::new(State::new()),
+                revision: AtomicU64::new(0),
             }),
         }
     }
@@ -611,6 +632,7 @@ impl RateLimit {
         if inserted && state.buckets.len() > state.sweep_at.min(self.inner.max_buckets) {
             self.sweep(&mut state, now);
         }
+        self.inner.revision.fetch_add(1, Ordering::Relaxed);
         Verdict::Continue
     }
 
