@@ -49,6 +49,16 @@
 //! `Clone`; clones share all of this, so keep one to read reports after handing another to
 //! the hooks. All of it is behind one mutex held for a few map operations per call.
 //!
+//! # Across restarts
+//!
+//! `Budget` implements [`PersistentState`](crate::state::PersistentState): a long-lived
+//! process saves the open sessions' and the tenants' spend (tokens and exact cost per model)
+//! and the kept reports, and restores them after a restart (see [`state`](crate::state)).
+//! Spend is spend: it is kept whatever the settings are now, and checked against the limits
+//! configured now, so a session that reached its hard limit before the restart is still
+//! denied after it. Limits themselves are never saved. `max_sessions` and `max_reports` hold
+//! for restored sessions and reports as for new ones.
+//!
 //! # Example
 //!
 //! ```
@@ -84,6 +94,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use hookrail_core::context::{
@@ -94,6 +105,8 @@ use hookrail_core::{HookResult, Verdict};
 use serde::{Deserialize, Serialize};
 
 use crate::ConfigError;
+
+mod persist;
 
 /// The policy's name in config files and errors.
 const POLICY: &str = "budget";
@@ -543,6 +556,8 @@ struct Inner {
     max_reports: usize,
     max_sessions: usize,
     state: Mutex<State>,
+    /// Bumped on every change of the state (see `PersistentState`).
+    revision: AtomicU64,
 }
 
 impl fmt::Debug for Budget {
@@ -651,6 +666,7 @@ impl Budget {
                 max_reports: config.max_reports,
                 max_sessions: config.max_sessions,
                 state: Mutex::new(State::default()),
+                revision: AtomicU64::new(0),
             }),
         })
     }
@@ -668,7 +684,7 @@ impl Budget {
 
     /// Remove and return the final report of an ended session.
     pub fn take_report(&self, session_id: &str) -> Option<SpendReport> {
-        let mut state = self.lock();
+        let mut state = self.lock_mut();
         let report = state.ended.remove(session_id)?;
         state.ended_order.retain(|id| id != session_id);
         Some(report)
@@ -685,7 +701,7 @@ impl Budget {
 
     /// Start a new period for `tenant`: its totals go back to zero. Returns what it had spent.
     pub fn reset_tenant(&self, tenant: &str) -> Option<TenantSpend> {
-        let mut state = self.lock();
+        let mut state = self.lock_mut();
         state
             .tenants
             .remove(tenant)
@@ -704,6 +720,14 @@ impl Budget {
             .state
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The state, to change it: bumps the revision (under the lock, so a saver that read the
+    /// new revision takes its snapshot after this change).
+    fn lock_mut(&self) -> MutexGuard<'_, State> {
+        let state = self.lock();
+        self.inner.revision.fetch_add(1, Ordering::Relaxed);
+        state
     }
 
     fn price(&self, model: &str) -> Option<Price> {
@@ -882,7 +906,7 @@ impl Budget {
         model: &mut hookrail_core::context::Rewritable<String>,
         what: &str,
     ) -> Verdict {
-        let mut state = self.lock();
+        let mut state = self.lock_mut();
         match self.check(&mut state, meta) {
             Check::Within => Verdict::Continue,
             Check::Hard(reason) => {
@@ -934,7 +958,7 @@ impl Budget {
     /// Add `usage` of `model` to the session and tenant of `meta`.
     fn count(&self, meta: &Meta, model: &str, usage: TokenUsage) {
         let price = self.price(model);
-        let mut state = self.lock();
+        let mut state = self.lock_mut();
         if price.is_none()
             && state.warned.len() < MAX_WARNED
             && state.warned.insert(model.to_owned())
@@ -1007,7 +1031,7 @@ impl HooksProvider for Budget {
     }
 
     fn session_end(&self, ctx: &SessionEnd) -> HookResult<()> {
-        let mut state = self.lock();
+        let mut state = self.lock_mut();
         let Some(open) = state.sessions.remove(&*ctx.meta.session_id) else {
             return Ok(());
         };
