@@ -40,6 +40,42 @@
 //! an SQLite file: restore at start, then [`StateStore::save_changed`] now and then (it writes
 //! only the policies whose [`state_revision`](PersistentState::state_revision) moved) and
 //! [`StateStore::save_all`] at shutdown.
+//!
+//! ```
+//! # #[cfg(all(feature = "state-store", feature = "rate-limit"))] {
+//! use hookrail_builtin::state::StateStore;
+//! use hookrail_builtin::{BuiltinConfig, Builtins};
+//! use hookrail_core::context::{Meta, PreToolUse};
+//! use hookrail_core::runtime::HooksProvider;
+//! use serde_json::json;
+//!
+//! let dir = tempfile::tempdir()?;
+//! let path = dir.path().join("state.db");
+//! let config: BuiltinConfig = serde_json::from_value(json!({
+//!     "rate_limit": { "tool_calls": [{ "calls": 1, "window_ms": 60000, "key": ["agent"] }] }
+//! }))?;
+//! let call = || PreToolUse::new(Meta::new("s1").with_agent("coder"), "Read", json!({}));
+//!
+//! // The first process: restore (nothing saved yet), run, save what changed.
+//! let builtins = Builtins::new(config.clone())?;
+//! let mut store = StateStore::open(&path)?;
+//! assert!(store.restore(&builtins.persistent())?.is_empty());
+//! let limit = builtins.rate_limit().unwrap();
+//! assert!(!limit.pre_tool_use(&mut call())?.is_deny());
+//! assert_eq!(store.save_changed(&builtins.persistent())?, 1);
+//! assert_eq!(store.save_changed(&builtins.persistent())?, 0, "nothing changed since");
+//! drop(store);
+//!
+//! // The next process: the bucket is still empty.
+//! let builtins = Builtins::new(config)?;
+//! let store = StateStore::open(&path)?;
+//! let restored = store.restore(&builtins.persistent())?;
+//! assert_eq!(restored[0].0, "rate_limit");
+//! assert_eq!(restored[0].1.kept, 1);
+//! assert!(builtins.rate_limit().unwrap().pre_tool_use(&mut call())?.is_deny());
+//! # }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 #[cfg(feature = "state-store")]
 mod store;
