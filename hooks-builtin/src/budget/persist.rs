@@ -26,7 +26,8 @@ use hookrail_core::context::TokenUsage;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Budget, Ledger, LimitHit, ModelLedger, OpenSession, POLICY, SpendReport, State};
+use super::ledger::ModelLedger;
+use super::{Budget, Ledger, LimitHit, OpenSession, POLICY, SpendReport, State};
 use crate::state::{self, PersistentState, Restored, StateError, u128_text};
 
 /// The snapshot format this build writes and the newest it reads.
