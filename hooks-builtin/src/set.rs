@@ -45,7 +45,11 @@ pub struct NotBuilt(pub serde_json::Value);
 /// (`yes`). A macro rather than an `if`, so that policies without state need no impl of
 /// [`PersistentState`].
 #[cfg_attr(
-    not(any(feature = "rate-limit", feature = "budget", feature = "reviewer-lockout")),
+    not(any(
+        feature = "rate-limit",
+        feature = "budget",
+        feature = "reviewer-lockout"
+    )),
     allow(unused_macros)
 )]
 macro_rules! persist {

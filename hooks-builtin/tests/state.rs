@@ -1,4 +1,8 @@
-#![cfg(any(feature = "rate-limit", feature = "budget", feature = "reviewer-lockout"))]
+#![cfg(any(
+    feature = "rate-limit",
+    feature = "budget",
+    feature = "reviewer-lockout"
+))]
 //! Policy state across a restart ([`PersistentState`]): each stateful policy is filled, saved,
 //! and restored into a fresh instance with the same settings, which then decides as the first
 //! one would; wall time refills rate-limit buckets (never a clock set back); changed settings

@@ -28,7 +28,8 @@ use serde_json::Value;
 
 use super::ledger::ModelLedger;
 use super::{Budget, Ledger, LimitHit, OpenSession, POLICY, SpendReport, State};
-use crate::state::{self, PersistentState, Restored, StateError, u128_text};
+use crate::state::snapshot::{parse, to_json, u128_text};
+use crate::state::{PersistentState, Restored, StateError};
 
 /// The snapshot format this build writes and the newest it reads.
 const FORMAT: u64 = 1;
@@ -181,7 +182,7 @@ impl PersistentState for Budget {
                 reports,
             }
         };
-        state::to_json(POLICY, &snapshot)
+        to_json(POLICY, &snapshot)
     }
 
     /// Saved spend is added to the spend counted since (none, for a policy that has not run
@@ -191,7 +192,7 @@ impl PersistentState for Budget {
     /// The wall time does not matter: spend does not expire (see
     /// [`Budget::reset_tenant`]).
     fn restore_state_at(&self, saved: &Value, _now_unix_ms: u64) -> Result<Restored, StateError> {
-        let snapshot: Snapshot = state::parse(POLICY, FORMAT, saved)?;
+        let snapshot: Snapshot = parse(POLICY, FORMAT, saved)?;
         check(&snapshot).map_err(|message| StateError::malformed(POLICY, message))?;
         let mut restored = Restored {
             kept: snapshot.sessions.len() + snapshot.tenants.len() + snapshot.reports.len(),

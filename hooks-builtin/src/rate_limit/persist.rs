@@ -22,7 +22,8 @@ use serde_json::Value;
 
 use super::{Bucket, MIN_SWEEP};
 use super::{CallKind, KeyPart, MAX_WINDOW_MS, POLICY, RateLimit, Rule, bucket_key};
-use crate::state::{self, PersistentState, Restored, StateError, u128_text};
+use crate::state::snapshot::{elapsed_ms, parse, to_json, u128_text};
+use crate::state::{PersistentState, Restored, StateError};
 
 /// The snapshot format this build writes and the newest it reads.
 const FORMAT: u64 = 1;
@@ -227,7 +228,7 @@ impl PersistentState for RateLimit {
             // A stable file for a stable state.
             limit.buckets.sort_by(|a, b| a.key.cmp(&b.key));
         }
-        state::to_json(
+        to_json(
             POLICY,
             &Snapshot {
                 format: FORMAT,
@@ -243,14 +244,13 @@ impl PersistentState for RateLimit {
     /// limits no longer configured are dropped. Past `max_buckets`, the fullest restored
     /// buckets are dropped first (they are the closest to a new one).
     fn restore_state_at(&self, saved: &Value, now_unix_ms: u64) -> Result<Restored, StateError> {
-        let snapshot: Snapshot = state::parse(POLICY, FORMAT, saved)?;
+        let snapshot: Snapshot = parse(POLICY, FORMAT, saved)?;
         for limit in &snapshot.limits {
             limit
                 .check()
                 .map_err(|message| StateError::malformed(POLICY, message))?;
         }
-        let elapsed_ns =
-            u128::from(state::elapsed_ms(snapshot.saved_at_ms, now_unix_ms)) * 1_000_000;
+        let elapsed_ns = u128::from(elapsed_ms(snapshot.saved_at_ms, now_unix_ms)) * 1_000_000;
         let mut restored = Restored::default();
         // Full key -> (level, capacity), the lower level when a key comes twice.
         let mut entries: HashMap<String, (u128, u128)> = HashMap::new();

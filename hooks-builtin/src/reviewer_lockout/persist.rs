@@ -20,7 +20,8 @@ use serde_json::Value;
 
 use super::text::clip;
 use super::{Lock, MAX_NAME_CHARS, MAX_REASON_CHARS, POLICY, ReviewerLockout};
-use crate::state::{self, PersistentState, Restored, StateError};
+use crate::state::snapshot::{parse, to_json};
+use crate::state::{PersistentState, Restored, StateError};
 
 /// The snapshot format this build writes and the newest it reads.
 const FORMAT: u64 = 1;
@@ -134,7 +135,7 @@ impl PersistentState for ReviewerLockout {
                 .collect();
             (locks, authors)
         };
-        state::to_json(
+        to_json(
             POLICY,
             &Snapshot {
                 format: FORMAT,
@@ -151,7 +152,7 @@ impl PersistentState for ReviewerLockout {
     /// `max_tracked_files` the oldest are dropped and reported. Wall time does not matter:
     /// a lock lasts until a revision.
     fn restore_state_at(&self, saved: &Value, _now_unix_ms: u64) -> Result<Restored, StateError> {
-        let snapshot: Snapshot = state::parse(POLICY, FORMAT, saved)?;
+        let snapshot: Snapshot = parse(POLICY, FORMAT, saved)?;
         check(&snapshot).map_err(|message| StateError::malformed(POLICY, message))?;
         let mut restored = Restored::default();
         let saved_entries = snapshot.locks.len() + snapshot.authors.len();
