@@ -40,10 +40,15 @@ fn assert_malformed(err: &StateError, policy: &str, says: &str) {
 }
 
 fn assert_newer(err: &StateError, policy: &str) {
-    assert!(
-        matches!(err, StateError::UnsupportedFormat { policy: p, found: 2, supported: 1 } if *p == policy),
-        "{err:?}"
-    );
+    let expected = (2, 1);
+    match err {
+        StateError::UnsupportedFormat {
+            policy: p,
+            found,
+            supported,
+        } => assert_eq!((*p, (*found, *supported)), (policy, expected), "{err}"),
+        other => panic!("expected UnsupportedFormat, got {other:?}"),
+    }
     assert!(err.to_string().starts_with(&format!("{policy}: ")), "{err}");
 }
 

@@ -1,22 +1,5 @@
 //! [`PersistentState`] for [`Budget`]: the spend of open sessions and tenants, and the kept
 //! reports.
-//!
-//! The snapshot (format 1):
-//!
-//! ```json
-//! {"format": 1, "policy": "budget", "saved_at_ms": 1767225600000,
-//!  "sessions": [{"session_id": "s1", "tenant": "acme",
-//!                "models": {"big": {"tokens": {"input": 200000, "output": 40000},
-//!                                   "cost_pico": "1200000000000", "priced": true}},
-//!                "limits_hit": [{"scope": "session", "level": "soft", "unit": "usd"}],
-//!                "downgraded_calls": 1, "denied_calls": 0}],
-//!  "tenants": [{"tenant": "acme", "models": {...}}],
-//!  "reports": [{"session_id": "s0", ...}]}
-//! ```
-//!
-//! Sessions are listed least recently active first and reports oldest first, so the caps
-//! drop the same ones after a restore as they would have before. Costs are exact picodollars,
-//! as decimal strings (they can exceed 64 bits). Limits are not saved: they are the settings'.
 
 use std::collections::{BTreeMap, HashSet, VecDeque};
 use std::sync::Arc;
@@ -143,6 +126,24 @@ impl PersistentState for Budget {
         self.inner.revision.load(Ordering::Relaxed)
     }
 
+    /// The spend of the open sessions and the tenants, and the kept reports. The snapshot
+    /// (format 1) looks like this:
+    ///
+    /// ```json
+    /// {"format": 1, "policy": "budget", "saved_at_ms": 1767225600000,
+    ///  "sessions": [{"session_id": "s1", "tenant": "acme",
+    ///                "models": {"big": {"tokens": {"input": 200000, "output": 40000},
+    ///                                   "cost_pico": "1200000000000", "priced": true}},
+    ///                "limits_hit": [{"scope": "session", "level": "soft", "unit": "usd"}],
+    ///                "downgraded_calls": 1, "denied_calls": 0}],
+    ///  "tenants": [{"tenant": "acme", "models": {...}}],
+    ///  "reports": [{"session_id": "s0", ...}]}
+    /// ```
+    ///
+    /// Sessions are listed least recently active first and reports oldest first, so the
+    /// caps drop the same ones after a restore as they would have before. Costs are exact
+    /// picodollars, as decimal strings (they can exceed 64 bits). Limits are not saved: they
+    /// are the settings'.
     fn save_state_at(&self, now_unix_ms: u64) -> Value {
         let snapshot = {
             let state = self.lock();

@@ -1,17 +1,4 @@
 //! [`PersistentState`] for [`RateLimit`]: the buckets that are not full, saved per limit.
-//!
-//! The snapshot (format 1):
-//!
-//! ```json
-//! {"format": 1, "policy": "rate_limit", "saved_at_ms": 1767225600000,
-//!  "limits": [{"kind": "tool_calls", "calls": 5, "window_ms": 60000, "burst": 5,
-//!              "key": ["agent"], "tools": ["Bash"],
-//!              "buckets": [{"key": ["coder"], "level": "120000000000"}]}]}
-//! ```
-//!
-//! A bucket's `level` is in the limit's units (one call is `window_ms` × 10⁶ units), as a
-//! decimal string because it can exceed 64 bits; `null` in a bucket's `key` is a missing
-//! value (no tenant). The level is the one at `saved_at_ms`.
 
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
@@ -199,7 +186,18 @@ impl PersistentState for RateLimit {
     }
 
     /// The buckets that are not full, with their levels now; a full bucket is the same as
-    /// none.
+    /// none. The snapshot (format 1) looks like this:
+    ///
+    /// ```json
+    /// {"format": 1, "policy": "rate_limit", "saved_at_ms": 1767225600000,
+    ///  "limits": [{"kind": "tool_calls", "calls": 5, "window_ms": 60000, "burst": 5,
+    ///              "key": ["agent"], "tools": ["Bash"],
+    ///              "buckets": [{"key": ["coder"], "level": "120000000000"}]}]}
+    /// ```
+    ///
+    /// A bucket's `level` is in the limit's units (one call is `window_ms` × 10⁶ units), as a
+    /// decimal string because it can exceed 64 bits; `null` in a bucket's `key` is a missing
+    /// value (no tenant). The level is the one at `saved_at_ms`.
     fn save_state_at(&self, now_unix_ms: u64) -> Value {
         let mut limits: Vec<SavedLimit> = self
             .all_rules()

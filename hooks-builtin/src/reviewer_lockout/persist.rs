@@ -1,16 +1,4 @@
 //! [`PersistentState`] for [`ReviewerLockout`]: the locks and the authorship records.
-//!
-//! The snapshot (format 1):
-//!
-//! ```json
-//! {"format": 1, "policy": "reviewer_lockout", "saved_at_ms": 1767225600000,
-//!  "locks": [{"artifact": "/work/project/src/auth.rs", "author": "coder",
-//!             "reviewer": "reviewer", "reason": "no tests"}],
-//!  "authors": [{"path": "/work/project/src/auth.rs", "author": "coder"}]}
-//! ```
-//!
-//! Both lists are oldest first, so the caps drop the same entries after a restore as they
-//! would have before. Paths are the resolved absolute paths the policy keys its state by.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
@@ -108,6 +96,17 @@ impl PersistentState for ReviewerLockout {
         self.inner.revision.load(Ordering::Relaxed)
     }
 
+    /// The locks and the authorship records. The snapshot (format 1) looks like this:
+    ///
+    /// ```json
+    /// {"format": 1, "policy": "reviewer_lockout", "saved_at_ms": 1767225600000,
+    ///  "locks": [{"artifact": "/work/project/src/auth.rs", "author": "coder",
+    ///             "reviewer": "reviewer", "reason": "no tests"}],
+    ///  "authors": [{"path": "/work/project/src/auth.rs", "author": "coder"}]}
+    /// ```
+    ///
+    /// Both lists are oldest first, so the caps drop the same entries after a restore as they
+    /// would have before. Paths are the resolved absolute paths the policy keys its state by.
     fn save_state_at(&self, now_unix_ms: u64) -> Value {
         let (locks, authors) = {
             let state = self.state();

@@ -7,8 +7,8 @@
 //! [`PersistentState::save_state`] returns a JSON object that says what it is:
 //! `{"format": 1, "policy": "rate_limit", "saved_at_ms": 1767225600000, ...}`, with times in
 //! wall-clock milliseconds since the Unix epoch (a monotonic clock starts again in each
-//! process, so its readings mean nothing to the next one). Each policy's module documents the
-//! rest of its snapshot.
+//! process, so its readings mean nothing to the next one). The rest of each policy's snapshot
+//! is documented on its `save_state_at`, under "Trait Implementations" on the policy's page.
 //!
 //! # Restoring is never more permissive than the saved state
 //!

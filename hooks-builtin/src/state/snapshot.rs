@@ -188,10 +188,14 @@ mod tests {
             ),
         ] {
             let err = parse::<Body>("p", 1, &bad).unwrap_err();
-            assert!(
-                matches!(&err, StateError::Malformed { policy: "p", message } if message.contains(says)),
-                "{bad}: {err}"
-            );
+            let message = match &err {
+                StateError::Malformed {
+                    policy: "p",
+                    message,
+                } => message,
+                other => panic!("{bad}: expected Malformed, got {other:?}"),
+            };
+            assert!(message.contains(says), "{bad}: {err}");
         }
     }
 
