@@ -53,7 +53,8 @@ impl SpendReport {
     }
 }
 
-/// What one tenant spent over all its sessions since the last [`Budget::reset_tenant`].
+/// What one tenant spent over all its sessions since the last
+/// [`Budget::reset_tenant`](super::Budget::reset_tenant).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[non_exhaustive]
 pub struct TenantSpend {
