@@ -49,6 +49,16 @@
 //! `Clone`; clones share all of this, so keep one to read reports after handing another to
 //! the hooks. All of it is behind one mutex held for a few map operations per call.
 //!
+//! # Across restarts
+//!
+//! `Budget` implements [`PersistentState`](crate::state::PersistentState): a long-lived
+//! process saves the open sessions' and the tenants' spend (tokens and exact cost per model)
+//! and the kept reports, and restores them after a restart (see [`state`](crate::state)).
+//! Spend is spend: it is kept whatever the settings are now, and checked against the limits
+//! configured now, so a session that reached its hard limit before the restart is still
+//! denied after it. Limits themselves are never saved. `max_sessions` and `max_reports` hold
+//! for restored sessions and reports as for new ones.
+//!
 //! # Example
 //!
 //! ```
@@ -84,6 +94,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use hookrail_core::context::{
@@ -94,6 +105,12 @@ use hookrail_core::{HookResult, Verdict};
 use serde::{Deserialize, Serialize};
 
 use crate::ConfigError;
+
+mod ledger;
+mod persist;
+
+use ledger::{Ledger, Limits, OpenSession, Price, compile_price, tenant_spend, usd_text};
+pub use ledger::{ModelSpend, SpendReport, TenantSpend};
 
 /// The policy's name in config files and errors.
 const POLICY: &str = "budget";
@@ -241,278 +258,6 @@ pub struct LimitHit {
     pub unit: LimitUnit,
 }
 
-/// Tokens and cost of one model.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
-pub struct ModelSpend {
-    /// Tokens used.
-    pub tokens: TokenUsage,
-    /// Their cost in micro-dollars (millionths of a US dollar), rounded down.
-    pub cost_micros: u64,
-    /// False when the model had no price (its cost is 0).
-    pub priced: bool,
-}
-
-/// What one session spent, per model and in total, and the limits it reached.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
-#[non_exhaustive]
-pub struct SpendReport {
-    /// The session.
-    pub session_id: String,
-    /// Its tenant, if any.
-    pub tenant: Option<String>,
-    /// Per model.
-    pub models: BTreeMap<String, ModelSpend>,
-    /// All tokens.
-    pub tokens: TokenUsage,
-    /// The total cost in micro-dollars, rounded down.
-    pub cost_micros: u64,
-    /// The limits reached, in the order first seen.
-    pub limits_hit: Vec<LimitHit>,
-    /// Model calls and spawns switched to the cheaper model.
-    pub downgraded_calls: u32,
-    /// Model calls and spawns denied.
-    pub denied_calls: u32,
-    /// True once `session_end` was seen; false for an open session, or one closed early
-    /// because there were more than `max_sessions`.
-    pub ended: bool,
-}
-
-impl SpendReport {
-    /// The total cost in US dollars (for display; the exact figure is `cost_micros`).
-    pub fn cost_usd(&self) -> f64 {
-        self.cost_micros as f64 / 1e6
-    }
-}
-
-/// What one tenant spent over all its sessions since the last [`Budget::reset_tenant`].
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
-#[non_exhaustive]
-pub struct TenantSpend {
-    /// The tenant.
-    pub tenant: String,
-    /// Per model.
-    pub models: BTreeMap<String, ModelSpend>,
-    /// All tokens.
-    pub tokens: TokenUsage,
-    /// The total cost in micro-dollars, rounded down.
-    pub cost_micros: u64,
-}
-
-impl TenantSpend {
-    /// The total cost in US dollars (for display; the exact figure is `cost_micros`).
-    pub fn cost_usd(&self) -> f64 {
-        self.cost_micros as f64 / 1e6
-    }
-}
-
-/// A price in picodollars per token (1 USD per million tokens = 1 000 000 pico-USD per token).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Price {
-    input: u64,
-    output: u64,
-}
-
-impl Price {
-    fn cost(self, usage: TokenUsage) -> u128 {
-        u128::from(usage.input)
-            .saturating_mul(u128::from(self.input))
-            .saturating_add(u128::from(usage.output).saturating_mul(u128::from(self.output)))
-    }
-
-    fn per_token(self) -> u128 {
-        u128::from(self.input) + u128::from(self.output)
-    }
-}
-
-/// [`BudgetLimits`] checked and in integer units.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-struct Limits {
-    soft_micros: Option<u64>,
-    hard_micros: Option<u64>,
-    soft_tokens: Option<u64>,
-    hard_tokens: Option<u64>,
-}
-
-impl Limits {
-    fn compile(limits: &BudgetLimits, field: &str) -> Result<Limits, ConfigError> {
-        let usd = |v: Option<f64>, name: &str| -> Result<Option<u64>, ConfigError> {
-            let Some(v) = v else { return Ok(None) };
-            if !v.is_finite() || v <= 0.0 || v > MAX_USD {
-                return Err(ConfigError::new(
-                    POLICY,
-                    format!("{field}.{name}"),
-                    format!("must be a dollar amount above 0 and at most {MAX_USD}, not {v}"),
-                ));
-            }
-            // In range, so the cast cannot truncate; at least one micro-dollar.
-            Ok(Some(((v * 1e6).round() as u64).max(1)))
-        };
-        let tokens = |v: Option<u64>, name: &str| -> Result<Option<u64>, ConfigError> {
-            match v {
-                Some(0) => Err(ConfigError::new(
-                    POLICY,
-                    format!("{field}.{name}"),
-                    "must be at least 1 token",
-                )),
-                v => Ok(v),
-            }
-        };
-        let out = Limits {
-            soft_micros: usd(limits.soft_usd, "soft_usd")?,
-            hard_micros: usd(limits.hard_usd, "hard_usd")?,
-            soft_tokens: tokens(limits.soft_tokens, "soft_tokens")?,
-            hard_tokens: tokens(limits.hard_tokens, "hard_tokens")?,
-        };
-        if let (Some(s), Some(h)) = (out.soft_micros, out.hard_micros)
-            && s > h
-        {
-            return Err(ConfigError::new(
-                POLICY,
-                format!("{field}.soft_usd"),
-                format!(
-                    "the soft limit ({}) is above the hard limit ({})",
-                    usd_text(s),
-                    usd_text(h)
-                ),
-            ));
-        }
-        if let (Some(s), Some(h)) = (out.soft_tokens, out.hard_tokens)
-            && s > h
-        {
-            return Err(ConfigError::new(
-                POLICY,
-                format!("{field}.soft_tokens"),
-                format!("the soft limit ({s} tokens) is above the hard limit ({h} tokens)"),
-            ));
-        }
-        Ok(out)
-    }
-
-    fn any_soft(&self) -> bool {
-        self.soft_micros.is_some() || self.soft_tokens.is_some()
-    }
-}
-
-fn compile_price(price: &ModelPrice, field: &str) -> Result<Price, ConfigError> {
-    let one = |v: f64, name: &str| -> Result<u64, ConfigError> {
-        if !v.is_finite() || !(0.0..=MAX_PRICE).contains(&v) {
-            return Err(ConfigError::new(
-                POLICY,
-                format!("{field}.{name}"),
-                format!("must be a price from 0 to {MAX_PRICE} USD per million tokens, not {v}"),
-            ));
-        }
-        // USD per million tokens = micro-USD per token = 10^6 pico-USD per token.
-        Ok((v * 1e6).round() as u64)
-    };
-    Ok(Price {
-        input: one(price.input_usd_per_mtok, "input_usd_per_mtok")?,
-        output: one(price.output_usd_per_mtok, "output_usd_per_mtok")?,
-    })
-}
-
-/// `$5.02`, `$5.004`, `$0.000001`: micro-dollars with at least two decimals and no trailing
-/// zeros beyond them.
-fn usd_text(micros: u64) -> String {
-    let frac = format!("{:06}", micros % 1_000_000);
-    let trimmed = frac.trim_end_matches('0');
-    let digits = if trimmed.len() < 2 {
-        &frac[..2]
-    } else {
-        trimmed
-    };
-    format!("${}.{digits}", micros / 1_000_000)
-}
-
-fn micros(pico: u128) -> u64 {
-    u64::try_from(pico / PICO_PER_MICRO).unwrap_or(u64::MAX)
-}
-
-/// One model's running totals.
-#[derive(Debug, Clone, Copy, Default)]
-struct ModelLedger {
-    tokens: TokenUsage,
-    cost_pico: u128,
-    priced: bool,
-}
-
-/// Running totals of a session or a tenant. Costs are summed exactly in picodollars.
-#[derive(Debug, Default)]
-struct Ledger {
-    models: BTreeMap<String, ModelLedger>,
-    tokens: TokenUsage,
-    cost_pico: u128,
-}
-
-impl Ledger {
-    fn add(&mut self, model: &str, usage: TokenUsage, price: Option<Price>) {
-        let cost = price.map_or(0, |p| p.cost(usage));
-        let entry = self.models.entry(model.to_owned()).or_insert(ModelLedger {
-            priced: price.is_some(),
-            ..ModelLedger::default()
-        });
-        entry.tokens += usage;
-        entry.cost_pico = entry.cost_pico.saturating_add(cost);
-        self.tokens += usage;
-        self.cost_pico = self.cost_pico.saturating_add(cost);
-    }
-
-    fn micros(&self) -> u64 {
-        micros(self.cost_pico)
-    }
-
-    fn models(&self) -> BTreeMap<String, ModelSpend> {
-        self.models
-            .iter()
-            .map(|(name, m)| {
-                let spend = ModelSpend {
-                    tokens: m.tokens,
-                    cost_micros: micros(m.cost_pico),
-                    priced: m.priced,
-                };
-                (name.clone(), spend)
-            })
-            .collect()
-    }
-}
-
-#[derive(Debug)]
-struct OpenSession {
-    tenant: Option<Arc<str>>,
-    ledger: Ledger,
-    hits: Vec<LimitHit>,
-    downgraded: u32,
-    denied: u32,
-    /// When it was last active (a counter, not a time).
-    seen: u64,
-    /// The soft-limit switch was logged.
-    announced: bool,
-}
-
-impl OpenSession {
-    fn hit(&mut self, hit: LimitHit) -> bool {
-        if self.hits.contains(&hit) {
-            return false;
-        }
-        self.hits.push(hit);
-        true
-    }
-
-    fn report(&self, session_id: &str, ended: bool) -> SpendReport {
-        SpendReport {
-            session_id: session_id.to_owned(),
-            tenant: self.tenant.as_deref().map(str::to_owned),
-            models: self.ledger.models(),
-            tokens: self.ledger.tokens,
-            cost_micros: self.ledger.micros(),
-            limits_hit: self.hits.clone(),
-            downgraded_calls: self.downgraded,
-            denied_calls: self.denied,
-            ended,
-        }
-    }
-}
-
 #[derive(Debug, Default)]
 struct State {
     sessions: HashMap<Arc<str>, OpenSession>,
@@ -543,6 +288,8 @@ struct Inner {
     max_reports: usize,
     max_sessions: usize,
     state: Mutex<State>,
+    /// Bumped on every change of the state (see `PersistentState`).
+    revision: AtomicU64,
 }
 
 impl fmt::Debug for Budget {
@@ -651,6 +398,7 @@ impl Budget {
                 max_reports: config.max_reports,
                 max_sessions: config.max_sessions,
                 state: Mutex::new(State::default()),
+                revision: AtomicU64::new(0),
             }),
         })
     }
@@ -668,7 +416,7 @@ impl Budget {
 
     /// Remove and return the final report of an ended session.
     pub fn take_report(&self, session_id: &str) -> Option<SpendReport> {
-        let mut state = self.lock();
+        let mut state = self.lock_mut();
         let report = state.ended.remove(session_id)?;
         state.ended_order.retain(|id| id != session_id);
         Some(report)
@@ -685,7 +433,7 @@ impl Budget {
 
     /// Start a new period for `tenant`: its totals go back to zero. Returns what it had spent.
     pub fn reset_tenant(&self, tenant: &str) -> Option<TenantSpend> {
-        let mut state = self.lock();
+        let mut state = self.lock_mut();
         state
             .tenants
             .remove(tenant)
@@ -704,6 +452,14 @@ impl Budget {
             .state
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The state, to change it: bumps the revision (under the lock, so a saver that read the
+    /// new revision takes its snapshot after this change).
+    fn lock_mut(&self) -> MutexGuard<'_, State> {
+        let state = self.lock();
+        self.inner.revision.fetch_add(1, Ordering::Relaxed);
+        state
     }
 
     fn price(&self, model: &str) -> Option<Price> {
@@ -882,7 +638,7 @@ impl Budget {
         model: &mut hookrail_core::context::Rewritable<String>,
         what: &str,
     ) -> Verdict {
-        let mut state = self.lock();
+        let mut state = self.lock_mut();
         match self.check(&mut state, meta) {
             Check::Within => Verdict::Continue,
             Check::Hard(reason) => {
@@ -934,7 +690,7 @@ impl Budget {
     /// Add `usage` of `model` to the session and tenant of `meta`.
     fn count(&self, meta: &Meta, model: &str, usage: TokenUsage) {
         let price = self.price(model);
-        let mut state = self.lock();
+        let mut state = self.lock_mut();
         if price.is_none()
             && state.warned.len() < MAX_WARNED
             && state.warned.insert(model.to_owned())
@@ -960,15 +716,6 @@ impl Budget {
         if let Check::Hard(reason) = self.check(&mut state, meta) {
             tracing::debug!(target: "hookrail_builtin::budget", reason = %reason, "hard budget limit reached");
         }
-    }
-}
-
-fn tenant_spend(tenant: &str, ledger: &Ledger) -> TenantSpend {
-    TenantSpend {
-        tenant: tenant.to_owned(),
-        models: ledger.models(),
-        tokens: ledger.tokens,
-        cost_micros: ledger.micros(),
     }
 }
 
@@ -1007,7 +754,7 @@ impl HooksProvider for Budget {
     }
 
     fn session_end(&self, ctx: &SessionEnd) -> HookResult<()> {
-        let mut state = self.lock();
+        let mut state = self.lock_mut();
         let Some(open) = state.sessions.remove(&*ctx.meta.session_id) else {
             return Ok(());
         };
@@ -1031,399 +778,4 @@ impl HooksProvider for Budget {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    fn prices() -> BTreeMap<String, ModelPrice> {
-        [
-            ("big".to_owned(), ModelPrice::new(3.0, 15.0)),
-            ("small".to_owned(), ModelPrice::new(0.25, 1.25)),
-            ("claude-sonnet-4".to_owned(), ModelPrice::new(3.0, 15.0)),
-            ("claude-sonnet-4-5".to_owned(), ModelPrice::new(6.0, 30.0)),
-        ]
-        .into()
-    }
-
-    fn post(session: &str, model: &str, input: u64, output: u64) -> PostModelCall {
-        PostModelCall::new(
-            Meta::new(session),
-            model,
-            "",
-            TokenUsage::new(input, output),
-            1,
-        )
-    }
-
-    fn pre(session: &str, model: &str) -> PreModelCall {
-        PreModelCall::new(Meta::new(session), model, Vec::new())
-    }
-
-    fn refused(config: BudgetConfig) -> ConfigError {
-        Budget::new(config).unwrap_err()
-    }
-
-    #[test]
-    fn default_settings_are_valid_and_round_trip_through_json() {
-        let config = BudgetConfig {
-            prices: prices(),
-            session: BudgetLimits {
-                hard_usd: Some(5.0),
-                ..BudgetLimits::default()
-            },
-            ..BudgetConfig::default()
-        };
-        let json = serde_json::to_value(&config).unwrap();
-        assert_eq!(json["prices"]["big"]["input_usd_per_mtok"], 3.0);
-        assert_eq!(json["session"], json!({"hard_usd": 5.0}));
-        let back: BudgetConfig = serde_json::from_value(json).unwrap();
-        assert_eq!(back, config);
-        assert_eq!(
-            serde_json::from_value::<BudgetConfig>(json!({})).unwrap(),
-            BudgetConfig::default()
-        );
-        let _ = Budget::default();
-    }
-
-    #[test]
-    fn unknown_fields_are_refused_when_deserializing() {
-        for bad in [
-            json!({"session": {"hard": 5}}),
-            json!({"prices": {"m": {"input": 1, "output": 2}}}),
-            json!({"cheap_model": "x"}),
-        ] {
-            assert!(
-                serde_json::from_value::<BudgetConfig>(bad.clone()).is_err(),
-                "{bad}"
-            );
-        }
-    }
-
-    #[test]
-    fn zero_negative_and_non_finite_settings_are_refused_with_the_field() {
-        let limits = |l: BudgetLimits| BudgetConfig {
-            session: l,
-            ..BudgetConfig::default()
-        };
-        let cases = [
-            (
-                limits(BudgetLimits {
-                    hard_usd: Some(0.0),
-                    ..BudgetLimits::default()
-                }),
-                "session.hard_usd",
-            ),
-            (
-                limits(BudgetLimits {
-                    soft_usd: Some(-1.0),
-                    ..BudgetLimits::default()
-                }),
-                "session.soft_usd",
-            ),
-            (
-                limits(BudgetLimits {
-                    hard_usd: Some(f64::NAN),
-                    ..BudgetLimits::default()
-                }),
-                "session.hard_usd",
-            ),
-            (
-                limits(BudgetLimits {
-                    hard_usd: Some(f64::INFINITY),
-                    ..BudgetLimits::default()
-                }),
-                "session.hard_usd",
-            ),
-            (
-                limits(BudgetLimits {
-                    hard_tokens: Some(0),
-                    ..BudgetLimits::default()
-                }),
-                "session.hard_tokens",
-            ),
-            (
-                limits(BudgetLimits {
-                    soft_usd: Some(6.0),
-                    hard_usd: Some(5.0),
-                    ..BudgetLimits::default()
-                }),
-                "session.soft_usd",
-            ),
-            (
-                limits(BudgetLimits {
-                    soft_tokens: Some(10),
-                    hard_tokens: Some(9),
-                    ..BudgetLimits::default()
-                }),
-                "session.soft_tokens",
-            ),
-            (
-                BudgetConfig {
-                    tenants: [(
-                        "acme".to_owned(),
-                        BudgetLimits {
-                            soft_tokens: Some(0),
-                            ..BudgetLimits::default()
-                        },
-                    )]
-                    .into(),
-                    ..BudgetConfig::default()
-                },
-                "tenants.acme.soft_tokens",
-            ),
-            (
-                BudgetConfig {
-                    tenants: [(" ".to_owned(), BudgetLimits::default())].into(),
-                    ..BudgetConfig::default()
-                },
-                "tenants",
-            ),
-            (
-                BudgetConfig {
-                    prices: [("m".to_owned(), ModelPrice::new(-0.5, 1.0))].into(),
-                    ..BudgetConfig::default()
-                },
-                "prices.m.input_usd_per_mtok",
-            ),
-            (
-                BudgetConfig {
-                    prices: [(String::new(), ModelPrice::new(1.0, 1.0))].into(),
-                    ..BudgetConfig::default()
-                },
-                "prices",
-            ),
-            (
-                BudgetConfig {
-                    default_price: Some(ModelPrice::new(1.0, f64::NAN)),
-                    ..BudgetConfig::default()
-                },
-                "default_price.output_usd_per_mtok",
-            ),
-            (
-                BudgetConfig {
-                    cheaper_model: Some("  ".into()),
-                    ..BudgetConfig::default()
-                },
-                "cheaper_model",
-            ),
-            (
-                BudgetConfig {
-                    max_sessions: 0,
-                    ..BudgetConfig::default()
-                },
-                "max_sessions",
-            ),
-        ];
-        for (config, field) in cases {
-            let err = refused(config);
-            assert_eq!((err.policy, err.field.as_ref()), ("budget", field), "{err}");
-        }
-    }
-
-    #[test]
-    fn money_is_written_with_cents_and_no_noise() {
-        assert_eq!(usd_text(5_020_000), "$5.02");
-        assert_eq!(usd_text(5_000_000), "$5.00");
-        assert_eq!(usd_text(5_004_000), "$5.004");
-        assert_eq!(usd_text(1), "$0.000001");
-        assert_eq!(usd_text(0), "$0.00");
-        assert_eq!(usd_text(u64::MAX), "$18446744073709.551615");
-    }
-
-    #[test]
-    fn prices_match_exactly_then_by_longest_prefix_then_default() {
-        let budget = Budget::new(BudgetConfig {
-            prices: prices(),
-            default_price: Some(ModelPrice::new(1.0, 1.0)),
-            ..BudgetConfig::default()
-        })
-        .unwrap();
-        let p = |m: &str| budget.price(m).unwrap();
-        assert_eq!(p("claude-sonnet-4").input, 3_000_000);
-        assert_eq!(p("claude-sonnet-4-5-20250929").input, 6_000_000);
-        assert_eq!(p("claude-sonnet-4-20250514").input, 3_000_000);
-        assert_eq!(p("mystery").input, 1_000_000);
-    }
-
-    #[test]
-    fn costs_are_exact_over_many_tiny_calls() {
-        // 0.25 USD per million input tokens is a quarter of a micro-dollar per token: a float
-        // or per-call rounding would drift; integer picodollars do not.
-        let budget = Budget::new(BudgetConfig {
-            prices: prices(),
-            ..BudgetConfig::default()
-        })
-        .unwrap();
-        for _ in 0..1000 {
-            budget
-                .post_model_call(&mut post("s1", "small", 1, 0))
-                .unwrap();
-        }
-        // 1000 tokens × 0.25 µ$ = 250 µ$.
-        assert_eq!(budget.report("s1").unwrap().cost_micros, 250);
-    }
-
-    #[test]
-    fn unknown_models_count_tokens_but_cost_nothing_and_token_limits_still_hold() {
-        let budget = Budget::new(BudgetConfig {
-            session: BudgetLimits {
-                hard_tokens: Some(100),
-                ..BudgetLimits::default()
-            },
-            ..BudgetConfig::default()
-        })
-        .unwrap();
-        budget
-            .post_model_call(&mut post("s1", "mystery", 60, 40))
-            .unwrap();
-        let report = budget.report("s1").unwrap();
-        assert_eq!(report.cost_micros, 0);
-        assert!(!report.models["mystery"].priced);
-        let v = budget.pre_model_call(&mut pre("s1", "mystery")).unwrap();
-        assert_eq!(
-            v.reason(),
-            Some("budget: session s1 used 100 tokens of its 100-token hard limit")
-        );
-    }
-
-    #[test]
-    fn huge_token_counts_saturate_instead_of_overflowing() {
-        let budget = Budget::new(BudgetConfig {
-            prices: [("m".to_owned(), ModelPrice::new(MAX_PRICE, MAX_PRICE))].into(),
-            session: BudgetLimits {
-                hard_usd: Some(MAX_USD),
-                ..BudgetLimits::default()
-            },
-            ..BudgetConfig::default()
-        })
-        .unwrap();
-        let mut meta = Meta::new("s1").with_tenant("acme");
-        meta.turn = u32::MAX;
-        for _ in 0..3 {
-            let mut ctx = PostModelCall::new(
-                meta.clone(),
-                "m",
-                "",
-                TokenUsage::new(u64::MAX, u64::MAX),
-                0,
-            );
-            budget.post_model_call(&mut ctx).unwrap();
-        }
-        let report = budget.report("s1").unwrap();
-        assert_eq!(report.tokens, TokenUsage::new(u64::MAX, u64::MAX));
-        assert_eq!(report.cost_micros, u64::MAX);
-        assert_eq!(budget.tenant_spend("acme").unwrap().cost_micros, u64::MAX);
-        let mut call = PreModelCall::new(meta, "m", Vec::new());
-        assert!(budget.pre_model_call(&mut call).unwrap().is_deny());
-    }
-
-    #[test]
-    fn soft_limit_switches_to_the_cheaper_model_but_never_to_a_dearer_one() {
-        let budget = Budget::new(BudgetConfig {
-            prices: prices(),
-            session: BudgetLimits {
-                soft_usd: Some(0.000001),
-                ..BudgetLimits::default()
-            },
-            cheaper_model: Some("big".into()),
-            ..BudgetConfig::default()
-        })
-        .unwrap();
-        budget
-            .post_model_call(&mut post("s1", "big", 1, 0))
-            .unwrap();
-        let mut call = pre("s1", "small");
-        budget.pre_model_call(&mut call).unwrap();
-        assert_eq!(
-            call.model.get(),
-            "small",
-            "small is already cheaper than big"
-        );
-        let mut call = pre("s1", "claude-sonnet-4-5");
-        budget.pre_model_call(&mut call).unwrap();
-        assert_eq!(call.model.get(), "big");
-        assert_eq!(call.model.original(), "claude-sonnet-4-5");
-        let mut call = pre("s1", "unpriced");
-        budget.pre_model_call(&mut call).unwrap();
-        assert_eq!(
-            call.model.get(),
-            "big",
-            "an unknown model may be dear: switch"
-        );
-        let report = budget.report("s1").unwrap();
-        assert_eq!(report.downgraded_calls, 2);
-        assert_eq!(
-            report.limits_hit,
-            [LimitHit {
-                scope: LimitScope::Session,
-                level: LimitLevel::Soft,
-                unit: LimitUnit::Usd
-            }]
-        );
-    }
-
-    #[test]
-    fn a_missing_tenant_has_no_tenant_limit_and_no_tenant_account() {
-        let budget = Budget::new(BudgetConfig {
-            tenant: BudgetLimits {
-                hard_tokens: Some(1),
-                ..BudgetLimits::default()
-            },
-            ..BudgetConfig::default()
-        })
-        .unwrap();
-        budget
-            .post_model_call(&mut post("s1", "m", 10, 10))
-            .unwrap();
-        assert!(
-            !budget
-                .pre_model_call(&mut pre("s1", "m"))
-                .unwrap()
-                .is_deny()
-        );
-        assert_eq!(budget.tenant_spend(""), None);
-    }
-
-    #[test]
-    fn ended_reports_are_bounded_and_can_be_taken() {
-        let budget = Budget::new(BudgetConfig {
-            max_reports: 2,
-            ..BudgetConfig::default()
-        })
-        .unwrap();
-        for s in ["a", "b", "c"] {
-            budget.post_model_call(&mut post(s, "m", 1, 1)).unwrap();
-            budget
-                .session_end(&SessionEnd::new(
-                    Meta::new(s),
-                    hookrail_core::context::SessionEndReason::Completed,
-                    true,
-                ))
-                .unwrap();
-        }
-        assert_eq!(budget.open_sessions(), 0);
-        assert_eq!(budget.report("a"), None, "the oldest report was dropped");
-        assert!(budget.report("b").unwrap().ended);
-        assert!(budget.take_report("c").is_some());
-        assert_eq!(budget.report("c"), None);
-        assert_eq!(budget.take_report("c"), None);
-    }
-
-    #[test]
-    fn too_many_open_sessions_close_the_least_recently_active() {
-        let budget = Budget::new(BudgetConfig {
-            max_sessions: 2,
-            ..BudgetConfig::default()
-        })
-        .unwrap();
-        budget.post_model_call(&mut post("a", "m", 1, 0)).unwrap();
-        budget.post_model_call(&mut post("b", "m", 1, 0)).unwrap();
-        budget.post_model_call(&mut post("a", "m", 1, 0)).unwrap();
-        budget.post_model_call(&mut post("c", "m", 1, 0)).unwrap();
-        assert_eq!(budget.open_sessions(), 2);
-        let b = budget.report("b").unwrap();
-        assert!(!b.ended, "closed early, not ended");
-        assert_eq!(b.tokens.input, 1);
-        assert_eq!(budget.report("a").unwrap().tokens.input, 2);
-    }
-}
+mod tests;

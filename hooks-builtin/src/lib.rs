@@ -14,6 +14,7 @@
 mod error;
 pub mod paths;
 mod set;
+pub mod state;
 pub mod tools;
 
 pub use error::ConfigError;

@@ -7,6 +7,7 @@ use hookrail_core::runtime::{Hooks, HooksBuilder, HooksError, HooksProvider};
 use serde::{Deserialize, Serialize};
 
 use crate::ConfigError;
+use crate::state::PersistentState;
 
 /// Where each policy runs among a point's entries: lower runs first. Guards run before
 /// accounting, accounting before the hooks that change context or output, and the audit
@@ -40,10 +41,30 @@ pub mod order {
 #[serde(transparent)]
 pub struct NotBuilt(pub serde_json::Value);
 
+/// Push a policy's handle onto the list of [`Builtins::persistent`], if it has state to keep
+/// (`yes`). A macro rather than an `if`, so that policies without state need no impl of
+/// [`PersistentState`].
+#[cfg_attr(
+    not(any(
+        feature = "rate-limit",
+        feature = "budget",
+        feature = "reviewer-lockout"
+    )),
+    allow(unused_macros)
+)]
+macro_rules! persist {
+    (yes, $list:ident, $policy:expr) => {
+        if let Some(policy) = $policy {
+            $list.push(Arc::new(policy.clone()));
+        }
+    };
+    (no, $list:ident, $policy:expr) => {};
+}
+
 macro_rules! builtins {
     ($(
         $(#[$doc:meta])*
-        $field:ident: $feature:literal, $module:ident::$config:ident => $policy:ident, $order:expr, memory_state: $memory:literal;
+        $field:ident: $feature:literal, $module:ident::$config:ident => $policy:ident, $order:expr, memory_state: $memory:literal, persist: $persist:ident;
     )*) => {
         /// Every builtin policy's settings: the `builtin:` section of a config file, or built
         /// in code. A policy runs when its entry is present (`Some`), with the defaults of its
@@ -167,7 +188,7 @@ macro_rules! builtins {
             }
 
             /// The names (as in [`BuiltinConfig`]: `rate_limit`) of the policies that are on and
-            /// whose state lives only in this process's memory: `budget`, `rate_limit`,
+            /// whose state lives in this process's memory: `budget`, `rate_limit`,
             /// `reviewer_lockout`, `resilience` (retries and the circuit breaker) and
             /// `task_tracker` (each session's complexity and task id). `audit` writes its trail
             /// to a file or database and the guards and `context-inject` keep no state between
@@ -175,7 +196,10 @@ macro_rules! builtins {
             ///
             /// In a process that handles one event and exits (`hooks claude`), the state of
             /// these policies lasts one event: a limit of one call per minute never triggers.
-            /// Callers use this list to say so.
+            /// Callers use this list to say so. The list does not change when the caller saves
+            /// and restores state: a long-lived process can keep the state of the
+            /// [`persistent`](Builtins::persistent) ones across restarts, but not from one
+            /// event to the next in a process per event.
             ///
             /// ```
             /// # #[cfg(all(feature = "rate-limit", feature = "command-guard"))] {
@@ -198,6 +222,36 @@ macro_rules! builtins {
                     }
                 )*
                 names
+            }
+
+            /// The policies that are on and whose state can be saved and restored across a
+            /// restart ([`PersistentState`]): `budget`, `rate_limit` and `reviewer_lockout`.
+            /// Each is a handle sharing its state with the copies in the hook set. See
+            /// [`state`](crate::state).
+            ///
+            /// ```
+            /// # #[cfg(all(feature = "rate-limit", feature = "command-guard"))] {
+            /// use hookrail_builtin::{BuiltinConfig, Builtins};
+            ///
+            /// let config: BuiltinConfig =
+            ///     serde_json::from_str(r#"{ "command_guard": {}, "rate_limit": {} }"#)?;
+            /// let names: Vec<_> = Builtins::new(config)?
+            ///     .persistent()
+            ///     .iter()
+            ///     .map(|p| p.state_name())
+            ///     .collect();
+            /// assert_eq!(names, ["rate_limit"]);
+            /// # }
+            /// # Ok::<(), Box<dyn std::error::Error>>(())
+            /// ```
+            pub fn persistent(&self) -> Vec<Arc<dyn PersistentState>> {
+                #[allow(unused_mut)] // with every persistent policy's feature off
+                let mut policies: Vec<Arc<dyn PersistentState>> = Vec::new();
+                $(
+                    #[cfg(feature = $feature)]
+                    persist!($persist, policies, &self.$field);
+                )*
+                policies
             }
 
             $(
@@ -226,27 +280,27 @@ macro_rules! builtins {
 
 builtins! {
     /// `command-guard`: destructive shell commands.
-    command_guard: "command-guard", command_guard::CommandGuardConfig => CommandGuard, order::GUARD, memory_state: false;
+    command_guard: "command-guard", command_guard::CommandGuardConfig => CommandGuard, order::GUARD, memory_state: false, persist: no;
     /// `write-guard`: file writes only under allowed globs.
-    write_guard: "write-guard", write_guard::WriteGuardConfig => WriteGuard, order::GUARD, memory_state: false;
+    write_guard: "write-guard", write_guard::WriteGuardConfig => WriteGuard, order::GUARD, memory_state: false, persist: no;
     /// `secrets-guard`: no reading of secrets files.
-    secrets_guard: "secrets-guard", secrets_guard::SecretsGuardConfig => SecretsGuard, order::GUARD, memory_state: false;
+    secrets_guard: "secrets-guard", secrets_guard::SecretsGuardConfig => SecretsGuard, order::GUARD, memory_state: false, persist: no;
     /// `reviewer-lockout`: rejected artifacts locked against their author.
-    reviewer_lockout: "reviewer-lockout", reviewer_lockout::ReviewerLockoutConfig => ReviewerLockout, order::REVIEWER_LOCKOUT, memory_state: true;
+    reviewer_lockout: "reviewer-lockout", reviewer_lockout::ReviewerLockoutConfig => ReviewerLockout, order::REVIEWER_LOCKOUT, memory_state: true, persist: yes;
     /// `budget`: token and cost limits.
-    budget: "budget", budget::BudgetConfig => Budget, order::BUDGET, memory_state: true;
+    budget: "budget", budget::BudgetConfig => Budget, order::BUDGET, memory_state: true, persist: yes;
     /// `rate-limit`: calls per time window.
-    rate_limit: "rate-limit", rate_limit::RateLimitConfig => RateLimit, order::RATE_LIMIT, memory_state: true;
+    rate_limit: "rate-limit", rate_limit::RateLimitConfig => RateLimit, order::RATE_LIMIT, memory_state: true, persist: yes;
     /// `context-inject`: decisions in, directives captured.
-    context_inject: "context-inject", context_inject::ContextInjectConfig => ContextInject, order::CONTEXT, memory_state: false;
+    context_inject: "context-inject", context_inject::ContextInjectConfig => ContextInject, order::CONTEXT, memory_state: false, persist: no;
     /// `resilience`: retries, model fallback, circuit breaker.
-    resilience: "resilience", resilience::ResilienceConfig => Resilience, order::CONTEXT, memory_state: true;
+    resilience: "resilience", resilience::ResilienceConfig => Resilience, order::CONTEXT, memory_state: true, persist: no;
     /// `pii-scrub`: PII and credentials redacted from output.
-    pii_scrub: "pii-scrub", pii_scrub::PiiScrubConfig => PiiScrub, order::OUTPUT, memory_state: false;
+    pii_scrub: "pii-scrub", pii_scrub::PiiScrubConfig => PiiScrub, order::OUTPUT, memory_state: false, persist: no;
     /// `task-tracker`: a tracking task per session.
-    task_tracker: "task-tracker", task_tracker::TaskTrackerConfig => TaskTracker, order::OUTPUT, memory_state: true;
+    task_tracker: "task-tracker", task_tracker::TaskTrackerConfig => TaskTracker, order::OUTPUT, memory_state: true, persist: no;
     /// `audit`: the trail of hook runs and tool calls.
-    audit: "audit", audit::AuditConfig => Audit, order::AUDIT, memory_state: false;
+    audit: "audit", audit::AuditConfig => Audit, order::AUDIT, memory_state: false, persist: no;
 }
 
 impl BuiltinConfig {

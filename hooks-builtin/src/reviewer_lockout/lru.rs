@@ -52,6 +52,23 @@ impl<V> Lru<V> {
         self.map.values().map(|(_, v)| v)
     }
 
+    /// Every entry, least recently inserted first.
+    pub(super) fn iter_oldest_first(&self) -> impl Iterator<Item = (&Path, &V)> {
+        self.order
+            .values()
+            .filter_map(|key| self.map.get(key).map(|(_, v)| (key.as_path(), v)))
+    }
+
+    /// Remove every entry and return them, least recently inserted first.
+    pub(super) fn take_oldest_first(&mut self) -> Vec<(PathBuf, V)> {
+        let order = std::mem::take(&mut self.order);
+        let mut map = std::mem::take(&mut self.map);
+        order
+            .into_values()
+            .filter_map(|key| map.remove(&key).map(|(_, v)| (key, v)))
+            .collect()
+    }
+
     #[cfg(test)]
     pub(super) fn len(&self) -> usize {
         self.map.len()
@@ -72,5 +89,20 @@ mod tests {
         assert_eq!(lru.get(Path::new("a")), Some(&3));
         assert_eq!(lru.remove(Path::new("a")), Some(3));
         assert_eq!((lru.len(), lru.order.len()), (1, 1));
+    }
+
+    #[test]
+    fn entries_come_out_oldest_first() {
+        let mut lru = Lru::new(3);
+        lru.insert("a".into(), 1);
+        lru.insert("b".into(), 2);
+        lru.insert("a".into(), 3);
+        let seen: Vec<(&Path, &i32)> = lru.iter_oldest_first().collect();
+        assert_eq!(seen, [(Path::new("b"), &2), (Path::new("a"), &3)]);
+        assert_eq!(
+            lru.take_oldest_first(),
+            [(PathBuf::from("b"), 2), (PathBuf::from("a"), 3)]
+        );
+        assert_eq!((lru.len(), lru.order.len()), (0, 0));
     }
 }

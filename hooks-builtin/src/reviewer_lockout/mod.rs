@@ -38,7 +38,13 @@
 //! the parent's session id, separate agent processes do not). Give each project or tenant its
 //! own policy value to keep them apart. It is bounded: at most `max_locks` locks (the oldest
 //! is dropped, with a warning, past that) and `max_tracked_files` authorship records (least
-//! recently written dropped first). It is not persisted: a restart forgets locks.
+//! recently written dropped first).
+//!
+//! `ReviewerLockout` implements [`PersistentState`](crate::state::PersistentState): a
+//! long-lived process saves the locks and the authorship records and restores them after a
+//! restart (see [`state`](crate::state)); without that, a restart forgets them. Locks are
+//! kept whatever the settings are now; `max_locks` and `max_tracked_files` hold for restored
+//! entries as for new ones (the oldest go first, and what goes is reported).
 //!
 //! # Closed by default
 //!
@@ -79,9 +85,11 @@
 //! ```
 
 mod lru;
+mod persist;
 mod text;
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
@@ -270,6 +278,8 @@ struct Inner {
     reviewers: GlobSet,
     home: Option<PathBuf>,
     state: Mutex<State>,
+    /// Bumped on every change of the state (see `PersistentState`).
+    revision: AtomicU64,
 }
 
 #[derive(Debug)]
@@ -343,6 +353,7 @@ impl ReviewerLockout {
                     authors: Lru::new(config.max_tracked_files),
                     locks: Lru::new(config.max_locks),
                 }),
+                revision: AtomicU64::new(0),
             }),
         })
     }
@@ -381,7 +392,7 @@ impl ReviewerLockout {
     /// is known.
     pub fn reject_in(&self, cwd: &Path, rejection: Rejection) -> Result<Lock, LockoutError> {
         let artifact = self.resolve_artifact(cwd, &rejection.artifact)?;
-        let mut state = self.state();
+        let mut state = self.state_mut();
         let author = match rejection.author {
             Some(a) if a.is_empty() => return Err(LockoutError::EmptyAuthor),
             Some(a) => a,
@@ -453,7 +464,7 @@ impl ReviewerLockout {
     /// [`LockoutError`] when the artifact cannot be resolved.
     pub fn release_in(&self, cwd: &Path, artifact: &str) -> Result<Option<Lock>, LockoutError> {
         let artifact = self.resolve_artifact(cwd, artifact)?;
-        Ok(self.state().locks.remove(&artifact))
+        Ok(self.state_mut().locks.remove(&artifact))
     }
 
     /// Every lock held, sorted by artifact.
@@ -482,6 +493,14 @@ impl ReviewerLockout {
             .state
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The state, to change it: bumps the revision (under the lock, so a saver that read the
+    /// new revision takes its snapshot after this change).
+    fn state_mut(&self) -> MutexGuard<'_, State> {
+        let state = self.state();
+        self.inner.revision.fetch_add(1, Ordering::Relaxed);
+        state
     }
 
     /// The verdict on a call of `tool_name` with `input` by `agent`, in project `cwd`, which is
@@ -619,7 +638,7 @@ impl ReviewerLockout {
             .filter(|raw| !raw.is_empty())
             .filter_map(|raw| resolve(raw, cwd, self.inner.home.as_deref()).ok())
             .collect();
-        let mut state = self.state();
+        let mut state = self.state_mut();
         for abs in written {
             // Every lock on this path or a directory above it, held against someone else.
             let lifted: Vec<PathBuf> = abs
