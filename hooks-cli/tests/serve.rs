@@ -712,3 +712,88 @@ fn a_bad_otlp_endpoint_is_refused_at_start() {
         "{stderr}"
     );
 }
+
+/// `hooks serve` with a rate limit of one tool call per 10 minutes per session.
+fn limited_project() -> Project {
+    let project = Project::new();
+    project.write(
+        "hooks.yaml",
+        "enabled: true\nbuiltin:\n  command_guard:\n  rate_limit:\n    tool_calls:\n      - { calls: 1, window_ms: 600000, key: [session] }\nhooks: []\n",
+    );
+    project
+}
+
+fn read_call(project: &Project, session: &str) -> Vec<u8> {
+    json!({
+        "session_id": session,
+        "cwd": project.path(),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Read",
+        "tool_input": { "file_path": "a.txt" },
+        "tool_use_id": "toolu_01"
+    })
+    .to_string()
+    .into_bytes()
+}
+
+fn stop(daemon: &mut Daemon, signal: i32) -> Option<i32> {
+    let pid = i32::try_from(daemon.child.id()).unwrap();
+    // SAFETY: a plain kill(2) of our own child.
+    assert_eq!(unsafe { libc_kill(pid, signal) }, 0);
+    daemon.child.wait().unwrap().code()
+}
+
+#[test]
+fn rate_limit_state_survives_a_restart() {
+    let project = limited_project();
+    let mut daemon = Daemon::start(&project, &[]);
+    let (_, first) = daemon.post("/claude", &read_call(&project, "s1"));
+    assert_eq!(decision(Some(0), &first), "pass", "{first}");
+    assert_eq!(stop(&mut daemon, 15), Some(0));
+
+    let daemon = Daemon::start(&project, &[]);
+    let (_, second) = daemon.post("/claude", &read_call(&project, "s1"));
+    assert_eq!(decision(Some(0), &second), "block", "{second}");
+    assert!(second.to_string().contains("rate-limit"), "{second}");
+    // The limit is per session: another one still has its call.
+    let (_, other) = daemon.post("/claude", &read_call(&project, "s2"));
+    assert_eq!(decision(Some(0), &other), "pass", "{other}");
+}
+
+#[test]
+fn state_saved_within_a_second_survives_sigkill() {
+    let project = limited_project();
+    let mut daemon = Daemon::start(&project, &[]);
+    let (_, first) = daemon.post("/claude", &read_call(&project, "s1"));
+    assert_eq!(decision(Some(0), &first), "pass", "{first}");
+    // The saver writes what changed once a second.
+    std::thread::sleep(Duration::from_millis(2500));
+    assert_eq!(stop(&mut daemon, 9), None);
+
+    let daemon = Daemon::start(&project, &[]);
+    let (_, second) = daemon.post("/claude", &read_call(&project, "s1"));
+    assert_eq!(decision(Some(0), &second), "block", "{second}");
+}
+
+#[test]
+fn a_damaged_state_file_stops_the_start_and_says_where() {
+    let project = limited_project();
+    let file = project.trust.path().join("policies.db");
+    std::fs::write(&file, "not a database, but no one's to overwrite either\n").unwrap();
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    }
+    let out = serve_command(&project, &["--policy-state", file.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains(&file.display().to_string()), "{stderr}");
+    assert!(stderr.contains("move it aside"), "{stderr}");
+    // Nothing was written over it.
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        "not a database, but no one's to overwrite either\n"
+    );
+}

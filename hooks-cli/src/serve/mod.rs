@@ -33,8 +33,9 @@
 //! The decision for a payload is the same (tested over a payload set). Differences: nested
 //! `hooks claude` detection does not apply (the daemon is not a child of a hook); a change of
 //! the `builtin:` section needs a restart (configured hooks reload, builtin policies are built
-//! once: the reload says so); stateful builtin policies keep their state for the daemon's
-//! life, in memory (not across a restart yet). On SIGTERM or SIGINT it stops accepting,
+//! once: the reload says so); stateful builtin policies keep their state between events, and
+//! across restarts in an SQLite file (`--policy-state`; written once a second and at a clean
+//! stop). On SIGTERM or SIGINT it stops accepting,
 //! finishes the requests in flight, flushes the webhooks for `--webhook-flush` and the
 //! OpenTelemetry export (on when an OTLP endpoint is configured: `--otlp-endpoint`), closes the audit
 //! and exits 0.
@@ -43,6 +44,8 @@ pub(crate) mod forward;
 pub(crate) mod found;
 mod otel;
 mod routes;
+#[cfg(feature = "builtin")]
+mod saved;
 pub mod token;
 
 use std::net::SocketAddr;
@@ -101,6 +104,11 @@ pub struct ServeArgs {
     /// variables) when set; otherwise nothing is exported.
     #[arg(long, value_name = "URL")]
     pub otlp_endpoint: Option<String>,
+    /// The SQLite file that keeps the state of the stateful builtin policies (rate limits,
+    /// budget spend, reviewer locks) across restarts. Default:
+    /// $XDG_STATE_HOME/hookrail/daemons/<project key>.policies.db.
+    #[arg(long, value_name = "FILE")]
+    pub policy_state: Option<PathBuf>,
     #[command(flatten)]
     pub config: ConfigArgs,
     #[command(flatten)]
@@ -245,6 +253,25 @@ pub async fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
         })?,
     };
     let unix = bind_socket(&socket)?;
+    // Restored before the first request is answered, and only once this daemon holds the
+    // project's socket: a second daemon for the project must not write over the first one's
+    // state.
+    #[cfg(feature = "builtin")]
+    let saver = {
+        let path = match &args.policy_state {
+            Some(path) => Some(path.clone()),
+            None => saved::default_path(&state.root),
+        };
+        match path {
+            Some(path) => saved::Saver::start(&path, &state.pipeline.builtins)?,
+            None if state.pipeline.builtins.persistent().is_empty() => None,
+            None => {
+                return Err(CliError::Input(
+                    "no state directory for the policies' state ($XDG_STATE_HOME and $HOME are unset): give --policy-state FILE".to_owned(),
+                ));
+            }
+        }
+    };
     let me = found::Found {
         pid: std::process::id(),
         socket: socket.clone(),
@@ -301,6 +328,12 @@ pub async fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
     }
     if let Some(export) = export
         && let Some(line) = export.finish().await
+    {
+        tracing::warn!("{line}");
+    }
+    #[cfg(feature = "builtin")]
+    if let Some(saver) = saver
+        && let Some(line) = saver.finish().await
     {
         tracing::warn!("{line}");
     }
