@@ -9,6 +9,8 @@ use crate::kind::{BoxFuture, Kind, MutKind};
 use crate::outcome::{HookName, HookResult, IntoHookResult, OnError};
 use crate::point::{HookEntry, HookFn, HookPoint};
 
+use super::gate::Gate;
+
 /// The context argument of a hook at point `P`: `&mut P::Context` for guards and transforms,
 /// `&P::Context` for observers and recoverers.
 pub type Arg<'a, P> = <<P as HookPoint>::Kind as Kind>::Arg<'a, <P as HookPoint>::Context>;
@@ -136,6 +138,10 @@ pub(crate) struct Entry<P: HookPoint> {
     pub(crate) on_error: Option<OnError>,
     /// Source location of a `#[hook]` fn.
     pub(crate) location: Option<(&'static str, u32)>,
+    /// False for an opt-in hook: off unless enabled by name (`HOOKS_ENABLE`, `enable`).
+    pub(crate) enabled_by_default: bool,
+    /// A provider's per-session answers ([`HooksProvider::is_enabled`](super::HooksProvider::is_enabled)).
+    pub(crate) gate: Option<Arc<Gate>>,
 }
 
 impl<P: HookPoint> Clone for Entry<P> {
@@ -148,6 +154,8 @@ impl<P: HookPoint> Clone for Entry<P> {
             timeout: self.timeout,
             on_error: self.on_error,
             location: self.location,
+            enabled_by_default: self.enabled_by_default,
+            gate: self.gate.clone(),
         }
     }
 }
@@ -162,6 +170,8 @@ impl<P: HookPoint> Entry<P> {
             timeout: e.timeout(),
             on_error: Some(e.on_error()),
             location: Some((e.file(), e.line())),
+            enabled_by_default: true,
+            gate: None,
         }
     }
 }
@@ -240,6 +250,8 @@ impl<P: HookPoint> Hook<P> {
                 timeout: None,
                 on_error: None,
                 location: None,
+                enabled_by_default: true,
+                gate: None,
             },
         }
     }
@@ -265,6 +277,28 @@ impl<P: HookPoint> Hook<P> {
         self
     }
 
+    /// Whether the hook runs unless switched on by name (default `true`). With `false` it is
+    /// opt-in: listed, but off until `HOOKS_ENABLE` names it (where the embedder lets the
+    /// environment be read), or [`HooksBuilder::enable`](super::HooksBuilder::enable) or
+    /// [`Hooks::enable`](super::Hooks::enable) does. `HOOKS_DISABLE` and `disable` still win.
+    ///
+    /// ```
+    /// use hookrail_core::points::step_end;
+    /// use hookrail_core::runtime::{Hook, Hooks};
+    ///
+    /// let audit = || Hook::<step_end::Point>::new("agentfs", |_ctx| ()).enabled_by_default(false);
+    /// let off = Hooks::builder().ignore_env().hook(audit()).build()?;
+    /// let on = Hooks::builder().ignore_env().hook(audit()).enable("agentfs").build()?;
+    /// let enabled = |h: &Hooks| h.list().iter().any(|l| l.name == "agentfs" && l.enabled);
+    /// assert!(!enabled(&off) && enabled(&on));
+    /// # Ok::<(), hookrail_core::runtime::HooksError>(())
+    /// ```
+    #[must_use]
+    pub fn enabled_by_default(mut self, on: bool) -> Self {
+        self.entry.enabled_by_default = on;
+        self
+    }
+
     /// The hook's name.
     pub fn name(&self) -> HookName {
         self.entry.name
@@ -280,6 +314,7 @@ impl<P: HookPoint> fmt::Debug for Hook<P> {
             .field("async", &self.entry.callable.is_async())
             .field("timeout", &self.entry.timeout)
             .field("on_error", &self.entry.on_error)
+            .field("enabled_by_default", &self.entry.enabled_by_default)
             .finish()
     }
 }

@@ -57,6 +57,7 @@
 //! as a [`HookRun`] to the value's subscribers ([`Hooks::subscribe`],
 //! [`Hooks::subscribe_to`]).
 
+mod gate;
 mod hook;
 mod provider;
 mod record;
@@ -71,7 +72,10 @@ pub use session::{
     AgentError, ApproveFn, ModelReply, QueueDrain, Session, SessionError, SessionStats, Subagent,
     ToolError, ToolErrorKind, ToolRun, TurnEnd, guard_passes,
 };
-pub use settings::default_timeout;
+pub use gate::MAX_REMEMBERED_SESSIONS;
+pub use settings::{
+    ENV_DEBUG, ENV_DISABLE, ENV_ENABLE, ENV_TIMEOUT_MS, ENV_VARS, default_timeout,
+};
 
 use std::any::{Any, TypeId};
 use std::collections::{HashMap, HashSet};
@@ -89,10 +93,10 @@ use crate::point::HookPoint;
 
 use hook::Entry;
 pub(crate) use provider::for_each_standard_point;
-use provider::{Provided, provider_hook};
+use provider::{Provided, ProviderSlot, provider_hook};
 use record::{Subscriber, SubscriberFn};
 use run::Sink;
-use settings::EnvSwitches;
+use settings::{EnvLookup, EnvSwitches};
 
 /// An error building or changing a [`Hooks`] value.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -136,14 +140,25 @@ pub struct HookListing {
     pub source: HookSource,
     /// Whether it is async.
     pub is_async: bool,
-    /// False when disabled (by name, `HOOKS_DISABLE` or [`Hooks::disable`]).
+    /// False when disabled (by name, `HOOKS_DISABLE` or [`Hooks::disable`]), or when the hook
+    /// is opt-in and nothing enabled it.
     pub enabled: bool,
+    /// False for an opt-in hook ([`Hook::enabled_by_default`],
+    /// [`HooksProvider::enabled_by_default`]): off unless `HOOKS_ENABLE`, [`Hooks::enable`] or
+    /// [`HooksBuilder::enable`] names it. Serialized only when false.
+    #[serde(skip_serializing_if = "is_true")]
+    pub enabled_by_default: bool,
     /// The timeout in effect.
     pub timeout: Duration,
     /// The failure policy in effect.
     pub on_error: OnError,
     /// `file:line` of a `#[hook]` fn.
     pub location: Option<(&'static str, u32)>,
+}
+
+/// `serde` helper: skip a field that holds its usual value, `true`.
+fn is_true(b: &bool) -> bool {
+    *b
 }
 
 /// A set of hooks: link-time `#[hook]` fns, providers and runtime closures, merged per point.
@@ -178,12 +193,17 @@ struct PointTable<P: HookPoint> {
 /// Everything a snapshot is built from. Only writers touch it.
 struct State {
     points: Vec<PointSlot>,
-    /// Order, name (asked once, when added) and the provider.
-    providers: Vec<(i32, HookName, PointSet, Arc<dyn HooksProvider>)>,
+    providers: Vec<ProviderSlot>,
     runtime: Vec<RuntimeHook>,
+    /// Names switched off: they win over `enabled`.
     disabled: HashSet<String>,
+    /// Names switched on: opt-in hooks of these names run.
+    enabled: HashSet<String>,
     timeouts: HashMap<String, Duration>,
     point_timeouts: HashMap<String, Duration>,
+    /// The default timeout of hooks without one of their own, at points without a builder
+    /// default (`HOOKS_TIMEOUT_MS`, [`HooksBuilder::global_timeout`]).
+    global_timeout: Option<Duration>,
     on_error: HashMap<String, OnError>,
     subscribers: Vec<Subscriber>,
     debug: bool,
@@ -236,6 +256,8 @@ impl Hasher for TypeIdHasher {
 pub struct HooksBuilder {
     state: State,
     read_env: bool,
+    /// Where the switches are read from instead of the process environment.
+    env_source: Option<Box<EnvLookup>>,
     bus: Option<Bus>,
 }
 
@@ -247,8 +269,10 @@ impl Hooks {
             providers: Vec::new(),
             runtime: Vec::new(),
             disabled: HashSet::new(),
+            enabled: HashSet::new(),
             timeouts: HashMap::new(),
             point_timeouts: HashMap::new(),
+            global_timeout: None,
             on_error: HashMap::new(),
             subscribers: Vec::new(),
             debug: false,
@@ -266,6 +290,7 @@ impl Hooks {
         HooksBuilder {
             state,
             read_env: true,
+            env_source: None,
             bus: None,
         }
     }
@@ -360,10 +385,23 @@ impl Hooks {
         })
     }
 
-    /// Enable the hooks named `name` at every point (undoing [`disable`](Hooks::disable) or
-    /// `HOOKS_DISABLE`). Returns true if it was disabled.
+    /// Enable the hooks named `name` at every point: undo [`disable`](Hooks::disable) or
+    /// `HOOKS_DISABLE`, and switch on an opt-in hook of that name (as `HOOKS_ENABLE` does),
+    /// including one registered later. Returns true if it was disabled, or if a hook of that
+    /// name was off because it is opt-in.
     pub fn enable(&self, name: &str) -> bool {
-        self.change(|state| state.disabled.remove(name))
+        let opt_in_off = self
+            .inner
+            .snapshot
+            .load()
+            .listing
+            .iter()
+            .any(|h| h.name.as_str() == name && !h.enabled_by_default && !h.enabled);
+        self.change(|state| {
+            let was_disabled = state.disabled.remove(name);
+            state.enabled.insert(name.to_owned());
+            was_disabled || opt_in_off
+        })
     }
 
     /// Disable the hooks named `name` at every point, including hooks of that name registered
@@ -544,7 +582,9 @@ impl State {
     }
 
     /// Resolve an entry's settings: builder overrides by name, then the hook's own, then the
-    /// point's and the kind's defaults.
+    /// builder's point default, the global default (`HOOKS_TIMEOUT_MS`), and the point's and
+    /// the kind's defaults. Enabled: not disabled by name, and either on by default or
+    /// enabled by name.
     fn resolve<P: HookPoint>(&self, mut e: Entry<P>) -> (Entry<P>, bool) {
         let name = e.name.as_str();
         e.timeout = Some(
@@ -552,6 +592,7 @@ impl State {
                 .get(name)
                 .or(e.timeout.as_ref())
                 .or_else(|| self.point_timeouts.get(P::NAME))
+                .or(self.global_timeout.as_ref())
                 .copied()
                 .unwrap_or_else(|| default_timeout(P::NAME)),
         );
@@ -562,7 +603,8 @@ impl State {
                 .or(e.on_error)
                 .unwrap_or(OnError::default_for(<P::Kind as Kind>::ID)),
         );
-        let enabled = !self.disabled.contains(name);
+        let enabled =
+            !self.disabled.contains(name) && (e.enabled_by_default || self.enabled.contains(name));
         (e, enabled)
     }
 }
@@ -571,8 +613,8 @@ fn build_standard<P: Provided>(state: &State) -> Result<Built, HooksError> {
     let providers = state
         .providers
         .iter()
-        .filter(|(_, _, points, _)| points.contains(P::BIT))
-        .map(|(order, name, _, p)| provider_hook::<P>(p, *name, *order).entry);
+        .filter(|slot| slot.points.contains(P::BIT))
+        .map(|slot| provider_hook::<P>(slot).entry);
     build::<P>(state, providers)
 }
 
@@ -618,6 +660,7 @@ fn build<P: HookPoint>(
             source: e.source,
             is_async: e.callable.is_async(),
             enabled: *enabled,
+            enabled_by_default: e.enabled_by_default,
             timeout: e.timeout.unwrap_or_else(|| default_timeout(P::NAME)),
             on_error: e
                 .on_error
@@ -647,11 +690,13 @@ impl HooksBuilder {
         self.provider_arc(order, Arc::new(provider))
     }
 
-    /// Add a provider that is already shared.
+    /// Add a provider that is already shared. Its [`name`](HooksProvider::name),
+    /// [`points`](HooksProvider::points) and
+    /// [`enabled_by_default`](HooksProvider::enabled_by_default) are asked now, once.
     pub fn provider_arc(mut self, order: i32, provider: Arc<dyn HooksProvider>) -> Self {
-        let name = HookName::intern(provider.name());
-        let points = provider.points();
-        self.state.providers.push((order, name, points, provider));
+        self.state
+            .providers
+            .push(ProviderSlot::new(order, provider));
         self
     }
 
@@ -662,9 +707,18 @@ impl HooksBuilder {
         self
     }
 
-    /// Disable the hooks named `name` (as `HOOKS_DISABLE` does).
+    /// Disable the hooks named `name` (as `HOOKS_DISABLE` does). A disabled name stays off
+    /// even if it is also enabled.
     pub fn disable(mut self, name: impl Into<String>) -> Self {
         self.state.disabled.insert(name.into());
+        self
+    }
+
+    /// Switch on the opt-in hooks and providers named `name` (as `HOOKS_ENABLE` does; see
+    /// [`Hook::enabled_by_default`] and [`HooksProvider::enabled_by_default`]). A name that is
+    /// also disabled stays off. Enabling a hook that is on by default changes nothing.
+    pub fn enable(mut self, name: impl Into<String>) -> Self {
+        self.state.enabled.insert(name.into());
         self
     }
 
@@ -679,6 +733,19 @@ impl HooksBuilder {
         self.state
             .point_timeouts
             .insert(P::NAME.to_owned(), timeout);
+        self
+    }
+
+    /// Set the default timeout of every hook that has none of its own, at points without a
+    /// [`point_timeout`](HooksBuilder::point_timeout) (as `HOOKS_TIMEOUT_MS` does; a valid
+    /// `HOOKS_TIMEOUT_MS` replaces this value when the environment is read). It replaces the
+    /// built-in [`default_timeout`] of each point.
+    ///
+    /// Which timeout a hook gets, first found wins: [`timeout`](HooksBuilder::timeout) by
+    /// name, the hook's own (`#[hook(timeout_ms = N)]`, [`Hook::timeout`]), the builder's
+    /// `point_timeout`, this global default, the point's built-in default.
+    pub fn global_timeout(mut self, timeout: Duration) -> Self {
+        self.state.global_timeout = Some(timeout);
         self
     }
 
@@ -701,10 +768,41 @@ impl HooksBuilder {
         self
     }
 
-    /// Do not read `HOOKS_DISABLE` and `HOOKS_DEBUG` (for tests and embedders that configure
-    /// everything in code).
+    /// Do not read the `HOOKS_*` variables ([`ENV_VARS`]): for tests, for embedders that
+    /// configure everything in code, and for any process whose environment the agent it
+    /// guards can set (the `hooks` binary and the daemon): there, `HOOKS_DISABLE` would let
+    /// the agent switch a guard off. The builder calls
+    /// ([`disable`](HooksBuilder::disable), [`enable`](HooksBuilder::enable),
+    /// [`global_timeout`](HooksBuilder::global_timeout), [`debug`](HooksBuilder::debug))
+    /// still apply. The last of `ignore_env` and [`env_source`](HooksBuilder::env_source)
+    /// called decides.
     pub fn ignore_env(mut self) -> Self {
         self.read_env = false;
+        self.env_source = None;
+        self
+    }
+
+    /// Read the `HOOKS_*` variables from `lookup` (given a variable's name, its value)
+    /// instead of the process environment: for embedders that keep these switches in their
+    /// own configuration, and for tests, which then need not change the process environment.
+    /// The last of `env_source` and [`ignore_env`](HooksBuilder::ignore_env) called decides.
+    ///
+    /// ```
+    /// use hookrail_core::runtime::Hooks;
+    ///
+    /// let vars = [("HOOKS_DEBUG", "1"), ("HOOKS_TIMEOUT_MS", "2500")];
+    /// let hooks = Hooks::builder()
+    ///     .env_source(move |name| vars.iter().find(|(k, _)| *k == name).map(|(_, v)| v.to_string()))
+    ///     .build()?;
+    /// assert!(hooks.debug());
+    /// # Ok::<(), hookrail_core::runtime::HooksError>(())
+    /// ```
+    pub fn env_source(
+        mut self,
+        lookup: impl Fn(&str) -> Option<String> + Send + Sync + 'static,
+    ) -> Self {
+        self.read_env = true;
+        self.env_source = Some(Box::new(lookup));
         self
     }
 
@@ -715,8 +813,15 @@ impl HooksBuilder {
     /// [`HooksError::DuplicateName`] if two hooks at one point have the same name.
     pub fn build(mut self) -> Result<Hooks, HooksError> {
         if self.read_env {
-            let env = EnvSwitches::from_env();
+            let env = match &self.env_source {
+                Some(lookup) => EnvSwitches::from_lookup(lookup),
+                None => EnvSwitches::from_env(),
+            };
             self.state.disabled.extend(env.disabled);
+            self.state.enabled.extend(env.enabled);
+            if env.timeout.is_some() {
+                self.state.global_timeout = env.timeout;
+            }
             self.state.debug |= env.debug;
         }
         let snapshot = self.state.snapshot()?;
@@ -736,6 +841,9 @@ impl fmt::Debug for HooksBuilder {
             .field("providers", &self.state.providers.len())
             .field("hooks", &self.state.runtime.len())
             .field("disabled", &self.state.disabled)
+            .field("enabled", &self.state.enabled)
+            .field("global_timeout", &self.state.global_timeout)
+            .field("read_env", &self.read_env)
             .finish_non_exhaustive()
     }
 }

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use crate::context::{
-    ErrorOccurred, ModelStreamChunk, Notification, PostModelCall, PostQueueDrain, PostToolUse,
+    ErrorOccurred, Meta, ModelStreamChunk, Notification, PostModelCall, PostQueueDrain, PostToolUse,
     PreCompact, PreModelCall, PreQueueDrain, PreToolUse, SessionEnd, SessionStart, StepEnd, Stop,
     SubagentStart, SubagentStop, UserPromptSubmit,
 };
@@ -11,6 +11,7 @@ use crate::outcome::{HookName, HookResult, Recovery, Verdict};
 use crate::point::HookPoint;
 use crate::points;
 
+use super::gate::Gate;
 use super::hook::{Arg, Callable, Hook, HookSource, Ret};
 
 macro_rules! provider_trait {
@@ -150,6 +151,78 @@ macro_rules! provider_trait {
                 PointSet::ALL
             }
 
+            /// Whether the provider runs unless switched on by name: `false` makes it opt-in,
+            /// off until `HOOKS_ENABLE` lists its [`name`](HooksProvider::name) (where the
+            /// embedder lets the environment be read) or the embedder calls
+            /// [`HooksBuilder::enable`](super::HooksBuilder::enable) or
+            /// [`Hooks::enable`](super::Hooks::enable). `HOOKS_DISABLE` still wins. Asked
+            /// once, when the provider is added. Defaults to `true`.
+            ///
+            /// This is for hooks a deployment chooses to run (seed 001's AgentFS audit and
+            /// Beads tracking are off unless `GWI_AGENTFS_ENABLED` / `GWI_BEADS_ENABLED`); a
+            /// guard that must always run keeps the default.
+            fn enabled_by_default(&self) -> bool {
+                true
+            }
+
+            /// Whether the provider takes part in the session `meta` belongs to (seed 001's
+            /// `isEnabled`): `false` skips every one of its hooks for that session, for
+            /// instance when the tool it drives is not installed. Defaults to `true`.
+            ///
+            /// Asked once per session, at the first dispatch of that session that reaches one
+            /// of the provider's points (`meta` is that context's), and remembered for the
+            /// last [`MAX_REMEMBERED_SESSIONS`](super::MAX_REMEMBERED_SESSIONS) sessions. A
+            /// `false` is logged once, at `info` level, naming the provider and the session;
+            /// the skipped hooks leave no run records and no failures. Keep it cheap: it runs
+            /// on the dispatching thread (a check that needs I/O can probe once when the
+            /// provider is built and answer from a field).
+            ///
+            /// A panic here never switches the provider off: it is logged once at `warn`
+            /// level and the provider stays enabled for the session, so a guard provider
+            /// still runs and fails closed by its own policy.
+            ///
+            /// ```
+            /// use hookrail_core::context::{Meta, StepEnd, StepStatus};
+            /// use hookrail_core::points::step_end;
+            /// use hookrail_core::runtime::{Hooks, HooksProvider, PointSet};
+            /// use hookrail_core::HookResult;
+            ///
+            /// /// Seed 001's Beads hook: tracks work with the `bd` CLI, when it is installed.
+            /// struct Beads {
+            ///     bd_installed: bool,
+            /// }
+            ///
+            /// impl HooksProvider for Beads {
+            ///     fn name(&self) -> &str {
+            ///         "beads"
+            ///     }
+            ///     fn points(&self) -> PointSet {
+            ///         PointSet::STEP_END
+            ///     }
+            ///     fn is_enabled(&self, _meta: &Meta) -> bool {
+            ///         self.bd_installed
+            ///     }
+            ///     fn step_end(&self, _ctx: &StepEnd) -> HookResult<()> {
+            ///         unreachable!("never called while `bd` is missing")
+            ///     }
+            /// }
+            ///
+            /// let hooks = Hooks::builder()
+            ///     .ignore_env()
+            ///     .provider(Beads { bd_installed: false })
+            ///     .build()?;
+            /// let mut step = StepEnd::new(Meta::new("run-1"), "step-1", StepStatus::Completed);
+            /// // Skipped, with one `info` line for the session; never a failure.
+            /// for _ in 0..3 {
+            ///     assert!(hooks.dispatch::<step_end::Point>(&mut step).failures.is_empty());
+            /// }
+            /// # Ok::<(), hookrail_core::runtime::HooksError>(())
+            /// ```
+            fn is_enabled(&self, meta: &Meta) -> bool {
+                let _ = meta;
+                true
+            }
+
             $(
                 #[doc = concat!("The [`", stringify!($point), "`](crate::points::", stringify!($point), ") hook.")]
                 fn $point(&self, ctx: $arg) -> HookResult<$ret> {
@@ -207,17 +280,41 @@ provider_trait! {
     post_queue_drain / POST_QUEUE_DRAIN: PostQueueDrain, &PostQueueDrain => () = ();
 }
 
-/// The entry of `provider` at standard point `P`.
-pub(crate) fn provider_hook<P: Provided>(
-    provider: &Arc<dyn HooksProvider>,
-    name: HookName,
-    order: i32,
-) -> Hook<P> {
-    let p = Arc::clone(provider);
+/// The entry of a provider at standard point `P`.
+pub(crate) fn provider_hook<P: Provided>(slot: &ProviderSlot) -> Hook<P> {
+    let p = Arc::clone(&slot.provider);
     let callable = Callable::Sync(Arc::new(move |arg| P::call(&*p, arg)));
-    let mut hook = Hook::with(name, callable).order(order);
+    let mut hook = Hook::with(slot.name, callable)
+        .order(slot.order)
+        .enabled_by_default(slot.enabled_by_default);
     hook.entry.source = HookSource::Provider;
+    hook.entry.gate = Some(Arc::clone(&slot.gate));
     hook
+}
+
+/// A provider added to a builder, with what was asked of it once, when it was added.
+pub(crate) struct ProviderSlot {
+    pub(crate) order: i32,
+    pub(crate) name: HookName,
+    pub(crate) points: PointSet,
+    pub(crate) enabled_by_default: bool,
+    pub(crate) provider: Arc<dyn HooksProvider>,
+    /// Its per-session answers, shared by its entries at every point.
+    pub(crate) gate: Arc<Gate>,
+}
+
+impl ProviderSlot {
+    pub(crate) fn new(order: i32, provider: Arc<dyn HooksProvider>) -> Self {
+        let name = HookName::intern(provider.name());
+        ProviderSlot {
+            order,
+            name,
+            points: provider.points(),
+            enabled_by_default: provider.enabled_by_default(),
+            gate: Arc::new(Gate::new(name, Arc::clone(&provider))),
+            provider,
+        }
+    }
 }
 
 impl Default for PointSet {

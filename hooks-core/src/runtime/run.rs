@@ -32,6 +32,16 @@ impl<P: HookPoint> Entry<P> {
     fn limit(&self) -> Duration {
         self.timeout.unwrap_or_else(|| default_timeout(P::NAME))
     }
+
+    /// True when the entry's provider is not enabled for the context's session: the entry is
+    /// skipped, with no run record (its one log line was written when the provider answered).
+    #[inline]
+    fn switched_off(&self, ctx: &P::Context) -> bool {
+        match &self.gate {
+            None => false,
+            Some(gate) => !gate.allows(ctx),
+        }
+    }
 }
 
 /// Record one run and fold its result into the outcome.
@@ -80,6 +90,9 @@ pub(crate) fn run_sync<P: HookPoint>(
     let mut out = Outcome::default();
     let mut arg = <P::Kind as Kind>::from_mut(ctx);
     for e in entries {
+        if e.switched_off(<P::Kind as Kind>::as_ref(&arg)) {
+            continue;
+        }
         let started = Instant::now();
         let result = if e.callable.is_async() {
             Err(FailureCause::AsyncInSyncDispatch)
@@ -104,6 +117,9 @@ pub(crate) async fn run_in_order<P: HookPoint>(
     let mut out = Outcome::default();
     let mut arg = <P::Kind as Kind>::from_mut(ctx);
     for e in entries {
+        if e.switched_off(<P::Kind as Kind>::as_ref(&arg)) {
+            continue;
+        }
         let started = Instant::now();
         let a = <P::Kind as Kind>::reborrow(&mut arg);
         let result = match start(e, a) {
@@ -152,7 +168,8 @@ pub(crate) async fn run_observers<P: HookPoint>(
     debug_assert_eq!(<P::Kind as Kind>::ID, KindId::Observe);
     let mut out = Outcome::default();
     let arg = <P::Kind as Kind>::from_mut(ctx);
-    for e in entries.iter().filter(|e| !e.callable.is_async()) {
+    let on = |e: &&Entry<P>| !e.switched_off(<P::Kind as Kind>::as_ref(&arg));
+    for e in entries.iter().filter(|e| !e.callable.is_async()).filter(on) {
         let started = Instant::now();
         let shared = <P::Kind as Kind>::share(&arg)
             .expect("observers take their context by shared reference");
@@ -163,7 +180,7 @@ pub(crate) async fn run_observers<P: HookPoint>(
         }
     }
     let mut running: Vec<Running<'_, '_, P>> = Vec::new();
-    for e in entries.iter().filter(|e| e.callable.is_async()) {
+    for e in entries.iter().filter(|e| e.callable.is_async()).filter(on) {
         let started = Instant::now();
         let shared = <P::Kind as Kind>::share(&arg)
             .expect("observers take their context by shared reference");
