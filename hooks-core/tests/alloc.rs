@@ -283,3 +283,55 @@ fn a_stuck_bus_subscriber_costs_a_dispatch_no_allocation() {
         "every later event was counted as dropped"
     );
 }
+
+/// A provider that answers `is_enabled`: after the first dispatch of a session (which asks
+/// and remembers the answer), its dispatches read the answer without allocating, enabled or
+/// not.
+#[test]
+#[cfg(feature = "runtime")]
+fn a_provider_gated_per_session_allocates_nothing_once_the_session_is_known() {
+    use hookrail_core::HookResult;
+    use hookrail_core::context::{Meta, PreToolUse};
+    use hookrail_core::points::pre_tool_use;
+    use hookrail_core::runtime::{Hooks, HooksProvider, PointSet};
+
+    struct OnlyS1;
+    impl HooksProvider for OnlyS1 {
+        fn name(&self) -> &str {
+            "only_s1"
+        }
+        fn points(&self) -> PointSet {
+            PointSet::PRE_TOOL_USE
+        }
+        fn is_enabled(&self, meta: &Meta) -> bool {
+            &*meta.session_id == "s1"
+        }
+        fn pre_tool_use(&self, _ctx: &mut PreToolUse) -> HookResult<Verdict> {
+            Ok(Verdict::Allow)
+        }
+    }
+
+    let hooks = Hooks::builder()
+        .ignore_env()
+        .provider(OnlyS1)
+        .build()
+        .expect("no duplicate names");
+    let mut on = PreToolUse::new(Meta::new("s1"), "Bash", serde_json::json!({}));
+    let mut off = PreToolUse::new(Meta::new("s2"), "Bash", serde_json::json!({}));
+    // The first dispatch of each session asks the provider and stores its answer.
+    hooks.dispatch::<pre_tool_use::Point>(&mut on);
+    hooks.dispatch::<pre_tool_use::Point>(&mut off);
+    let n = allocations_during(|| {
+        for _ in 0..RUNS {
+            assert_eq!(
+                hooks.dispatch::<pre_tool_use::Point>(&mut on).value,
+                Verdict::Allow
+            );
+            assert_eq!(
+                hooks.dispatch::<pre_tool_use::Point>(&mut off).value,
+                Verdict::Continue
+            );
+        }
+    });
+    assert_eq!(n, 0);
+}

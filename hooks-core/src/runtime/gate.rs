@@ -5,7 +5,9 @@ use std::any::Any;
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::{Arc, PoisonError, RwLock};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use arc_swap::ArcSwap;
 
 use crate::context::{Meta, meta_of};
 use crate::dispatch::panic_cause;
@@ -19,13 +21,17 @@ pub const MAX_REMEMBERED_SESSIONS: usize = 4096;
 
 /// The answers of one provider, shared by its entries at every point, so that the provider is
 /// asked once per session whatever point that session reaches first.
+///
+/// Dispatch reads the answers without a lock (an `arc-swap` snapshot, as for the hook set); a
+/// new answer copies the map under a writer mutex, once per session.
 pub(crate) struct Gate {
     name: HookName,
     provider: Arc<dyn HooksProvider>,
-    answers: RwLock<Answers>,
+    answers: ArcSwap<Answers>,
+    writer: Mutex<()>,
 }
 
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct Answers {
     by_session: HashMap<Arc<str>, bool>,
     /// Sessions in the order they were first asked about, to forget the oldest.
@@ -37,7 +43,8 @@ impl Gate {
         Gate {
             name,
             provider,
-            answers: RwLock::new(Answers::default()),
+            answers: ArcSwap::from_pointee(Answers::default()),
+            writer: Mutex::new(()),
         }
     }
 
@@ -51,8 +58,7 @@ impl Gate {
         };
         let known = self
             .answers
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
+            .load()
             .by_session
             .get(&*meta.session_id)
             .copied();
@@ -68,7 +74,8 @@ impl Gate {
     #[cold]
     fn ask(&self, meta: &Meta) -> bool {
         let answer = catch_unwind(AssertUnwindSafe(|| self.provider.is_enabled(meta)));
-        let mut answers = self.answers.write().unwrap_or_else(PoisonError::into_inner);
+        let _writer = self.writer.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut answers = Answers::clone(&self.answers.load());
         if let Some(&enabled) = answers.by_session.get(&*meta.session_id) {
             return enabled;
         }
@@ -103,17 +110,14 @@ impl Gate {
         answers
             .by_session
             .insert(Arc::clone(&meta.session_id), enabled);
+        self.answers.store(Arc::new(answers));
         enabled
     }
 
     /// How many sessions have an answer remembered.
     #[cfg(test)]
     pub(crate) fn remembered(&self) -> usize {
-        self.answers
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .by_session
-            .len()
+        self.answers.load().by_session.len()
     }
 }
 
