@@ -39,9 +39,60 @@
 //!
 //! # Environment
 //!
-//! Read once, when the value is built (unless [`HooksBuilder::ignore_env`]):
-//! `HOOKS_DISABLE=name,name` disables hooks by name; `HOOKS_DEBUG=1` logs every hook run at
-//! `info` level (instead of `debug`).
+//! Hooks are switched on and off, timed and debugged through environment variables with the
+//! prefix `HOOKS_` (seed 001's `GWI_*` variables, in our vocabulary). They are read once, when
+//! the value is built, from the process environment, from a lookup the embedder gives
+//! ([`HooksBuilder::env_source`]), or not at all ([`HooksBuilder::ignore_env`]). Each has a
+//! builder call that does the same in code.
+//!
+//! | variable | effect | invalid value | builder call |
+//! |---|---|---|---|
+//! | `HOOKS_DISABLE=name,name` | switches off the hooks and providers of these names | — | [`HooksBuilder::disable`] |
+//! | `HOOKS_ENABLE=name,name` | switches on the opt-in hooks and providers of these names ([`Hook::enabled_by_default`], [`HooksProvider::enabled_by_default`]); `HOOKS_DISABLE` wins for a name in both | — | [`HooksBuilder::enable`] |
+//! | `HOOKS_TIMEOUT_MS=N` | the timeout of hooks that set none of their own, at points without a builder default (replaces the built-in [`default_timeout`]) | not a whole number ≥ 1: one `warn` line naming the variable and the value; the built-in timeouts stay | [`HooksBuilder::global_timeout`] |
+//! | `HOOKS_DEBUG=1` | logs every hook run at `info` level instead of `debug` | not `1/true/yes/on/0/false/no/off`: one `warn` line; stays off | [`HooksBuilder::debug`] |
+//!
+//! Names are the names in [`Hooks::list`] (a provider's [`HooksProvider::name`], a hook's
+//! `name`); a listed hook that is off says so (`enabled: false`, and
+//! `enabled_by_default: false` for an opt-in hook).
+//!
+//! **Security.** `HOOKS_DISABLE` switches hooks *off*, guards included: whoever sets the
+//! environment can turn a guard off. It applies only where the embedder lets the environment
+//! be read. A process whose environment the guarded agent controls (the `hooks` binary, the
+//! daemon, anything an agent starts) must call [`HooksBuilder::ignore_env`], as the `hooks`
+//! binary does; there none of these variables has any effect. `HOOKS_ENABLE` only ever switches
+//! on hooks compiled into the program, and a `HOOKS_TIMEOUT_MS` that is too short makes guards
+//! time out, which denies (they fail closed) unless the embedder set them to fail open.
+//!
+//! ```
+//! use hookrail_core::context::{Meta, StepEnd, StepStatus};
+//! use hookrail_core::points::step_end;
+//! use hookrail_core::runtime::{Hook, Hooks};
+//! use std::time::Duration;
+//!
+//! // Seed 001's configuration: the AgentFS audit is off unless enabled, 5 s per hook.
+//! let env = [("HOOKS_ENABLE", "agentfs"), ("HOOKS_TIMEOUT_MS", "5000")];
+//! let hooks = Hooks::builder()
+//!     // The process environment in production; a fixed table here.
+//!     .env_source(move |name| env.iter().find(|(k, _)| *k == name).map(|(_, v)| v.to_string()))
+//!     .hook(Hook::<step_end::Point>::new("agentfs", |_step| ()).enabled_by_default(false))
+//!     .hook(Hook::<step_end::Point>::new("beads", |_step| ()).enabled_by_default(false))
+//!     .build()?;
+//! let listed = |name: &str| hooks.list().into_iter().find(|h| h.name == name).unwrap();
+//! assert!(listed("agentfs").enabled);
+//! assert!(!listed("beads").enabled, "opt-in, not in HOOKS_ENABLE");
+//! assert_eq!(listed("agentfs").timeout, Duration::from_millis(5000));
+//! # Ok::<(), hookrail_core::runtime::HooksError>(())
+//! ```
+//!
+//! # Per-session enablement
+//!
+//! A provider can also answer, per session, whether it takes part
+//! ([`HooksProvider::is_enabled`], seed 001's `isEnabled`): asked at the first dispatch of a
+//! session that reaches one of its points, remembered for the last
+//! [`MAX_REMEMBERED_SESSIONS`] sessions. A provider that answers `false` is skipped for that
+//! session with one `info` line naming it and the session, never a failure per call; one whose
+//! answer panics stays enabled (a guard still runs and fails closed by its own policy).
 //!
 //! # Timeouts and failures
 //!
