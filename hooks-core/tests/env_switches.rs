@@ -15,9 +15,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use hookrail_core::context::{
-    Meta, PreToolUse, SessionEndReason, StepEnd, StepStatus, ToolCall,
-};
+use hookrail_core::context::{Meta, PreToolUse, SessionEndReason, StepEnd, StepStatus, ToolCall};
 use hookrail_core::points::{pre_tool_use, session_start, step_end};
 use hookrail_core::runtime::{
     Hook, HookListing, Hooks, HooksBuilder, HooksProvider, PointSet, Session, ToolRun,
@@ -34,11 +32,8 @@ fn env(vars: &[(&str, &str)]) -> HooksBuilder {
         .iter()
         .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
         .collect();
-    Hooks::builder().env_source(move |name| {
-        vars.iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.clone())
-    })
+    Hooks::builder()
+        .env_source(move |name| vars.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone()))
 }
 
 /// Seed 001's `BeadsHook` as a provider: an observer of steps that tracks work with a CLI,
@@ -154,12 +149,19 @@ fn bash(session: &str) -> PreToolUse {
 
 #[test]
 fn an_opt_in_provider_is_listed_but_off_until_hooks_enable_names_it() {
-    let off = env(&[]).provider(Tracker::new("beads").opt_in()).build().unwrap();
+    let off = env(&[])
+        .provider(Tracker::new("beads").opt_in())
+        .build()
+        .unwrap();
     let entries = listing(&off, "beads");
     assert_eq!(entries.len(), 3, "listed at each of its points");
     assert!(entries.iter().all(|h| !h.enabled && !h.enabled_by_default));
     let mut ctx = step("s1");
-    assert!(off.dispatch::<step_end::Point>(&mut ctx).failures.is_empty());
+    assert!(
+        off.dispatch::<step_end::Point>(&mut ctx)
+            .failures
+            .is_empty()
+    );
 
     let tracker = Tracker::new("beads").opt_in();
     let steps = tracker.steps.clone();
@@ -287,12 +289,18 @@ fn hooks_timeout_ms_is_the_default_of_hooks_without_their_own() {
     let hooks = env(&[("HOOKS_TIMEOUT_MS", "5000")])
         .hook(slow("plain"))
         .hook(slow("own").timeout(Duration::from_millis(40)))
-        .hook(Hook::<pre_tool_use::Point>::new("guard", |_ctx| Verdict::Continue))
+        .hook(Hook::<pre_tool_use::Point>::new("guard", |_ctx| {
+            Verdict::Continue
+        }))
         .build()
         .unwrap();
     assert_eq!(timeout_of(&hooks, "plain"), Duration::from_secs(5));
     assert_eq!(timeout_of(&hooks, "guard"), Duration::from_secs(5));
-    assert_eq!(timeout_of(&hooks, "own"), Duration::from_millis(40), "a hook's own wins");
+    assert_eq!(
+        timeout_of(&hooks, "own"),
+        Duration::from_millis(40),
+        "a hook's own wins"
+    );
 }
 
 #[test]
@@ -300,7 +308,9 @@ fn builder_timeouts_by_name_and_by_point_win_over_the_global_default() {
     let hooks = env(&[("HOOKS_TIMEOUT_MS", "5000")])
         .hook(slow("plain"))
         .hook(slow("named"))
-        .hook(Hook::<pre_tool_use::Point>::new("guard", |_ctx| Verdict::Continue))
+        .hook(Hook::<pre_tool_use::Point>::new("guard", |_ctx| {
+            Verdict::Continue
+        }))
         .timeout("named", Duration::from_millis(7))
         .point_timeout::<pre_tool_use::Point>(Duration::from_millis(9))
         .build()
@@ -333,7 +343,9 @@ async fn an_async_hook_is_cut_off_at_hooks_timeout_ms() {
         .hook(slow("plain"))
         .build()
         .unwrap();
-    let out = hooks.dispatch_async::<step_end::Point>(&mut step("s1")).await;
+    let out = hooks
+        .dispatch_async::<step_end::Point>(&mut step("s1"))
+        .await;
     assert_eq!(out.failures.len(), 1);
     assert!(matches!(
         out.failures[0].cause,
@@ -356,7 +368,10 @@ fn an_invalid_hooks_timeout_ms_is_one_warning_naming_it_and_the_defaults_stay() 
         );
         let warned = logs.matching(Level::WARN, &["HOOKS_TIMEOUT_MS"]);
         assert_eq!(warned.len(), 1, "{bad:?}: {:?}", logs.all());
-        assert!(warned[0].fields.contains(bad), "names the value: {warned:?}");
+        assert!(
+            warned[0].fields.contains(bad),
+            "names the value: {warned:?}"
+        );
     }
 }
 
@@ -407,9 +422,16 @@ fn a_provider_whose_tool_is_missing_is_skipped_with_one_log_line_per_session() {
         let out = hooks.dispatch::<pre_tool_use::Point>(&mut bash("run-1"));
         assert!(out.failures.is_empty() && !out.is_denied());
     }
-    assert_eq!(asked.load(Ordering::SeqCst), 1, "asked once for the session");
+    assert_eq!(
+        asked.load(Ordering::SeqCst),
+        1,
+        "asked once for the session"
+    );
     assert_eq!(runs.load(Ordering::SeqCst), 0, "no run records");
-    assert_eq!(logs.count(Level::INFO, &["beads", "run-1", "not enabled"]), 1);
+    assert_eq!(
+        logs.count(Level::INFO, &["beads", "run-1", "not enabled"]),
+        1
+    );
     assert_eq!(logs.count(Level::WARN, &["beads"]), 0);
     assert_eq!(logs.count(Level::ERROR, &["beads"]), 0);
 
@@ -417,7 +439,10 @@ fn a_provider_whose_tool_is_missing_is_skipped_with_one_log_line_per_session() {
     hooks.dispatch::<step_end::Point>(&mut step("run-2"));
     hooks.dispatch::<step_end::Point>(&mut step("run-2"));
     assert_eq!(asked.load(Ordering::SeqCst), 2);
-    assert_eq!(logs.count(Level::INFO, &["beads", "run-2", "not enabled"]), 1);
+    assert_eq!(
+        logs.count(Level::INFO, &["beads", "run-2", "not enabled"]),
+        1
+    );
 }
 
 #[test]
@@ -496,7 +521,10 @@ async fn in_a_session_a_provider_that_is_not_enabled_is_skipped_at_every_point()
     session.end(SessionEndReason::Completed, true).await;
     assert_eq!(*calls.lock().unwrap(), 3);
     assert_eq!(asked.load(Ordering::SeqCst), 1, "asked once per session");
-    assert_eq!(logs.count(Level::INFO, &["beads", "run-9", "not enabled"]), 1);
+    assert_eq!(
+        logs.count(Level::INFO, &["beads", "run-9", "not enabled"]),
+        1
+    );
     assert_eq!(logs.count(Level::WARN, &["beads"]), 0);
 }
 

@@ -116,6 +116,7 @@ mod run;
 mod session;
 mod settings;
 
+pub use gate::MAX_REMEMBERED_SESSIONS;
 pub use hook::{Arg, Hook, HookCtx, HookSource, Ret};
 pub use provider::{HooksProvider, PointSet};
 pub use record::{HookRun, RunResult, SubscriptionId};
@@ -123,10 +124,7 @@ pub use session::{
     AgentError, ApproveFn, ModelReply, QueueDrain, Session, SessionError, SessionStats, Subagent,
     ToolError, ToolErrorKind, ToolRun, TurnEnd, guard_passes,
 };
-pub use gate::MAX_REMEMBERED_SESSIONS;
-pub use settings::{
-    ENV_DEBUG, ENV_DISABLE, ENV_ENABLE, ENV_TIMEOUT_MS, ENV_VARS, default_timeout,
-};
+pub use settings::{ENV_DEBUG, ENV_DISABLE, ENV_ENABLE, ENV_TIMEOUT_MS, ENV_VARS, default_timeout};
 
 use std::any::{Any, TypeId};
 use std::collections::{HashMap, HashSet};

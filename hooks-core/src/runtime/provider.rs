@@ -3,9 +3,9 @@
 use std::sync::Arc;
 
 use crate::context::{
-    ErrorOccurred, Meta, ModelStreamChunk, Notification, PostModelCall, PostQueueDrain, PostToolUse,
-    PreCompact, PreModelCall, PreQueueDrain, PreToolUse, SessionEnd, SessionStart, StepEnd, Stop,
-    SubagentStart, SubagentStop, UserPromptSubmit,
+    ErrorOccurred, Meta, ModelStreamChunk, Notification, PostModelCall, PostQueueDrain,
+    PostToolUse, PreCompact, PreModelCall, PreQueueDrain, PreToolUse, SessionEnd, SessionStart,
+    StepEnd, Stop, SubagentStart, SubagentStop, UserPromptSubmit,
 };
 use crate::outcome::{HookName, HookResult, Recovery, Verdict};
 use crate::point::HookPoint;

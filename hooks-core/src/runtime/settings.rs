@@ -164,7 +164,10 @@ mod tests {
 
     #[test]
     fn hooks_enable_is_a_comma_separated_list_like_hooks_disable() {
-        let s = env(&[("HOOKS_ENABLE", "beads, agentfs ,,"), ("HOOKS_DISABLE", "beads")]);
+        let s = env(&[
+            ("HOOKS_ENABLE", "beads, agentfs ,,"),
+            ("HOOKS_DISABLE", "beads"),
+        ]);
         assert_eq!(sorted(s.enabled), ["agentfs", "beads"]);
         // Both lists are kept as given; DISABLE wins when the set is built.
         assert_eq!(sorted(s.disabled), ["beads"]);
@@ -190,7 +193,16 @@ mod tests {
             env(&[("HOOKS_TIMEOUT_MS", " 250 ")]).timeout,
             Some(Duration::from_millis(250))
         );
-        for bad in ["0", "-5", "1.5", "5s", "five", "18446744073709551616", "", "  "] {
+        for bad in [
+            "0",
+            "-5",
+            "1.5",
+            "5s",
+            "five",
+            "18446744073709551616",
+            "",
+            "  ",
+        ] {
             assert_eq!(env(&[("HOOKS_TIMEOUT_MS", bad)]).timeout, None, "{bad:?}");
         }
     }
