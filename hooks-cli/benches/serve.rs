@@ -197,6 +197,32 @@ fn spawn_floor(body: &str) -> Duration {
     spawn_timed(&mut Command::new("cat"), body)
 }
 
+/// The floor the target names: a minimal statically linked program that reads its stdin and
+/// prints `{}`, compiled here with the toolchain's `rustc`. `None` (and said) when it cannot
+/// be built, e.g. without a static C library.
+fn static_floor(dir: &std::path::Path) -> Option<std::path::PathBuf> {
+    let source = dir.join("floor.rs");
+    let binary = dir.join("floor");
+    std::fs::write(
+        &source,
+        "use std::io::{Read, Write};\nfn main() {\n    let mut input = Vec::new();\n    std::io::stdin().read_to_end(&mut input).unwrap();\n    std::io::stdout().write_all(b\"{}\").unwrap();\n}\n",
+    )
+    .ok()?;
+    let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+    let built = Command::new(rustc)
+        .args(["-O", "-C", "target-feature=+crt-static", "-o"])
+        .arg(&binary)
+        .arg(&source)
+        .status();
+    match built {
+        Ok(status) if status.success() => Some(binary),
+        other => {
+            println!("  (no static floor: rustc -C target-feature=+crt-static gave {other:?})");
+            None
+        }
+    }
+}
+
 fn us(d: Duration) -> String {
     format!("{:.1} µs", d.as_secs_f64() * 1e6)
 }
@@ -264,12 +290,28 @@ fn main() {
             })
             .collect(),
     );
-    let forwarded = stats(
-        (0..runs)
-            .map(|_| spawn_claude(&["--project", &project_arg], state.path(), &body))
-            .collect(),
-    );
-    let cat = stats((0..runs).map(|_| spawn_floor(&body)).collect());
+    // Interleaved, one of each per round, so that a change in the machine's load falls on
+    // all of them alike.
+    let floor_dir = tempfile::tempdir().expect("floor dir");
+    let minimal = static_floor(floor_dir.path());
+    let (mut forwarded, mut cat, mut minimal_runs, mut version) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..runs {
+        forwarded.push(spawn_claude(
+            &["--project", &project_arg],
+            state.path(),
+            &body,
+        ));
+        cat.push(spawn_floor(&body));
+        if let Some(minimal) = &minimal {
+            minimal_runs.push(spawn_timed(&mut Command::new(minimal), &body));
+        }
+        version.push(spawn_timed(
+            Command::new(env!("CARGO_BIN_EXE_hooks")).arg("--version"),
+            "",
+        ));
+    }
+    let (forwarded, cat, version) = (stats(forwarded), stats(cat), stats(version));
     println!("process per event, {runs} runs each");
     println!(
         "  hooks claude --no-daemon   p50 {}  p99 {}   daemon p50 is {:.0}x faster",
@@ -278,7 +320,7 @@ fn main() {
         in_process.p50.as_secs_f64() / d50.as_secs_f64()
     );
     println!(
-        "  hooks claude -> daemon     p50 {}  p99 {}   {:.2}x the floor",
+        "  hooks claude -> daemon     p50 {}  p99 {}   {:.2}x cat",
         us(forwarded.p50),
         us(forwarded.p99),
         forwarded.p50.as_secs_f64() / cat.p50.as_secs_f64()
@@ -287,6 +329,21 @@ fn main() {
         "  floor: cat < payload       p50 {}  p99 {}",
         us(cat.p50),
         us(cat.p99)
+    );
+    if !minimal_runs.is_empty() {
+        let minimal = stats(minimal_runs);
+        println!(
+            "  floor: static {{}} program   p50 {}  p99 {}   forwarding is {:.2}x this",
+            us(minimal.p50),
+            us(minimal.p99),
+            forwarded.p50.as_secs_f64() / minimal.p50.as_secs_f64()
+        );
+    }
+    println!(
+        "  hooks --version            p50 {}  p99 {}   {:.2}x cat: starting our binary",
+        us(version.p50),
+        us(version.p99),
+        version.p50.as_secs_f64() / cat.p50.as_secs_f64()
     );
 
     // 3. 64 concurrent keep-alive clients.
