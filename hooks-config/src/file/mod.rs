@@ -132,6 +132,7 @@ mod from_json;
 mod from_toml;
 mod from_yaml;
 mod handler;
+mod layers;
 mod merge;
 mod node;
 mod project;
@@ -139,7 +140,10 @@ mod sources;
 mod webhook;
 
 pub use claude::{load_claude_plugin, load_claude_settings, parse_claude};
-pub use project::{load_hooks_dir, load_project, load_project_file, parse_project};
+pub use layers::{Layer, LayerFile, load_layers};
+pub use project::{
+    load_hooks_dir, load_project, load_project_file, load_project_layered, parse_project,
+};
 pub use sources::Sources;
 
 use node::{Node, Pos};
@@ -173,6 +177,9 @@ pub struct LoadedConfig {
     pub problems: Vec<Problem>,
     /// The files read.
     pub files: Vec<PathBuf>,
+    /// The files read from hook directories (`.hooks/`, the user and built-in layers): their
+    /// layer, what each replaced, extension metadata ([`LayerFile`]), in reading order.
+    pub layer_files: Vec<LayerFile>,
 }
 
 /// One entry of the `allow:` list.
