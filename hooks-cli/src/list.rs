@@ -74,7 +74,6 @@ pub(crate) struct Row {
 
 impl Row {
     /// A row with no layer information.
-    #[allow(clippy::too_many_arguments)]
     fn plain(
         id: String,
         point: &'static str,
@@ -403,8 +402,15 @@ mod tests {
 
         let g = row("g");
         assert_eq!(g.layer, Some("user"));
-        assert_eq!((g.name.as_deref(), g.version.as_deref()), (Some("audit"), Some("1.2.0")));
-        assert!(g.source_text().ends_with("(audit 1.2.0)"), "{}", g.source_text());
+        assert_eq!(
+            (g.name.as_deref(), g.version.as_deref()),
+            (Some("audit"), Some("1.2.0"))
+        );
+        assert!(
+            g.source_text().ends_with("(audit 1.2.0)"),
+            "{}",
+            g.source_text()
+        );
         assert_eq!(g.notes.len(), 1, "{:?}", g.notes);
 
         let json = serde_json::to_value(g).unwrap();
@@ -431,7 +437,8 @@ mod tests {
         let (_, missing) = args.present_sources(true);
         assert_eq!(missing.len(), 1);
         assert!(
-            missing[0].to_string().contains("--user-hooks") && missing[0].to_string().contains("no such directory"),
+            missing[0].to_string().contains("--user-hooks")
+                && missing[0].to_string().contains("no such directory"),
             "{}",
             missing[0]
         );

@@ -58,12 +58,36 @@ fn sources(d: &Dirs) -> Sources {
 #[test]
 fn later_layers_replace_same_named_files_and_files_are_read_in_name_order() {
     let d = dirs("enabled: true\nhooks: []\n");
-    write(&d.builtin, "_50_filter.yaml", &entry("filter", "Stop", "./b.sh"));
-    write(&d.builtin, "_90_notify.yaml", &entry("notify", "Stop", "./n.sh"));
-    write(&d.user, "_50_filter.yaml", &entry("filter", "Stop", "./u.sh"));
-    write(&d.user, "_10_log_all.yaml", &entry("log_all", "Stop", "./l.sh"));
-    write(&d.project.join(".hooks"), "_50_filter.yaml", &entry("filter", "Stop", "./w.sh"));
-    write(&d.project.join(".hooks"), "_20_scan.yaml", &entry("scan", "Stop", "./s.sh"));
+    write(
+        &d.builtin,
+        "_50_filter.yaml",
+        &entry("filter", "Stop", "./b.sh"),
+    );
+    write(
+        &d.builtin,
+        "_90_notify.yaml",
+        &entry("notify", "Stop", "./n.sh"),
+    );
+    write(
+        &d.user,
+        "_50_filter.yaml",
+        &entry("filter", "Stop", "./u.sh"),
+    );
+    write(
+        &d.user,
+        "_10_log_all.yaml",
+        &entry("log_all", "Stop", "./l.sh"),
+    );
+    write(
+        &d.project.join(".hooks"),
+        "_50_filter.yaml",
+        &entry("filter", "Stop", "./w.sh"),
+    );
+    write(
+        &d.project.join(".hooks"),
+        "_20_scan.yaml",
+        &entry("scan", "Stop", "./s.sh"),
+    );
 
     let config = sources(&d).load().unwrap();
     assert!(config.problems.is_empty(), "{:?}", config.problems);
@@ -74,12 +98,20 @@ fn later_layers_replace_same_named_files_and_files_are_read_in_name_order() {
     assert_eq!(filter.layer, Layer::Workspace);
     assert_eq!(
         filter.replaced,
-        [d.builtin.join("_50_filter.yaml"), d.user.join("_50_filter.yaml")]
+        [
+            d.builtin.join("_50_filter.yaml"),
+            d.user.join("_50_filter.yaml")
+        ]
     );
     let layers: Vec<Layer> = config.layer_files.iter().map(|f| f.layer).collect();
     assert_eq!(
         layers,
-        [Layer::User, Layer::Workspace, Layer::Workspace, Layer::Builtin]
+        [
+            Layer::User,
+            Layer::Workspace,
+            Layer::Workspace,
+            Layer::Builtin
+        ]
     );
     assert!(!config.files.contains(&d.user.join("_50_filter.yaml")));
 }
@@ -180,10 +212,16 @@ fn bad_extension_fields_are_problems_at_their_position() {
     let config = sources(&d).load().unwrap();
     let messages: Vec<String> = config.problems.iter().map(ToString::to_string).collect();
     assert_eq!(messages.len(), 4, "{messages:#?}");
-    assert!(messages[0].contains("x.yaml:2:10: `version`"), "{messages:#?}");
+    assert!(
+        messages[0].contains("x.yaml:2:10: `version`"),
+        "{messages:#?}"
+    );
     assert!(messages[1].contains("`failOpen`"), "{messages:#?}");
     assert!(messages[2].contains("`maxExecutionTime`"), "{messages:#?}");
-    assert!(messages[3].contains("unknown field `extra`"), "{messages:#?}");
+    assert!(
+        messages[3].contains("unknown field `extra`"),
+        "{messages:#?}"
+    );
     // The hooks still load, with the points' defaults.
     assert_eq!(config.hooks[0].on_error, None);
 }

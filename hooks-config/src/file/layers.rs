@@ -232,8 +232,7 @@ fn read_file(config: &mut LoadedConfig, layer_file: &mut LayerFile) {
         return;
     }
     let stem = path.file_stem().and_then(OsStr::to_str).unwrap_or("hook");
-    let is_extension =
-        matches!(&node.value, Value::Map(entries) if entries.iter().any(|(k, _)| k.name == "hooks"));
+    let is_extension = matches!(&node.value, Value::Map(entries) if entries.iter().any(|(k, _)| k.name == "hooks"));
     if !is_extension {
         super::project::read_entry_into(config, &node, Some(stem), &file);
         return;

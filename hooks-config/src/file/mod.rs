@@ -7,6 +7,10 @@
 //!   [`load_project_file`] and [`parse_project`] read one file or string.
 //! - `.hooks/*.yaml` and `.hooks/*.yml` ([`load_hooks_dir`]): one hook entry per file, in the
 //!   same entry schema, read in file-name order. A missing `id` defaults to the file's stem.
+//! - Hook directories in layers ([`load_layers`], [`load_project_layered`]): built-in and user
+//!   directories (`$XDG_CONFIG_HOME/hookrail/hooks/`) read before `.hooks/`, a same-named file
+//!   of a later layer replacing the earlier one, and extension files with `name`, `version`,
+//!   `failOpen` and `maxExecutionTime` ([`LayerFile`]); see [`Layer`].
 //! - Claude Code's `settings.json` ([`load_claude_settings`]) and a plugin's
 //!   `hooks/hooks.json` ([`load_claude_plugin`]), read as they are: see [`claude`].
 //!

@@ -5,12 +5,10 @@ use std::sync::Arc;
 
 use super::entry::{self, location};
 use super::fields::{self, Fields, Issues};
-use super::node::{Node, Value};
 use super::layers::{Layer, list_dir, load_layers};
+use super::node::{Node, Value};
 use super::webhook;
-use super::{
-    AllowEntry, BuiltinSettings, Format, LoadedConfig, Problem, parse_text, read_text,
-};
+use super::{AllowEntry, BuiltinSettings, Format, LoadedConfig, Problem, parse_text, read_text};
 
 const TOP_FIELDS: &[&str] = &[
     "enabled",
@@ -188,7 +186,10 @@ pub fn parse_project(text: &str, format: Format, file: &Path) -> Result<LoadedCo
 /// `Err` only when the directory exists but cannot be listed.
 pub fn load_hooks_dir(dir: &Path, enabled: bool) -> Result<LoadedConfig, Problem> {
     list_dir(dir)?;
-    Ok(load_layers(&[(Layer::Workspace, dir.to_path_buf())], enabled))
+    Ok(load_layers(
+        &[(Layer::Workspace, dir.to_path_buf())],
+        enabled,
+    ))
 }
 
 /// Reads one entry into `config.hooks`, or its problems into `config.problems`.

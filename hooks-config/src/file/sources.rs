@@ -42,7 +42,7 @@ impl Sources {
         Sources::default()
     }
 
-    /// A project root: its project file and `.hooks/` directory ([`load_project`]).
+    /// A project root: its project file and `.hooks/` directory ([`load_project`](super::load_project)).
     pub fn project(mut self, root: impl Into<PathBuf>) -> Self {
         self.projects.push(root.into());
         self
