@@ -29,6 +29,14 @@ pub struct ConfigArgs {
     /// A Claude Code plugin root whose hooks/hooks.json to run (repeatable).
     #[arg(long = "plugin-root", value_name = "DIR")]
     pub plugins: Vec<PathBuf>,
+    /// The user layer's hook directory, read before the project's .hooks/ (a file of the
+    /// same name in .hooks/ replaces the user's). Default:
+    /// $XDG_CONFIG_HOME/hookrail/hooks (~/.config/hookrail/hooks).
+    #[arg(long, value_name = "DIR", conflicts_with = "no_user_hooks")]
+    pub user_hooks: Option<PathBuf>,
+    /// Do not read the user layer's hook directory.
+    #[arg(long)]
+    pub no_user_hooks: bool,
     /// The approvals file. Default: $HOOKS_TRUST_FILE, else
     /// $XDG_CONFIG_HOME/agent-hooks/trust.json (~/.config/agent-hooks/trust.json).
     #[arg(long, value_name = "FILE")]
@@ -64,6 +72,15 @@ impl ConfigArgs {
             .unwrap_or(cwd)
     }
 
+    /// The user layer's hook directory: `--user-hooks`, else
+    /// [`Sources::default_user_dir`]; `None` with `--no-user-hooks`.
+    pub fn user_hooks_dir(&self) -> Option<PathBuf> {
+        if self.no_user_hooks {
+            return None;
+        }
+        self.user_hooks.clone().or_else(Sources::default_user_dir)
+    }
+
     /// The files to read (every one named, whether it exists or not).
     pub fn sources(&self) -> Sources {
         self.present_sources(false).0
@@ -90,6 +107,14 @@ impl ConfigArgs {
                 sources = sources.file(file);
             }
         }
+        // A named directory that is not there is said; the default one may be absent.
+        if let Some(dir) = &self.user_hooks {
+            if !self.no_user_hooks && keep(MissingSource::check_dir("--user-hooks", dir)) {
+                sources = sources.user_dir(dir);
+            }
+        } else if let Some(dir) = self.user_hooks_dir() {
+            sources = sources.user_dir(dir);
+        }
         for file in &self.settings {
             if keep(MissingSource::check("--settings", file, file)) {
                 sources = sources.claude_settings(file);
@@ -106,7 +131,8 @@ impl ConfigArgs {
 
     /// The command that approves the hooks these options load, as a person would type it
     /// (named in the denial of a guard the gate refused): `hooks trust --approve` with the
-    /// same `--project`, `--config`, `--settings`, `--plugin-root` and `--trust-file`.
+    /// same `--project`, `--config`, `--settings`, `--plugin-root`, `--user-hooks`,
+    /// `--trust-file` and `--no-user-hooks`.
     pub fn approve_command(&self) -> String {
         let mut command = "hooks trust --approve".to_owned();
         let mut add = |option: &str, path: &Path| {
@@ -124,8 +150,14 @@ impl ConfigArgs {
         for dir in &self.plugins {
             add("--plugin-root", dir);
         }
+        if let Some(dir) = self.user_hooks.as_ref().filter(|_| !self.no_user_hooks) {
+            add("--user-hooks", dir);
+        }
         if let Some(file) = &self.trust_file {
             add("--trust-file", file);
+        }
+        if self.no_user_hooks {
+            command.push_str(" --no-user-hooks");
         }
         command
     }
@@ -163,7 +195,7 @@ fn shell_quote(path: &Path) -> String {
 /// A file or directory named by an option that does not exist.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MissingSource {
-    /// The option: `--settings`, `--plugin-root` or `--config`.
+    /// The option: `--settings`, `--plugin-root`, `--config` or `--user-hooks`.
     pub option: &'static str,
     /// What the option named.
     pub given: PathBuf,
@@ -172,6 +204,14 @@ pub struct MissingSource {
 }
 
 impl MissingSource {
+    fn check_dir(option: &'static str, dir: &Path) -> Option<Self> {
+        (!dir.is_dir()).then(|| MissingSource {
+            option,
+            given: dir.to_path_buf(),
+            file: dir.to_path_buf(),
+        })
+    }
+
     fn check(option: &'static str, given: &Path, file: &Path) -> Option<Self> {
         (!file.is_file()).then(|| MissingSource {
             option,
@@ -184,6 +224,13 @@ impl MissingSource {
 impl std::fmt::Display for MissingSource {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let given = self.given.display();
+        if self.option == "--user-hooks" {
+            return write!(
+                f,
+                "{} {given}: no such directory; create it or remove the option",
+                self.option
+            );
+        }
         let what = if self.file == self.given {
             format!("{} {given}: no such file", self.option)
         } else if !self.given.is_dir() {
@@ -368,7 +415,7 @@ pub fn print_json(rows: &impl serde::Serialize) -> Result<(), CliError> {
 }
 
 /// A table with our look and `header`.
-pub fn table<const N: usize>(header: [&str; N]) -> comfy_table::Table {
+pub fn table<'a>(header: impl IntoIterator<Item = &'a str>) -> comfy_table::Table {
     let mut table = comfy_table::Table::new();
     table
         .load_preset(comfy_table::presets::UTF8_FULL_CONDENSED)

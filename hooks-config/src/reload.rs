@@ -1,7 +1,9 @@
 //! Hot reload: watching the config files and swapping the hook set when a good edit lands.
 //!
 //! [`Reloader::watch`] watches the directories of a [`Sources`] (directories rather than
-//! files, because editors save by writing a new file and renaming it over the old one). After
+//! files, because editors save by writing a new file and renaming it over the old one): every
+//! project root and its `.hooks/`, the built-in and user hook directories (a layer directory
+//! that does not exist yet is noticed through its parent), and the parent of every file. After
 //! a change, and [`DEBOUNCE`] of quiet, it reads every source again:
 //!
 //! - **a good edit** (every file parses and no entry has a problem) replaces the set of the
@@ -42,7 +44,7 @@ use std::time::Duration;
 
 use notify::{RecursiveMode, Watcher};
 
-use crate::file::{Problem, Sources};
+use crate::file::{Layer, Problem, Sources};
 use crate::runner::{ConfigHooks, RunnerError};
 
 /// How long the files must be quiet after a change before they are read again (an editor's
@@ -272,9 +274,17 @@ impl Inner {
 /// parent of every file.
 fn watch_dirs(sources: &Sources) -> Vec<PathBuf> {
     let mut dirs: Vec<PathBuf> = Vec::new();
+    let layers = layer_dirs(sources);
     for path in sources.watched_paths() {
         let dir = if path.is_dir() {
             path
+        } else if layers.contains(&path) {
+            // A built-in or user layer not made yet: its creation shows up in its parent, when
+            // that exists; otherwise it is picked up by the next reload.
+            match path.parent() {
+                Some(p) if p.is_dir() => p.to_path_buf(),
+                _ => continue,
+            }
         } else if path.file_name().is_some_and(|n| n == ".hooks") {
             // Not there yet: its creation shows up in the project root, which is watched.
             continue;
@@ -292,19 +302,33 @@ fn watch_dirs(sources: &Sources) -> Vec<PathBuf> {
     dirs
 }
 
+/// The built-in and user layers' directories (a project's `.hooks/` is handled with its root).
+fn layer_dirs(sources: &Sources) -> Vec<PathBuf> {
+    sources
+        .hook_dirs()
+        .into_iter()
+        .filter(|(layer, _)| *layer != Layer::Workspace)
+        .map(|(_, dir)| dir)
+        .collect()
+}
+
 /// Which changed paths concern the sources (a project root also holds everything else of the
 /// project).
 struct Relevant {
     project_roots: Vec<PathBuf>,
     files: Vec<PathBuf>,
+    /// Built-in and user hook directories: every file in them, and the directory itself.
+    layer_dirs: Vec<PathBuf>,
 }
 
 impl Relevant {
     fn new(sources: &Sources) -> Self {
         let mut project_roots = Vec::new();
         let mut files = Vec::new();
+        let layers = layer_dirs(sources);
+        let layer_dirs = layers.iter().map(|d| canonical(d)).collect();
         for path in sources.watched_paths() {
-            if path.file_name().is_some_and(|n| n == ".hooks") {
+            if path.file_name().is_some_and(|n| n == ".hooks") || layers.contains(&path) {
                 continue;
             }
             if path.is_dir() {
@@ -316,12 +340,19 @@ impl Relevant {
         Relevant {
             project_roots,
             files,
+            layer_dirs,
         }
     }
 
     fn matches(&self, path: &Path) -> bool {
         let path = canonical(path);
-        if self.files.contains(&path) {
+        if self.files.contains(&path) || self.layer_dirs.contains(&path) {
+            return true;
+        }
+        if path
+            .parent()
+            .is_some_and(|parent| self.layer_dirs.iter().any(|d| d == parent))
+        {
             return true;
         }
         let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {

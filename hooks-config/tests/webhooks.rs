@@ -171,3 +171,74 @@ fn a_reload_that_changes_webhooks_says_they_keep_their_old_settings() {
         "only the reload that changed them warns: {text}"
     );
 }
+
+/// Seed 002's `ExtensionManager.registerWebhook` / `removeWebhook`, from code.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn webhooks_registered_at_run_time_send_signed_until_removed() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(204))
+        .mount(&server)
+        .await;
+    let url = format!("{}/runtime", server.uri());
+    let dir = tempfile::tempdir().unwrap();
+    let configured = ConfigHooks::builder(dir.path())
+        .allow(url.clone())
+        .build(Default::default())
+        .unwrap();
+    let hooks = Hooks::builder().ignore_env().build().unwrap();
+    configured.attach(&hooks).unwrap();
+    let key = || Secret::expand("${PATH}").unwrap();
+
+    // The same gate as a `webhooks:` entry: an unlisted URL is refused, nothing registered.
+    let other = format!("{}/other", server.uri());
+    let refused = configured
+        .register_webhook(hooks.bus(), "PreToolUse", &other, Some(key()))
+        .unwrap_err();
+    assert!(refused.to_string().contains("allow-list"), "{refused}");
+    assert!(
+        configured
+            .register_webhook(hooks.bus(), "PreToolUze", &url, None)
+            .is_err()
+    );
+
+    configured
+        .register_webhook(hooks.bus(), "PreToolUse", &url, Some(key()))
+        .unwrap();
+    assert!(
+        configured
+            .register_webhook(hooks.bus(), "pre_tool_use", &url, None)
+            .unwrap_err()
+            .to_string()
+            .contains("already registered")
+    );
+    assert_eq!(
+        configured.runtime_webhooks(),
+        [("pre_tool_use", url.clone())]
+    );
+    dispatch(&hooks);
+    let sender = configured.remove_webhook("PreToolUse", &url).unwrap();
+    assert!(configured.runtime_webhooks().is_empty());
+    assert!(configured.remove_webhook("pre_tool_use", &url).is_none());
+    let stats = tokio::task::spawn_blocking(move || sender.shutdown(Duration::from_secs(10)))
+        .await
+        .unwrap();
+    assert_eq!((stats.sent, stats.dropped, stats.failed), (1, 0, 0));
+    // Removed and shut down: later events are not sent.
+    dispatch(&hooks);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+
+    let requests = server.received_requests().await.unwrap();
+    assert_eq!(requests.len(), 1);
+    let request = &requests[0];
+    let header = |name: &str| request.headers.get(name).unwrap().to_str().unwrap();
+    let verified = Verifier::new(key())
+        .verify(
+            &request.body,
+            header(SIGNATURE_HEADER),
+            header(TIMESTAMP_HEADER),
+            SystemTime::now(),
+        )
+        .expect("signed with the secret given");
+    assert_eq!(verified.envelope["event"], "pre_tool_use");
+}

@@ -48,6 +48,7 @@ impl LoadedConfig {
             }
             merged.problems.extend(part.problems);
             merged.files.extend(part.files);
+            merged.layer_files.extend(part.layer_files);
             for spec in part.hooks {
                 merged.insert(spec, true, true);
             }

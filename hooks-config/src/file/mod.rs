@@ -7,6 +7,10 @@
 //!   [`load_project_file`] and [`parse_project`] read one file or string.
 //! - `.hooks/*.yaml` and `.hooks/*.yml` ([`load_hooks_dir`]): one hook entry per file, in the
 //!   same entry schema, read in file-name order. A missing `id` defaults to the file's stem.
+//! - Hook directories in layers ([`load_layers`], [`load_project_layered`]): built-in and user
+//!   directories (`$XDG_CONFIG_HOME/hookrail/hooks/`) read before `.hooks/`, a same-named file
+//!   of a later layer replacing the earlier one, and extension files with `name`, `version`,
+//!   `failOpen` and `maxExecutionTime` ([`LayerFile`]); see [`Layer`].
 //! - Claude Code's `settings.json` ([`load_claude_settings`]) and a plugin's
 //!   `hooks/hooks.json` ([`load_claude_plugin`]), read as they are: see [`claude`].
 //!
@@ -132,6 +136,7 @@ mod from_json;
 mod from_toml;
 mod from_yaml;
 mod handler;
+mod layers;
 mod merge;
 mod node;
 mod project;
@@ -139,7 +144,10 @@ mod sources;
 mod webhook;
 
 pub use claude::{load_claude_plugin, load_claude_settings, parse_claude};
-pub use project::{load_hooks_dir, load_project, load_project_file, parse_project};
+pub use layers::{Layer, LayerFile, load_layers};
+pub use project::{
+    load_hooks_dir, load_project, load_project_file, load_project_layered, parse_project,
+};
 pub use sources::Sources;
 
 use node::{Node, Pos};
@@ -173,6 +181,9 @@ pub struct LoadedConfig {
     pub problems: Vec<Problem>,
     /// The files read.
     pub files: Vec<PathBuf>,
+    /// The files read from hook directories (`.hooks/`, the user and built-in layers): their
+    /// layer, what each replaced, extension metadata ([`LayerFile`]), in reading order.
+    pub layer_files: Vec<LayerFile>,
 }
 
 /// One entry of the `allow:` list.

@@ -1,16 +1,14 @@
 //! Our schema: the project file (`hooks.yaml`, …) and the `.hooks/` directory.
 
-use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::entry::{self, location};
 use super::fields::{self, Fields, Issues};
+use super::layers::{Layer, list_dir, load_layers};
 use super::node::{Node, Value};
 use super::webhook;
-use super::{
-    AllowEntry, BuiltinSettings, Format, LoadedConfig, Problem, from_yaml, parse_text, read_text,
-};
+use super::{AllowEntry, BuiltinSettings, Format, LoadedConfig, Problem, parse_text, read_text};
 
 const TOP_FIELDS: &[&str] = &[
     "enabled",
@@ -33,6 +31,16 @@ const PROJECT_FILES: &[&str] = &["hooks.yaml", "hooks.yml", "hooks.toml", "hooks
 /// of `.hooks/` in `dormant`. `Err` when the project file does not parse (its switch is then
 /// unknown, so nothing may run) or when there are two project files.
 pub fn load_project(root: &Path) -> Result<LoadedConfig, Problem> {
+    load_project_layered(root, &[])
+}
+
+/// [`load_project`] with hook directories of earlier layers (built-in, user) read before the
+/// project's `.hooks/`, under the project's switch: a file of `.hooks/` replaces the one of
+/// the same name in `lower` ([`load_layers`](super::load_layers)).
+pub fn load_project_layered(
+    root: &Path,
+    lower: &[(Layer, PathBuf)],
+) -> Result<LoadedConfig, Problem> {
     let found: Vec<PathBuf> = PROJECT_FILES
         .iter()
         .map(|name| root.join(name))
@@ -56,16 +64,10 @@ pub fn load_project(root: &Path) -> Result<LoadedConfig, Problem> {
         }
     };
     let enabled = project.enabled;
-    let mut parts = vec![project];
-    match load_hooks_dir(&root.join(".hooks"), enabled) {
-        Ok(dir) => parts.push(dir),
-        Err(problem) => parts.push(LoadedConfig {
-            problems: vec![problem],
-            ..LoadedConfig::default()
-        }),
-    }
-    let mut merged = LoadedConfig::merge(parts);
-    // The directory follows the project's switch; it has no switch of its own.
+    let mut dirs = lower.to_vec();
+    dirs.push((Layer::Workspace, root.join(".hooks")));
+    let mut merged = LoadedConfig::merge([project, load_layers(&dirs, enabled)]);
+    // The directories follow the project's switch; they have no switch of their own.
     merged.enabled = enabled;
     Ok(merged)
 }
@@ -176,71 +178,22 @@ pub fn parse_project(text: &str, format: Format, file: &Path) -> Result<LoadedCo
     Ok(config)
 }
 
-/// Reads `.hooks/*.yaml` and `*.yml` (one entry each, in file-name order); `enabled` is the
-/// project's switch (without it the hooks land in `dormant`).
+/// Reads `.hooks/*.yaml` and `*.yml` (one entry each, or an extension file: see
+/// [`load_layers`](super::load_layers)), in file-name order; `enabled` is the project's
+/// switch (without it the hooks land in `dormant`).
 ///
 /// A missing directory is an empty result; a broken file is a problem, the others load.
 /// `Err` only when the directory exists but cannot be listed.
 pub fn load_hooks_dir(dir: &Path, enabled: bool) -> Result<LoadedConfig, Problem> {
-    let mut config = LoadedConfig {
+    list_dir(dir)?;
+    Ok(load_layers(
+        &[(Layer::Workspace, dir.to_path_buf())],
         enabled,
-        ..LoadedConfig::default()
-    };
-    let listing = match std::fs::read_dir(dir) {
-        Ok(listing) => listing,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(config),
-        Err(e) => {
-            return Err(Problem::file(
-                dir,
-                format!("cannot list the directory: {e}"),
-            ));
-        }
-    };
-    let mut paths: Vec<PathBuf> = listing
-        .filter_map(|entry| entry.ok().map(|e| e.path()))
-        .filter(|path| {
-            matches!(
-                path.extension().and_then(OsStr::to_str),
-                Some("yaml" | "yml")
-            ) && path.is_file()
-        })
-        .collect();
-    paths.sort_by(|a, b| a.file_name().cmp(&b.file_name()));
-    for path in paths {
-        let file = Arc::new(path.clone());
-        config.files.push(path.clone());
-        let node = match read_text(&path).and_then(|text| {
-            let text = text.strip_prefix('\u{feff}').unwrap_or(&text).to_owned();
-            from_yaml::parse(&text).map_err(|(pos, message)| {
-                Problem::at(&file, pos, None, format!("invalid YAML: {message}"))
-            })
-        }) {
-            Ok(node) => node,
-            Err(problem) => {
-                config.problems.push(problem);
-                continue;
-            }
-        };
-        if node.value == Value::Null {
-            config.problems.push(Problem::at(
-                &file,
-                node.pos,
-                None,
-                "empty hook file: expected one hook entry".to_owned(),
-            ));
-            continue;
-        }
-        let stem = path.file_stem().and_then(OsStr::to_str).map(str::to_owned);
-        read_entry_into(&mut config, &node, stem.as_deref(), &file);
-    }
-    if !enabled {
-        switch_off(&mut config, dir);
-    }
-    Ok(config)
+    ))
 }
 
 /// Reads one entry into `config.hooks`, or its problems into `config.problems`.
-fn read_entry_into(
+pub(super) fn read_entry_into(
     config: &mut LoadedConfig,
     node: &Node,
     default_id: Option<&str>,
@@ -264,7 +217,7 @@ fn read_entry_into(
 }
 
 /// Moves every hook to `dormant`: the project is not switched on.
-fn switch_off(config: &mut LoadedConfig, source: &Path) {
+pub(super) fn switch_off(config: &mut LoadedConfig, source: &Path) {
     if !config.hooks.is_empty() {
         tracing::info!(
             source = %source.display(),

@@ -2,11 +2,16 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{LoadedConfig, Problem, load_claude_plugin, load_claude_settings, load_project};
+use super::{
+    Layer, LoadedConfig, Problem, load_claude_plugin, load_claude_settings, load_layers,
+    load_project_layered,
+};
 use crate::file::load_project_file;
 
 /// Where configured hooks come from: a project (its `hooks.yaml` or `.toml`/`.json` and its
-/// `.hooks/` directory), single project-schema files, Claude Code settings files and plugins.
+/// `.hooks/` directory), single project-schema files, Claude Code settings files and plugins,
+/// and hook directories of the built-in and user layers, read before each project's `.hooks/`
+/// (see [`load_layers`]: a same-named file of a later layer replaces an earlier one).
 ///
 /// Claude Code files get their path as an id prefix (`.claude/settings.json:PreToolUse[0].hooks[0]`),
 /// because their ids come from positions and two files have the same positions.
@@ -28,6 +33,7 @@ pub struct Sources {
     files: Vec<PathBuf>,
     claude_settings: Vec<PathBuf>,
     plugins: Vec<PathBuf>,
+    layers: Vec<(Layer, PathBuf)>,
 }
 
 impl Sources {
@@ -36,7 +42,7 @@ impl Sources {
         Sources::default()
     }
 
-    /// A project root: its project file and `.hooks/` directory ([`load_project`]).
+    /// A project root: its project file and `.hooks/` directory ([`load_project`](super::load_project)).
     pub fn project(mut self, root: impl Into<PathBuf>) -> Self {
         self.projects.push(root.into());
         self
@@ -60,16 +66,56 @@ impl Sources {
         self
     }
 
+    /// A hook directory of the built-in layer (shipped with the program), read first.
+    pub fn builtin_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.layers.push((Layer::Builtin, dir.into()));
+        self.layers.sort_by_key(|(layer, _)| *layer);
+        self
+    }
+
+    /// A hook directory of the user layer, read after the built-in layer and before the
+    /// project's `.hooks/`; usually [`Sources::default_user_dir`]. A directory that does not
+    /// exist is an empty layer.
+    pub fn user_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.layers.push((Layer::User, dir.into()));
+        self.layers.sort_by_key(|(layer, _)| *layer);
+        self
+    }
+
+    /// The user layer's default directory: `$XDG_CONFIG_HOME/hookrail/hooks` when that
+    /// variable is an absolute path (as XDG asks), else `$HOME/.config/hookrail/hooks`;
+    /// `None` when neither is set.
+    pub fn default_user_dir() -> Option<PathBuf> {
+        default_user_dir_from(|name| std::env::var_os(name))
+    }
+
+    /// The hook directories, in reading order: the built-in and user layers, then each
+    /// project's `.hooks/` (the workspace layer).
+    pub fn hook_dirs(&self) -> Vec<(Layer, PathBuf)> {
+        let mut dirs = self.layers.clone();
+        dirs.extend(
+            self.projects
+                .iter()
+                .map(|root| (Layer::Workspace, root.join(".hooks"))),
+        );
+        dirs
+    }
+
     /// True when no source was given.
     pub fn is_empty(&self) -> bool {
         self.projects.is_empty()
             && self.files.is_empty()
             && self.claude_settings.is_empty()
             && self.plugins.is_empty()
+            && self.layers.is_empty()
     }
 
-    /// Reads every source and merges them ([`LoadedConfig::merge`]) in the order: projects,
-    /// files, Claude Code settings, plugins.
+    /// Reads every source and merges them ([`LoadedConfig::merge`]) in the order: projects
+    /// (each with the built-in and user layers before its `.hooks/`), files, Claude Code
+    /// settings, plugins.
+    ///
+    /// The built-in and user layers follow the project's switch. Without a project (single
+    /// files only), they are read once, after the files, switched on when one of the files is.
     ///
     /// # Errors
     ///
@@ -89,10 +135,15 @@ impl Sources {
             Err(problem) => fatal.push(problem),
         };
         for root in &self.projects {
-            take(load_project(root), None);
+            take(load_project_layered(root, &self.layers), None);
         }
-        for path in &self.files {
-            take(load_project_file(path), None);
+        let files: Vec<_> = self.files.iter().map(|p| load_project_file(p)).collect();
+        let files_enabled = files.iter().any(|f| f.as_ref().is_ok_and(|c| c.enabled));
+        for loaded in files {
+            take(loaded, None);
+        }
+        if self.projects.is_empty() && !self.layers.is_empty() {
+            take(Ok(load_layers(&self.layers, files_enabled)), None);
         }
         for path in &self.claude_settings {
             take(load_claude_settings(path), Some(path));
@@ -110,10 +161,10 @@ impl Sources {
         }
     }
 
-    /// What to watch for changes: project roots and their `.hooks/` directories, and every
-    /// file (a plugin's `hooks/hooks.json`).
+    /// What to watch for changes: the built-in and user hook directories, project roots and
+    /// their `.hooks/` directories, and every file (a plugin's `hooks/hooks.json`).
     pub fn watched_paths(&self) -> Vec<PathBuf> {
-        let mut paths = Vec::new();
+        let mut paths: Vec<PathBuf> = self.layers.iter().map(|(_, dir)| dir.clone()).collect();
         for root in &self.projects {
             paths.push(root.clone());
             paths.push(root.join(".hooks"));
@@ -126,5 +177,56 @@ impl Sources {
                 .map(|p| p.join("hooks").join("hooks.json")),
         );
         paths
+    }
+}
+
+fn default_user_dir_from(var: impl Fn(&str) -> Option<std::ffi::OsString>) -> Option<PathBuf> {
+    let set = |name: &str| var(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+    if let Some(config) = set("XDG_CONFIG_HOME").filter(|p| p.is_absolute()) {
+        return Some(config.join("hookrail").join("hooks"));
+    }
+    set("HOME").map(|home| home.join(".config").join("hookrail").join("hooks"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_user_dir_comes_from_xdg_config_home_then_home() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |name: &str| {
+                pairs
+                    .iter()
+                    .find(|(n, _)| *n == name)
+                    .map(|(_, v)| std::ffi::OsString::from(v))
+            }
+        };
+        assert_eq!(
+            default_user_dir_from(env(&[("XDG_CONFIG_HOME", "/xdg"), ("HOME", "/home/me")])),
+            Some(PathBuf::from("/xdg/hookrail/hooks"))
+        );
+        // A relative XDG_CONFIG_HOME is ignored, as the XDG spec asks.
+        assert_eq!(
+            default_user_dir_from(env(&[("XDG_CONFIG_HOME", "rel"), ("HOME", "/home/me")])),
+            Some(PathBuf::from("/home/me/.config/hookrail/hooks"))
+        );
+        assert_eq!(default_user_dir_from(env(&[])), None);
+    }
+
+    #[test]
+    fn layers_are_kept_in_layer_order() {
+        let sources = Sources::new()
+            .project("/p")
+            .user_dir("/u")
+            .builtin_dir("/b");
+        assert_eq!(
+            sources.hook_dirs(),
+            [
+                (Layer::Builtin, PathBuf::from("/b")),
+                (Layer::User, PathBuf::from("/u")),
+                (Layer::Workspace, PathBuf::from("/p/.hooks")),
+            ]
+        );
     }
 }

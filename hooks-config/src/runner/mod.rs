@@ -145,6 +145,35 @@ pub enum RunnerError {
     #[cfg(feature = "webhooks")]
     #[error("webhooks: {0}")]
     Webhooks(#[source] hookrail_telemetry::webhooks::WebhookError),
+    #[cfg(feature = "webhooks")]
+    /// [`ConfigHooks::register_webhook`]: the point name is not one we know.
+    #[error("webhook for `{url}`: {source}")]
+    WebhookPoint {
+        /// The URL.
+        url: String,
+        /// Why the name is refused.
+        source: crate::events::EventError,
+    },
+    #[cfg(feature = "webhooks")]
+    /// [`ConfigHooks::register_webhook`]: the allow-list does not admit the URL.
+    #[error(
+        "webhook for `{url}` at {point}: its URL is not on the allow-list; add an `allow:` entry or an allow pattern of the program for it"
+    )]
+    WebhookNotAllowed {
+        /// The point.
+        point: &'static str,
+        /// The URL.
+        url: String,
+    },
+    #[cfg(feature = "webhooks")]
+    /// [`ConfigHooks::register_webhook`]: this URL is already registered at this point.
+    #[error("webhook for `{url}` at {point}: already registered")]
+    WebhookRegistered {
+        /// The point.
+        point: &'static str,
+        /// The URL.
+        url: String,
+    },
 }
 
 /// Configured hooks, ready to be attached to [`Hooks`] values. Cheap to clone (clones share
@@ -308,6 +337,8 @@ impl ConfigHooksBuilder {
                 attached: Mutex::new(Vec::new()),
                 #[cfg(feature = "http")]
                 http: std::sync::OnceLock::new(),
+                #[cfg(feature = "webhooks")]
+                runtime_webhooks: Mutex::new(Vec::new()),
             }),
         })
     }
@@ -342,6 +373,9 @@ pub(crate) struct Shared {
     attached: Mutex<Vec<Attachment>>,
     #[cfg(feature = "http")]
     http: std::sync::OnceLock<Result<crate::http::HttpClient, String>>,
+    /// Webhooks registered from code ([`ConfigHooks::register_webhook`]).
+    #[cfg(feature = "webhooks")]
+    runtime_webhooks: Mutex<Vec<webhooks::RuntimeWebhook>>,
 }
 
 /// The entries registered on one [`Hooks`] value.

@@ -1,4 +1,5 @@
-//! Starting the `webhooks:` entries of the configuration (feature `webhooks`).
+//! Starting the `webhooks:` entries of the configuration, and webhooks registered from code
+//! (feature `webhooks`).
 
 use std::collections::BTreeMap;
 
@@ -124,4 +125,135 @@ fn endpoint(spec: &WebhookSpec, gate: &crate::trust::Gate) -> Result<Webhook, St
         webhook = webhook.queue_capacity(queue);
     }
     Ok(webhook)
+}
+
+/// A webhook registered from code: its point, URL and sender.
+pub(crate) struct RuntimeWebhook {
+    point: &'static str,
+    url: String,
+    sender: Webhooks,
+}
+
+impl ConfigHooks {
+    /// Registers a webhook at run time (seed 002's `ExtensionManager.registerWebhook(hook,
+    /// url, secret)`): from now on every event of `point` on `bus` is POSTed to `url`, signed
+    /// with `secret` (HMAC-SHA256) when one is given, by its own `hookrail-telemetry` sender.
+    ///
+    /// `point` is any accepted event name (ours, Claude Code's or the seeds'). The URL goes
+    /// through the same gate as a `webhooks:` entry: the allow-list (the program's patterns
+    /// and the files' `allow:` entries) must admit it, or nothing is registered.
+    ///
+    /// ```
+    /// use hookrail_config::runner::ConfigHooks;
+    /// use hookrail_core::runtime::Hooks;
+    ///
+    /// let configured = ConfigHooks::builder(".")
+    ///     .allow("https://siem.example.com/*")
+    ///     .build(Default::default())
+    ///     .unwrap();
+    /// let hooks = Hooks::builder().ignore_env().build().unwrap();
+    /// configured.register_webhook(hooks.bus(), "PreToolUze", "https://siem.example.com/in", None)
+    ///     .unwrap_err(); // an unknown event name (the error says "did you mean")
+    /// configured.register_webhook(hooks.bus(), "PreToolUse", "https://siem.example.com/in", None).unwrap();
+    /// assert!(configured.register_webhook(hooks.bus(), "stop", "https://elsewhere.example/", None).is_err());
+    /// assert_eq!(configured.runtime_webhooks(), [("pre_tool_use", "https://siem.example.com/in".to_owned())]);
+    /// let sender = configured.remove_webhook("pre_tool_use", "https://siem.example.com/in").unwrap();
+    /// sender.shutdown(std::time::Duration::from_secs(1)); // deliver what is queued
+    /// assert!(configured.runtime_webhooks().is_empty());
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`RunnerError::WebhookPoint`] for an unknown or unsupported event name,
+    /// [`RunnerError::WebhookNotAllowed`] when the allow-list does not admit the URL,
+    /// [`RunnerError::WebhookRegistered`] when this URL is already registered at this point,
+    /// [`RunnerError::Webhooks`] when the sender cannot start.
+    pub fn register_webhook(
+        &self,
+        bus: &Bus,
+        point: &str,
+        url: &str,
+        secret: Option<Secret>,
+    ) -> Result<(), RunnerError> {
+        let point = crate::events::resolve(point).map_err(|source| RunnerError::WebhookPoint {
+            url: url.to_owned(),
+            source,
+        })?;
+        let as_http = Handler::Http(HttpHandler {
+            url: url.to_owned(),
+            headers: BTreeMap::new(),
+        });
+        if self
+            .shared
+            .set
+            .load()
+            .gate
+            .allow()
+            .matching(&as_http)
+            .is_none()
+        {
+            return Err(RunnerError::WebhookNotAllowed {
+                point,
+                url: url.to_owned(),
+            });
+        }
+        let mut registered = self
+            .shared
+            .runtime_webhooks
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if registered.iter().any(|w| w.point == point && w.url == url) {
+            return Err(RunnerError::WebhookRegistered {
+                point,
+                url: url.to_owned(),
+            });
+        }
+        let mut webhook = Webhook::new(url).event(point);
+        if let Some(secret) = secret {
+            webhook = webhook.secret(secret);
+        }
+        let sender = Webhooks::new([webhook]).map_err(RunnerError::Webhooks)?;
+        if !sender.attach(bus) {
+            tracing::warn!(%point, %url, "runtime webhook not attached to the bus: nothing will be sent");
+        }
+        tracing::info!(%point, %url, "webhook registered");
+        registered.push(RuntimeWebhook {
+            point,
+            url: url.to_owned(),
+            sender,
+        });
+        Ok(())
+    }
+
+    /// Removes a webhook registered with [`register_webhook`](Self::register_webhook) (seed
+    /// 002's `removeWebhook(hook, url)`): it is no longer listed, and its sender is handed
+    /// back. The sender stops taking events when the caller [shuts it
+    /// down](Webhooks::shutdown) (delivering what is queued, blocking up to a deadline) or
+    /// drops it (abandoning what is queued, with a `warn`). `None` when nothing was registered
+    /// for this point (any accepted name) and URL.
+    pub fn remove_webhook(&self, point: &str, url: &str) -> Option<Webhooks> {
+        let point = crate::events::resolve(point).ok()?;
+        let mut registered = self
+            .shared
+            .runtime_webhooks
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let i = registered
+            .iter()
+            .position(|w| w.point == point && w.url == url)?;
+        let removed = registered.remove(i);
+        tracing::info!(%point, %url, "webhook removed");
+        Some(removed.sender)
+    }
+
+    /// The webhooks registered from code, as (point, URL), in registration order.
+    pub fn runtime_webhooks(&self) -> Vec<(&'static str, String)> {
+        self.shared
+            .runtime_webhooks
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .iter()
+            .map(|w| (w.point, w.url.clone()))
+            .collect()
+    }
 }
