@@ -64,6 +64,12 @@ pub fn sources_of(args: &ConfigArgs) -> Vec<String> {
     if let Some(trust) = args.trust_path() {
         out.push(format!("--trust-file {}", canonical(&trust)));
     }
+    // The user layer of extension files: a client that asks for another one (or none) must
+    // not take the answer of a daemon that runs this one.
+    match args.user_hooks_dir() {
+        Some(dir) => out.push(format!("--user-hooks {}", canonical(&dir))),
+        None => out.push("--no-user-hooks".to_owned()),
+    }
     out
 }
 

@@ -66,6 +66,7 @@ pub fn serve_command(project: &Project, args: &[&str]) -> Command {
         .env("HOOKS_TOKEN", TOKEN)
         .env("HOOKS_TRUST_FILE", project.trust.path().join("trust.json"))
         .env("XDG_STATE_HOME", state_home(project))
+        .env("XDG_CONFIG_HOME", project.trust.path().join("config"))
         .env_remove("CLAUDE_PROJECT_DIR")
         .env_remove("RUST_LOG")
         .stdin(Stdio::null())

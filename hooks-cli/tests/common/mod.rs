@@ -56,6 +56,8 @@ impl Project {
             .args(args)
             .current_dir(self.path())
             .env("HOOKS_TRUST_FILE", self.trust.path().join("trust.json"))
+            // The user layer of extension files: the test's own, never the machine's.
+            .env("XDG_CONFIG_HOME", self.trust.path().join("config"))
             .env_remove("CLAUDE_PROJECT_DIR")
             .env_remove("RUST_LOG")
             .env_remove(NESTED_ENV)
