@@ -7,7 +7,8 @@ use std::path::{Component, Path, PathBuf};
 use globset::GlobBuilder;
 use serde_json::Value;
 
-use super::{Access, ENV_DUMP, ENV_SECRET, EnvDumps, Judged, SecretsGuard, one_line, rules};
+use super::{Access, Base, ENV_DUMP, ENV_SECRET, EnvDumps, Judged, SecretsGuard, one_line, rules};
+use crate::paths::Dir;
 use crate::shell::{self, Command, RedirectOp};
 
 /// Most working directories a command line is judged against (its own, the tool's, `cd`s).
@@ -112,7 +113,7 @@ pub(super) fn check(
     tool: &str,
     input: &Value,
     cwd: &Path,
-    root: &Path,
+    root: &Dir,
 ) -> Judged {
     let text = command_text(input).ok_or_else(|| {
         format!("secrets-guard: {tool} call has no `command` string; cannot tell what it runs")
@@ -120,8 +121,8 @@ pub(super) fn check(
     let home = guard.home.as_deref();
     let mut run = Run {
         guard,
-        root,
-        bases: vec![cwd.to_path_buf()],
+        root: root.resolved(),
+        bases: vec![Base::in_root(cwd, root)],
         seen: HashSet::new(),
     };
     let script = match shell::parse(&text) {
@@ -315,14 +316,14 @@ fn secret_name(name: &str) -> bool {
 struct Run<'a> {
     guard: &'a SecretsGuard,
     root: &'a Path,
-    bases: Vec<PathBuf>,
+    bases: Vec<Base>,
     seen: HashSet<(String, usize, Access)>,
 }
 
 impl Run<'_> {
     fn add_base(&mut self, base: PathBuf) {
-        if self.bases.len() < MAX_BASES && !self.bases.contains(&base) {
-            self.bases.push(base);
+        if self.bases.len() < MAX_BASES && !self.bases.iter().any(|b| b.path() == base) {
+            self.bases.push(Base::new(base));
         }
     }
 
@@ -343,7 +344,7 @@ impl Run<'_> {
                 if !has_wildcard(&form) {
                     continue;
                 }
-                let base = self.bases[b].clone();
+                let base = self.bases[b].path().to_path_buf();
                 for path in expand_glob(&form, &base, self.guard.home.as_deref()) {
                     let text = path.to_string_lossy().into_owned();
                     let found = self

@@ -3,7 +3,7 @@
 use std::io::Read;
 use std::path::{Component, Path, PathBuf};
 
-use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+use globset::{Candidate, GlobBuilder, GlobSet, GlobSetBuilder};
 
 use super::POLICY;
 use crate::ConfigError;
@@ -187,16 +187,11 @@ impl Rules {
         })
     }
 
-    /// The name of the first rule matching `abs` (absolute, normalized) in a project rooted at
-    /// `root`.
-    pub(super) fn first_match(&self, abs: &Path, root: &Path) -> Option<&str> {
-        let rel = match paths::inside(abs, root) {
-            Some(rel) => Some(rel),
-            None if self.relative_outside => Some(strip_root(abs)),
-            None => None,
-        };
+    /// The name of the first rule matching `subject`.
+    pub(super) fn first_match(&self, subject: &Subject<'_>) -> Option<&str> {
+        let rel = (subject.inside || self.relative_outside).then_some(&subject.relative);
         let r = rel.and_then(|rel| first(&self.relative, &self.relative_idx, rel));
-        let a = first(&self.absolute, &self.absolute_idx, abs);
+        let a = first(&self.absolute, &self.absolute_idx, &subject.absolute);
         let i = match (r, a) {
             (Some(r), Some(a)) => r.min(a),
             (r, a) => r.or(a)?,
@@ -205,12 +200,33 @@ impl Rules {
     }
 }
 
+/// A path to match against [`Rules`], prepared once for every list it is matched against.
+pub(super) struct Subject<'a> {
+    /// The path relative to the project root when it is inside, else without its leading `/`.
+    relative: Candidate<'a>,
+    /// Whether the path is inside the project root.
+    inside: bool,
+    absolute: Candidate<'a>,
+}
+
+impl<'a> Subject<'a> {
+    /// `abs` (absolute, normalized) in a project rooted at `root`.
+    pub(super) fn new(abs: &'a Path, root: &Path) -> Subject<'a> {
+        let inside = paths::inside(abs, root);
+        Subject {
+            relative: Candidate::new(inside.unwrap_or_else(|| strip_root(abs))),
+            inside: inside.is_some(),
+            absolute: Candidate::new(abs),
+        }
+    }
+}
+
 /// The configured index of the first glob of `set` matching `path`.
-fn first(set: &GlobSet, idx: &[usize], path: &Path) -> Option<usize> {
-    if set.is_empty() || !set.is_match(path) {
+fn first(set: &GlobSet, idx: &[usize], path: &Candidate<'_>) -> Option<usize> {
+    if set.is_empty() || !set.is_match_candidate(path) {
         return None;
     }
-    set.matches(path)
+    set.matches_candidate(path)
         .into_iter()
         .filter_map(|m| idx.get(m).copied())
         .min()
@@ -301,14 +317,12 @@ pub(super) fn lexical(raw: &str, cwd: &Path, home: Option<&Path>) -> PathBuf {
     out
 }
 
-/// `raw` resolved through symlinks; `Ok(None)` when it names another user's home or `~` has
-/// nowhere to go (the lexical path is all there is to judge).
+/// A path resolved through symlinks ([`resolve`]); `Ok(None)` when it names another user's home
+/// or `~` has nowhere to go (the lexical path is all there is to judge).
 pub(super) fn resolved(
-    raw: &str,
-    cwd: &Path,
-    home: Option<&Path>,
+    resolution: Result<PathBuf, PathError>,
 ) -> Result<Option<PathBuf>, PathError> {
-    match resolve(raw, cwd, home) {
+    match resolution {
         Ok(p) => Ok(Some(p)),
         Err(PathError::OtherUsersHome(_) | PathError::NoHome(_)) => Ok(None),
         Err(e) => Err(e),
