@@ -199,7 +199,8 @@ fn unparsed(run: &mut Run<'_>, tool: &str, text: &str, e: &shell::ShellError) ->
 
 /// The reason to ask about `cmd` when it prints the environment or a secret variable.
 fn env_print(cmd: &Command) -> Option<String> {
-    let shown = shown(cmd);
+    // Written out only for a reason: most commands print nothing.
+    let command = || shown(cmd);
     let prints = ENV_PRINTERS
         .iter()
         .find(|(program, _)| *program == cmd.program)
@@ -210,8 +211,9 @@ fn env_print(cmd: &Command) -> Option<String> {
         Some(Prints::AllOrNamed) => {
             if let Some(name) = operands().find(|n| secret_name(n)) {
                 return Some(format!(
-                    "secrets-guard: rule {ENV_SECRET}: `{shown}` prints {}, whose name says \
+                    "secrets-guard: rule {ENV_SECRET}: `{}` prints {}, whose name says \
                      it holds a secret",
+                    command(),
                     one_line(name)
                 ));
             }
@@ -228,7 +230,8 @@ fn env_print(cmd: &Command) -> Option<String> {
     };
     if all {
         return Some(format!(
-            "secrets-guard: rule {ENV_DUMP}: `{shown}` prints the environment, secrets included"
+            "secrets-guard: rule {ENV_DUMP}: `{}` prints the environment, secrets included",
+            command()
         ));
     }
     if TESTERS.contains(&cmd.program.as_str()) {
@@ -239,8 +242,9 @@ fn env_print(cmd: &Command) -> Option<String> {
         .chain(cmd.redirects.iter().map(|r| &r.target));
     let name = words.flat_map(|w| expanded(w)).find(|n| secret_name(n))?;
     Some(format!(
-        "secrets-guard: rule {ENV_SECRET}: `{shown}` expands ${name}, whose name says it holds \
-         a secret"
+        "secrets-guard: rule {ENV_SECRET}: `{}` expands ${name}, whose name says it holds \
+         a secret",
+        command()
     ))
 }
 
