@@ -89,12 +89,31 @@ pub(crate) struct Dir {
 impl Dir {
     /// Walks `dir`. The error is that of `resolve(".", dir, _)`.
     pub(crate) fn new(dir: &Path) -> Result<Dir, PathError> {
+        Dir::new_through(dir, None).map(|(dir, _)| dir)
+    }
+
+    /// Walks `dir`, and when `through` is one of its ancestors (or itself), also gives
+    /// `resolve(".", through, None)`: the walk of `dir` passes through it, step for step.
+    fn new_through(
+        dir: &Path,
+        through: Option<&Path>,
+    ) -> Result<(Dir, Option<PathBuf>), PathError> {
+        let whole = || dir.join(".");
         let mut walk = Walk::new();
-        walk.push(dir, &|| dir.join("."))?;
-        Ok(Dir {
+        let mut passed = None;
+        match through.and_then(|t| Some((t, dir.strip_prefix(t).ok()?))) {
+            Some((through, rest)) => {
+                walk.push(through, &whole)?;
+                passed = Some(walk.out.clone());
+                walk.push(rest, &whole)?;
+            }
+            None => walk.push(dir, &whole)?,
+        }
+        let dir = Dir {
             given: dir.to_owned(),
             walk,
-        })
+        };
+        Ok((dir, passed))
     }
 
     /// The directory as given.
@@ -379,10 +398,13 @@ pub(crate) fn project_root(root: &Path, home: Option<&Path>) -> Result<Dir, Proj
     if !root.is_absolute() {
         return Err(ProjectRootError::NotAbsolute(root.to_owned()));
     }
-    let dir = Dir::new(root).map_err(|source| ProjectRootError::Unresolvable {
-        root: root.to_owned(),
-        source,
-    })?;
+    let home = home.filter(|h| h.is_absolute());
+    // A root in the home directory (the usual place) resolves the home on its way.
+    let (dir, home_resolved) =
+        Dir::new_through(root, home).map_err(|source| ProjectRootError::Unresolvable {
+            root: root.to_owned(),
+            source,
+        })?;
     let resolved = dir.resolved();
     if !resolved
         .components()
@@ -390,9 +412,10 @@ pub(crate) fn project_root(root: &Path, home: Option<&Path>) -> Result<Dir, Proj
     {
         return Err(ProjectRootError::FileSystemRoot(resolved.to_owned()));
     }
-    let home = home
-        .filter(|h| h.is_absolute())
-        .map(|home| resolve(".", home, None).unwrap_or_else(|_| home.to_owned()));
+    let home = home.map(|home| {
+        home_resolved
+            .unwrap_or_else(|| resolve(".", home, None).unwrap_or_else(|_| home.to_owned()))
+    });
     if let Some(home) = &home
         && home.starts_with(resolved)
     {
@@ -603,6 +626,25 @@ mod tests {
             "./a/./b/",
         ];
         for base in &bases {
+            for through in [root.as_path(), &root.join("a"), base, Path::new("/")] {
+                match Dir::new_through(base, Some(through)) {
+                    Ok((dir, passed)) => {
+                        assert_eq!(
+                            Some(dir.resolved()),
+                            resolve(".", base, None).ok().as_deref()
+                        );
+                        if base.starts_with(through) {
+                            assert_eq!(passed, resolve(".", through, None).ok(), "{through:?}");
+                        } else {
+                            assert_eq!(passed, None);
+                        }
+                    }
+                    Err(e) => assert_eq!(
+                        Some(e.to_string()),
+                        resolve(".", base, None).err().map(|e| e.to_string())
+                    ),
+                }
+            }
             let dir = Dir::new(base);
             let whole = resolve(".", base, None);
             match (&dir, &whole) {
@@ -618,6 +660,30 @@ mod tests {
                     assert_eq!(fast, slow, "{raw:?} in {base:?}");
                 }
             }
+        }
+    }
+
+    #[test]
+    fn a_root_in_a_linked_home_is_judged_against_the_home_resolved() {
+        let (_d, dir) = tmp();
+        std::fs::create_dir_all(dir.join("real/.ssh/keys")).unwrap();
+        std::fs::create_dir_all(dir.join("real/src/app")).unwrap();
+        symlink(dir.join("real"), dir.join("home")).unwrap();
+        let home = Some(dir.join("home"));
+        let check = |root: &str| check_project_root(&dir.join(root), home.as_deref());
+        assert!(check("home/src/app").is_ok());
+        assert!(check("real/src/app").is_ok());
+        for root in ["home/.ssh/keys", "real/.ssh/keys"] {
+            assert!(
+                matches!(check(root), Err(ProjectRootError::Credentials(_))),
+                "{root}"
+            );
+        }
+        for root in ["home", "real", "."] {
+            assert!(
+                matches!(check(root), Err(ProjectRootError::Home { .. })),
+                "{root}"
+            );
         }
     }
 
