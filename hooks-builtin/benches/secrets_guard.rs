@@ -10,7 +10,7 @@ use std::hint::black_box;
 use std::path::PathBuf;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use hookrail_builtin::secrets_guard::SecretsGuard;
+use hookrail_builtin::secrets_guard::{SecretsGuard, SecretsGuardConfig};
 use hookrail_builtin::shell;
 use serde_json::json;
 
@@ -59,6 +59,15 @@ fn bench(c: &mut Criterion) {
             b.iter(|| black_box(shell::parse(black_box(command))))
         });
     }
+
+    // The usual layout: the project inside the home directory (here the temporary directory
+    // stands in for the home).
+    let home = root.ancestors().nth(2).map(PathBuf::from);
+    let in_home = SecretsGuard::with_home(SecretsGuardConfig::default(), home).expect("guard");
+    let input = json!({ "command": ORDINARY[0].1 });
+    c.bench_function("secrets_guard/bash/cargo_test_root_in_home", |b| {
+        b.iter(|| black_box(in_home.check("Bash", black_box(&input), &root)))
+    });
 
     let read = json!({ "file_path": "src/deep/er/lib.rs" });
     c.bench_function("secrets_guard/read/allowed", |b| {
