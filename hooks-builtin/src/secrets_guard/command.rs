@@ -4,9 +4,9 @@
 use std::collections::HashSet;
 use std::path::{Component, Path, PathBuf};
 
-use globset::GlobBuilder;
 use serde_json::Value;
 
+use super::rules::{GlobCache, GlobUse};
 use super::{Access, Base, ENV_DUMP, ENV_SECRET, EnvDumps, Judged, SecretsGuard, one_line, rules};
 use crate::paths::Dir;
 use crate::shell::{self, Command, RedirectOp};
@@ -349,7 +349,8 @@ impl Run<'_> {
                     continue;
                 }
                 let base = self.bases[b].path().to_path_buf();
-                for path in expand_glob(&form, &base, self.guard.home.as_deref()) {
+                let home = self.guard.home.as_deref();
+                for path in expand_glob(&form, &base, home, &self.guard.globs) {
                     let text = path.to_string_lossy().into_owned();
                     let found = self
                         .one(&text, b, access)
@@ -546,7 +547,7 @@ fn has_wildcard(word: &str) -> bool {
 
 /// The existing paths a word with wildcards expands to, as the shell would (a component that
 /// does not start with `.` does not match dotfiles).
-fn expand_glob(word: &str, base: &Path, home: Option<&Path>) -> Vec<PathBuf> {
+fn expand_glob(word: &str, base: &Path, home: Option<&Path>, globs: &GlobCache) -> Vec<PathBuf> {
     let path = rules::lexical(word, base, home);
     let mut frontier = vec![PathBuf::new()];
     for comp in path.components() {
@@ -561,10 +562,9 @@ fn expand_glob(word: &str, base: &Path, home: Option<&Path>) -> Vec<PathBuf> {
             frontier.iter_mut().for_each(|f| f.push(name));
             continue;
         };
-        let Ok(glob) = GlobBuilder::new(pattern).literal_separator(true).build() else {
+        let Ok(matcher) = globs.get(pattern, GlobUse::Word) else {
             return Vec::new();
         };
-        let matcher = glob.compile_matcher();
         let dotfiles = pattern.starts_with('.');
         let mut next = Vec::new();
         'dirs: for dir in &frontier {

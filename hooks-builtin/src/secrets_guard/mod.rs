@@ -162,6 +162,7 @@ mod rules;
 
 use std::cell::OnceCell;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use hookrail_core::context::PreToolUse;
 use hookrail_core::runtime::{HooksProvider, PointSet};
@@ -175,8 +176,8 @@ use crate::tools::{READ_TOOLS, SHELL_TOOLS, WRITE_TOOLS, owned, paths_in};
 
 use globset::GlobSet;
 use rules::{
-    BUILTIN_ALLOW, BUILTIN_CONTENT, BUILTIN_DENY, BUILTIN_READ_ALLOW, Content, Rules, Subject,
-    credential_in,
+    BUILTIN_ALLOW, BUILTIN_CONTENT, BUILTIN_DENY, BUILTIN_READ_ALLOW, Content, GlobCache, GlobUse,
+    Rules, Subject, credential_in,
 };
 
 /// The policy's name in config files and [`ConfigError`]s.
@@ -336,6 +337,7 @@ pub struct SecretsGuard {
     env_dumps: EnvDumps,
     environ: GlobSet,
     home: Option<PathBuf>,
+    globs: Arc<GlobCache>,
 }
 
 impl Default for SecretsGuard {
@@ -385,6 +387,7 @@ impl SecretsGuard {
             env_dumps: config.env_dumps,
             environ: rules::environ(),
             home,
+            globs: Arc::default(),
         })
     }
 
@@ -596,17 +599,13 @@ impl SecretsGuard {
 
     /// A read tool's `glob`/`include` filter that selects secrets files and nothing else.
     fn check_filter(&self, tool: &str, key: &str, filter: &str, root: &Path) -> Result<(), String> {
-        let glob = globset::GlobBuilder::new(filter)
-            .case_insensitive(true)
-            .build()
-            .map_err(|e| {
-                format!(
-                    "secrets-guard: {tool} `{key}` filter {filter:?} cannot be read ({}); \
-                     cannot tell which files it selects",
-                    e.kind()
-                )
-            })?
-            .compile_matcher();
+        let glob = self.globs.get(filter, GlobUse::Filter).map_err(|e| {
+            format!(
+                "secrets-guard: {tool} `{key}` filter {filter:?} cannot be read ({}); \
+                 cannot tell which files it selects",
+                e.kind()
+            )
+        })?;
         const ORDINARY: &[&str] = &["main.rs", "README.md", "src/index.js", "notes.txt"];
         if ORDINARY.iter().any(|p| glob.is_match(p)) {
             return Ok(());
