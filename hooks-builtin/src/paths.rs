@@ -68,8 +68,76 @@ pub fn resolve(raw: &str, cwd: &Path, home: Option<&Path>) -> Result<PathBuf, Pa
     } else {
         cwd.join(expanded)
     };
-    let mut hops = 0;
-    walk(PathBuf::new(), &joined, &mut hops)
+    let mut walk = Walk::new();
+    walk.push(&joined, &|| joined.clone())?;
+    Ok(walk.out)
+}
+
+/// A directory resolved once, from which relative paths are resolved without walking it again.
+///
+/// The guards resolve every word of a command line against the same working directory, and
+/// walking it costs a system call per component each time. [`Dir::resolve`] continues the walk
+/// where the directory's own ended (the path reached, whether it is still on disk, the
+/// symlinks passed), which is exactly where [`resolve`] of the joined path would be at that
+/// point, so the answers (errors included) are the same.
+#[derive(Debug, Clone)]
+pub(crate) struct Dir {
+    given: PathBuf,
+    walk: Walk,
+}
+
+impl Dir {
+    /// Walks `dir`. The error is that of `resolve(".", dir, _)`.
+    pub(crate) fn new(dir: &Path) -> Result<Dir, PathError> {
+        Dir::new_through(dir, None).map(|(dir, _)| dir)
+    }
+
+    /// Walks `dir`, and when `through` is one of its ancestors (or itself), also gives
+    /// `resolve(".", through, None)`: the walk of `dir` passes through it, step for step.
+    fn new_through(
+        dir: &Path,
+        through: Option<&Path>,
+    ) -> Result<(Dir, Option<PathBuf>), PathError> {
+        let whole = || dir.join(".");
+        let mut walk = Walk::new();
+        let mut passed = None;
+        match through.and_then(|t| Some((t, dir.strip_prefix(t).ok()?))) {
+            Some((through, rest)) => {
+                walk.push(through, &whole)?;
+                passed = Some(walk.out.clone());
+                walk.push(rest, &whole)?;
+            }
+            None => walk.push(dir, &whole)?,
+        }
+        let dir = Dir {
+            given: dir.to_owned(),
+            walk,
+        };
+        Ok((dir, passed))
+    }
+
+    /// The directory as given.
+    pub(crate) fn given(&self) -> &Path {
+        &self.given
+    }
+
+    /// The directory resolved: `resolve(".", given, _)`.
+    pub(crate) fn resolved(&self) -> &Path {
+        &self.walk.out
+    }
+
+    /// `resolve(raw, given, home)`, without walking `given` again.
+    pub(crate) fn resolve(&self, raw: &str, home: Option<&Path>) -> Result<PathBuf, PathError> {
+        let expanded = expand_home(raw, home)?;
+        if expanded.is_absolute() {
+            let mut walk = Walk::new();
+            walk.push(&expanded, &|| expanded.clone())?;
+            return Ok(walk.out);
+        }
+        let mut walk = self.walk.clone();
+        walk.push(&expanded, &|| self.given.join(&expanded))?;
+        Ok(walk.out)
+    }
 }
 
 /// `~` → `home`, `~/x` → `home/x`; other paths unchanged.
@@ -86,46 +154,74 @@ fn expand_home(raw: &str, home: Option<&Path>) -> Result<PathBuf, PathError> {
     Ok(home.join(rest))
 }
 
-/// Appends `path`'s components to the resolved directory `base`, following symlinks.
-fn walk(mut out: PathBuf, path: &Path, hops: &mut u32) -> Result<PathBuf, PathError> {
-    // Once a component does not exist, nothing below it can be a symlink.
-    let mut on_disk = true;
-    for comp in path.components() {
-        match comp {
-            Component::Prefix(_) | Component::RootDir => {
-                out = PathBuf::from(comp.as_os_str());
-                on_disk = true;
-            }
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::Normal(name) => {
-                out.push(name);
-                if !on_disk {
-                    continue;
+/// A walk through a path's components, following symlinks: where it is, whether that is still
+/// on disk, and how many symlinks it passed.
+#[derive(Debug, Clone)]
+struct Walk {
+    out: PathBuf,
+    /// Once a component does not exist, nothing below it can be a symlink.
+    on_disk: bool,
+    hops: u32,
+}
+
+impl Walk {
+    fn new() -> Walk {
+        Walk {
+            out: PathBuf::new(),
+            on_disk: true,
+            hops: 0,
+        }
+    }
+
+    /// Appends `path`'s components, following symlinks; `whole` is the path a
+    /// [`PathError::TooManyLinks`] names (built only then).
+    fn push(&mut self, path: &Path, whole: &dyn Fn() -> PathBuf) -> Result<(), PathError> {
+        for comp in path.components() {
+            match comp {
+                Component::Prefix(_) | Component::RootDir => {
+                    self.out = PathBuf::from(comp.as_os_str());
+                    self.on_disk = true;
                 }
-                match std::fs::symlink_metadata(&out) {
-                    Ok(meta) if meta.file_type().is_symlink() => {
-                        *hops += 1;
-                        if *hops > MAX_LINKS {
-                            return Err(PathError::TooManyLinks(path.to_owned()));
-                        }
-                        let target = std::fs::read_link(&out).map_err(|source| PathError::Io {
-                            path: out.clone(),
-                            source,
-                        })?;
-                        out.pop();
-                        // An absolute target restarts at the root (its RootDir component).
-                        out = walk(out, &target, hops)?;
+                Component::CurDir => {}
+                Component::ParentDir => {
+                    self.out.pop();
+                }
+                Component::Normal(name) => {
+                    self.out.push(name);
+                    if !self.on_disk {
+                        continue;
                     }
-                    Ok(_) => {}
-                    Err(_) => on_disk = false,
+                    match std::fs::symlink_metadata(&self.out) {
+                        Ok(meta) if meta.file_type().is_symlink() => {
+                            self.hops += 1;
+                            if self.hops > MAX_LINKS {
+                                return Err(PathError::TooManyLinks(whole()));
+                            }
+                            let target =
+                                std::fs::read_link(&self.out).map_err(|source| PathError::Io {
+                                    path: self.out.clone(),
+                                    source,
+                                })?;
+                            self.out.pop();
+                            // The target is walked from the link's directory (an absolute one
+                            // restarts at the root, its RootDir component), on disk again.
+                            let mut inner = Walk {
+                                out: std::mem::take(&mut self.out),
+                                on_disk: true,
+                                hops: self.hops,
+                            };
+                            inner.push(&target, &|| target.clone())?;
+                            self.out = inner.out;
+                            self.hops = inner.hops;
+                        }
+                        Ok(_) => {}
+                        Err(_) => self.on_disk = false,
+                    }
                 }
             }
         }
+        Ok(())
     }
-    Ok(out)
 }
 
 /// Directories under which a direct child is a system directory too (`/usr/lib`, `/etc/ssh`).
@@ -294,51 +390,63 @@ pub enum ProjectRootError {
 /// assert!(check_project_root(Path::new("project"), None).is_err());
 /// ```
 pub fn check_project_root(root: &Path, home: Option<&Path>) -> Result<(), ProjectRootError> {
+    project_root(root, home).map(drop)
+}
+
+/// [`check_project_root`], giving the root walked: the guards resolve paths from it.
+pub(crate) fn project_root(root: &Path, home: Option<&Path>) -> Result<Dir, ProjectRootError> {
     if !root.is_absolute() {
         return Err(ProjectRootError::NotAbsolute(root.to_owned()));
     }
-    let resolved = resolve(".", root, None).map_err(|source| ProjectRootError::Unresolvable {
-        root: root.to_owned(),
-        source,
-    })?;
+    let home = home.filter(|h| h.is_absolute());
+    // A root in the home directory (the usual place) resolves the home on its way.
+    let (dir, home_resolved) =
+        Dir::new_through(root, home).map_err(|source| ProjectRootError::Unresolvable {
+            root: root.to_owned(),
+            source,
+        })?;
+    let resolved = dir.resolved();
     if !resolved
         .components()
         .any(|c| matches!(c, Component::Normal(_)))
     {
-        return Err(ProjectRootError::FileSystemRoot(resolved));
+        return Err(ProjectRootError::FileSystemRoot(resolved.to_owned()));
     }
-    if let Some(home) = home.filter(|h| h.is_absolute()) {
-        let home = resolve(".", home, None).unwrap_or_else(|_| home.to_owned());
-        if home.starts_with(&resolved) {
-            return Err(ProjectRootError::Home {
-                root: resolved,
-                home,
-            });
-        }
+    let home = home.map(|home| {
+        home_resolved
+            .unwrap_or_else(|| resolve(".", home, None).unwrap_or_else(|_| home.to_owned()))
+    });
+    if let Some(home) = &home
+        && home.starts_with(resolved)
+    {
+        return Err(ProjectRootError::Home {
+            root: resolved.to_owned(),
+            home: home.clone(),
+        });
     }
+    // Every guard call checks its root: the first directory is compared as text before a tree
+    // is compared component by component (most roots share it with no tree).
+    let below_root = resolved.strip_prefix("/").ok();
+    let top = below_root.and_then(|r| r.components().next());
     let in_tree = |tree: &&str| {
-        resolved
-            .strip_prefix("/")
-            .is_ok_and(|r| r.starts_with(tree))
+        let first = tree.split('/').next().unwrap_or(tree);
+        top.is_some_and(|t| t.as_os_str() == first)
+            && below_root.is_some_and(|r| r.starts_with(tree))
     };
     let in_system_tree =
         SYSTEM_TREES.iter().any(in_tree) && !SYSTEM_TREE_EXCEPTIONS.iter().any(in_tree);
-    if is_system_dir(&resolved) || in_system_tree {
-        return Err(ProjectRootError::System(resolved));
+    if is_system_dir(resolved) || in_system_tree {
+        return Err(ProjectRootError::System(resolved.to_owned()));
     }
-    if let Some(home) = home.filter(|h| h.is_absolute()) {
-        let home = resolve(".", home, None).unwrap_or_else(|_| home.to_owned());
-        if HOME_CREDENTIAL_DIRS
-            .iter()
-            .any(|dir| resolved.starts_with(home.join(dir)))
-            || HOME_SETTINGS_DIRS
-                .iter()
-                .any(|dir| resolved == home.join(dir))
-        {
-            return Err(ProjectRootError::Credentials(resolved));
-        }
+    // Under `home.join(dir)` is under `home`, then under `dir`.
+    let below_home = home.as_ref().and_then(|h| resolved.strip_prefix(h).ok());
+    if let Some(rest) = below_home
+        && (HOME_CREDENTIAL_DIRS.iter().any(|dir| rest.starts_with(dir))
+            || HOME_SETTINGS_DIRS.iter().any(|dir| rest == Path::new(dir)))
+    {
+        return Err(ProjectRootError::Credentials(resolved.to_owned()));
     }
-    Ok(())
+    Ok(dir)
 }
 
 /// `path` relative to `root`, if it is inside it (`root` itself gives an empty path).
@@ -475,6 +583,108 @@ mod tests {
         let err = check_project_root(&dir.join("proj"), None).unwrap_err();
         assert!(err.to_string().starts_with("`/usr` cannot be"), "{err}");
         assert!(check_project_root(&dir, None).is_ok());
+    }
+
+    #[test]
+    fn a_walked_dir_resolves_as_resolve_does() {
+        let (_d1, root) = tmp();
+        let (_d2, outside) = tmp();
+        std::fs::create_dir_all(root.join("a/b")).unwrap();
+        std::fs::create_dir(outside.join("deep")).unwrap();
+        symlink(outside.join("deep"), root.join("a/out")).unwrap();
+        symlink("../target.txt", root.join("a/rel")).unwrap();
+        symlink("b", root.join("a/to_b")).unwrap();
+        symlink(root.join("loop2"), root.join("loop1")).unwrap();
+        symlink(root.join("loop1"), root.join("loop2")).unwrap();
+        let home = root.join("a/b");
+        let bases = [
+            root.clone(),
+            root.join("a"),
+            root.join("a/to_b"),
+            root.join("a/out"),
+            root.join("missing/x"),
+            root.join("a/out/../b"),
+            root.join("loop1/x"),
+        ];
+        let raws = [
+            "x",
+            ".env",
+            "../x",
+            "../../../x",
+            "to_b/../../y",
+            "out/../z",
+            "rel",
+            "a/rel",
+            "missing/../to_b",
+            "loop1",
+            "loop2/z",
+            "/etc/hosts",
+            "~",
+            "~/.ssh/id_rsa",
+            "~u/x",
+            ".",
+            "./a/./b/",
+        ];
+        for base in &bases {
+            for through in [root.as_path(), &root.join("a"), base, Path::new("/")] {
+                match Dir::new_through(base, Some(through)) {
+                    Ok((dir, passed)) => {
+                        assert_eq!(
+                            Some(dir.resolved()),
+                            resolve(".", base, None).ok().as_deref()
+                        );
+                        if base.starts_with(through) {
+                            assert_eq!(passed, resolve(".", through, None).ok(), "{through:?}");
+                        } else {
+                            assert_eq!(passed, None);
+                        }
+                    }
+                    Err(e) => assert_eq!(
+                        Some(e.to_string()),
+                        resolve(".", base, None).err().map(|e| e.to_string())
+                    ),
+                }
+            }
+            let dir = Dir::new(base);
+            let whole = resolve(".", base, None);
+            match (&dir, &whole) {
+                (Ok(dir), Ok(whole)) => assert_eq!(dir.resolved(), whole, "{base:?}"),
+                (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{base:?}"),
+                _ => panic!("{base:?}: {dir:?} vs {whole:?}"),
+            }
+            let Ok(dir) = dir else { continue };
+            for raw in raws {
+                for home in [Some(home.as_path()), None] {
+                    let fast = dir.resolve(raw, home).map_err(|e| e.to_string());
+                    let slow = resolve(raw, base, home).map_err(|e| e.to_string());
+                    assert_eq!(fast, slow, "{raw:?} in {base:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_root_in_a_linked_home_is_judged_against_the_home_resolved() {
+        let (_d, dir) = tmp();
+        std::fs::create_dir_all(dir.join("real/.ssh/keys")).unwrap();
+        std::fs::create_dir_all(dir.join("real/src/app")).unwrap();
+        symlink(dir.join("real"), dir.join("home")).unwrap();
+        let home = Some(dir.join("home"));
+        let check = |root: &str| check_project_root(&dir.join(root), home.as_deref());
+        assert!(check("home/src/app").is_ok());
+        assert!(check("real/src/app").is_ok());
+        for root in ["home/.ssh/keys", "real/.ssh/keys"] {
+            assert!(
+                matches!(check(root), Err(ProjectRootError::Credentials(_))),
+                "{root}"
+            );
+        }
+        for root in ["home", "real", "."] {
+            assert!(
+                matches!(check(root), Err(ProjectRootError::Home { .. })),
+                "{root}"
+            );
+        }
     }
 
     #[test]

@@ -46,6 +46,8 @@
 //! assert!(matches!(events::resolve("PermissionRequest"), Err(EventError::Unsupported { .. })));
 //! ```
 
+use std::sync::OnceLock;
+
 use hookrail_core::points::NAMES;
 
 /// Why an event name was not accepted.
@@ -253,6 +255,19 @@ pub fn claude_event_name(point: &str) -> Option<&'static str> {
 /// assert_eq!(hookrail_config::events::kind_of("PreToolUse"), None);
 /// ```
 pub fn kind_of(point: &str) -> Option<hookrail_core::KindId> {
+    // Asked several times per answer (can this point block?): the linked points are collected
+    // and sorted once, not every time. A name not among them is looked up again, so a point
+    // registered later is still found.
+    static LINKED: OnceLock<Vec<(&'static str, hookrail_core::KindId)>> = OnceLock::new();
+    let linked = LINKED.get_or_init(|| {
+        hookrail_core::registry::points()
+            .into_iter()
+            .map(|p| (p.name(), p.kind()))
+            .collect()
+    });
+    if let Some(&(_, kind)) = linked.iter().find(|(name, _)| *name == point) {
+        return Some(kind);
+    }
     hookrail_core::registry::points()
         .into_iter()
         .find(|p| p.name() == point)

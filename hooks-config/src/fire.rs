@@ -282,6 +282,10 @@ where
 /// and serde reads a flattened struct from a buffer that does not track where it is: an error
 /// there comes back without a path. Reading `Meta` alone then names the field.
 fn decode<T: DeserializeOwned>(input: &Value) -> Result<T, (String, serde_json::Error)> {
+    // Tracking the path costs on every field; it is only needed to name the one that failed.
+    if let Ok(value) = T::deserialize(input) {
+        return Ok(value);
+    }
     let whole = match serde_path_to_error::deserialize::<_, T>(input) {
         Ok(value) => return Ok(value),
         Err(e) => e,

@@ -216,7 +216,7 @@ pub fn parse(bytes: &[u8]) -> Result<Value, PayloadError> {
     let duplicate = RefCell::new(None);
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let parsed = Unique {
-        path: "$".to_owned(),
+        at: At::Root,
         duplicate: &duplicate,
     }
     .deserialize(&mut de)
@@ -234,9 +234,29 @@ pub fn parse(bytes: &[u8]) -> Result<Value, PayloadError> {
 /// error itself can only carry a message through serde_json).
 struct Unique<'a> {
     /// Where this value is, for the error.
-    path: String,
+    at: At<'a>,
     /// The first repeated key found, and its object's path.
     duplicate: &'a RefCell<Option<(String, String)>>,
+}
+
+/// Where a value is in the document (`$`, `$.tool_input`, `$.edits[2]`), as links to its
+/// parent: written out only for the error, since every payload has many values and almost
+/// none a repeated key.
+#[derive(Clone, Copy)]
+enum At<'a> {
+    Root,
+    Key(&'a At<'a>, &'a str),
+    Index(&'a At<'a>, usize),
+}
+
+impl fmt::Display for At<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            At::Root => f.write_str("$"),
+            At::Key(parent, key) => write!(f, "{parent}.{key}"),
+            At::Index(parent, i) => write!(f, "{parent}[{i}]"),
+        }
+    }
 }
 
 impl<'de> DeserializeSeed<'de> for Unique<'_> {
@@ -295,7 +315,7 @@ impl<'de> Visitor<'de> for Unique<'_> {
         let mut items = Vec::new();
         loop {
             let seed = Unique {
-                path: format!("{}[{}]", self.path, items.len()),
+                at: At::Index(&self.at, items.len()),
                 duplicate: self.duplicate,
             };
             match seq.next_element_seed(seed)? {
@@ -309,12 +329,13 @@ impl<'de> Visitor<'de> for Unique<'_> {
         let mut object = Map::new();
         while let Some(key) = map.next_key::<String>()? {
             if object.contains_key(&key) {
-                let message = format!("duplicate key `{key}` at {}", self.path);
-                *self.duplicate.borrow_mut() = Some((key, self.path));
+                let path = self.at.to_string();
+                let message = format!("duplicate key `{key}` at {path}");
+                *self.duplicate.borrow_mut() = Some((key, path));
                 return Err(de::Error::custom(message));
             }
             let seed = Unique {
-                path: format!("{}.{key}", self.path),
+                at: At::Key(&self.at, &key),
                 duplicate: self.duplicate,
             };
             let value = map.next_value_seed(seed)?;

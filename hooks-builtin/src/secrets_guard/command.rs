@@ -4,10 +4,11 @@
 use std::collections::HashSet;
 use std::path::{Component, Path, PathBuf};
 
-use globset::GlobBuilder;
 use serde_json::Value;
 
-use super::{Access, ENV_DUMP, ENV_SECRET, EnvDumps, Judged, SecretsGuard, one_line, rules};
+use super::rules::{GlobCache, GlobUse};
+use super::{Access, Base, ENV_DUMP, ENV_SECRET, EnvDumps, Judged, SecretsGuard, one_line, rules};
+use crate::paths::Dir;
 use crate::shell::{self, Command, RedirectOp};
 
 /// Most working directories a command line is judged against (its own, the tool's, `cd`s).
@@ -112,7 +113,7 @@ pub(super) fn check(
     tool: &str,
     input: &Value,
     cwd: &Path,
-    root: &Path,
+    root: &Dir,
 ) -> Judged {
     let text = command_text(input).ok_or_else(|| {
         format!("secrets-guard: {tool} call has no `command` string; cannot tell what it runs")
@@ -120,8 +121,8 @@ pub(super) fn check(
     let home = guard.home.as_deref();
     let mut run = Run {
         guard,
-        root,
-        bases: vec![cwd.to_path_buf()],
+        root: root.resolved(),
+        bases: vec![Base::in_root(cwd, root)],
         seen: HashSet::new(),
     };
     let script = match shell::parse(&text) {
@@ -198,7 +199,8 @@ fn unparsed(run: &mut Run<'_>, tool: &str, text: &str, e: &shell::ShellError) ->
 
 /// The reason to ask about `cmd` when it prints the environment or a secret variable.
 fn env_print(cmd: &Command) -> Option<String> {
-    let shown = shown(cmd);
+    // Written out only for a reason: most commands print nothing.
+    let command = || shown(cmd);
     let prints = ENV_PRINTERS
         .iter()
         .find(|(program, _)| *program == cmd.program)
@@ -209,8 +211,9 @@ fn env_print(cmd: &Command) -> Option<String> {
         Some(Prints::AllOrNamed) => {
             if let Some(name) = operands().find(|n| secret_name(n)) {
                 return Some(format!(
-                    "secrets-guard: rule {ENV_SECRET}: `{shown}` prints {}, whose name says \
+                    "secrets-guard: rule {ENV_SECRET}: `{}` prints {}, whose name says \
                      it holds a secret",
+                    command(),
                     one_line(name)
                 ));
             }
@@ -227,7 +230,8 @@ fn env_print(cmd: &Command) -> Option<String> {
     };
     if all {
         return Some(format!(
-            "secrets-guard: rule {ENV_DUMP}: `{shown}` prints the environment, secrets included"
+            "secrets-guard: rule {ENV_DUMP}: `{}` prints the environment, secrets included",
+            command()
         ));
     }
     if TESTERS.contains(&cmd.program.as_str()) {
@@ -238,8 +242,9 @@ fn env_print(cmd: &Command) -> Option<String> {
         .chain(cmd.redirects.iter().map(|r| &r.target));
     let name = words.flat_map(|w| expanded(w)).find(|n| secret_name(n))?;
     Some(format!(
-        "secrets-guard: rule {ENV_SECRET}: `{shown}` expands ${name}, whose name says it holds \
-         a secret"
+        "secrets-guard: rule {ENV_SECRET}: `{}` expands ${name}, whose name says it holds \
+         a secret",
+        command()
     ))
 }
 
@@ -315,14 +320,14 @@ fn secret_name(name: &str) -> bool {
 struct Run<'a> {
     guard: &'a SecretsGuard,
     root: &'a Path,
-    bases: Vec<PathBuf>,
+    bases: Vec<Base>,
     seen: HashSet<(String, usize, Access)>,
 }
 
 impl Run<'_> {
     fn add_base(&mut self, base: PathBuf) {
-        if self.bases.len() < MAX_BASES && !self.bases.contains(&base) {
-            self.bases.push(base);
+        if self.bases.len() < MAX_BASES && !self.bases.iter().any(|b| b.path() == base) {
+            self.bases.push(Base::new(base));
         }
     }
 
@@ -343,8 +348,9 @@ impl Run<'_> {
                 if !has_wildcard(&form) {
                     continue;
                 }
-                let base = self.bases[b].clone();
-                for path in expand_glob(&form, &base, self.guard.home.as_deref()) {
+                let base = self.bases[b].path().to_path_buf();
+                let home = self.guard.home.as_deref();
+                for path in expand_glob(&form, &base, home, &self.guard.globs) {
                     let text = path.to_string_lossy().into_owned();
                     let found = self
                         .one(&text, b, access)
@@ -541,7 +547,7 @@ fn has_wildcard(word: &str) -> bool {
 
 /// The existing paths a word with wildcards expands to, as the shell would (a component that
 /// does not start with `.` does not match dotfiles).
-fn expand_glob(word: &str, base: &Path, home: Option<&Path>) -> Vec<PathBuf> {
+fn expand_glob(word: &str, base: &Path, home: Option<&Path>, globs: &GlobCache) -> Vec<PathBuf> {
     let path = rules::lexical(word, base, home);
     let mut frontier = vec![PathBuf::new()];
     for comp in path.components() {
@@ -556,10 +562,9 @@ fn expand_glob(word: &str, base: &Path, home: Option<&Path>) -> Vec<PathBuf> {
             frontier.iter_mut().for_each(|f| f.push(name));
             continue;
         };
-        let Ok(glob) = GlobBuilder::new(pattern).literal_separator(true).build() else {
+        let Ok(matcher) = globs.get(pattern, GlobUse::Word) else {
             return Vec::new();
         };
-        let matcher = glob.compile_matcher();
         let dotfiles = pattern.starts_with('.');
         let mut next = Vec::new();
         'dirs: for dir in &frontier {

@@ -160,7 +160,9 @@
 mod command;
 mod rules;
 
+use std::cell::OnceCell;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use hookrail_core::context::PreToolUse;
 use hookrail_core::runtime::{HooksProvider, PointSet};
@@ -169,12 +171,13 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::ConfigError;
-use crate::paths::{self, resolve};
+use crate::paths::{self, Dir, PathError, resolve};
 use crate::tools::{READ_TOOLS, SHELL_TOOLS, WRITE_TOOLS, owned, paths_in};
 
 use globset::GlobSet;
 use rules::{
-    BUILTIN_ALLOW, BUILTIN_CONTENT, BUILTIN_DENY, BUILTIN_READ_ALLOW, Content, Rules, credential_in,
+    BUILTIN_ALLOW, BUILTIN_CONTENT, BUILTIN_DENY, BUILTIN_READ_ALLOW, Content, GlobCache, GlobUse,
+    Rules, Subject, credential_in,
 };
 
 /// The policy's name in config files and [`ConfigError`]s.
@@ -277,6 +280,50 @@ struct Match<'a> {
 /// environment read to answer as [`SecretsGuardConfig::env_dumps`] says.
 type Judged = Result<Option<String>, String>;
 
+/// A working directory that relative paths start at, walked through the file system at most
+/// once per call however many words are resolved against it ([`Dir`]).
+struct Base {
+    path: PathBuf,
+    dir: OnceCell<Option<Dir>>,
+}
+
+impl Base {
+    fn new(path: PathBuf) -> Base {
+        Base {
+            path,
+            dir: OnceCell::new(),
+        }
+    }
+
+    /// `cwd`, reusing the walk of `root` when it is the root (the usual case).
+    fn in_root(cwd: &Path, root: &Dir) -> Base {
+        let base = Base::new(cwd.to_path_buf());
+        if cwd == root.given() {
+            let _ = base.dir.set(Some(root.clone()));
+        }
+        base
+    }
+
+    /// The directory as given (relative paths are judged lexically against it too).
+    fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// [`resolve`]`(raw, self.path(), home)`.
+    fn resolve(&self, raw: &str, home: Option<&Path>) -> Result<PathBuf, PathError> {
+        // An absolute path or a `~` path does not start here: no walk of this directory.
+        if raw.starts_with('~') || Path::new(raw).is_absolute() {
+            return resolve(raw, &self.path, home);
+        }
+        // A directory that cannot be walked fails every path in it the same way: the plain
+        // walk gives the error as it names the path.
+        match self.dir.get_or_init(|| Dir::new(&self.path).ok()) {
+            Some(dir) => dir.resolve(raw, home),
+            None => resolve(raw, &self.path, home),
+        }
+    }
+}
+
 /// The `secrets-guard` policy: see the [module docs](self).
 #[derive(Debug, Clone)]
 pub struct SecretsGuard {
@@ -290,6 +337,7 @@ pub struct SecretsGuard {
     env_dumps: EnvDumps,
     environ: GlobSet,
     home: Option<PathBuf>,
+    globs: Arc<GlobCache>,
 }
 
 impl Default for SecretsGuard {
@@ -339,6 +387,7 @@ impl SecretsGuard {
             env_dumps: config.env_dumps,
             environ: rules::environ(),
             home,
+            globs: Arc::default(),
         })
     }
 
@@ -396,23 +445,24 @@ impl SecretsGuard {
 
     /// The rule that makes `path` a secret when used as `access` says.
     fn rule_for(&self, path: &Path, root: &Path, access: Access) -> Option<Match<'_>> {
-        if self.allow.first_match(path, root).is_some() {
+        let subject = Subject::new(path, root);
+        if self.allow.first_match(&subject).is_some() {
             return None;
         }
-        if let Some(rule) = self.deny.first_match(path, root) {
+        if let Some(rule) = self.deny.first_match(&subject) {
             return Some(Match { rule, why: None });
         }
         let builtin = self.builtin.as_ref()?;
-        if builtin.allow.first_match(path, root).is_some() {
+        if builtin.allow.first_match(&subject).is_some() {
             return None;
         }
-        if access != Access::Write && builtin.read_allow.first_match(path, root).is_some() {
+        if access != Access::Write && builtin.read_allow.first_match(&subject).is_some() {
             return None;
         }
-        if let Some(rule) = builtin.deny.first_match(path, root) {
+        if let Some(rule) = builtin.deny.first_match(&subject) {
             return Some(Match { rule, why: None });
         }
-        let rule = builtin.content.first_match(path, root)?;
+        let rule = builtin.content.first_match(&subject)?;
         if access == Access::Probe {
             return Some(Match { rule, why: None });
         }
@@ -459,6 +509,8 @@ impl SecretsGuard {
             return Ok(None);
         }
         let root = self.root(root, cwd)?;
+        let base = Base::in_root(cwd, &root);
+        let root = root.resolved();
         // A tool that is not listed as a reader may write: the read-only exceptions do not
         // apply to it.
         let access = if is(&self.read_tools) && !is(&self.write_tools) {
@@ -469,51 +521,42 @@ impl SecretsGuard {
         let mut ask = None;
         for raw in raws {
             let found = self
-                .check_path(raw, cwd, &root, access)
+                .check_path(raw, &base, root, access)
                 .map_err(|finding| format!("secrets-guard: {tool}: {finding}"))?;
             if let Some(finding) = found {
                 ask.get_or_insert(format!("secrets-guard: rule {ENV_DUMP}: {tool}: {finding}"));
             }
         }
         for (key, filter) in filters {
-            self.check_filter(tool, key, filter, &root)?;
+            self.check_filter(tool, key, filter, root)?;
         }
         Ok(ask)
     }
 
-    /// The resolved project root; an error when it cannot be one
+    /// The project root, resolved; an error when it cannot be one
     /// ([`check_project_root`](crate::check_project_root)) or `cwd` is not absolute.
-    fn root(&self, root: &Path, cwd: &Path) -> Result<PathBuf, String> {
-        if let Err(e) = paths::check_project_root(root, self.home.as_deref()) {
-            return Err(format!(
-                "secrets-guard: cannot decide: {}",
-                one_line(&e.to_string())
-            ));
-        }
+    fn root(&self, root: &Path, cwd: &Path) -> Result<Dir, String> {
+        let root = paths::project_root(root, self.home.as_deref())
+            .map_err(|e| format!("secrets-guard: cannot decide: {}", one_line(&e.to_string())))?;
         if !cwd.is_absolute() {
             return Err(format!(
                 "secrets-guard: the working directory {} is not an absolute path; cannot decide",
                 show(cwd)
             ));
         }
-        resolve(".", root, self.home.as_deref()).map_err(|e| {
-            format!(
-                "secrets-guard: the project root cannot be resolved ({}); cannot decide",
-                one_line(&e.to_string())
-            )
-        })
+        Ok(root)
     }
 
     /// Judges one path text relative to `base`, used as `access` says: `Err` with
     /// `"<raw>" … matches secrets rule "<rule>"` when it is a secrets file (as written or
     /// resolved) or cannot be resolved; `Ok(Some(_))` when it is a process's environment
     /// (`/proc/self/environ`) and `env_dumps` looks at those.
-    fn check_path(&self, raw: &str, base: &Path, root: &Path, access: Access) -> Judged {
+    fn check_path(&self, raw: &str, base: &Base, root: &Path, access: Access) -> Judged {
         if raw.contains('\0') {
             return Err(format!("{raw:?} contains a NUL byte"));
         }
         let home = self.home.as_deref();
-        let lexical = rules::lexical(raw, base, home);
+        let lexical = rules::lexical(raw, base.path(), home);
         let secret = |path: &Path| {
             self.rule_for(path, root, access).map(|m| {
                 let why = m.why.map(|w| format!(" ({w})")).unwrap_or_default();
@@ -527,7 +570,7 @@ impl SecretsGuard {
         if let Some(finding) = secret(&lexical) {
             return Err(finding);
         }
-        let real = match rules::resolved(raw, base, home) {
+        let real = match rules::resolved(base.resolve(raw, home)) {
             Ok(Some(real)) if real != lexical => Some(real),
             Ok(_) => None,
             Err(e) => {
@@ -556,17 +599,13 @@ impl SecretsGuard {
 
     /// A read tool's `glob`/`include` filter that selects secrets files and nothing else.
     fn check_filter(&self, tool: &str, key: &str, filter: &str, root: &Path) -> Result<(), String> {
-        let glob = globset::GlobBuilder::new(filter)
-            .case_insensitive(true)
-            .build()
-            .map_err(|e| {
-                format!(
-                    "secrets-guard: {tool} `{key}` filter {filter:?} cannot be read ({}); \
-                     cannot tell which files it selects",
-                    e.kind()
-                )
-            })?
-            .compile_matcher();
+        let glob = self.globs.get(filter, GlobUse::Filter).map_err(|e| {
+            format!(
+                "secrets-guard: {tool} `{key}` filter {filter:?} cannot be read ({}); \
+                 cannot tell which files it selects",
+                e.kind()
+            )
+        })?;
         const ORDINARY: &[&str] = &["main.rs", "README.md", "src/index.js", "notes.txt"];
         if ORDINARY.iter().any(|p| glob.is_match(p)) {
             return Ok(());

@@ -1,9 +1,11 @@
 //! Which paths are secrets: the builtin rules, the configured ones, and how a path is matched.
 
+use std::collections::HashMap;
 use std::io::Read;
 use std::path::{Component, Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
 
-use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+use globset::{Candidate, GlobBuilder, GlobMatcher, GlobSet, GlobSetBuilder};
 
 use super::POLICY;
 use crate::ConfigError;
@@ -187,16 +189,11 @@ impl Rules {
         })
     }
 
-    /// The name of the first rule matching `abs` (absolute, normalized) in a project rooted at
-    /// `root`.
-    pub(super) fn first_match(&self, abs: &Path, root: &Path) -> Option<&str> {
-        let rel = match paths::inside(abs, root) {
-            Some(rel) => Some(rel),
-            None if self.relative_outside => Some(strip_root(abs)),
-            None => None,
-        };
+    /// The name of the first rule matching `subject`.
+    pub(super) fn first_match(&self, subject: &Subject<'_>) -> Option<&str> {
+        let rel = (subject.inside || self.relative_outside).then_some(&subject.relative);
         let r = rel.and_then(|rel| first(&self.relative, &self.relative_idx, rel));
-        let a = first(&self.absolute, &self.absolute_idx, abs);
+        let a = first(&self.absolute, &self.absolute_idx, &subject.absolute);
         let i = match (r, a) {
             (Some(r), Some(a)) => r.min(a),
             (r, a) => r.or(a)?,
@@ -205,12 +202,33 @@ impl Rules {
     }
 }
 
+/// A path to match against [`Rules`], prepared once for every list it is matched against.
+pub(super) struct Subject<'a> {
+    /// The path relative to the project root when it is inside, else without its leading `/`.
+    relative: Candidate<'a>,
+    /// Whether the path is inside the project root.
+    inside: bool,
+    absolute: Candidate<'a>,
+}
+
+impl<'a> Subject<'a> {
+    /// `abs` (absolute, normalized) in a project rooted at `root`.
+    pub(super) fn new(abs: &'a Path, root: &Path) -> Subject<'a> {
+        let inside = paths::inside(abs, root);
+        Subject {
+            relative: Candidate::new(inside.unwrap_or_else(|| strip_root(abs))),
+            inside: inside.is_some(),
+            absolute: Candidate::new(abs),
+        }
+    }
+}
+
 /// The configured index of the first glob of `set` matching `path`.
-fn first(set: &GlobSet, idx: &[usize], path: &Path) -> Option<usize> {
-    if set.is_empty() || !set.is_match(path) {
+fn first(set: &GlobSet, idx: &[usize], path: &Candidate<'_>) -> Option<usize> {
+    if set.is_empty() || !set.is_match_candidate(path) {
         return None;
     }
-    set.matches(path)
+    set.matches_candidate(path)
         .into_iter()
         .filter_map(|m| idx.get(m).copied())
         .min()
@@ -301,14 +319,12 @@ pub(super) fn lexical(raw: &str, cwd: &Path, home: Option<&Path>) -> PathBuf {
     out
 }
 
-/// `raw` resolved through symlinks; `Ok(None)` when it names another user's home or `~` has
-/// nowhere to go (the lexical path is all there is to judge).
+/// A path resolved through symlinks ([`resolve`]); `Ok(None)` when it names another user's home
+/// or `~` has nowhere to go (the lexical path is all there is to judge).
 pub(super) fn resolved(
-    raw: &str,
-    cwd: &Path,
-    home: Option<&Path>,
+    resolution: Result<PathBuf, PathError>,
 ) -> Result<Option<PathBuf>, PathError> {
-    match resolve(raw, cwd, home) {
+    match resolution {
         Ok(p) => Ok(Some(p)),
         Err(PathError::OtherUsersHome(_) | PathError::NoHome(_)) => Ok(None),
         Err(e) => Err(e),
@@ -325,6 +341,62 @@ pub(super) fn environ() -> GlobSet {
         }
     }
     set.build().unwrap_or_else(|_| GlobSet::empty())
+}
+
+/// How a glob taken from a call is compiled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(super) enum GlobUse {
+    /// One component of a shell word (`*.rs`): `*` stops at `/`, case as written.
+    Word,
+    /// A search tool's `glob`/`include` filter: case-insensitive.
+    Filter,
+}
+
+/// Most compiled globs kept; past it the cache starts over (the patterns come from calls, so
+/// their number is not ours to bound otherwise).
+const MAX_CACHED_GLOBS: usize = 256;
+/// Longest pattern kept, in bytes: a longer one is compiled for its call only, so that what the
+/// cache holds stays small whatever the calls send.
+const MAX_CACHED_PATTERN: usize = 256;
+
+/// The globs of calls (`ls src/*.rs`, a `Grep` filter), compiled once per pattern: the same few
+/// come back call after call, and compiling one costs more than the rest of a check.
+#[derive(Debug, Default)]
+pub(super) struct GlobCache {
+    compiled: Mutex<HashMap<(GlobUse, String), Arc<GlobMatcher>>>,
+}
+
+impl GlobCache {
+    /// `pattern` compiled for `used`, as `GlobBuilder` would compile it afresh.
+    pub(super) fn get(
+        &self,
+        pattern: &str,
+        used: GlobUse,
+    ) -> Result<Arc<GlobMatcher>, globset::Error> {
+        let compile = || {
+            let mut builder = GlobBuilder::new(pattern);
+            match used {
+                GlobUse::Word => builder.literal_separator(true),
+                GlobUse::Filter => builder.case_insensitive(true),
+            };
+            builder.build().map(|glob| Arc::new(glob.compile_matcher()))
+        };
+        if pattern.len() > MAX_CACHED_PATTERN {
+            return compile();
+        }
+        let key = (used, pattern.to_owned());
+        // A panic elsewhere while the lock was held leaves a map of whole entries.
+        let mut compiled = self.compiled.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(matcher) = compiled.get(&key) {
+            return Ok(Arc::clone(matcher));
+        }
+        let matcher = compile()?;
+        if compiled.len() >= MAX_CACHED_GLOBS {
+            compiled.clear();
+        }
+        compiled.insert(key, Arc::clone(&matcher));
+        Ok(matcher)
+    }
 }
 
 /// What a file of [`BUILTIN_CONTENT`] holds.
@@ -441,6 +513,48 @@ mod tests {
         assert!(!is_reference("${NPM_TOKEN}x"));
         assert!(!is_reference("${}"));
         assert!(!is_reference("$NPM_TOKEN"));
+    }
+
+    #[test]
+    fn a_cached_glob_matches_as_a_fresh_one_and_the_cache_stays_bounded() {
+        let cache = GlobCache::default();
+        for (pattern, used, path, fresh) in [
+            ("*.rs", GlobUse::Word, "main.rs", Glob::new("*.rs").unwrap()),
+            (
+                "*.RS",
+                GlobUse::Filter,
+                "src/main.rs",
+                Glob::new("*.rs").unwrap(),
+            ),
+        ] {
+            for _ in 0..2 {
+                let cached = cache.get(pattern, used).unwrap();
+                assert_eq!(
+                    cached.is_match(path),
+                    fresh.compile_matcher().is_match(path)
+                );
+            }
+        }
+        assert!(
+            !cache
+                .get("*.rs", GlobUse::Word)
+                .unwrap()
+                .is_match("src/main.rs")
+        );
+        assert!(cache.get("[", GlobUse::Word).is_err());
+        for i in 0..(MAX_CACHED_GLOBS + 10) {
+            cache.get(&format!("*.{i}"), GlobUse::Word).unwrap();
+        }
+        let long = "x".repeat(MAX_CACHED_PATTERN + 1) + "*";
+        assert!(
+            cache
+                .get(&long, GlobUse::Word)
+                .unwrap()
+                .is_match(long.trim_end_matches('*'))
+        );
+        let held = cache.compiled.lock().unwrap();
+        assert!(held.len() <= MAX_CACHED_GLOBS);
+        assert!(held.keys().all(|(_, p)| p.len() <= MAX_CACHED_PATTERN));
     }
 
     #[test]

@@ -1,7 +1,9 @@
 //! The routes of `hooks serve` and the token check in front of them.
 
+use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
+use std::task::Poll;
 
 use axum::Router;
 use axum::body::{Body, Bytes};
@@ -64,14 +66,9 @@ async fn authorize(Shared(state): Shared<Arc<State>>, request: Request, next: Ne
 async fn claude(Shared(state): Shared<Arc<State>>, body: Body) -> Response {
     Counts::add(&state.counts.requests);
     let reply = match read(&state, body).await {
-        // On a task of its own, so that a panic anywhere in the decision is an answer that
-        // blocks, not a dropped connection (which Claude Code would take as "proceed").
         Ok(bytes) => {
             let shared = Arc::clone(&state);
-            match tokio::spawn(async move { decide(&shared, &bytes).await }).await {
-                Ok(reply) => reply,
-                Err(e) => Reply::refuse(None, None, &format!("the decision failed ({e}); blocked")),
-            }
+            isolated(async move { decide(&shared, &bytes).await }).await
         }
         Err(message) => Reply::refuse(None, None, &message),
     };
@@ -90,6 +87,53 @@ async fn claude(Shared(state): Shared<Arc<State>>, body: Body) -> Response {
         Json(reply.http_body()),
     )
         .into_response()
+}
+
+/// Runs a decision so that a panic anywhere in it is an answer that blocks, not a dropped
+/// connection (which Claude Code would take as "proceed"), and so that once it waits on
+/// something (a command hook, an HTTP hook) it runs to the end even if the client goes away,
+/// as the hooks it started expect.
+///
+/// It is polled here first: the builtin and compiled policies decide without waiting, and a
+/// task of its own for them cost a hop through the scheduler (often to the other worker
+/// thread) on every request. Only a decision that is still pending after that poll moves to a
+/// task of its own.
+async fn isolated<F>(decision: F) -> Reply
+where
+    F: Future<Output = Reply> + Send + 'static,
+{
+    let mut decision = Box::pin(decision);
+    let first = std::future::poll_fn(|cx| {
+        // The future is never polled again after a panic: either way this poll is the last one
+        // here, and a pending decision moves to its task below.
+        let polled = std::panic::catch_unwind(AssertUnwindSafe(|| decision.as_mut().poll(cx)));
+        Poll::Ready(polled)
+    })
+    .await;
+    match first {
+        Ok(Poll::Ready(reply)) => reply,
+        Ok(Poll::Pending) => match tokio::spawn(decision).await {
+            Ok(reply) => reply,
+            Err(e) => Reply::refuse(None, None, &format!("the decision failed ({e}); blocked")),
+        },
+        Err(panic) => Reply::refuse(
+            None,
+            None,
+            &format!(
+                "the decision failed (it panicked: {}); blocked",
+                panic_text(panic.as_ref())
+            ),
+        ),
+    }
+}
+
+/// A panic's message, when it has one.
+fn panic_text(panic: &(dyn std::any::Any + Send)) -> &str {
+    panic
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("no message")
 }
 
 /// The body, at most `max_bytes` and within the payload timeout.
@@ -218,6 +262,31 @@ async fn hooks(Shared(state): Shared<Arc<State>>) -> Response {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn a_decision_that_panics_blocks_whether_it_waited_or_not() {
+        let at_once = isolated(async { panic!("boom") }).await;
+        assert!(at_once.blocks(), "{at_once:?}");
+        assert!(at_once.said[0].contains("it panicked: boom"), "{at_once:?}");
+        let later = isolated(async {
+            tokio::task::yield_now().await;
+            panic!("later")
+        })
+        .await;
+        assert!(later.blocks(), "{later:?}");
+        assert!(later.said[0].contains("the decision failed"), "{later:?}");
+    }
+
+    #[tokio::test]
+    async fn a_pending_decision_runs_to_its_answer() {
+        let reply = isolated(async {
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+            Reply::refuse(Some("session_end"), Some("SessionEnd"), "after a wait")
+        })
+        .await;
+        assert_eq!(reply.code, 1);
+        assert_eq!(reply.said, ["after a wait"]);
+    }
 
     #[test]
     fn an_event_from_outside_the_root_is_another_project() {
