@@ -80,12 +80,15 @@ pub fn resolve(raw: &str, cwd: &Path, home: Option<&Path>) -> Result<PathBuf, Pa
 /// where the directory's own ended (the path reached, whether it is still on disk, the
 /// symlinks passed), which is exactly where [`resolve`] of the joined path would be at that
 /// point, so the answers (errors included) are the same.
+// Only the secrets guard resolves many words against one directory.
+#[cfg_attr(not(feature = "secrets-guard"), allow(dead_code))]
 #[derive(Debug, Clone)]
 pub(crate) struct Dir {
     given: PathBuf,
     walk: Walk,
 }
 
+#[cfg_attr(not(feature = "secrets-guard"), allow(dead_code))]
 impl Dir {
     /// Walks `dir`. The error is that of `resolve(".", dir, _)`.
     pub(crate) fn new(dir: &Path) -> Result<Dir, PathError> {
