@@ -384,11 +384,7 @@ fn sigterm_stores_every_audit_record_of_the_requests_answered() {
             assert_eq!(status, 200);
         }
     }
-    let pid = i32::try_from(daemon.child.id()).unwrap();
-    // SAFETY: a plain kill(2) of our own child.
-    assert_eq!(unsafe { libc_kill(pid, 15) }, 0);
-    let status = daemon.child.wait().unwrap();
-    assert_eq!(status.code(), Some(0));
+    assert_eq!(stop(&mut daemon, 15), Some(0));
     let text = std::fs::read_to_string(&audit).unwrap();
     for n in 0..20 {
         let id = format!("toolu_{n:02}");
@@ -678,10 +674,7 @@ fn hook_runs_are_exported_over_otlp_and_flushed_at_sigterm() {
     assert_eq!(status, 200);
     assert_eq!(decision(Some(0), &answer), "block");
     let mut daemon = daemon;
-    let pid = i32::try_from(daemon.child.id()).unwrap();
-    // SAFETY: a plain kill(2) of our own child.
-    assert_eq!(unsafe { libc_kill(pid, 15) }, 0);
-    assert_eq!(daemon.child.wait().unwrap().code(), Some(0));
+    assert_eq!(stop(&mut daemon, 15), Some(0));
     let seen = seen.lock().unwrap();
     let has = |path: &str, needle: &[u8]| {
         seen.iter()
@@ -734,13 +727,6 @@ fn read_call(project: &Project, session: &str) -> Vec<u8> {
     })
     .to_string()
     .into_bytes()
-}
-
-fn stop(daemon: &mut Daemon, signal: i32) -> Option<i32> {
-    let pid = i32::try_from(daemon.child.id()).unwrap();
-    // SAFETY: a plain kill(2) of our own child.
-    assert_eq!(unsafe { libc_kill(pid, signal) }, 0);
-    daemon.child.wait().unwrap().code()
 }
 
 #[test]

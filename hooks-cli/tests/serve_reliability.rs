@@ -321,10 +321,7 @@ fn sigkill_during_load_loses_no_acknowledged_audit_record() {
         std::thread::sleep(Duration::from_millis(20));
     }
     assert!(acknowledged > 0, "the audit acknowledged nothing");
-    let pid = i32::try_from(daemon.child.id()).unwrap();
-    // SAFETY: a plain kill(2) of our own child.
-    assert_eq!(unsafe { libc_kill(pid, 9) }, 0);
-    daemon.child.wait().unwrap();
+    assert_eq!(common::daemon::stop(&mut daemon, 9), None);
     stop.store(true, Ordering::SeqCst);
     for thread in load {
         thread.join().unwrap();

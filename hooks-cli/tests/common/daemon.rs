@@ -212,6 +212,14 @@ pub fn decision(code: Option<i32>, answer: &Value) -> &'static str {
     }
 }
 
+/// Sends `signal` to the daemon and waits for it: its exit code (`None` when a signal ended it).
+pub fn stop(daemon: &mut Daemon, signal: i32) -> Option<i32> {
+    let pid = i32::try_from(daemon.child.id()).unwrap();
+    // SAFETY: a plain kill(2) of our own child.
+    assert_eq!(unsafe { libc_kill(pid, signal) }, 0);
+    daemon.child.wait().unwrap().code()
+}
+
 unsafe extern "C" {
     #[link_name = "kill"]
     pub fn libc_kill(pid: i32, signal: i32) -> i32;
