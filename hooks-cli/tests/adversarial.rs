@@ -420,6 +420,20 @@ impl Served {
         Ok(())
     }
 
+    /// Whether the daemon's log says `text` within `patience`.
+    fn logs(&self, text: &str, patience: Duration) -> bool {
+        let deadline = std::time::Instant::now() + patience;
+        loop {
+            if self.log().contains(text) {
+                return true;
+            }
+            if std::time::Instant::now() >= deadline {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     fn log(&self) -> String {
         self.log
             .lock()
@@ -623,7 +637,14 @@ fn run_case(case: &Case) -> Result<(), String> {
     }
     for text in &case.says {
         let text = sandbox.expand(text);
-        if !ran.stdout.contains(&text) && !ran.stderr.contains(&text) {
+        // The daemon logs from its own threads; a line written before the answer may still be in
+        // the pipe when the answer arrives, so its log is waited for, not sampled once.
+        let logged = || {
+            daemon
+                .as_ref()
+                .is_some_and(|d| d.logs(&text, Duration::from_secs(10)))
+        };
+        if !ran.stdout.contains(&text) && !ran.stderr.contains(&text) && !logged() {
             return Err(format!("the output does not say {text:?}{}", shown()));
         }
     }
