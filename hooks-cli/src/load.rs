@@ -399,6 +399,36 @@ pub fn default_guards_off(config: &LoadedConfig) -> Option<(Vec<&'static str>, S
     (off.len() == 3).then(|| (off, section.location.to_string()))
 }
 
+/// What each guard of the default set protects, said when a `builtin:` section leaves it out.
+pub const DEFAULT_GUARD_DUTIES: [(&str, &str); 3] = [
+    (
+        "command_guard",
+        "destructive shell commands (`rm -rf /`, force pushes, `curl | sh`, …) are not checked",
+    ),
+    (
+        "secrets_guard",
+        "secrets files are not protected, nor the hooks' own configuration (hooks.yaml, .hooks/, \
+         the user layer, agent settings, the approvals file): the agent may change or delete it",
+    ),
+    (
+        "write_guard",
+        "writes outside the project and into .git/ are not checked",
+    ),
+];
+
+/// The guards of the default set that a `builtin:` section leaves out, each with what is
+/// then unprotected, and where the section is. `hooks validate` notes each one.
+pub fn default_guards_left_out(config: &LoadedConfig) -> Vec<(&'static str, &'static str, String)> {
+    let Some(section) = config.builtin.as_ref() else {
+        return Vec::new();
+    };
+    DEFAULT_GUARD_DUTIES
+        .into_iter()
+        .filter(|(name, _)| section.value.get(*name).is_none())
+        .map(|(name, duty)| (name, duty, section.location.to_string()))
+        .collect()
+}
+
 /// `path` relative to `base` when it is under it, for shorter listings.
 pub fn short(path: &Path, base: &Path) -> String {
     path.strip_prefix(base)

@@ -121,6 +121,17 @@ pub fn run(args: ValidateArgs) -> Result<ExitCode, CliError> {
                         });
                     }
                 }
+                if let Some(section) = config.builtin.as_ref() {
+                    for (name, duty, _) in crate::load::default_guards_left_out(&config) {
+                        notes.push(Problem {
+                            location: section.location.clone(),
+                            hook_id: None,
+                            message: format!(
+                                "builtin `{name}` is off (the `builtin:` section leaves it out): {duty}"
+                            ),
+                        });
+                    }
+                }
                 match crate::load::builtins(&config) {
                     Ok(builtins) => {
                         let stateful = builtins.memory_only_state();

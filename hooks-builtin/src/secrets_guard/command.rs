@@ -190,7 +190,8 @@ fn unparsed(run: &mut Run<'_>, tool: &str, text: &str, e: &shell::ShellError) ->
         // `--data=@.env`, `x=@.env`: the file is after the last `=` or `@`.
         let pieces = std::iter::once(word.as_str()).chain(word.rsplit(['=', '@']).next());
         for piece in pieces {
-            run.word(piece, Access::Read)
+            // What the command does with the word cannot be told: no read-only exception.
+            run.word(piece, Access::Write)
                 .map_err(|finding| cannot(&format!("it names {finding}")))?;
         }
     }
@@ -398,6 +399,14 @@ fn command_text(input: &Value) -> Option<String> {
 /// x=@f`, `gcc @f`; a `;type=…` suffix dropped), the `name@file` forms of [`SENDERS`], all
 /// read; and every file redirection target, written for `>`.
 fn words(cmd: &Command) -> Vec<(String, Access)> {
+    // An argument of a program that may change its operands (`cp x ~/.ssh/config`,
+    // `sed -i`, `rm hooks.yaml`, `tee`) is a write target: the read-only exceptions do not
+    // apply to it. Only the programs of `READERS` read their operands.
+    let arg_access = if reads_only(cmd) {
+        Access::Read
+    } else {
+        Access::Write
+    };
     let sender = SENDERS
         .iter()
         .find(|s| s.programs.contains(&cmd.program.as_str()));
@@ -420,7 +429,7 @@ fn words(cmd: &Command) -> Vec<(String, Access)> {
             forms.push(&rest[i..]);
         }
         for form in forms {
-            out.push((form.to_owned(), Access::Read));
+            out.push((form.to_owned(), arg_access));
             if !literal && let Some(file) = form.strip_prefix(['@', '<']) {
                 push_file(&mut out, file);
             }
@@ -451,6 +460,80 @@ fn words(cmd: &Command) -> Vec<(String, Access)> {
         }
     }
     out
+}
+
+/// Programs that only read (or print the names of) their operands, whatever the options:
+/// for them a read-only exception applies (`cat ~/.ssh/config`, `grep Host ~/.ssh/config`,
+/// `cat hooks.yaml`). A program that can write a file named by an option or operand (`sed
+/// -i`, `sort -o`, `uniq in out`, `awk -i inplace`, `yq -i`, `ssh -E`, `git checkout`) is not
+/// one, nor is any program not listed.
+const READERS: &[&str] = &[
+    "cat",
+    "less",
+    "more",
+    "head",
+    "tail",
+    "grep",
+    "egrep",
+    "fgrep",
+    "rg",
+    "wc",
+    "diff",
+    "cmp",
+    "file",
+    "stat",
+    "ls",
+    "md5sum",
+    "sha1sum",
+    "sha224sum",
+    "sha256sum",
+    "sha384sum",
+    "sha512sum",
+    "b2sum",
+    "cksum",
+    "bat",
+    "od",
+    "hexdump",
+    "strings",
+    "nl",
+    "cut",
+    "test",
+    "[",
+    "realpath",
+    "readlink",
+    "basename",
+    "dirname",
+    "echo",
+    "printf",
+    "jq",
+];
+
+/// `git` subcommands that do not write the working tree or a file named by an option.
+const GIT_READERS: &[&str] = &["diff", "log", "show", "status", "blame", "ls-files", "add"];
+
+/// Whether `cmd` only reads its operands ([`READERS`], `ssh` without `-E`, read-only `git`
+/// subcommands without `--output`).
+fn reads_only(cmd: &Command) -> bool {
+    if READERS.contains(&cmd.program.as_str()) {
+        return true;
+    }
+    // `ssh -F ~/.ssh/config` reads it; `-E file` appends ssh's log to a file.
+    if cmd.program == "ssh" {
+        return !cmd
+            .args
+            .iter()
+            .any(|a| a.starts_with('-') && !a.starts_with("--") && a.contains('E'));
+    }
+    cmd.program == "git"
+        && cmd
+            .args
+            .iter()
+            .find(|a| !a.starts_with('-'))
+            .is_some_and(|sub| GIT_READERS.contains(&sub.as_str()))
+        && !cmd
+            .args
+            .iter()
+            .any(|a| a.starts_with("--output") || a == "-o")
 }
 
 /// `file` as a word to judge, and its part before a `;` (curl's `-F x=@f;type=text/plain`).

@@ -20,6 +20,7 @@
 //! | `~/.ssh/**`, `~/.aws/**`, `~/.config/gcloud/**`, `~/.azure/**`, `~/.gnupg/**` | the directories and everything in them (`*.pub` excepted; `~/.ssh/config`, `~/.ssh/known_hosts` and `known_hosts.old` excepted for reading) |
 //! | `~/.kube/config`, `~/.docker/config.json`, `~/.config/gh/hosts.yml`, `~/.gem/credentials`, `~/.cargo/credentials*` | cluster, registry and package-host credentials |
 //! | `~/.local/state/hookrail/**` (`hookrail/token`, `hookrail/daemons/`, wherever `$XDG_STATE_HOME` is) | `hooks serve`'s bearer token and daemon records |
+//! | hook configuration: `hooks.{yaml,yml,toml,json}`, `.hooks/**`, `~/.config/hookrail/**`, `~/.config/agent-hooks/**` (the approvals file), `.claude/settings.json`, `.claude/settings.local.json`, `managed-settings.json`, `.gemini/settings.json` | the hooks' own configuration: readable, never written, replaced or deleted (below) |
 //!
 //! The `~/…` rules match any such directory (`/root/.ssh`, another user's home, a mounted
 //! home), not just the current user's. Settings add rules (`deny`) and exceptions (`allow`,
@@ -45,6 +46,21 @@
 //!   project. `authorized_keys` holds no secret either, but stays under `~/.ssh/**`: a
 //!   command can append to it through an argument (`tee -a`), which this guard cannot tell
 //!   from a read, and reading it gains an agent nothing.
+//! * **The hooks' own configuration** (DESIGN §8). An agent that could edit `hooks.yaml`,
+//!   `.hooks/`, the user layer, Claude Code's settings (`disableAllHooks`) or the approvals
+//!   file could switch its own guards off. These files may be read (agents read them to
+//!   explain a denial) and are denied as write targets like `~/.ssh/config`; the reason names
+//!   the rule `hook configuration (only a person may change it)`. Names that only look alike
+//!   (`src/hooks.rs`, `my-hooks.yaml`) are not matched. `hooks validate` notes a `builtin:`
+//!   section that leaves this guard out.
+//! * **What counts as a write in a shell command.** A read-only exception applies to an
+//!   argument only when the program only reads its operands: `cat`, `less`, `head`, `tail`,
+//!   `grep`, `rg`, `wc`, `diff`, `cmp`, `file`, `stat`, `ls`, the `*sum` programs, `od`,
+//!   `strings`, `cut`, `nl`, `jq`, `echo`, `printf`, `test`, `realpath`, `readlink`,
+//!   `basename`, `dirname`, `ssh` without `-E`, and `git diff|log|show|status|blame|ls-files|add`
+//!   without `--output`. Any other program (`cp`, `mv`, `rm`, `tee`, `sed -i`, `ln`,
+//!   `truncate`, `python3`, a program this guard does not know) may change its operands, so
+//!   they are write targets; so is every word of a command that cannot be parsed.
 //!
 //! # What is checked
 //!

@@ -62,6 +62,32 @@ pub(super) const BUILTIN_DENY: &[(&str, &[&str])] = &[
             "**/hookrail/daemons/**",
         ],
     ),
+    // The hooks' own configuration (DESIGN §8): an agent that could edit it could switch its
+    // guards off. Readable (`BUILTIN_READ_ALLOW`), never written, replaced or deleted by a tool
+    // the guard sees; only a person changes it.
+    (HOOK_CONFIG, HOOK_CONFIG_GLOBS),
+];
+
+/// The rule name of the hooks' own configuration files, shown in reasons.
+pub(super) const HOOK_CONFIG: &str = "hook configuration (only a person may change it)";
+
+/// The hooks' configuration: project files, the workspace and user hook directories, the
+/// approvals file, Claude Code's and Gemini CLI's settings files, plugin hook files.
+const HOOK_CONFIG_GLOBS: &[&str] = &[
+    "**/hooks.yaml",
+    "**/hooks.yml",
+    "**/hooks.toml",
+    "**/hooks.json",
+    "**/.hooks",
+    "**/.hooks/**",
+    "**/.config/hookrail",
+    "**/.config/hookrail/**",
+    "**/.config/agent-hooks",
+    "**/.config/agent-hooks/**",
+    "**/.claude/settings.json",
+    "**/.claude/settings.local.json",
+    "**/managed-settings.json",
+    "**/.gemini/settings.json",
 ];
 
 /// Files that are secrets only when they hold a credential ([`credential_in`]): a project
@@ -82,6 +108,7 @@ pub(super) const BUILTIN_ALLOW: &[(&str, &[&str])] = &[
 /// them is still denied (a `ProxyCommand` appended to `~/.ssh/config` runs on the next `ssh`),
 /// since this guard is the only default one that sees shell redirections outside the project.
 pub(super) const BUILTIN_READ_ALLOW: &[(&str, &[&str])] = &[
+    (HOOK_CONFIG, HOOK_CONFIG_GLOBS),
     ("~/.ssh/config", &["**/.ssh/config"]),
     (
         "~/.ssh/known_hosts",

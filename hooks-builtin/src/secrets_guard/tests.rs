@@ -437,6 +437,21 @@ fn ssh_config_and_known_hosts_are_read_but_not_written() {
         assert!(reason(&v).contains("\"~/.ssh/**\""), "{path}: {v}");
         let v = g.check("mcp__fs__write", &json!({"path": path}), root);
         assert!(v.is_deny(), "a tool of unknown kind may write: {path}: {v}");
+        // A program that may change its operands writes them.
+        for cmd in [
+            format!("cp /tmp/x {path}"),
+            format!("sed -i s/a/b/ {path}"),
+            format!("tee -a {path}"),
+            format!("mv {path} /tmp/y"),
+            format!("rm {path}"),
+            format!("ln -sf /tmp/x {path}"),
+            format!("truncate -s0 {path}"),
+            format!("ssh -E {path} host true"),
+            format!("git checkout -- {path}"),
+        ] {
+            assert!(bash(&g, &cmd).is_deny(), "{cmd}");
+        }
+        assert_eq!(bash(&g, &format!("grep Host {path}")), Verdict::Continue);
     }
     assert_eq!(
         bash(&g, "ssh -F ~/.ssh/config host true"),
@@ -716,4 +731,67 @@ fn npmrc_and_pypirc_without_a_file_hold_nothing() {
         Path::new(ROOT),
     );
     assert!(reason(&v).contains("selects secrets files"), "{v}");
+}
+
+#[test]
+fn the_hooks_own_configuration_is_read_but_never_changed() {
+    let g = guard();
+    let root = Path::new(ROOT);
+    for path in [
+        "hooks.yaml",
+        "hooks.toml",
+        "hooks.json",
+        ".hooks/_10_audit.yaml",
+        ".claude/settings.json",
+        ".claude/settings.local.json",
+        "plugins/x/hooks/hooks.json",
+        "~/.claude/settings.json",
+        "~/.config/hookrail/hooks/_10_log.yaml",
+        "~/.config/agent-hooks/trust.json",
+        "/etc/claude-code/managed-settings.json",
+        "~/.gemini/settings.json",
+    ] {
+        assert_eq!(read(&g, path), Verdict::Continue, "{path}");
+        assert_eq!(
+            bash(&g, &format!("cat {path}")),
+            Verdict::Continue,
+            "{path}"
+        );
+        let write = g.check("Write", &json!({"file_path": path}), root);
+        assert!(
+            reason(&write).contains("hook configuration (only a person may change it)"),
+            "{path}: {write}"
+        );
+        let edit = g.check("Edit", &json!({"file_path": path}), root);
+        assert!(edit.is_deny(), "{path}: {edit}");
+        for cmd in [
+            format!("echo 'enabled: false' > {path}"),
+            format!("cp /tmp/empty {path}"),
+            format!("rm -f {path}"),
+            format!("sed -i s/true/false/ {path}"),
+            format!("mv {path} {path}.off"),
+            format!("python3 -c 'import os; os.remove(\"{path}\")' {path}"),
+        ] {
+            assert!(bash(&g, &cmd).is_deny(), "{cmd}");
+        }
+    }
+    // The directories themselves: deleting or replacing them switches every hook in them off.
+    for cmd in [
+        "rm -rf .hooks",
+        "mv .hooks /tmp/x",
+        "rm -rf ~/.config/hookrail",
+        "rm -rf ~/.config/agent-hooks",
+    ] {
+        assert!(bash(&g, cmd).is_deny(), "{cmd}");
+    }
+    // Names that only look alike are not protected.
+    for path in [
+        "src/hooks.rs",
+        "hooks/useAuth.ts",
+        "my-hooks.yaml",
+        ".hooksrc",
+    ] {
+        let write = g.check("Write", &json!({"file_path": path}), root);
+        assert_eq!(write, Verdict::Continue, "{path}");
+    }
 }
