@@ -107,9 +107,9 @@ type Approver = Arc<ApproveFn>;
 ///
 /// | method | points |
 /// |---|---|
-/// | [`start`](Session::start) | `session_start` |
+/// | [`start`](Session::start) | `session_start`, whose hooks may change the session's model |
 /// | [`submit_prompt`](Session::submit_prompt) | `user_prompt_submit` |
-/// | [`call_model`](Session::call_model) | `pre_model_call`, `model_stream_chunk` per chunk, `post_model_call`; on error `error_occurred`, whose recovery is honoured (retry after backoff, fallback model, give up) |
+/// | [`call_model`](Session::call_model) | `pre_model_call`, `model_stream_chunk` per chunk, `post_model_call`; on error `error_occurred`, whose recovery is honoured (retry after backoff, fallback model, either with a modified prompt; give up) |
 /// | [`tool_call`](Session::tool_call) | `pre_tool_use`, the tool unless denied, `post_tool_use` with the duration; the call's id is the contexts' `tool_use_id` |
 /// | [`step_end`](Session::step_end) | `step_end` |
 /// | [`request_stop`](Session::request_stop) | `stop` |
@@ -291,32 +291,6 @@ impl Session {
     /// | `modifiedPrompt` | [`prompt`](UserPromptSubmit::prompt): send `prompt.get()` to the model (`prompt.original()` is what the user typed) |
     /// | `additionalContext` | [`additional_context`](UserPromptSubmit::additional_context), in hook order |
     /// | `capturedDirectives` | [`directives`](UserPromptSubmit::directives), in hook order: standing instructions to keep (in the system prompt, a decisions file) beyond this turn |
-    ///
-    /// ```
-    /// use hookrail_core::context::{Meta, UserPromptSubmit};
-    /// use hookrail_core::points::user_prompt_submit;
-    /// use hookrail_core::runtime::{Hook, Hooks, Session};
-    /// use hookrail_core::Verdict;
-    ///
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// let hooks = Hooks::builder()
-    ///     .ignore_env()
-    ///     .hook(Hook::<user_prompt_submit::Point>::new("directives", |ctx: &mut UserPromptSubmit| {
-    ///         let found: Vec<String> = ctx.prompt.get().split(", ")
-    ///             .filter(|part| part.starts_with("always ") || part.starts_with("never "))
-    ///             .map(str::to_owned)
-    ///             .collect();
-    ///         found.into_iter().for_each(|d| ctx.add_directive(d));
-    ///         Verdict::Continue
-    ///     }))
-    ///     .build()?;
-    /// let mut session = Session::start(hooks, Meta::new("s1"), "m").await?;
-    /// let submitted = session.submit_prompt("fix the tests, never push to main").await?;
-    /// assert_eq!(submitted.directives, ["never push to main"]);
-    /// # Ok(())
-    /// # }
-    /// ```
     ///
     /// # Errors
     ///
