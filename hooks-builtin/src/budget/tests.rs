@@ -1,6 +1,7 @@
 //! Unit tests of the policy.
 use super::*;
 use serde_json::json;
+use std::collections::BTreeMap;
 
 fn prices() -> BTreeMap<String, ModelPrice> {
     [
