@@ -7,8 +7,8 @@
 //! | point | what it does |
 //! |---|---|
 //! | `post_model_call` | adds the call's `usage` to its session and tenant, priced by `model` |
-//! | `pre_model_call` | over a hard limit: deny; over a soft limit: switch `model` to [`BudgetConfig::cheaper_model`] |
-//! | `subagent_start` | the same for the subagent's `model` |
+//! | `pre_model_call` | over a hard limit: deny; over a soft limit: switch `model` to [`BudgetConfig::cheaper_model`] (unless [`BudgetConfig::enforce`] leaves out `model_calls`) |
+//! | `subagent_start` | the same for the subagent's `model` (unless `enforce` leaves out `subagents`) |
 //! | `subagent_stop` | adds the subagent's `tokens` only with [`BudgetConfig::count_subagent_stop`] (see below) |
 //! | `session_end` | closes the session's [`SpendReport`], logs it and keeps it for [`Budget::report`] |
 //!
@@ -38,6 +38,11 @@
 //! limit`. A call's own cost is only known once it returns, so one call (or several running
 //! at once) can overshoot a limit; the next one is refused. A session without a tenant has no
 //! tenant limit.
+//!
+//! Where the limits apply is [`BudgetConfig::enforce`]: model calls and subagent spawns by
+//! default. Seed 000's budget provider pauses spawns only, and lets the agent that is already
+//! running finish its work: `enforce: [subagents]` (see the example below). Limits with
+//! nothing to enforce them are refused when the policy is built.
 //!
 //! # State
 //!
@@ -91,8 +96,43 @@
 //! assert_eq!(pre.model.get(), "small");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! Seed 000's `BudgetHooksProvider` as configuration: spawns get the cheaper model from 70 % of
+//! a $10 budget and are denied from 90 %, while the running agent's own model calls go on.
+//!
+//! ```
+//! use hookrail_builtin::budget::{Budget, BudgetConfig};
+//! use hookrail_core::context::{Meta, PostModelCall, PreModelCall, SubagentStart, TokenUsage};
+//! use hookrail_core::points::{post_model_call, pre_model_call, subagent_start};
+//! use hookrail_core::runtime::Hooks;
+//!
+//! let config: BudgetConfig = serde_json::from_value(serde_json::json!({
+//!     "prices": { "claude-sonnet-4": { "input_usd_per_mtok": 3.0, "output_usd_per_mtok": 15.0 } },
+//!     "session": { "soft_usd": 7.0, "hard_usd": 9.0 },
+//!     "cheaper_model": "claude-haiku-4.5",
+//!     "enforce": ["subagents"]
+//! }))?;
+//! let hooks = Hooks::builder().ignore_env().provider(Budget::new(config)?).build()?;
+//! let spend = |input| {
+//!     let mut post = PostModelCall::new(Meta::new("s1"), "claude-sonnet-4", "", TokenUsage::new(input, 0), 1);
+//!     hooks.dispatch::<post_model_call::Point>(&mut post);
+//! };
+//! let spawn = || {
+//!     let mut ctx = SubagentStart::new(Meta::new("s1"), "tester", "claude-sonnet-4", "run the tests");
+//!     let out = hooks.dispatch::<subagent_start::Point>(&mut ctx);
+//!     (out.is_denied(), ctx.model.get().clone())
+//! };
+//! spend(2_500_000); // $7.50: 75 %
+//! assert_eq!(spawn(), (false, "claude-haiku-4.5".to_owned()));
+//! spend(500_000); // $9.00: 90 %
+//! assert!(spawn().0);
+//! let mut own = PreModelCall::new(Meta::new("s1"), "claude-sonnet-4", vec![]);
+//! assert!(!hooks.dispatch::<pre_model_call::Point>(&mut own).is_denied());
+//! assert_eq!(own.model.get(), "claude-sonnet-4");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
-use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -106,8 +146,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::ConfigError;
 
+mod config;
 mod ledger;
 mod persist;
+
+pub use config::{BudgetConfig, BudgetLimits, Enforce, ModelPrice};
 
 use ledger::{Ledger, Limits, OpenSession, Price, compile_price, tenant_spend, usd_text};
 pub use ledger::{ModelSpend, SpendReport, TenantSpend};
@@ -125,97 +168,6 @@ const MAX_USD: f64 = 1_000_000_000_000.0;
 const MAX_WARNED: usize = 1024;
 
 const PICO_PER_MICRO: u128 = 1_000_000;
-
-/// The price of a model, in US dollars per million tokens.
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct ModelPrice {
-    /// USD per million input (prompt) tokens; from 0 to 1 000 000.
-    pub input_usd_per_mtok: f64,
-    /// USD per million output (completion) tokens; from 0 to 1 000 000.
-    pub output_usd_per_mtok: f64,
-}
-
-impl ModelPrice {
-    /// `input` and `output` USD per million tokens.
-    pub const fn new(input: f64, output: f64) -> Self {
-        ModelPrice {
-            input_usd_per_mtok: input,
-            output_usd_per_mtok: output,
-        }
-    }
-}
-
-/// Soft and hard limits in dollars and tokens; each is off when `None`. Soft limits switch
-/// to the cheaper model, hard limits deny. A limit must be above zero and a soft limit may not
-/// be above the hard limit of the same unit.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct BudgetLimits {
-    /// Soft limit in USD. Default `None`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub soft_usd: Option<f64>,
-    /// Hard limit in USD. Default `None`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub hard_usd: Option<f64>,
-    /// Soft limit in tokens (input plus output). Default `None`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub soft_tokens: Option<u64>,
-    /// Hard limit in tokens (input plus output). Default `None`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub hard_tokens: Option<u64>,
-}
-
-/// Settings of [`Budget`].
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct BudgetConfig {
-    /// Prices by model name: exact name, else the longest entry that is a prefix of the
-    /// model's name. Default empty.
-    pub prices: BTreeMap<String, ModelPrice>,
-    /// The price of models not in `prices`. `None`: their tokens count toward token limits but
-    /// cost nothing, and a warning is logged once per model. Default `None`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub default_price: Option<ModelPrice>,
-    /// Limits of each session. Default: none.
-    pub session: BudgetLimits,
-    /// Limits of each tenant, over all its sessions until [`Budget::reset_tenant`]. Default:
-    /// none.
-    pub tenant: BudgetLimits,
-    /// Limits of particular tenants, replacing `tenant` for them. Default empty.
-    pub tenants: BTreeMap<String, BudgetLimits>,
-    /// The model that model calls and subagents switch to at a soft limit. Calls of a model
-    /// known to cost no more per token are left alone. `None`: a soft limit is only logged.
-    /// Default `None`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cheaper_model: Option<String>,
-    /// Also count the tokens of `subagent_stop`, for runtimes whose subagents' model calls do
-    /// not pass through these hooks (with [`Session`](hookrail_core::runtime::Session) they do,
-    /// and this would count them twice). Default `false`.
-    pub count_subagent_stop: bool,
-    /// Reports of ended sessions kept for [`Budget::report`]; the oldest go first. Default
-    /// 1024.
-    pub max_reports: usize,
-    /// Open sessions tracked at once, at least 1; beyond that the least recently active is
-    /// closed early. Default 10 000.
-    pub max_sessions: usize,
-}
-
-impl Default for BudgetConfig {
-    fn default() -> Self {
-        BudgetConfig {
-            prices: BTreeMap::new(),
-            default_price: None,
-            session: BudgetLimits::default(),
-            tenant: BudgetLimits::default(),
-            tenants: BTreeMap::new(),
-            cheaper_model: None,
-            count_subagent_stop: false,
-            max_reports: 1024,
-            max_sessions: 10_000,
-        }
-    }
-}
 
 /// Whose limit: a session's or a tenant's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize, Serialize)]
@@ -284,6 +236,7 @@ struct Inner {
     tenant: Limits,
     tenants: HashMap<String, Limits>,
     cheaper_model: Option<String>,
+    enforce: BTreeSet<Enforce>,
     count_subagent_stop: bool,
     max_reports: usize,
     max_sessions: usize,
@@ -299,6 +252,7 @@ impl fmt::Debug for Budget {
             .field("session", &self.inner.session)
             .field("tenant", &self.inner.tenant)
             .field("cheaper_model", &self.inner.cheaper_model)
+            .field("enforce", &self.inner.enforce)
             .finish_non_exhaustive()
     }
 }
@@ -378,6 +332,15 @@ impl Budget {
                 "must be at least 1",
             ));
         }
+        let limited = session.any() || tenant.any() || tenants.values().any(Limits::any);
+        if limited && config.enforce.is_empty() {
+            return Err(ConfigError::new(
+                POLICY,
+                "enforce",
+                "is empty, so the limits set would never apply; list `model_calls` and/or \
+                 `subagents`, or leave the limits out for accounting only",
+            ));
+        }
         let soft =
             session.any_soft() || tenant.any_soft() || tenants.values().any(Limits::any_soft);
         if soft && config.cheaper_model.is_none() {
@@ -394,6 +357,7 @@ impl Budget {
                 tenant,
                 tenants,
                 cheaper_model: config.cheaper_model,
+                enforce: config.enforce,
                 count_subagent_stop: config.count_subagent_stop,
                 max_reports: config.max_reports,
                 max_sessions: config.max_sessions,
@@ -724,20 +688,31 @@ impl HooksProvider for Budget {
         "builtin.budget"
     }
 
-    /// The points of the methods below: the provider is not entered anywhere else.
+    /// The points of the methods below, the guards only where `enforce` says: the provider
+    /// is not entered anywhere else.
     fn points(&self) -> PointSet {
-        PointSet::PRE_MODEL_CALL
-            | PointSet::SUBAGENT_START
-            | PointSet::POST_MODEL_CALL
-            | PointSet::SUBAGENT_STOP
-            | PointSet::SESSION_END
+        let mut points =
+            PointSet::POST_MODEL_CALL | PointSet::SUBAGENT_STOP | PointSet::SESSION_END;
+        if self.inner.enforce.contains(&Enforce::ModelCalls) {
+            points |= PointSet::PRE_MODEL_CALL;
+        }
+        if self.inner.enforce.contains(&Enforce::Subagents) {
+            points |= PointSet::SUBAGENT_START;
+        }
+        points
     }
 
     fn pre_model_call(&self, ctx: &mut PreModelCall) -> HookResult<Verdict> {
+        if !self.inner.enforce.contains(&Enforce::ModelCalls) {
+            return Ok(Verdict::Continue);
+        }
         Ok(self.guard(&ctx.meta, &mut ctx.model, "model calls"))
     }
 
     fn subagent_start(&self, ctx: &mut SubagentStart) -> HookResult<Verdict> {
+        if !self.inner.enforce.contains(&Enforce::Subagents) {
+            return Ok(Verdict::Continue);
+        }
         Ok(self.guard(&ctx.meta, &mut ctx.model, "subagents"))
     }
 

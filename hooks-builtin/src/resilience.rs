@@ -91,14 +91,14 @@
 //! err.status_code = Some(429);
 //! err.model = Some("claude-opus".into());
 //! let out = hooks.dispatch::<error_occurred::Point>(&mut err);
-//! assert_eq!(out.value, Some(Recovery::Retry { backoff: Duration::from_millis(500) }));
+//! assert_eq!(out.value, Some(Recovery::retry(Duration::from_millis(500))));
 //!
 //! let mut err = ErrorOccurred::new(Meta::new("s1"), ErrorKind::Model, "model overloaded");
 //! err.model = Some("claude-opus".into());
 //! let out = hooks.dispatch::<error_occurred::Point>(&mut err);
 //! assert_eq!(
 //!     out.value,
-//!     Some(Recovery::Fallback { model: "claude-sonnet".into(), backoff: Duration::ZERO })
+//!     Some(Recovery::fallback("claude-sonnet", Duration::ZERO))
 //! );
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
@@ -775,7 +775,7 @@ impl Resilience {
                     Duration::ZERO
                 };
                 op.tried.push(model.clone());
-                return Some(Recovery::Fallback { model, backoff });
+                return Some(Recovery::fallback(model, backoff));
             }
             if !class.retryable {
                 if self.chain(op).is_empty() {
@@ -789,9 +789,7 @@ impl Resilience {
                 });
             }
         }
-        Some(Recovery::Retry {
-            backoff: self.backoff(ctx.attempt, op),
-        })
+        Some(Recovery::retry(self.backoff(ctx.attempt, op)))
     }
 
     /// A success of `key`: the count goes back to zero; `closes` also closes an open circuit.
@@ -957,9 +955,7 @@ mod tests {
     }
 
     fn retry(ms: u64) -> Option<Recovery> {
-        Some(Recovery::Retry {
-            backoff: Duration::from_millis(ms),
-        })
+        Some(Recovery::retry(Duration::from_millis(ms)))
     }
 
     #[test]
@@ -1124,7 +1120,7 @@ mod tests {
             (1..40)
                 .map(
                     |a| match p.recover(&error(ErrorKind::Network, None, a, "m")) {
-                        Some(Recovery::Retry { backoff }) => backoff.as_millis() as u64,
+                        Some(Recovery::Retry { backoff, .. }) => backoff.as_millis() as u64,
                         other => panic!("{other:?}"),
                     },
                 )
@@ -1153,7 +1149,7 @@ mod tests {
         .with_seed(3);
         let mut previous = 100;
         for a in 1..150 {
-            let Some(Recovery::Retry { backoff }) =
+            let Some(Recovery::Retry { backoff, .. }) =
                 p.recover(&error(ErrorKind::Network, None, a, "m"))
             else {
                 panic!("not a retry")
@@ -1180,12 +1176,7 @@ mod tests {
             breaker_failures: 10,
             ..ResilienceConfig::default()
         });
-        let fallback = |m: &str, ms| {
-            Some(Recovery::Fallback {
-                model: m.into(),
-                backoff: Duration::from_millis(ms),
-            })
-        };
+        let fallback = |m: &str, ms| Some(Recovery::fallback(m, Duration::from_millis(ms)));
         assert_eq!(
             p.recover(&error(ErrorKind::Model, None, 1, "opus")),
             fallback("sonnet", 0)

@@ -395,3 +395,96 @@ async fn the_spend_report_is_logged_at_session_end_and_unknown_models_are_warned
     assert_eq!(json["models"]["mystery-model"]["priced"], false);
     assert_eq!(json["ended"], true);
 }
+
+/// Seed 000's `BudgetHooksProvider` (need 2, "agents ran up a $200 bill overnight"), built from
+/// the builtins' configuration alone: from 70 % of the budget spawns get the cheaper model,
+/// from 90 % they are denied ("Budget 90% consumed. Pausing spawns."), the running agent's own
+/// calls go on, and the spend report is there at session end (the seed's `writeBudgetReport`).
+#[tokio::test]
+async fn seed_000_budget_provider_from_the_builtins_config_alone() {
+    let config: hookrail_builtin::BuiltinConfig = serde_json::from_value(json!({
+        "budget": {
+            "prices": {
+                "claude-sonnet-4": {"input_usd_per_mtok": 3.0, "output_usd_per_mtok": 15.0},
+                "claude-haiku-4.5": {"input_usd_per_mtok": 1.0, "output_usd_per_mtok": 5.0}
+            },
+            // A $10 budget: the seed's `budget * 0.7` and `budget * 0.9`.
+            "session": {"soft_usd": 7.0, "hard_usd": 9.0},
+            "cheaper_model": "claude-haiku-4.5",
+            "enforce": ["subagents"]
+        }
+    }))
+    .unwrap();
+    let builtins = hookrail_builtin::Builtins::new(config).unwrap();
+    let hooks = builtins.install(Hooks::builder().ignore_env()).unwrap();
+    let budget = builtins.budget().expect("configured").clone();
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let mut lead = Session::start(hooks, Meta::new("nightly"), "claude-sonnet-4")
+        .await
+        .unwrap();
+    let spend = |input: u64| model(TokenUsage::new(input, 0), asked.clone());
+
+    // $6.00, 60 %: a spawn keeps the model it asked for.
+    lead.call_model(user(), spend(2_000_000)).await.unwrap();
+    let sub = lead
+        .start_subagent("tester", "run the tests")
+        .await
+        .unwrap();
+    assert_eq!(sub.start.model.get(), "claude-sonnet-4");
+    lead.finish_subagent(sub, SubagentStatus::Completed, None)
+        .await;
+
+    // $7.50, 75 %: the next spawn runs on the cheaper model; the lead's own calls do not.
+    lead.call_model(user(), spend(500_000)).await.unwrap();
+    let mut sub = lead
+        .start_subagent("docs", "update the docs")
+        .await
+        .unwrap();
+    assert_eq!(sub.start.model.get(), "claude-haiku-4.5");
+    assert_eq!(sub.session.model(), "claude-haiku-4.5");
+    sub.session
+        .call_model(user(), spend(100_000)) // $0.10 on haiku, counted once
+        .await
+        .unwrap();
+    lead.finish_subagent(sub, SubagentStatus::Completed, None)
+        .await;
+
+    // $9.10, 91 %: spawns are paused, with the reason; the lead can still finish its work.
+    lead.call_model(user(), spend(500_000)).await.unwrap();
+    let err = lead
+        .start_subagent("refactor", "split the module")
+        .await
+        .unwrap_err();
+    match err {
+        SessionError::Denied { point, reason, .. } => {
+            assert_eq!(point, "subagent_start");
+            assert_eq!(
+                reason,
+                "budget: session nightly spent $9.10 of its $9.00 hard limit"
+            );
+        }
+        other => panic!("not a deny: {other}"),
+    }
+    lead.call_model(user(), spend(1_000)).await.unwrap();
+    assert_eq!(
+        *asked.lock().unwrap(),
+        [
+            "claude-sonnet-4",
+            "claude-sonnet-4",
+            "claude-haiku-4.5",
+            "claude-sonnet-4",
+            "claude-sonnet-4"
+        ]
+    );
+
+    lead.end(SessionEndReason::Completed, true).await;
+    let report = budget.report("nightly").expect("kept at session end");
+    assert!(report.ended);
+    assert_eq!(report.cost_micros, 9_103_000);
+    assert_eq!((report.downgraded_calls, report.denied_calls), (1, 1));
+    assert!(report.limits_hit.contains(&LimitHit {
+        scope: LimitScope::Session,
+        level: LimitLevel::Hard,
+        unit: LimitUnit::Usd,
+    }));
+}

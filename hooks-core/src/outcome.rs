@@ -73,6 +73,36 @@ impl fmt::Display for Verdict {
 }
 
 /// A recover hook's answer to an error (the `error_occurred` point).
+///
+/// Seed 000's `ErrorRecoveryOutput` (`retry`, `fallbackModel`, `modifiedPrompt`, `backoffMs`)
+/// maps to `Retry` (`retry: true`), `Fallback` (a `fallbackModel`) and `GiveUp`
+/// (`retry: false`); `backoff` is `backoffMs` and `prompt` is `modifiedPrompt`, on either
+/// kind of retry.
+///
+/// A `prompt` replaces the user's prompt for the retry: [`Session::call_model`] sends the
+/// conversation again with the text of its last user message replaced by it (the message's
+/// other blocks, such as tool results and images, are kept), and keeps that conversation for
+/// the attempts after. A hook that shortens an over-long prompt (a `context_overflow` error)
+/// reads the failed prompt in [`ErrorOccurred::prompt`](crate::context::ErrorOccurred::prompt).
+///
+/// ```
+/// use std::time::Duration;
+/// use hookrail_core::Recovery;
+///
+/// let r = Recovery::retry(Duration::from_millis(500)).with_prompt("Summarise in 3 lines.");
+/// assert_eq!(r.prompt(), Some("Summarise in 3 lines."));
+/// let json = serde_json::to_value(&r).unwrap();
+/// assert_eq!(json["backoff_ms"], 500);
+/// assert_eq!(json["prompt"], "Summarise in 3 lines.");
+/// // Without a prompt the field is left out, and a recovery without one reads back as before.
+/// let plain = serde_json::json!({"action": "fallback", "model": "small", "backoff_ms": 0});
+/// assert_eq!(
+///     serde_json::from_value::<Recovery>(plain).unwrap(),
+///     Recovery::fallback("small", Duration::ZERO)
+/// );
+/// ```
+///
+/// [`Session::call_model`]: crate::runtime::Session::call_model
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "action", rename_all = "snake_case")]
 pub enum Recovery {
@@ -81,6 +111,9 @@ pub enum Recovery {
         /// How long to wait first.
         #[serde(with = "duration_ms", rename = "backoff_ms")]
         backoff: Duration,
+        /// The prompt to send instead (seed 000 `modifiedPrompt`); `None` retries as is.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        prompt: Option<String>,
     },
     /// Retry with another model after `backoff`.
     Fallback {
@@ -89,12 +122,59 @@ pub enum Recovery {
         /// How long to wait first.
         #[serde(with = "duration_ms", rename = "backoff_ms")]
         backoff: Duration,
+        /// The prompt to send instead (seed 000 `modifiedPrompt`); `None` keeps it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        prompt: Option<String>,
     },
     /// Stop trying; the error is final.
     GiveUp {
         /// Why, for logs and the user.
         reason: String,
     },
+}
+
+impl Recovery {
+    /// [`Recovery::Retry`] after `backoff`, with the same prompt.
+    pub fn retry(backoff: Duration) -> Self {
+        Recovery::Retry {
+            backoff,
+            prompt: None,
+        }
+    }
+
+    /// [`Recovery::Fallback`] to `model` after `backoff`, with the same prompt.
+    pub fn fallback(model: impl Into<String>, backoff: Duration) -> Self {
+        Recovery::Fallback {
+            model: model.into(),
+            backoff,
+            prompt: None,
+        }
+    }
+
+    /// [`Recovery::GiveUp`] for `reason`.
+    pub fn give_up(reason: impl Into<String>) -> Self {
+        Recovery::GiveUp {
+            reason: reason.into(),
+        }
+    }
+
+    /// The same retry or fallback with `prompt` instead of the user's prompt. A
+    /// [`GiveUp`](Recovery::GiveUp) is returned unchanged: it sends nothing.
+    #[must_use]
+    pub fn with_prompt(mut self, new_prompt: impl Into<String>) -> Self {
+        if let Recovery::Retry { prompt, .. } | Recovery::Fallback { prompt, .. } = &mut self {
+            *prompt = Some(new_prompt.into());
+        }
+        self
+    }
+
+    /// The prompt a retry or fallback sends instead of the user's, if it has one.
+    pub fn prompt(&self) -> Option<&str> {
+        match self {
+            Recovery::Retry { prompt, .. } | Recovery::Fallback { prompt, .. } => prompt.as_deref(),
+            Recovery::GiveUp { .. } => None,
+        }
+    }
 }
 
 mod duration_ms {
@@ -522,16 +602,33 @@ mod tests {
 
     #[test]
     fn recovery_round_trips_with_millisecond_backoff() {
-        let r = Recovery::Fallback {
-            model: "small".into(),
-            backoff: Duration::from_millis(250),
-        };
+        let r = Recovery::fallback("small", Duration::from_millis(250));
         let json = serde_json::to_value(&r).unwrap();
         assert_eq!(
             json,
             serde_json::json!({"action": "fallback", "model": "small", "backoff_ms": 250})
         );
         assert_eq!(serde_json::from_value::<Recovery>(json).unwrap(), r);
+    }
+
+    /// Seed 000's `modifiedPrompt`: on either kind of retry, round-tripped; a give-up sends
+    /// nothing, so it takes no prompt.
+    #[test]
+    fn a_retry_or_fallback_carries_a_modified_prompt_and_a_give_up_does_not() {
+        let r = Recovery::fallback("small", Duration::ZERO).with_prompt("shorter");
+        let json = serde_json::to_value(&r).unwrap();
+        assert_eq!(json["prompt"], "shorter");
+        assert_eq!(serde_json::from_value::<Recovery>(json).unwrap(), r);
+        assert_eq!(r.prompt(), Some("shorter"));
+        assert_eq!(Recovery::retry(Duration::ZERO).prompt(), None);
+        let give_up = Recovery::give_up("no").with_prompt("ignored");
+        assert_eq!(
+            give_up,
+            Recovery::GiveUp {
+                reason: "no".into()
+            }
+        );
+        assert_eq!(give_up.prompt(), None);
     }
 
     #[test]

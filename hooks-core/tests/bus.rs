@@ -78,9 +78,7 @@ fn failures_and_recoveries_are_part_of_the_outcome() {
             |_| -> Option<Recovery> { panic!("boom") },
         ))
         .hook(Hook::<error_occurred::Point>::new("fallback", |_| {
-            Some(Recovery::Retry {
-                backoff: Duration::from_millis(10),
-            })
+            Some(Recovery::retry(Duration::from_millis(10)))
         }))
         .build()
         .unwrap();
@@ -95,9 +93,7 @@ fn failures_and_recoveries_are_part_of_the_outcome() {
     assert_eq!(outcome.verdict, None, "not a guard point");
     assert_eq!(
         outcome.recovery,
-        Some(Recovery::Retry {
-            backoff: Duration::from_millis(10)
-        })
+        Some(Recovery::retry(Duration::from_millis(10)))
     );
     assert_eq!(outcome.failures.len(), 1);
     assert_eq!(outcome.failures[0].hook, "broken");

@@ -341,9 +341,7 @@ fn fr_none(ctx: &Trail) -> Option<Recovery> {
 }
 #[hook(crate::points::first_recovery, order = 2)]
 fn fr_retry(_: &Trail) -> Option<Recovery> {
-    Some(Recovery::Retry {
-        backoff: Duration::from_millis(100),
-    })
+    Some(Recovery::retry(Duration::from_millis(100)))
 }
 #[hook(crate::points::first_recovery, order = 3)]
 fn fr_give_up(_: &Trail) -> Option<Recovery> {
@@ -354,12 +352,7 @@ fn fr_give_up(_: &Trail) -> Option<Recovery> {
 fn first_recovery_wins_and_later_recoverers_do_not_run() {
     let ctx = Trail::new("rate limited");
     let out = points::first_recovery::dispatch(&ctx);
-    assert_eq!(
-        out.value,
-        Some(Recovery::Retry {
-            backoff: Duration::from_millis(100)
-        })
-    );
+    assert_eq!(out.value, Some(Recovery::retry(Duration::from_millis(100))));
     assert_eq!(out.decided_by.as_deref(), Some("semantics::fr_retry"));
     assert!(out.failures.is_empty(), "{:?}", out.failures);
 }

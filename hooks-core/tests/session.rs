@@ -323,11 +323,7 @@ async fn error_occurred_recovery_retries_after_its_backoff() {
     let hooks = builder()
         .hook(Hook::<error_occurred::Point>::new(
             "retry_rate_limits",
-            |ctx| {
-                (ctx.status_code == Some(429)).then_some(Recovery::Retry {
-                    backoff: Duration::from_secs(3),
-                })
-            },
+            |ctx| (ctx.status_code == Some(429)).then_some(Recovery::retry(Duration::from_secs(3))),
         ))
         .build()
         .unwrap();
@@ -362,10 +358,7 @@ async fn error_occurred_fallback_switches_the_model_and_give_up_is_final() {
     let hooks = builder()
         .hook(Hook::<error_occurred::Point>::new("fallback", |ctx| {
             Some(if ctx.attempt == 1 {
-                Recovery::Fallback {
-                    model: "small-model".into(),
-                    backoff: Duration::ZERO,
-                }
+                Recovery::fallback("small-model", Duration::ZERO)
             } else {
                 Recovery::GiveUp {
                     reason: "still failing".into(),

@@ -6,8 +6,8 @@
 use std::time::{Duration, Instant};
 
 use hookrail_core::context::{
-    PostModelCall, PostToolUse, PreModelCall, PreToolUse, SessionEnd, SessionEndReason,
-    SessionStart, TokenUsage, UserPromptSubmit,
+    PostModelCall, PostToolUse, PreModelCall, PreToolUse, SUPPRESSED_OUTPUT, SessionEnd,
+    SessionEndReason, SessionStart, TokenUsage, UserPromptSubmit,
 };
 use hookrail_core::points;
 use hookrail_core::runtime::{SessionStats, guard_passes};
@@ -344,6 +344,9 @@ impl RigHooks {
             .cloned()
             .collect();
         let output = match shape {
+            // Seed 000 `suppressOutput`: the call is answered (every call needs a result), not
+            // with what the tool returned.
+            _ if post.output_suppressed => ToolOutput::text(SUPPRESSED_OUTPUT),
             Some(shape) if post.tool_response != response => {
                 convert::value_output(post.tool_response, shape)
             }

@@ -4,11 +4,11 @@
 //!
 //! | rig event | points | what the outcome does to the run |
 //! |---|---|---|
-//! | run start | `session_start`, `user_prompt_submit` | a deny (or unapproved ask) of the prompt stops the run before any model call; a rewritten prompt replaces it; added context goes with every model call of the run |
+//! | run start | `session_start`, `user_prompt_submit` | a model set by `session_start` is selected by label for every model call of the run; a deny (or unapproved ask) of the prompt stops the run before any model call; a rewritten prompt replaces it; added context goes with every model call of the run |
 //! | completion call | `pre_model_call` | a deny stops the run; added context goes with this call; a switched model is selected by label for this call |
 //! | completion outcome | `post_model_call` | a rewritten `response` (a scrubbed secret) replaces the reply's text before the run commits it |
 //! | tool dispatch | `pre_tool_use` (with `tool_use_id` = rig's call id) | a deny skips the tool, and the model gets the reason as the call's result; a rewritten `tool_input` is what the tool runs with |
-//! | tool outcome | `post_tool_use` | a rewritten `tool_response` or `error` is what the model sees; added context is appended to the result |
+//! | tool outcome | `post_tool_use` | a rewritten `tool_response` or `error` is what the model sees; a suppressed output ([`PostToolUse::output_suppressed`](hookrail_core::context::PostToolUse::output_suppressed)) is replaced by [`SUPPRESSED_OUTPUT`](hookrail_core::context::SUPPRESSED_OUTPUT); added context is appended to the result |
 //! | run settled | `session_end` | counters: tokens, model and tool calls, duration |
 //!
 //! A rig run is one hookrail session: its id is rig's run id, the other [`Meta`] fields come
@@ -25,6 +25,8 @@
 //! | `deny` of a model call | no skip for a completion | the run stops with the reason |
 //! | a hook failing closed at a transform (`post_tool_use`, `post_model_call`, `session_start`) | | the run stops: unscrubbed output never reaches the model |
 //! | `model_stream_chunk` | streamed deltas are provisional | not fired; `post_model_call` rewrites the reply a run commits, on both media, but a streaming consumer has already seen the raw deltas |
+//! | `directives` captured at `user_prompt_submit` | a run returns its answer only | not returned: a hook that captures directives keeps them itself (seed 000's own example writes them to the team's decisions); [`Session::submit_prompt`](hookrail_core::runtime::Session::submit_prompt) returns them |
+//! | `error_occurred` and its recoveries (retry, fallback, modified prompt) | | not fired by this adapter yet: a failed completion ends the run (`session_end` with `success: false`); [`Session::call_model`](hookrail_core::runtime::Session::call_model) honours them |
 //! | a tool call whose arguments are not a JSON object | rig answers it itself (`on_invalid_tool_call`) before any dispatch | nothing runs, so no point fires |
 //!
 //! # Example

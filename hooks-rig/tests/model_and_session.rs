@@ -139,6 +139,18 @@ async fn a_model_switch_to_a_model_the_agent_lacks_fails_the_run_rather_than_cal
 }
 
 #[tokio::test]
+async fn a_model_chosen_at_session_start_is_selected_for_the_run() {
+    let builder = Hooks::builder().hook(Hook::<session_start::Point>::new(
+        "nightly_model",
+        |ctx: &mut SessionStart| ctx.model = "nightly-model".into(),
+    ));
+    let (server, result) = run(vec![Reply::text("never")], builder, "hi").await;
+    let error = result.expect_err("the agent has no such model, so the run fails");
+    assert!(error.contains("nightly-model"), "{error}");
+    assert!(server.requests().is_empty(), "the old model was not called");
+}
+
+#[tokio::test]
 async fn post_model_call_sees_the_reply_and_its_rewrite_is_the_answer() {
     let replies: Seen<PostModelCall> = Seen::default();
     let seen = replies.clone();

@@ -324,3 +324,39 @@ async fn a_failed_tool_reports_its_error_and_the_rewritten_error_is_what_the_mod
     let told = tool_result(&server.requests()[1], "call_1").expect("a result for call_1");
     assert!(told.contains("ask the user for its path"), "{told}");
 }
+
+#[tokio::test]
+async fn a_suppressed_output_is_withheld_from_the_model_and_the_call_still_answered() {
+    let file =
+        std::env::temp_dir().join(format!("hookrail-rig-suppress-{}.env", std::process::id()));
+    std::fs::write(&file, "API_KEY=do-not-show\n").expect("write the file");
+    let hooks = Hooks::builder()
+        .hook(Hook::<post_tool_use::Point>::new(
+            "withhold_env",
+            |ctx: &mut PostToolUse| {
+                if ctx.tool_input["path"]
+                    .as_str()
+                    .is_some_and(|p| p.ends_with(".env"))
+                {
+                    ctx.suppress_output();
+                    ctx.add_context("the file exists; its content is withheld");
+                }
+            },
+        ))
+        .build()
+        .expect("hooks build");
+    let (server, _, result) = run(
+        one_call("read_file", json!({"path": file.to_string_lossy()})),
+        RigHooks::new(hooks, support::MODEL),
+    )
+    .await;
+    std::fs::remove_file(&file).expect("remove the file");
+    assert_eq!(result.as_deref(), Ok("done"));
+    let told = tool_result(&server.requests()[1], "call_1").expect("a result for call_1");
+    assert!(
+        told.contains(hookrail_core::context::SUPPRESSED_OUTPUT),
+        "{told}"
+    );
+    assert!(told.contains("its content is withheld"), "{told}");
+    assert!(!server.requests()[1].to_string().contains("do-not-show"));
+}

@@ -79,10 +79,7 @@ fn scenario_hooks() -> Hooks {
             .order(10),
         )
         .hook(Hook::<error_occurred::Point>::new("fallback", |_ctx| {
-            Some(Recovery::Fallback {
-                model: "small-model".into(),
-                backoff: Duration::ZERO,
-            })
+            Some(Recovery::fallback("small-model", Duration::ZERO))
         }))
         .build()
         .unwrap()

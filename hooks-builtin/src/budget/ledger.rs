@@ -161,6 +161,10 @@ impl Limits {
     pub(super) fn any_soft(&self) -> bool {
         self.soft_micros.is_some() || self.soft_tokens.is_some()
     }
+
+    pub(super) fn any(&self) -> bool {
+        self.any_soft() || self.hard_micros.is_some() || self.hard_tokens.is_some()
+    }
 }
 
 pub(super) fn compile_price(price: &ModelPrice, field: &str) -> Result<Price, ConfigError> {

@@ -1,6 +1,7 @@
 //! Unit tests of the policy.
 use super::*;
 use serde_json::json;
+use std::collections::BTreeMap;
 
 fn prices() -> BTreeMap<String, ModelPrice> {
     [
@@ -392,4 +393,58 @@ fn too_many_open_sessions_close_the_least_recently_active() {
     assert!(!b.ended, "closed early, not ended");
     assert_eq!(b.tokens.input, 1);
     assert_eq!(budget.report("a").unwrap().tokens.input, 2);
+}
+
+#[test]
+fn limits_with_nothing_to_enforce_them_are_refused_and_accounting_alone_is_not() {
+    let limited = BudgetConfig {
+        session: BudgetLimits {
+            soft_tokens: Some(10),
+            ..BudgetLimits::default()
+        },
+        enforce: BTreeSet::new(),
+        ..BudgetConfig::default()
+    };
+    let err = refused(limited);
+    assert_eq!(err.field, "enforce");
+    assert!(err.message.contains("would never apply"), "{err}");
+    let accounting = Budget::new(BudgetConfig {
+        enforce: BTreeSet::new(),
+        ..BudgetConfig::default()
+    })
+    .unwrap();
+    assert_eq!(
+        accounting.points(),
+        PointSet::POST_MODEL_CALL | PointSet::SUBAGENT_STOP | PointSet::SESSION_END,
+        "no guard point is entered"
+    );
+    let config: BudgetConfig = serde_json::from_value(json!({"enforce": ["subagents"]})).unwrap();
+    assert_eq!(config.enforce, [Enforce::Subagents].into());
+    assert!(serde_json::from_value::<BudgetConfig>(json!({"enforce": ["tools"]})).is_err());
+}
+
+#[test]
+fn a_guard_point_left_out_of_enforce_is_neither_entered_nor_limited() {
+    let budget = Budget::new(BudgetConfig {
+        prices: prices(),
+        session: BudgetLimits {
+            hard_usd: Some(1.0),
+            ..BudgetLimits::default()
+        },
+        enforce: [Enforce::Subagents].into(),
+        ..BudgetConfig::default()
+    })
+    .unwrap();
+    assert!(!budget.points().contains(PointSet::PRE_MODEL_CALL));
+    assert!(budget.points().contains(PointSet::SUBAGENT_START));
+    budget
+        .post_model_call(&mut post("s1", "big", 1_000_000, 0))
+        .unwrap();
+    // Called directly anyway, it does not limit what it does not enforce.
+    assert_eq!(
+        budget.pre_model_call(&mut pre("s1", "big")).unwrap(),
+        Verdict::Continue
+    );
+    let mut spawn = SubagentStart::new(Meta::new("s1"), "sub", "big", "task");
+    assert!(budget.subagent_start(&mut spawn).unwrap().is_deny());
 }

@@ -254,6 +254,11 @@ pub struct ErrorOccurred {
     /// The HTTP status code, when the error came from an HTTP response.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status_code: Option<u16>,
+    /// The user's prompt the failed model call sent (the text of its last user message), set
+    /// by [`Session::call_model`](crate::runtime::Session::call_model): what a recovery's
+    /// [`prompt`](crate::Recovery::prompt) (seed 000 `modifiedPrompt`) would replace.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<String>,
 }
 
 // Senders that do not count retries report first failures only.
@@ -272,6 +277,7 @@ impl ErrorOccurred {
             tool_name: None,
             attempt: first_attempt(),
             status_code: None,
+            prompt: None,
         }
     }
 }

@@ -40,7 +40,7 @@ pub use model::{ModelStreamChunk, PostModelCall, PreModelCall};
 pub use prompt::UserPromptSubmit;
 pub use session::{SessionEnd, SessionEndReason, SessionSource, SessionStart};
 pub use subagent::{SubagentStart, SubagentStatus, SubagentStop};
-pub use tool::{PostToolUse, PreToolUse};
+pub use tool::{PostToolUse, PreToolUse, SUPPRESSED_OUTPUT};
 
 /// Calls `$then!` with every standard point's context type.
 macro_rules! standard_contexts {

@@ -74,7 +74,9 @@ impl PreToolUse {
 
 /// Context of [`post_tool_use`](crate::points::post_tool_use): a tool call that ran (or failed).
 ///
-/// Transforms may rewrite `tool_response` (to redact secrets, say) and add context.
+/// Transforms may rewrite `tool_response` (to redact secrets, say), add context, and withhold
+/// the output from the model with [`suppress_output`](Self::suppress_output) (seed 000
+/// `suppressOutput`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct PostToolUse {
@@ -107,7 +109,21 @@ pub struct PostToolUse {
     /// Text for the model, added by hooks in order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub additional_context: Vec<String>,
+    /// True when a hook asked to keep the tool's output (its response, or its error message)
+    /// from the model (seed 000 `suppressOutput`; set it with
+    /// [`suppress_output`](Self::suppress_output)). The call is still answered, as the model
+    /// APIs require a result for every call: with [`SUPPRESSED_OUTPUT`] in place of the output,
+    /// followed by the hooks' added context, and still marked as an error when the tool failed
+    /// ([`ToolRun::tool_result`](crate::runtime::ToolRun::tool_result) builds that answer; the
+    /// rig adapter sends the same). The output itself stays in this context for the caller
+    /// (logs, a UI).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub output_suppressed: bool,
 }
+
+/// What the model gets in place of a tool's output that a `post_tool_use` hook suppressed
+/// ([`PostToolUse::output_suppressed`]).
+pub const SUPPRESSED_OUTPUT: &str = "[the tool's output was withheld by a hook]";
 
 impl PostToolUse {
     /// A finished call of `tool_name`.
@@ -129,6 +145,7 @@ impl PostToolUse {
             is_interrupt: false,
             duration_ms,
             additional_context: Vec::new(),
+            output_suppressed: false,
         }
     }
 
@@ -149,6 +166,7 @@ impl PostToolUse {
             is_interrupt: false,
             duration_ms,
             additional_context: Vec::new(),
+            output_suppressed: false,
         }
     }
 
@@ -160,6 +178,12 @@ impl PostToolUse {
     /// Add text for the model.
     pub fn add_context(&mut self, text: impl Into<String>) {
         self.additional_context.push(text.into());
+    }
+
+    /// Keep the tool's output from the model (seed 000 `suppressOutput`): see
+    /// [`output_suppressed`](Self::output_suppressed).
+    pub fn suppress_output(&mut self) {
+        self.output_suppressed = true;
     }
 }
 
@@ -187,5 +211,24 @@ mod tests {
         let post = PostToolUse::after(&pre, json!({"exit_code": 0}), 12);
         assert_eq!(post.tool_input["command"], "rm -rf ./b");
         assert_eq!(post.original_tool_input.unwrap()["command"], "rm -rf b");
+    }
+
+    #[test]
+    fn a_suppressed_output_is_serialized_only_when_set() {
+        let mut post = PostToolUse::new(Meta::new("s1"), "Read", json!({}), json!("secret"), 1);
+        assert!(
+            serde_json::to_value(&post)
+                .unwrap()
+                .get("output_suppressed")
+                .is_none()
+        );
+        post.suppress_output();
+        let v = serde_json::to_value(&post).unwrap();
+        assert_eq!(v["output_suppressed"], true);
+        assert!(
+            serde_json::from_value::<PostToolUse>(v)
+                .unwrap()
+                .output_suppressed
+        );
     }
 }

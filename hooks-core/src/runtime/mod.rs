@@ -108,6 +108,7 @@
 //! as a [`HookRun`] to the value's subscribers ([`Hooks::subscribe`],
 //! [`Hooks::subscribe_to`]).
 
+mod composite;
 mod gate;
 mod hook;
 mod provider;
@@ -116,6 +117,7 @@ mod run;
 mod session;
 mod settings;
 
+pub use composite::{CompositeHooksProvider, MemberFailure};
 pub use gate::MAX_REMEMBERED_SESSIONS;
 pub use hook::{Arg, Hook, HookCtx, HookSource, Ret};
 pub use provider::{HooksProvider, PointSet};

@@ -19,6 +19,7 @@ use crate::points;
 use super::Hooks;
 
 mod reply;
+mod retry;
 mod tool;
 
 pub use reply::{AgentError, ModelReply};
@@ -106,9 +107,9 @@ type Approver = Arc<ApproveFn>;
 ///
 /// | method | points |
 /// |---|---|
-/// | [`start`](Session::start) | `session_start` |
+/// | [`start`](Session::start) | `session_start`, whose hooks may change the session's model |
 /// | [`submit_prompt`](Session::submit_prompt) | `user_prompt_submit` |
-/// | [`call_model`](Session::call_model) | `pre_model_call`, `model_stream_chunk` per chunk, `post_model_call`; on error `error_occurred`, whose recovery is honoured (retry after backoff, fallback model, give up) |
+/// | [`call_model`](Session::call_model) | `pre_model_call`, `model_stream_chunk` per chunk, `post_model_call`; on error `error_occurred`, whose recovery is honoured (retry after backoff, fallback model, either with a modified prompt; give up) |
 /// | [`tool_call`](Session::tool_call) | `pre_tool_use`, the tool unless denied, `post_tool_use` with the duration; the call's id is the contexts' `tool_use_id` |
 /// | [`step_end`](Session::step_end) | `step_end` |
 /// | [`request_stop`](Session::request_stop) | `stop` |
@@ -151,6 +152,30 @@ impl Session {
     /// Start a session on `model` and fire `session_start`. The context that its hooks added
     /// is in [`start_context`](Session::start_context).
     ///
+    /// A `session_start` hook may change the model (seed 000 `modifiedConfig.model`) by
+    /// setting [`SessionStart::model`]: the session then uses that model for every later
+    /// model call ([`model`](Session::model), [`PreModelCall::model`]) and hands it to its
+    /// subagents. A hook that empties the field changes nothing (logged as a warning).
+    ///
+    /// ```
+    /// use hookrail_core::context::{Meta, SessionStart};
+    /// use hookrail_core::points::session_start;
+    /// use hookrail_core::runtime::{Hook, Hooks, Session};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let hooks = Hooks::builder()
+    ///     .ignore_env()
+    ///     .hook(Hook::<session_start::Point>::new("nightly_runs_small", |ctx: &mut SessionStart| {
+    ///         ctx.model = "claude-haiku-4.5".into();
+    ///     }))
+    ///     .build()?;
+    /// let session = Session::start(hooks, Meta::new("nightly-1"), "claude-sonnet-4").await?;
+    /// assert_eq!(session.model(), "claude-haiku-4.5");
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
     /// # Errors
     ///
     /// [`SessionError::FailedClosed`] if a `session_start` hook set to fail closed failed.
@@ -165,12 +190,16 @@ impl Session {
             .dispatch_async::<points::session_start::Point>(&mut ctx)
             .await;
         closed(out)?;
-        Ok(Session::fresh(
-            hooks,
-            meta,
-            ctx.model,
-            ctx.additional_context,
-        ))
+        let model = if ctx.model.trim().is_empty() {
+            tracing::warn!(%model, "a session_start hook emptied the model; keeping the one asked for");
+            model
+        } else {
+            if ctx.model != model {
+                tracing::info!(from = %model, to = %ctx.model, "a session_start hook changed the model");
+            }
+            ctx.model
+        };
+        Ok(Session::fresh(hooks, meta, model, ctx.additional_context))
     }
 
     /// A session with zeroed counters, starting now.
@@ -254,7 +283,14 @@ impl Session {
     }
 
     /// A new user prompt: starts a turn and fires `user_prompt_submit`. Returns the context
-    /// after its hooks (the prompt, possibly rewritten; added context; captured directives).
+    /// after its hooks: what seed 000's `onUserPromptSubmitted` returns, for the caller to
+    /// use.
+    ///
+    /// | seed 000 `UserPromptOutput` | returned field |
+    /// |---|---|
+    /// | `modifiedPrompt` | [`prompt`](UserPromptSubmit::prompt): send `prompt.get()` to the model (`prompt.original()` is what the user typed) |
+    /// | `additionalContext` | [`additional_context`](UserPromptSubmit::additional_context), in hook order |
+    /// | `capturedDirectives` | [`directives`](UserPromptSubmit::directives), in hook order: standing instructions to keep (in the system prompt, a decisions file) beyond this turn |
     ///
     /// # Errors
     ///
@@ -278,13 +314,21 @@ impl Session {
     /// `call` fails, `error_occurred` decides: retry after a backoff, fall back to another
     /// model (for the rest of the session), or give up; with no recovery the error is final.
     ///
+    /// The `error_occurred` context carries the failed call's prompt (the text of the last
+    /// user message, [`ErrorOccurred::prompt`]). A retry or fallback with a
+    /// [`prompt`](Recovery::prompt) (seed 000 `modifiedPrompt`) sends the conversation again
+    /// with that text in place of the last user message's text (its tool results and images
+    /// are kept); the attempts after it keep the new prompt. The conversation the caller holds
+    /// is not changed: the reply answers the prompt in [`PreModelCall::messages`] as
+    /// `call` received it.
+    ///
     /// # Errors
     ///
     /// [`SessionError::Denied`], [`SessionError::Model`], [`SessionError::GaveUp`],
     /// [`SessionError::FailedClosed`].
     pub async fn call_model<F, Fut>(
         &mut self,
-        messages: Vec<Message>,
+        mut messages: Vec<Message>,
         mut call: F,
     ) -> Result<PostModelCall, SessionError>
     where
@@ -305,14 +349,23 @@ impl Session {
                 Ok(reply) => return self.model_replied(model, reply, started).await,
                 Err(error) => error,
             };
-            let recovery = self.report(error.kind, &error, Some(&model), attempt).await;
+            let prompt = retry::last_prompt(&pre.messages);
+            let recovery = self
+                .report(error.kind, &error, Some(&model), attempt, prompt)
+                .await;
             match recovery {
-                Some(Recovery::Retry { backoff }) if attempt < self.max_attempts => {
+                Some(Recovery::Retry { backoff, prompt }) if attempt < self.max_attempts => {
+                    retry_with(&mut messages, prompt);
                     backoff_for(backoff).await;
                 }
-                Some(Recovery::Fallback { model, backoff }) if attempt < self.max_attempts => {
+                Some(Recovery::Fallback {
+                    model,
+                    backoff,
+                    prompt,
+                }) if attempt < self.max_attempts => {
                     tracing::info!(from = %self.model, to = %model, "falling back to another model");
                     self.model = model;
+                    retry_with(&mut messages, prompt);
                     backoff_for(backoff).await;
                 }
                 Some(Recovery::GiveUp { reason }) => {
@@ -572,7 +625,8 @@ impl Session {
     /// chose (the caller applies it; [`call_model`](Session::call_model) does so itself).
     pub async fn error(&mut self, error: &AgentError, attempt: u32) -> Option<Recovery> {
         let model = self.model.clone();
-        self.report(error.kind, error, Some(&model), attempt).await
+        self.report(error.kind, error, Some(&model), attempt, None)
+            .await
     }
 
     async fn report(
@@ -581,12 +635,14 @@ impl Session {
         error: &AgentError,
         model: Option<&str>,
         attempt: u32,
+        prompt: Option<String>,
     ) -> Option<Recovery> {
         self.stats.errors += 1;
         let mut ctx = ErrorOccurred::new(self.meta.next(), kind, error.message.clone());
         ctx.model = model.map(str::to_owned);
         ctx.attempt = attempt;
         ctx.status_code = error.status_code;
+        ctx.prompt = prompt;
         let out = self
             .hooks
             .dispatch_async::<points::error_occurred::Point>(&mut ctx)
@@ -710,6 +766,14 @@ fn closed(out: Outcome<()>) -> Result<(), SessionError> {
 fn log_closed<T>(out: &Outcome<T>) {
     if let Some(f) = out.failed_closed() {
         tracing::error!(failure = %f, "a fail-closed hook failed at a point that cannot stop");
+    }
+}
+
+/// A recovery's modified prompt, if it has one, replaces the user's for the next attempts.
+fn retry_with(messages: &mut Vec<Message>, prompt: Option<String>) {
+    if let Some(prompt) = prompt {
+        tracing::info!("retrying the model call with the prompt an error_occurred hook chose");
+        retry::replace_prompt(messages, prompt);
     }
 }
 

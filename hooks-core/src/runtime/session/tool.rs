@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use serde_json::Value;
 
-use crate::context::{Content, ContentBlock, PostToolUse, PreToolUse, ToolCall};
+use crate::context::{Content, ContentBlock, PostToolUse, PreToolUse, SUPPRESSED_OUTPUT, ToolCall};
 use crate::outcome::{BoxError, HookName};
 use crate::points;
 
@@ -125,7 +125,8 @@ impl From<std::io::Error> for ToolError {
 #[derive(Debug)]
 pub enum ToolRun {
     /// The tool ran; the `post_tool_use` context after its transforms (a scrubbed response,
-    /// added context, the error if the tool failed, the duration, the call's id).
+    /// added context, the error if the tool failed, the duration, the call's id, and whether
+    /// a hook withheld the output from the model: [`ToolRun::output_suppressed`]).
     Ran(Box<PostToolUse>),
     /// A guard denied the call (or asked and nobody approved); the tool did not run. Report
     /// `reason` to the model ([`ToolRun::tool_result`] does).
@@ -151,10 +152,34 @@ impl ToolRun {
         }
     }
 
+    /// True when the tool ran and a `post_tool_use` hook asked to keep its output from the
+    /// model ([`PostToolUse::output_suppressed`]).
+    pub fn output_suppressed(&self) -> bool {
+        matches!(self, ToolRun::Ran(post) if post.output_suppressed)
+    }
+
     /// The `tool_result` block that answers the call, for the next message to the model:
     /// the response (a string as is, other JSON as its text) followed by the context the
     /// `post_tool_use` hooks added; the error if the tool failed; the reason if it was denied
     /// (both with `is_error`). `None` when the call had no id to answer.
+    ///
+    /// When a `post_tool_use` hook suppressed the output
+    /// ([`PostToolUse::output_suppressed`], seed 000 `suppressOutput`), the response or error
+    /// is replaced by [`SUPPRESSED_OUTPUT`] (a response's is still followed by the added
+    /// context; a failure's is still `is_error`): the model learns that the call ran, not
+    /// what it returned.
+    ///
+    /// ```
+    /// # use hookrail_core::context::{ContentBlock, Meta, PostToolUse, SUPPRESSED_OUTPUT};
+    /// # use hookrail_core::runtime::ToolRun;
+    /// # use serde_json::json;
+    /// let mut post = PostToolUse::new(Meta::new("s1"), "Read", json!({}), json!("API_KEY=abc"), 3);
+    /// post.tool_use_id = Some("toolu_01B".into());
+    /// post.suppress_output();
+    /// let run = ToolRun::Ran(Box::new(post));
+    /// assert!(run.output_suppressed());
+    /// assert_eq!(run.tool_result().unwrap(), ContentBlock::tool_result("toolu_01B", SUPPRESSED_OUTPUT));
+    /// ```
     ///
     /// ```
     /// # use hookrail_core::context::{ContentBlock, Meta, PostToolUse};
@@ -170,9 +195,13 @@ impl ToolRun {
         Some(match self {
             ToolRun::Denied { reason, .. } => ContentBlock::tool_error(id, reason.clone()),
             ToolRun::Ran(post) => match &post.error {
+                Some(_) if post.output_suppressed => {
+                    ContentBlock::tool_error(id, SUPPRESSED_OUTPUT)
+                }
                 Some(error) => ContentBlock::tool_error(id, error.clone()),
                 None => {
                     let response = match &post.tool_response {
+                        _ if post.output_suppressed => SUPPRESSED_OUTPUT.to_owned(),
                         Value::String(s) => s.clone(),
                         other => other.to_string(),
                     };
