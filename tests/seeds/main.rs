@@ -6,6 +6,7 @@
 
 mod support;
 
+mod seed_000;
 mod seed_001;
 mod seed_002;
 mod seed_004;
