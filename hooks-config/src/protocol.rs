@@ -51,7 +51,7 @@
 //!
 //! A JSON answer may instead be seed 003's `HookResult` (`logs`, `usage_recorded`,
 //! `hook_signals`, `error`); which format an answer is, is decided by its fields
-//! ([`hook_result`](crate::hook_result) has the rule and what each field does).
+//! ([`crate::hook_result`] has the rule and what each field does).
 //!
 //! **One deliberate difference from Claude Code:** stdout that starts with `{` but is not
 //! valid JSON is a failure here, where Claude Code reads it as plain text. A guard that meant
