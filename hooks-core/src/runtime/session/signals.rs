@@ -29,6 +29,7 @@ impl Session {
     /// use hookrail_core::points::user_prompt_submit;
     /// use hookrail_core::runtime::{Hook, Hooks, Session};
     /// use hookrail_core::signal::{HookSignal, NormalizedIntent, SignalEvent};
+    /// use hookrail_core::Verdict;
     ///
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -36,6 +37,7 @@ impl Session {
     ///     .ignore_env()
     ///     .hook(Hook::<user_prompt_submit::Point>::new("intent", |ctx: &mut UserPromptSubmit| {
     ///         ctx.add_signal(HookSignal::normalized_intent("intent", &NormalizedIntent::default()));
+    ///         Verdict::Continue
     ///     }))
     ///     .build()?;
     /// let mut session = Session::start(hooks, Meta::new("s1"), "m").await?;
