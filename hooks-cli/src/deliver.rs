@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use hookrail_config::runner::ConfigWebhooks;
+use hookrail_config::runner::{ConfigHooks, ConfigWebhooks};
 
 use crate::load::Pipeline;
 
@@ -13,7 +13,12 @@ use crate::load::Pipeline;
 pub struct Delivery {
     started: Option<ConfigWebhooks>,
     flush: Duration,
+    configured: ConfigHooks,
 }
+
+/// The longest a one-event process waits for background hooks before exiting: the longest a
+/// hook runs by default.
+const BACKGROUND_LIMIT: Duration = hookrail_config::runner::DEFAULT_TIMEOUT;
 
 impl Delivery {
     /// Starts the configured webhooks on the pipeline's bus; returns what to report about
@@ -35,12 +40,36 @@ impl Delivery {
                 None
             }
         };
-        (Delivery { started, flush }, notes)
+        let configured = pipeline.configured.clone();
+        (
+            Delivery {
+                started,
+                flush,
+                configured,
+            },
+            notes,
+        )
+    }
+
+    /// Waits for the `blocking: false` hooks of `post_tool_use` and `session_end` that run in
+    /// the background (bounded by their own timeouts: exiting would kill them), then at most
+    /// the flush deadline for the deliveries, and reports what was not delivered.
+    pub async fn finish(self) -> Vec<String> {
+        let mut notes = Vec::new();
+        let left = self.configured.wait_background(BACKGROUND_LIMIT).await;
+        if left > 0 {
+            notes.push(format!(
+                "{left} background hook(s) (blocking: false) still running after {} s were stopped at exit",
+                BACKGROUND_LIMIT.as_secs()
+            ));
+        }
+        notes.extend(self.flush().await);
+        notes
     }
 
     /// Waits at most the flush deadline for the deliveries, and reports what was not
     /// delivered.
-    pub async fn finish(self) -> Vec<String> {
+    async fn flush(self) -> Vec<String> {
         let Some(ConfigWebhooks {
             sender: Some(sender),
             started,

@@ -4,12 +4,18 @@
 //! keys; see [`crate::limits`]). Configured webhooks are sent, with a bounded flush before
 //! exit. A file named by `--settings`, `--plugin-root` or `--config` that does not exist is
 //! left out and reported on stderr, as is everything that did not start or was not delivered.
+//!
+//! `--source` sets seed 003's invocation source for callers that are not an AI session (cron,
+//! CI, a person): `hooks fire pre_tool_use --source ci_pipeline --input call.json` runs the
+//! same guards as the agent's calls, and the printed result's `turn_ready` is the control
+//! message with the guards' signals.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Args;
 use hookrail_config::payload::{self, Limits};
+use hookrail_core::context::InvocationSource;
 use serde_json::{Value, json};
 
 use crate::CliError;
@@ -26,6 +32,11 @@ pub struct FireArgs {
     /// stdin. `session_id` and `cwd` default to `hooks-fire` and the project directory.
     #[arg(long, value_name = "FILE|-")]
     pub input: Option<PathBuf>,
+    /// Who is calling, for a caller that is not an AI session (seed 003's invocation source:
+    /// `background_job`, `ci_pipeline`, `manual_cli`; or `ai_session`). The hooks see it as
+    /// `invocation_source`, whatever the input says, so guards apply to every caller alike.
+    #[arg(long, value_name = "SOURCE")]
+    pub source: Option<InvocationSource>,
     #[command(flatten)]
     pub config: ConfigArgs,
     #[command(flatten)]
@@ -58,7 +69,12 @@ pub async fn run(args: FireArgs) -> Result<ExitCode, CliError> {
     }
     let (delivery, not_started) = Delivery::start(&pipeline, flush);
     notes.extend(not_started);
-    let fired = hookrail_config::fire::fire_in(&pipeline.hooks, &args.point, input, &root).await;
+    let fired = match args.source {
+        Some(source) => {
+            hookrail_config::fire::fire_as(&pipeline.hooks, &args.point, input, &root, source).await
+        }
+        None => hookrail_config::fire::fire_in(&pipeline.hooks, &args.point, input, &root).await,
+    };
     notes.extend(delivery.finish().await);
     for note in &notes {
         eprintln!("hooks fire: {note}");

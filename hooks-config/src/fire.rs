@@ -38,12 +38,13 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use hookrail_core::context::meta_of_mut;
+use hookrail_core::context::{InvocationSource, meta_of_mut};
 use hookrail_core::points::*;
 use hookrail_core::runtime::{Hooks, Ret};
+use hookrail_core::signal::{GuardDecision, HookSignal, SignalEvent, TurnReady, guard_decision};
 use hookrail_core::{HookFailure, HookPoint, OnError, Recovery, Verdict};
-use serde::Serialize;
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use crate::events;
@@ -113,6 +114,11 @@ pub struct Fired {
     /// The context as it came in.
     #[serde(skip)]
     pub input: Value,
+    /// At `user_prompt_submit` and `pre_tool_use`: seed 003's turn-ready control message, with
+    /// the signals the hooks emitted (in order, each naming its hook) and whether the prompt
+    /// or call may go on (the verdict is `continue` or `allow`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub turn_ready: Option<TurnReady>,
 }
 
 /// One failed hook, for printing.
@@ -147,7 +153,7 @@ impl From<&HookFailure> for FailureReport {
 ///
 /// [`FireError`] for an unknown point or an input that is not the point's context.
 pub async fn fire(hooks: &Hooks, point: &str, input: Value) -> Result<Fired, FireError> {
-    fire_with_root(hooks, point, input, None).await
+    fire_with_root(hooks, point, input, None, None).await
 }
 
 /// [`fire`] in the project rooted at `project_dir`: the decoded context's
@@ -193,21 +199,67 @@ pub async fn fire_in(
     input: Value,
     project_dir: &Path,
 ) -> Result<Fired, FireError> {
-    fire_with_root(hooks, point, input, Some(project_dir)).await
+    fire_with_root(hooks, point, input, Some(project_dir), None).await
 }
 
-/// [`fire`] and [`fire_in`]: `project_dir`, when given, is set on the decoded context.
+/// [`fire_in`] for a caller that is not an AI session (seed 003 §4.3: a cron or background
+/// job, a CI pipeline, a person at the command line): the decoded context's
+/// [`Meta::source`](hookrail_core::context::Meta::source) is set to `source` before any hook
+/// runs, whatever the input's `invocation_source` says, so guards see who is calling and
+/// apply to every caller alike. `hooks fire --source` is this function.
+///
+/// ```
+/// use hookrail_config::fire::fire_as;
+/// use hookrail_core::context::{InvocationSource, PreToolUse};
+/// use hookrail_core::points::pre_tool_use;
+/// use hookrail_core::runtime::{Hook, Hooks};
+/// use hookrail_core::Verdict;
+/// use std::path::Path;
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let hooks = Hooks::builder()
+///     .ignore_env()
+///     .hook(Hook::<pre_tool_use::Point>::new("no_ci_deploys", |ctx: &mut PreToolUse| {
+///         if ctx.meta.source == InvocationSource::CiPipeline { Verdict::deny("CI does not deploy") } else { Verdict::Continue }
+///     }))
+///     .build()?;
+/// let payload = serde_json::json!({"session_id": "job-7", "cwd": "/tmp", "tool_name": "deploy",
+///     "tool_input": {}, "invocation_source": "ai_session"});
+/// let fired = fire_as(&hooks, "pre_tool_use", payload, Path::new("/tmp"), InvocationSource::CiPipeline).await?;
+/// assert!(fired.verdict.unwrap().is_deny());
+/// assert_eq!(fired.context["invocation_source"], "ci_pipeline");
+/// # Ok(())
+/// # }
+/// ```
+///
+/// # Errors
+///
+/// As [`fire`].
+pub async fn fire_as(
+    hooks: &Hooks,
+    point: &str,
+    input: Value,
+    project_dir: &Path,
+    source: InvocationSource,
+) -> Result<Fired, FireError> {
+    fire_with_root(hooks, point, input, Some(project_dir), Some(source)).await
+}
+
+/// [`fire`], [`fire_in`] and [`fire_as`]: `project_dir` and `source`, when given, are set on
+/// the decoded context.
 async fn fire_with_root(
     hooks: &Hooks,
     point: &str,
     input: Value,
     project_dir: Option<&Path>,
+    source: Option<InvocationSource>,
 ) -> Result<Fired, FireError> {
     let point = events::resolve(point)?;
     macro_rules! typed {
         ($($name:ident => $keep:expr),* $(,)?) => {
             match point {
-                $(stringify!($name) => run::<$name::Point>(hooks, input, project_dir, $keep).await,)*
+                $(stringify!($name) => run::<$name::Point>(hooks, input, project_dir, source, $keep).await,)*
                 other => unreachable!("events::resolve returned `{other}`, which is not a standard point"),
             }
         };
@@ -233,6 +285,7 @@ async fn run<P: HookPoint>(
     hooks: &Hooks,
     input: Value,
     project_dir: Option<&Path>,
+    invocation: Option<InvocationSource>,
     keep: impl FnOnce(&mut Fired, Ret<P>),
 ) -> Result<Fired, FireError>
 where
@@ -244,7 +297,7 @@ where
             field,
             source,
         })?;
-    if let Some(dir) = project_dir {
+    if project_dir.is_some() || invocation.is_some() {
         // Only standard points are fired here, and every standard context has a `Meta`
         // (`meta_of_mut` and `meta_of` share one list, tested in hookrail-core).
         let Some(meta) = meta_of_mut(&mut ctx) else {
@@ -253,7 +306,12 @@ where
                 P::NAME
             )
         };
-        meta.project_dir = Some(Arc::from(dir));
+        if let Some(dir) = project_dir {
+            meta.project_dir = Some(Arc::from(dir));
+        }
+        if let Some(source) = invocation {
+            meta.source = source;
+        }
     }
     let (outcome, notes) = crate::runner::collect(hooks.dispatch_async::<P>(&mut ctx)).await;
     // The configured hooks run as one entry, `config`; name the one that decided.
@@ -271,9 +329,53 @@ where
         // Serializing a context that just deserialized cannot fail.
         context: serde_json::to_value(&ctx).unwrap_or(Value::Null),
         input,
+        turn_ready: None,
     };
     keep(&mut fired, outcome.value);
+    apply_signals(&mut fired);
     Ok(fired)
+}
+
+/// Seed 003 at the AI-facing points: at `pre_tool_use` the `ability_guard` signals decide as
+/// in a session ([`guard_decision`]; `require_human` is an `ask`, since a process that answers
+/// one event has no session to disable a tool in), and both points get their turn-ready
+/// control message.
+fn apply_signals(fired: &mut Fired) {
+    let Some(event) = SignalEvent::of_point(fired.point) else {
+        return;
+    };
+    let signals: Vec<HookSignal> = fired
+        .context
+        .get("hook_signals")
+        .and_then(|v| Vec::<HookSignal>::deserialize(v).ok())
+        .unwrap_or_default();
+    let verdict = fired.verdict.get_or_insert(Verdict::Continue);
+    let ability = fired.context.get("tool_name").and_then(Value::as_str);
+    if event == SignalEvent::PreAbilityCall
+        && let GuardDecision::Denied {
+            hook_id,
+            reason,
+            require_human,
+            ..
+        } = guard_decision(ability.unwrap_or_default(), &signals)
+    {
+        let by_signal = if require_human {
+            Verdict::ask(reason)
+        } else {
+            Verdict::deny(reason)
+        };
+        if by_signal.severity() > verdict.severity() {
+            *verdict = by_signal;
+            fired.decided_by = Some(hook_id);
+        }
+    }
+    let ready = matches!(verdict, Verdict::Continue | Verdict::Allow);
+    fired.turn_ready = Some(match event {
+        SignalEvent::PromptSubmit => TurnReady::for_prompt(ready, signals),
+        SignalEvent::PreAbilityCall => {
+            TurnReady::for_ability(ability.unwrap_or_default(), ready, signals)
+        }
+    });
 }
 
 /// Reads `input` as `T`; on error, the path of the field that did not fit and serde's message.

@@ -10,6 +10,7 @@
 //! | [`matcher`] | Claude Code's `matcher`, seed 003's `ability_scope`, `min_duration_ms`, `only_if_changed_paths` |
 //! | [`payload`] | reading an agent's hook payload with a size cap, a deadline and no duplicate keys |
 //! | [`protocol`] | Claude Code's wire protocol: the input JSON, reading answers from exit codes and output |
+//! | [`hook_result`] | seed 003's `HookResult` answer (`logs`, `usage_recorded`, `hook_signals`, `error`) and the rule that tells it from Claude Code's |
 //! | [`command`] | running one command: stdin, environment, timeout, process-group kill, output caps |
 //! | [`http`] | `type: http` hooks (feature `http`, on by default) |
 //! | [`trust`] | which handlers may run: the allow-list and approvals by hash |
@@ -56,6 +57,7 @@ pub mod command;
 pub mod events;
 pub mod file;
 pub mod fire;
+pub mod hook_result;
 #[cfg(feature = "http")]
 pub mod http;
 pub mod matcher;

@@ -47,6 +47,12 @@
 //! A field of the wrong type or an unknown decision value is a failure
 //! ([`ProtocolError::InvalidOutput`]) naming the field, never a silent "allow".
 //!
+//! # Seed 003's `HookResult`
+//!
+//! A JSON answer may instead be seed 003's `HookResult` (`logs`, `usage_recorded`,
+//! `hook_signals`, `error`); which format an answer is, is decided by its fields
+//! ([`crate::hook_result`] has the rule and what each field does).
+//!
 //! **One deliberate difference from Claude Code:** stdout that starts with `{` but is not
 //! valid JSON is a failure here, where Claude Code reads it as plain text. A guard that meant
 //! to deny and printed broken JSON must not be read as having no opinion; with the default
@@ -75,6 +81,8 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::events;
+use crate::hook_result::{self, Shape};
+use hookrail_core::signal::HookSignal;
 
 /// The most characters kept of any output string (stdout, stderr, a reason, a context).
 pub const OUTPUT_CAP: usize = 10_000;
@@ -112,6 +120,12 @@ pub struct Answer {
     pub system_message: Option<String>,
     /// Stdout that is not JSON (exit 0).
     pub plain_text: Option<String>,
+    /// Seed 003 `hook_signals` of a [`HookResult`](crate::hook_result) answer, in order.
+    pub hook_signals: Vec<HookSignal>,
+    /// Seed 003 `logs` (logged by the runner with the hook's id).
+    pub logs: Vec<String>,
+    /// Seed 003 `usage_recorded` (logged by the runner).
+    pub usage_recorded: Option<bool>,
 }
 
 /// Why a hook's output is a failure rather than an answer.
@@ -141,11 +155,21 @@ pub enum ProtocolError {
         error: String,
     },
     /// Valid JSON that does not fit the protocol (a field of the wrong type, an unknown
-    /// decision).
+    /// decision, fields of both answer formats).
     #[error("printed JSON that is not a valid hook answer: {error}")]
     InvalidOutput {
         /// What is wrong, naming the field.
         error: String,
+    },
+    /// A seed 003 `HookResult` with an `error`: the hook says it failed.
+    #[error("reported error `{code}`: {message}")]
+    Reported {
+        /// The error's `code`.
+        code: String,
+        /// Its `message`.
+        message: String,
+        /// The result's `logs`, which the runner logs with the hook's id.
+        logs: Vec<String>,
     },
 }
 
@@ -213,6 +237,8 @@ pub fn read_command(code: i32, stdout: &str, stderr: &str) -> Result<Answer, Pro
                 reason: Some(cap(&reason)),
                 additional_context: printed.additional_context,
                 system_message: printed.system_message,
+                hook_signals: printed.hook_signals,
+                logs: printed.logs,
                 ..Answer::default()
             })
         }
@@ -255,6 +281,11 @@ fn read_body(text: &str) -> Result<Answer, ProtocolError> {
     let value: Value = serde_json::from_str(trimmed).map_err(|e| ProtocolError::InvalidJson {
         error: e.to_string(),
     })?;
+    if let Value::Object(object) = &value
+        && hook_result::shape(object)? == Shape::HookResult
+    {
+        return hook_result::read(value);
+    }
     let wire: Wire = serde_json::from_value(value).map_err(|e| ProtocolError::InvalidOutput {
         error: e.to_string(),
     })?;
@@ -344,7 +375,7 @@ impl Wire {
             updated_output,
             additional_context: context.as_deref().map(cap).into_iter().collect(),
             system_message: self.system_message.as_deref().map(cap),
-            plain_text: None,
+            ..Answer::default()
         }
     }
 }
@@ -402,6 +433,9 @@ pub fn merge(answers: impl IntoIterator<Item = Answer>) -> Merged {
         out.additional_context.extend(answer.additional_context);
         out.system_message = join(out.system_message.take(), answer.system_message);
         out.plain_text = join(out.plain_text.take(), answer.plain_text);
+        // Signals keep the answers' order: the hooks' `(order, id)` order.
+        out.hook_signals.extend(answer.hook_signals);
+        out.logs.extend(answer.logs);
     }
     // `continue: false` outranks any decision where the answer is applied, so its hook decides.
     merged.decided_by = stop_from.or(decision_from);

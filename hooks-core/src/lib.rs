@@ -93,6 +93,7 @@ pub mod prelude;
 pub mod registry;
 #[cfg(feature = "runtime")]
 pub mod runtime;
+pub mod signal;
 
 #[doc(hidden)]
 #[path = "private.rs"]

@@ -2,8 +2,8 @@
 //!
 //! | point | takes |
 //! |---|---|
-//! | `pre_tool_use` | decision; `updatedInput` replaces `tool_input`; `additionalContext` |
-//! | `user_prompt_submit` | decision; `additionalContext` and plain stdout as context |
+//! | `pre_tool_use` | decision; `updatedInput` replaces `tool_input`; `additionalContext`; seed 003 `hook_signals` |
+//! | `user_prompt_submit` | decision; `additionalContext` and plain stdout as context; seed 003 `hook_signals` |
 //! | `pre_model_call`, `subagent_start` | decision; `additionalContext` |
 //! | `stop` | decision (a deny keeps the agent working, its reason the instruction); `continue: false` lets it stop |
 //! | `session_start` | `additionalContext` and plain stdout as context |
@@ -43,6 +43,9 @@ pub(super) fn register(
                     c.tool_input.set(Value::Object(input.clone()));
                 }
                 add_context(a, false, |t| c.add_context(t));
+                for signal in &a.hook_signals {
+                    c.add_signal(signal.clone());
+                }
             },
         ))?,
         "user_prompt_submit" => hooks.register(mutating::<user_prompt_submit::Point>(
@@ -51,6 +54,9 @@ pub(super) fn register(
             verdict,
             |c, a| {
                 add_context(a, true, |t| c.additional_context.push(t));
+                for signal in &a.hook_signals {
+                    c.add_signal(signal.clone());
+                }
             },
         ))?,
         "pre_model_call" => hooks.register(mutating::<pre_model_call::Point>(

@@ -24,8 +24,8 @@
 //!
 //! | point | takes |
 //! |---|---|
-//! | `pre_tool_use` | the decision; `updatedInput` replaces `tool_input`; `additionalContext` |
-//! | `user_prompt_submit` | the decision; `additionalContext` and plain stdout as context |
+//! | `pre_tool_use` | the decision; `updatedInput` replaces `tool_input`; `additionalContext`; seed 003 `hook_signals` |
+//! | `user_prompt_submit` | the decision; `additionalContext` and plain stdout as context; seed 003 `hook_signals` |
 //! | `pre_model_call`, `subagent_start` | the decision; `additionalContext` |
 //! | `stop` | the decision (a deny keeps the agent working, its reason the instruction); `continue: false` lets it stop |
 //! | `session_start` | `additionalContext` and plain stdout as context |
@@ -46,6 +46,24 @@
 //! records it and goes on. The default is `deny` at guard points and `continue` elsewhere, so a
 //! guard whose script is missing (exit 127) denies. `blocking: false` hooks never decide: their
 //! answers and failures are logged and reported, not applied.
+//!
+//! # Seed 003: hook results, signals and background hooks
+//!
+//! A hook may answer with seed 003's `HookResult` instead of Claude Code's JSON; the two are
+//! told apart by their fields ([`crate::hook_result`]). Its `hook_signals` are added, in
+//! `(order, id)` order and each stamped with the hook's id, to the `hook_signals` of the
+//! contexts of `user_prompt_submit` and `pre_tool_use`, where the session hands them to the
+//! agent in its turn-ready control message
+//! ([`Session::turn_ready`](hookrail_core::runtime::Session::turn_ready)) and enforces
+//! `ability_guard` signals. At every other point they are AI-facing fields in the wrong place:
+//! ignored, and logged as a misconfiguration once per hook and point.
+//!
+//! At the infra-only points `post_tool_use` and `session_end`, `blocking: false` hooks (and
+//! Claude Code's `async: true` hooks, which load as such) are started in the background: the
+//! dispatch does not wait for them. Their runs are reported like any other
+//! ([`CommandEvent`]s, logs); [`ConfigHooks::wait_background`] waits for them before a
+//! short-lived process exits. At the other points they run in the dispatch as before, with
+//! nothing they answer applied.
 //!
 //! # Hooks the gate refuses
 //!
@@ -76,6 +94,7 @@
 //! bounded by its own).
 
 mod apply;
+mod background;
 mod event;
 mod notices;
 mod run;
@@ -335,6 +354,7 @@ impl ConfigHooksBuilder {
                 store: Mutex::new(store),
                 subscribers: RwLock::new(Vec::new()),
                 attached: Mutex::new(Vec::new()),
+                background: background::Background::default(),
                 #[cfg(feature = "http")]
                 http: std::sync::OnceLock::new(),
                 #[cfg(feature = "webhooks")]
@@ -371,6 +391,8 @@ pub(crate) struct Shared {
     store: Mutex<Option<TrustStore>>,
     subscribers: RwLock<Vec<Subscriber>>,
     attached: Mutex<Vec<Attachment>>,
+    /// Seed 003: reported misconfigurations and background runs.
+    background: background::Background,
     #[cfg(feature = "http")]
     http: std::sync::OnceLock<Result<crate::http::HttpClient, String>>,
     /// Webhooks registered from code ([`ConfigHooks::register_webhook`]).
@@ -482,6 +504,14 @@ impl ConfigHooks {
             env: BTreeMap::new(),
             approve_command: DEFAULT_APPROVE_COMMAND.to_owned(),
         }
+    }
+
+    /// Waits at most `limit` for the `blocking: false` hooks of `post_tool_use` and
+    /// `session_end` still running in the background (see [the module docs](self)); returns
+    /// how many are still running then. A process that answers one event and exits calls
+    /// this before exiting, since exiting would kill them (`hooks claude`, `hooks fire`).
+    pub async fn wait_background(&self, limit: Duration) -> usize {
+        self.shared.wait_background(limit).await
     }
 
     /// Adds the entries to `hooks`: one named [`ENTRY_NAME`] at each point that has

@@ -17,7 +17,7 @@ use crate::spec::{Handler, HookSpec, OnError, OnUnapproved};
 use crate::trust::Admission;
 
 /// What one hook came to.
-enum Reply {
+pub(super) enum Reply {
     /// Its answer, to apply (boxed: an answer is large, and how large depends on
     /// serde_json's map, which `preserve_order` makes larger).
     Answer(Box<Answer>),
@@ -69,6 +69,18 @@ impl Shared {
             Ok(body) => body,
             Err(e) => return done(Merged::default(), Some(e)),
         };
+        if INFRA_POINTS.contains(&point) {
+            // Seed 003: non-blocking hooks of the infra-only points never delay the loop.
+            let (background, blocking): (Vec<_>, Vec<_>) =
+                matching.into_iter().partition(|m| !m.spec.blocking);
+            if !background.is_empty() {
+                self.spawn_background(&set, background, point, &body);
+            }
+            if blocking.is_empty() {
+                return done(Merged::default(), None);
+            }
+            matching = blocking;
+        }
         if set.sequential {
             let mut answers = Vec::new();
             let mut ids = Vec::new();
@@ -199,7 +211,7 @@ impl Shared {
     }
 
     /// Runs one hook: the gate, the handler, the protocol, the failure policy.
-    async fn run_one(
+    pub(super) async fn run_one(
         &self,
         set: &HookSet,
         member: &Member,
@@ -213,7 +225,7 @@ impl Shared {
         }
         let timeout = spec.timeout.unwrap_or(self.options.default_timeout);
         let started = Instant::now();
-        let ran = self.execute(spec, body.as_ref(), timeout).await;
+        let ran = self.execute(spec, point, body.as_ref(), timeout).await;
         let duration = started.elapsed();
         let (status, stdout, stderr, truncated, read) = match ran {
             Ok(r) => r,
@@ -259,6 +271,7 @@ impl Shared {
             ),
         }
         self.emit(&CommandEvent::Ran(event));
+        let read = read.map(|answer| self.take_signals(spec, point, answer));
         match read {
             Ok(answer) if spec.blocking => Ok(Reply::Answer(Box::new(answer))),
             Ok(_) => Ok(Reply::Nothing),
@@ -331,6 +344,7 @@ impl Shared {
     async fn execute(
         &self,
         spec: &HookSpec,
+        point: &'static str,
         body: &[u8],
         timeout: Duration,
     ) -> Result<(RunStatus, String, String, bool, Result<Answer, String>), String> {
@@ -360,8 +374,11 @@ impl Shared {
                 let (status, read) = match out.status {
                     ExitStatusKind::Code(code) => (
                         RunStatus::Exited(code),
-                        protocol::read_command(code, &out.stdout, &out.stderr)
-                            .map_err(|e| e.to_string()),
+                        read_logged(
+                            spec,
+                            point,
+                            protocol::read_command(code, &out.stdout, &out.stderr),
+                        ),
                     ),
                     ExitStatusKind::Signal(signal) => (
                         RunStatus::Signaled(signal),
@@ -394,7 +411,7 @@ impl Shared {
                         out.body.clone(),
                         String::new(),
                         out.truncated,
-                        protocol::read_http(out.status, &out.body).map_err(|e| e.to_string()),
+                        read_logged(spec, point, protocol::read_http(out.status, &out.body)),
                     )),
                     Err(crate::http::HttpError::Timeout { .. }) => Ok((
                         RunStatus::TimedOut,
@@ -425,6 +442,31 @@ impl Shared {
             }
         }
     }
+}
+
+/// The points whose hooks are infra-only (seed 003 `PostAbilityCall` and `SessionStop`): their
+/// `blocking: false` hooks run in the background.
+pub(crate) const INFRA_POINTS: [&str; 2] = ["post_tool_use", "session_end"];
+
+/// A read answer, its seed 003 `logs` and `usage_recorded` logged with the hook's id (those of
+/// a reported error too); the error as text.
+fn read_logged(
+    spec: &HookSpec,
+    point: &'static str,
+    read: Result<Answer, protocol::ProtocolError>,
+) -> Result<Answer, String> {
+    let (logs, usage) = match &read {
+        Ok(answer) => (answer.logs.as_slice(), answer.usage_recorded),
+        Err(protocol::ProtocolError::Reported { logs, .. }) => (logs.as_slice(), None),
+        Err(_) => (&[][..], None),
+    };
+    for line in logs {
+        tracing::info!(target: "hookrail_config::runner", hook = %spec.id, point, "hook log: {line}");
+    }
+    if let Some(recorded) = usage {
+        tracing::debug!(target: "hookrail_config::runner", hook = %spec.id, point, usage_recorded = recorded, "hook_result");
+    }
+    read.map_err(|e| e.to_string())
 }
 
 /// Whether two matching hooks are the same run: the same handler with the same say over the

@@ -172,6 +172,56 @@ pub enum InvocationSource {
     ManualCli,
 }
 
+impl InvocationSource {
+    /// Every source, in the seed's order.
+    pub const ALL: [InvocationSource; 4] = [
+        InvocationSource::AiSession,
+        InvocationSource::BackgroundJob,
+        InvocationSource::CiPipeline,
+        InvocationSource::ManualCli,
+    ];
+
+    /// The seed's name: `ai_session`, `background_job`, `ci_pipeline` or `manual_cli`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            InvocationSource::AiSession => "ai_session",
+            InvocationSource::BackgroundJob => "background_job",
+            InvocationSource::CiPipeline => "ci_pipeline",
+            InvocationSource::ManualCli => "manual_cli",
+        }
+    }
+}
+
+impl std::fmt::Display for InvocationSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
+/// The error of parsing an [`InvocationSource`]: the text is none of the seed's names.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "unknown invocation source `{0}`; expected `ai_session`, `background_job`, `ci_pipeline` or `manual_cli`"
+)]
+pub struct UnknownSource(pub String);
+
+impl std::str::FromStr for InvocationSource {
+    type Err = UnknownSource;
+
+    /// ```
+    /// use hookrail_core::context::InvocationSource;
+    ///
+    /// assert_eq!("ci_pipeline".parse(), Ok(InvocationSource::CiPipeline));
+    /// assert!("cron".parse::<InvocationSource>().unwrap_err().to_string().contains("`background_job`"));
+    /// ```
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        InvocationSource::ALL
+            .into_iter()
+            .find(|source| source.as_str() == s)
+            .ok_or_else(|| UnknownSource(s.to_owned()))
+    }
+}
+
 /// Token counts of a model call, a subagent or a session.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[non_exhaustive]
@@ -333,6 +383,19 @@ mod tests {
         assert_eq!(json["invocation_source"], "ai_session");
         let back: Meta = serde_json::from_value(json).unwrap();
         assert_eq!(back, m);
+    }
+
+    #[test]
+    fn invocation_source_names_are_the_serde_names_and_parse_back() {
+        for source in InvocationSource::ALL {
+            let json = serde_json::to_value(source).unwrap();
+            assert_eq!(json, source.as_str());
+            assert_eq!(source.as_str().parse::<InvocationSource>(), Ok(source));
+        }
+        assert_eq!(
+            "cron".parse::<InvocationSource>(),
+            Err(UnknownSource("cron".into()))
+        );
     }
 
     #[test]

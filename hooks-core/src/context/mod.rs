@@ -30,7 +30,7 @@ mod session;
 mod subagent;
 mod tool;
 
-pub use common::{InvocationSource, Meta, Rewritable, TokenUsage};
+pub use common::{InvocationSource, Meta, Rewritable, TokenUsage, UnknownSource};
 pub use lifecycle::{
     CompactTrigger, ErrorKind, ErrorOccurred, Notification, PostQueueDrain, PreCompact,
     PreQueueDrain, StepEnd, StepStatus, Stop,

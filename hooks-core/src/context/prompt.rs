@@ -1,6 +1,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{Meta, Rewritable};
+use crate::signal::{HookSignal, SignalEvent};
 
 /// Context of [`user_prompt_submit`](crate::points::user_prompt_submit): a prompt the user
 /// submitted, before the model sees it.
@@ -37,6 +38,12 @@ pub struct UserPromptSubmit {
     /// `capturedDirectives`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub directives: Vec<String>,
+    /// Seed 003 hook signals (`routing_hint`, `normalized_intent`) the hooks emitted, in the
+    /// order they ran; the agent loop gets them in the turn-ready control message
+    /// ([`crate::signal`]). Sent to command hooks, never read from an event: an event cannot
+    /// pose as a hook.
+    #[serde(default, skip_deserializing, skip_serializing_if = "Vec::is_empty")]
+    pub hook_signals: Vec<HookSignal>,
 }
 
 impl UserPromptSubmit {
@@ -47,6 +54,7 @@ impl UserPromptSubmit {
             prompt: Rewritable::new(prompt.into()),
             additional_context: Vec::new(),
             directives: Vec::new(),
+            hook_signals: Vec::new(),
         }
     }
 
@@ -58,6 +66,12 @@ impl UserPromptSubmit {
     /// Record a standing instruction found in the prompt.
     pub fn add_directive(&mut self, directive: impl Into<String>) {
         self.directives.push(directive.into());
+    }
+
+    /// Emit a seed 003 hook signal (its `source_event` becomes `PromptSubmit`).
+    pub fn add_signal(&mut self, mut signal: HookSignal) {
+        signal.source_event = SignalEvent::PromptSubmit;
+        self.hook_signals.push(signal);
     }
 }
 

@@ -2,6 +2,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{Meta, Rewritable};
+use crate::signal::{HookSignal, SignalEvent};
 
 /// Context of [`pre_tool_use`](crate::points::pre_tool_use): a tool call the model requested,
 /// before it runs.
@@ -36,6 +37,11 @@ pub struct PreToolUse {
     /// Text for the model, added by hooks in order (Claude Code `additionalContext`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub additional_context: Vec<String>,
+    /// Seed 003 hook signals (`ability_guard`) the hooks emitted, in the order they ran;
+    /// [`guard_decision`](crate::signal::guard_decision) enforces them. Sent to command
+    /// hooks, never read from an event: an event cannot pose as a hook.
+    #[serde(default, skip_deserializing, skip_serializing_if = "Vec::is_empty")]
+    pub hook_signals: Vec<HookSignal>,
 }
 
 impl PreToolUse {
@@ -47,6 +53,7 @@ impl PreToolUse {
             tool_use_id: None,
             tool_input: Rewritable::new(tool_input),
             additional_context: Vec::new(),
+            hook_signals: Vec::new(),
         }
     }
 
@@ -69,6 +76,12 @@ impl PreToolUse {
     /// Add text for the model.
     pub fn add_context(&mut self, text: impl Into<String>) {
         self.additional_context.push(text.into());
+    }
+
+    /// Emit a seed 003 hook signal (its `source_event` becomes `PreAbilityCall`).
+    pub fn add_signal(&mut self, mut signal: HookSignal) {
+        signal.source_event = SignalEvent::PreAbilityCall;
+        self.hook_signals.push(signal);
     }
 }
 

@@ -123,8 +123,9 @@ pub use hook::{Arg, Hook, HookCtx, HookSource, Ret};
 pub use provider::{HooksProvider, PointSet};
 pub use record::{HookRun, RunResult, SubscriptionId};
 pub use session::{
-    AgentError, ApproveFn, ModelReply, QueueDrain, Session, SessionError, SessionStats, Subagent,
-    ToolError, ToolErrorKind, ToolRun, TurnEnd, guard_passes,
+    AbilityRunner, AgentError, ApproveFn, ModelReply, QueueDrain, Session, SessionError,
+    SessionStats, Subagent, ToolError, ToolErrorKind, ToolRun, TurnEnd, execute_ability,
+    guard_passes,
 };
 pub use settings::{ENV_DEBUG, ENV_DISABLE, ENV_ENABLE, ENV_TIMEOUT_MS, ENV_VARS, default_timeout};
 

@@ -18,10 +18,13 @@ use crate::points;
 
 use super::Hooks;
 
+mod ability;
 mod reply;
 mod retry;
+mod signals;
 mod tool;
 
+pub use ability::{AbilityRunner, execute_ability};
 pub use reply::{AgentError, ModelReply};
 pub use tool::{ToolError, ToolErrorKind, ToolRun};
 
@@ -108,9 +111,9 @@ type Approver = Arc<ApproveFn>;
 /// | method | points |
 /// |---|---|
 /// | [`start`](Session::start) | `session_start`, whose hooks may change the session's model |
-/// | [`submit_prompt`](Session::submit_prompt) | `user_prompt_submit` |
+/// | [`submit_prompt`](Session::submit_prompt) | `user_prompt_submit`; its control message in [`turn_ready`](Session::turn_ready) |
 /// | [`call_model`](Session::call_model) | `pre_model_call`, `model_stream_chunk` per chunk, `post_model_call`; on error `error_occurred`, whose recovery is honoured (retry after backoff, fallback model, either with a modified prompt; give up) |
-/// | [`tool_call`](Session::tool_call) | `pre_tool_use`, the tool unless denied, `post_tool_use` with the duration; the call's id is the contexts' `tool_use_id` |
+/// | [`tool_call`](Session::tool_call) | `pre_tool_use` and its `ability_guard` signals, the tool unless denied, `post_tool_use` with the duration; the call's id is the contexts' `tool_use_id`; the control message in [`turn_ready`](Session::turn_ready) |
 /// | [`step_end`](Session::step_end) | `step_end` |
 /// | [`request_stop`](Session::request_stop) | `stop` |
 /// | [`compact`](Session::compact) | `pre_compact` |
@@ -136,6 +139,7 @@ pub struct Session {
     start_context: Vec<String>,
     stop_blocks: u32,
     max_stop_blocks: u32,
+    signals: signals::SignalState,
 }
 
 /// The counters at the end of the previous step.
@@ -221,6 +225,7 @@ impl Session {
             start_context,
             stop_blocks: 0,
             max_stop_blocks: 8,
+            signals: signals::SignalState::default(),
         }
     }
 
@@ -284,7 +289,8 @@ impl Session {
 
     /// A new user prompt: starts a turn and fires `user_prompt_submit`. Returns the context
     /// after its hooks: what seed 000's `onUserPromptSubmitted` returns, for the caller to
-    /// use.
+    /// use, and seed 003's `hook_signals`. [`turn_ready`](Session::turn_ready) then holds the
+    /// turn's control message (`turn_ready: false` after a denial).
     ///
     /// | seed 000 `UserPromptOutput` | returned field |
     /// |---|---|
@@ -305,7 +311,12 @@ impl Session {
             .hooks
             .dispatch_async::<points::user_prompt_submit::Point>(&mut ctx)
             .await;
-        self.pass("user_prompt_submit", out)?;
+        let passed = self.pass("user_prompt_submit", out);
+        self.set_turn_ready(crate::signal::TurnReady::for_prompt(
+            passed.is_ok(),
+            ctx.hook_signals.clone(),
+        ));
+        passed?;
         Ok(ctx)
     }
 

@@ -9,6 +9,7 @@ use serde_json::Value;
 use crate::context::{Content, ContentBlock, PostToolUse, PreToolUse, SUPPRESSED_OUTPUT, ToolCall};
 use crate::outcome::{BoxError, HookName};
 use crate::points;
+use crate::signal::TurnReady;
 
 use super::{Session, SessionError, WRITE_TOOLS, closed, millis};
 
@@ -225,7 +226,11 @@ impl ToolRun {
 
 impl Session {
     /// One tool call the model made: `pre_tool_use` (which may deny, ask, or rewrite the
-    /// input), then `run` with the input as the guards left it, unless denied, then
+    /// input) and the `ability_guard` signals its hooks emitted (the first `ABILITY_DENIED`
+    /// refuses the call: with `require_human` unless the approver agrees, without it the tool
+    /// is also disabled for the rest of the session, see
+    /// [`disabled_tools`](Session::disabled_tools)), then `run` with the input as the guards
+    /// left it, unless denied, then
     /// `post_tool_use` with the response (or error) and the duration. The call's id is the
     /// `tool_use_id` of both contexts (an empty id counts as none), so hooks, subscribers and
     /// the audit can tie the call to its result.
@@ -302,16 +307,34 @@ impl Session {
         F: AsyncFnOnce(&Value) -> Result<Value, ToolError>,
     {
         let mut pre = pre;
+        if let Some(reason) = self.disabled_reason(&pre.tool_name) {
+            // Disabled by an earlier `ABILITY_DENIED`: refused before any hook runs.
+            self.stats.denied_tool_calls += 1;
+            self.set_turn_ready(TurnReady::for_ability(&pre.tool_name, false, Vec::new()));
+            return Ok(ToolRun::Denied {
+                by: None,
+                reason,
+                failure: false,
+                tool_use_id: pre.tool_use_id,
+            });
+        }
         let out = self
             .hooks
             .dispatch_async::<points::pre_tool_use::Point>(&mut pre)
             .await;
+        let passed = match self.pass("pre_tool_use", out) {
+            Ok(()) => self.enforce_guards(&pre.tool_name, &pre.hook_signals),
+            denied => denied,
+        };
+        let ready =
+            TurnReady::for_ability(&pre.tool_name, passed.is_ok(), pre.hook_signals.clone());
+        self.set_turn_ready(ready);
         if let Err(SessionError::Denied {
             by,
             reason,
             failure,
             ..
-        }) = self.pass("pre_tool_use", out)
+        }) = passed
         {
             self.stats.denied_tool_calls += 1;
             return Ok(ToolRun::Denied {
