@@ -9,4 +9,5 @@ mod support;
 mod seed_000;
 mod seed_001;
 mod seed_002;
+mod seed_003;
 mod seed_004;
