@@ -8,6 +8,7 @@
 //! | `stop` | decision (a deny keeps the agent working, its reason the instruction); `continue: false` lets it stop |
 //! | `session_start` | `additionalContext` and plain stdout as context |
 //! | `post_tool_use` | `updatedToolOutput` replaces `tool_response`; a block's reason and `additionalContext` as context |
+//! | generic Claude-event guards (`config_change`, `permission_request`, …) | decision; `additionalContext` (and plain stdout at `user_prompt_expansion`) |
 //! | other points | nothing: they cannot be changed from a command; answers are logged |
 //!
 //! At guard points other than `stop`, `continue: false` is a deny with its `stopReason`;
@@ -33,6 +34,26 @@ pub(super) fn register(
 ) -> Result<Option<HookId>, RunnerError> {
     let s = shared.clone();
     let order = shared.options.order;
+    macro_rules! generic {
+        ($($kind:ident $name:ident),* $(,)?) => {
+            match point {
+                $(stringify!($name) => return Ok(Some(generic!(@ $kind $name)?)),)*
+                _ => {}
+            }
+        };
+        (@ guard $name:ident) => {
+            hooks.register(mutating::<crate::generic::$name::Point>(s, order, verdict, |c, a| {
+                // Plain stdout is context where Claude Code takes it (`UserPromptExpansion`).
+                let plain = stringify!($name) == "user_prompt_expansion";
+                add_context(a, plain, |t| c.additional_context.push(t));
+            }))
+        };
+        (@ observe $name:ident) => {
+            hooks.register(reading::<crate::generic::$name::Point>(s, order, nothing))
+        };
+    }
+    crate::generic::generic_points!(generic);
+    let s = shared.clone();
     let id = match point {
         "pre_tool_use" => hooks.register(mutating::<pre_tool_use::Point>(
             s,
