@@ -305,6 +305,27 @@ mod tests {
     }
 
     #[test]
+    fn the_docs_table_has_every_event_with_its_point_and_matcher_field() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/claude-events.md");
+        let doc = std::fs::read_to_string(path).unwrap();
+        let rows: Vec<&str> = doc.lines().filter(|l| l.starts_with("| `")).collect();
+        for e in CLAUDE_EVENTS {
+            let row = rows
+                .iter()
+                .find(|r| r.starts_with(&format!("| `{}` |", e.name)))
+                .unwrap_or_else(|| panic!("{} has no row", e.name));
+            let cells: Vec<&str> = row.split(" | ").collect();
+            assert!(cells[1].starts_with(&format!("`{}` (", e.point)), "{row}");
+            match e.target {
+                Some(t) => assert!(cells[2].contains(&format!("`{}`", t.field())), "{row}"),
+                None => assert!(cells[2].starts_with("none"), "{row}"),
+            }
+            let blocks = !cells[3].starts_with("nothing");
+            assert_eq!(blocks, e.block != Block::No, "{row}");
+        }
+    }
+
+    #[test]
     fn file_name_targets_read_the_last_component() {
         let t = Target::FileName("file_path");
         for (path, name) in [

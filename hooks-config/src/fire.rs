@@ -245,6 +245,7 @@ async fn fire_with_root(
         subagent_start => verdict, subagent_stop => nothing,
         error_occurred => recovery, notification => nothing,
         pre_queue_drain => nothing, post_queue_drain => nothing,
+        permission_request => verdict, post_tool_batch => verdict, pre_model_switch => verdict,
     }
 }
 

@@ -1,5 +1,6 @@
 //! Generic Claude-event points: one point per Claude Code event that has no moment of its own
-//! in a Rust agent's loop (`ConfigChange`, `InstructionsLoaded`, `FileChanged`, …), all over
+//! in a Rust agent's loop (the events that have one, `PermissionRequest`, `PostToolBatch`,
+//! `PreModelSwitch` among them, fire typed points of [`hookrail_core::points`]) (`ConfigChange`, `InstructionsLoaded`, `FileChanged`, …), all over
 //! one context, [`ClaudeEvent`]: the payload as JSON.
 //!
 //! Each is a point of its own (not one shared point told apart by name) so that a hook of
@@ -76,9 +77,9 @@ impl ClaudeEvent {
 macro_rules! generic_points {
     ($each:ident) => {
         $each! {
-            guard user_prompt_expansion, guard permission_request, guard post_tool_batch,
+            guard user_prompt_expansion,
             guard task_created, guard task_completed, guard teammate_idle, guard config_change,
-            guard elicitation, guard elicitation_result, guard pre_model_switch,
+            guard elicitation, guard elicitation_result,
             observe setup, observe instructions_loaded, observe permission_denied,
             observe cwd_changed, observe directory_added, observe file_changed,
             observe worktree_create, observe worktree_remove, observe post_compact,
@@ -91,15 +92,12 @@ pub(crate) use generic_points;
 /// The names of the generic points.
 pub const NAMES: &[&str] = &[
     "user_prompt_expansion",
-    "permission_request",
-    "post_tool_batch",
     "task_created",
     "task_completed",
     "teammate_idle",
     "config_change",
     "elicitation",
     "elicitation_result",
-    "pre_model_switch",
     "setup",
     "instructions_loaded",
     "permission_denied",
@@ -116,12 +114,6 @@ pub const NAMES: &[&str] = &[
 hookrail_core::hook_points! {
     /// Claude Code `UserPromptExpansion`: a slash command expands into a prompt; a block stops it.
     pub guard user_prompt_expansion: ClaudeEvent;
-    /// Claude Code `PermissionRequest`: the permission dialog is about to be shown; a deny
-    /// denies the permission (exit 2 does not).
-    pub guard permission_request: ClaudeEvent;
-    /// Claude Code `PostToolBatch`: a batch of tool calls finished; a block stops the loop
-    /// before the next model call.
-    pub guard post_tool_batch: ClaudeEvent;
     /// Claude Code `TaskCreated`: a block rolls the task back.
     pub guard task_created: ClaudeEvent;
     /// Claude Code `TaskCompleted`: a block keeps the task open.
@@ -135,8 +127,6 @@ hookrail_core::hook_points! {
     pub guard elicitation: ClaudeEvent;
     /// Claude Code `ElicitationResult`: the user answered an elicitation; a block declines.
     pub guard elicitation_result: ClaudeEvent;
-    /// Claude Code `PreModelSwitch`: before a requested model switch; allow, ask or deny.
-    pub guard pre_model_switch: ClaudeEvent;
     /// Claude Code `Setup`: `--init` or `--maintenance`.
     pub observe setup: ClaudeEvent;
     /// Claude Code `InstructionsLoaded`: `CLAUDE.md` or rules files were loaded.

@@ -4,7 +4,8 @@
 //! |---|---|
 //! | `pre_tool_use` | decision; `updatedInput` replaces `tool_input`; `additionalContext` |
 //! | `user_prompt_submit` | decision; `additionalContext` and plain stdout as context |
-//! | `pre_model_call`, `subagent_start` | decision; `additionalContext` |
+//! | `pre_model_call`, `subagent_start`, `permission_request`, `post_tool_batch` | decision; `additionalContext` |
+//! | `pre_model_switch` | decision |
 //! | `stop` | decision (a deny keeps the agent working, its reason the instruction); `continue: false` lets it stop |
 //! | `session_start` | `additionalContext` and plain stdout as context |
 //! | `post_tool_use` | `updatedToolOutput` replaces `tool_response`; a block's reason and `additionalContext` as context |
@@ -91,6 +92,28 @@ pub(super) fn register(
             },
         ))?,
         "stop" => hooks.register(mutating::<stop::Point>(s, order, verdict, |_, _| {}))?,
+        "permission_request" => hooks.register(mutating::<permission_request::Point>(
+            s,
+            order,
+            verdict,
+            |c, a| {
+                add_context(a, false, |t| c.additional_context.push(t));
+            },
+        ))?,
+        "post_tool_batch" => hooks.register(mutating::<post_tool_batch::Point>(
+            s,
+            order,
+            verdict,
+            |c, a| {
+                add_context(a, false, |t| c.additional_context.push(t));
+            },
+        ))?,
+        "pre_model_switch" => hooks.register(mutating::<pre_model_switch::Point>(
+            s,
+            order,
+            verdict,
+            |_, _| {},
+        ))?,
         "session_start" => hooks.register(mutating::<session_start::Point>(
             s,
             order,
