@@ -346,7 +346,7 @@ fn field_path(path: &serde_path_to_error::Path) -> String {
 /// | `permission_request` | `hookSpecificOutput.decision.behavior` `allow` or `deny` (+ `message`); an ask is no answer (the dialog shows) |
 /// | `elicitation`, `elicitation_result` | `hookSpecificOutput.action: "decline"` on deny |
 /// | other guard points whose event can block (`user_prompt_submit`, `stop`, `config_change`, `pre_model_call`, …) | `decision: "block"` + `reason` on deny or ask |
-/// | guard points whose event cannot block (`subagent_start`) | a deny is said in `systemMessage` |
+/// | guard points whose event cannot block (`subagent_start`) | `decision: "block"` + `reason` on deny, and said in `systemMessage` (Claude Code may not honour it) |
 /// | `post_tool_use` | `updatedToolOutput` when rewritten |
 /// | every point | `hookSpecificOutput.additionalContext` with the context hooks added; `systemMessage` naming failed hooks, then the [notices](Fired::notices) (one a line) |
 pub fn claude_answer(fired: &Fired) -> (Value, i32) {
@@ -376,7 +376,7 @@ pub fn claude_answer(fired: &Fired) -> (Value, i32) {
         },
         |e| e.block,
     );
-    let mut unanswerable = None;
+    let mut unhonoured = false;
     if let Some(verdict) = &fired.verdict {
         let reason = verdict.reason();
         match (form, verdict) {
@@ -416,7 +416,13 @@ pub fn claude_answer(fired: &Fired) -> (Value, i32) {
                 specific.insert("action".into(), json!("decline"));
                 out.insert("reason".into(), json!(reason.unwrap_or_default()));
             }
-            (Block::No, _) => unanswerable = reason.map(str::to_owned),
+            // A guard here whose event Claude Code does not let block (`SubagentStart`): the
+            // block is answered all the same, and said, since it may not be honoured.
+            (Block::No, _) => {
+                out.insert("decision".into(), json!("block"));
+                out.insert("reason".into(), json!(reason.unwrap_or_default()));
+                unhonoured = true;
+            }
         }
         if form == Block::PermissionDecision
             && fired.point == "pre_tool_use"
@@ -445,9 +451,10 @@ pub fn claude_answer(fired: &Fired) -> (Value, i32) {
         specific.insert("additionalContext".into(), json!(added.join("\n\n")));
     }
     let mut message = system_message(fired);
-    if let Some(reason) = unanswerable {
-        // Never silent: the hook's deny is said where Claude Code shows it, not dropped.
-        let line = format!("a hook blocked at {event}, which Claude Code cannot block: {reason}");
+    if unhonoured {
+        // Never silent: the user sees that this block may not hold (its reason is `reason`).
+        let line =
+            format!("the block at {event} may not be honoured: Claude Code lets no hook block it");
         message = Some(match message {
             Some(m) => format!("{m}\n{line}"),
             None => line,
