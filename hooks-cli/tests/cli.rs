@@ -338,5 +338,9 @@ fn claude_mode_fails_closed_on_a_payload_it_cannot_read() {
         r#"{"session_id": "s", "hook_event_name": "PostToolBatchh"}"#,
     );
     assert_eq!(out.status.code(), Some(2), "a name that is no event blocks");
-    assert!(stderr(&out).contains("did you mean `PostToolBatch`"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("did you mean `PostToolBatch`"),
+        "{}",
+        stderr(&out)
+    );
 }

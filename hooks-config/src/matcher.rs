@@ -159,7 +159,7 @@ const TARGETS: &[(&str, &str, &str)] = &[
 
 /// What a point's matcher and `ability_scope` test, or `None` when the point has no such
 /// value (`user_prompt_submit`, `stop`, …). For a generic Claude-event point it is the
-/// payload field of its event's row in [`CLAUDE_EVENTS`](crate::claude_events::CLAUDE_EVENTS).
+/// payload field of its event's row in [`CLAUDE_EVENTS`].
 ///
 /// ```
 /// assert_eq!(hookrail_config::matcher::target_of("pre_tool_use"), Some("tool name"));
