@@ -15,7 +15,9 @@
 //! | case | answer |
 //! |---|---|
 //! | payload unreadable, over `--max-payload`, not closed within `--payload-timeout`, not JSON, a key twice, no `hook_event_name` | exit 2 (the event is unknown, so it may be one that can block) |
-//! | an event we do not support | exit 1 (not ours to block) |
+//! | a payload without `cwd` (older Claude Code) | this process's working directory, where Claude Code starts its hooks, is the `cwd` (also in what goes to a daemon); `transcript_path` and `permission_mode` are optional everywhere |
+//! | a payload without what its point cannot decide without (`tool_name` at `PreToolUse`) | blocked where the event can block, naming the missing field; exit 1 elsewhere |
+//! | `PermissionRequest`, where Claude Code does not honour exit 2 | every block above is its JSON deny (`decision.behavior: "deny"`) on exit 0 |
 //! | config that does not parse, a limit variable that does not parse | exit 2 at a point that can block, else 1 |
 //! | an entry with a problem (left out when loading: a bad field, an unknown event, a matcher that does not compile, …) | exit 2 at a point that can block, naming every problem (a left-out guard must not be a silent allow); elsewhere the problems are in `systemMessage` |
 //! | a file named by `--settings`, `--plugin-root` or `--config` missing | the rest runs (compiled, builtin and project policies decide); the problem is in `systemMessage` and on stderr, every event, until it is fixed |
@@ -128,11 +130,20 @@ async fn decide(args: ClaudeArgs) -> Reply {
         };
         return decide_here(&args, payload, ancestry, notes).await;
     };
-    // The same limits as in-process; the bytes go to the daemon as they came.
-    let bytes = match payload::read_bytes_blocking(std::io::stdin(), limits) {
+    // The same limits as in-process; the bytes go to the daemon as they came, with the `cwd`
+    // this process would take filled in when the payload has none (the daemon cannot know
+    // it, and refuses an event whose project it cannot tell).
+    let mut bytes = match payload::read_bytes_blocking(std::io::stdin(), limits) {
         Ok(bytes) => bytes,
         Err(e) => return Reply::refuse(None, None, &e.to_string()),
     };
+    if !contains(&bytes, br#""cwd""#)
+        && let Ok(mut parsed) = payload::parse(&bytes)
+        && reply::default_cwd(&mut parsed)
+        && let Ok(filled) = serde_json::to_vec(&parsed)
+    {
+        bytes = filled;
+    }
     let identity = found::identity(&args.config.project_dir(), &found::sources_of(&args.config));
     match forward::forward(&daemon, &identity, bytes.clone().into()).await {
         Ok(answer) => Reply::forwarded(answer),
@@ -148,13 +159,19 @@ async fn decide(args: ClaudeArgs) -> Reply {
     }
 }
 
+/// Whether `needle` occurs in `haystack`.
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle)
+}
+
 /// The answer to `payload`, decided in this process.
 async fn decide_here(
     args: &ClaudeArgs,
-    payload: serde_json::Value,
+    mut payload: serde_json::Value,
     ancestry: Ancestry,
     mut notes: Vec<String>,
 ) -> Reply {
+    reply::default_cwd(&mut payload);
     let (point, event) = match reply::point_of(&payload) {
         Ok(found) => found,
         Err(refused) => return *refused,

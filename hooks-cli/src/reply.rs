@@ -10,7 +10,8 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use hookrail_config::events::{self, EventError};
+use hookrail_config::claude_events::{block_answer, claude_event};
+use hookrail_config::events;
 use hookrail_config::file::LoadedConfig;
 use hookrail_config::fire::{FireError, Fired};
 use hookrail_core::runtime::Hooks;
@@ -33,25 +34,28 @@ pub struct Reply {
 
 impl Reply {
     /// Could not decide: blocks where Claude Code can block, a non-blocking error elsewhere.
-    /// Without a point (the event is unknown), it blocks.
+    /// Without a point (the event is unknown), it blocks. Where Claude Code does not honour
+    /// exit 2 (`PermissionRequest`), the block is the event's JSON deny on exit 0.
     pub fn refuse(point: Option<&'static str>, event: Option<&str>, message: &str) -> Reply {
+        let info = event.and_then(claude_event);
+        if can_block(point)
+            && let Some(info) = info.filter(|i| !i.exit_2_blocks)
+            && let Some(answer) = block_answer(info, &format!("hooks: {message}"))
+        {
+            return Reply {
+                point,
+                event: event.map(str::to_owned),
+                answer,
+                code: 0,
+                said: vec![message.to_owned()],
+            };
+        }
         Reply {
             point,
             event: event.map(str::to_owned),
             answer: Value::Object(Map::new()),
             code: if can_block(point) { 2 } else { 1 },
             said: vec![message.to_owned()],
-        }
-    }
-
-    /// An event Claude Code has and we do not: not ours to block (a non-blocking error).
-    fn unsupported(event: &str, error: &EventError) -> Reply {
-        Reply {
-            point: None,
-            event: Some(event.to_owned()),
-            answer: Value::Object(Map::new()),
-            code: 1,
-            said: vec![error.to_string()],
         }
     }
 
@@ -70,14 +74,15 @@ impl Reply {
     /// Whether this answer blocks the action (exit 2, or a deny / block in the JSON).
     pub fn blocks(&self) -> bool {
         // Exit 2 is a block in either form; otherwise the answer itself says so.
+        let said = |pointer: &str, value: &str| {
+            self.answer.pointer(pointer).and_then(Value::as_str) == Some(value)
+        };
         self.code == 2
             || (self.code == 0
-                && (self.answer.get("decision").and_then(Value::as_str) == Some("block")
-                    || self
-                        .answer
-                        .pointer("/hookSpecificOutput/permissionDecision")
-                        .and_then(Value::as_str)
-                        == Some("deny")))
+                && (said("/decision", "block")
+                    || said("/hookSpecificOutput/permissionDecision", "deny")
+                    || said("/hookSpecificOutput/decision/behavior", "deny")
+                    || said("/hookSpecificOutput/action", "decline")))
     }
 
     /// The command form: stderr lines, the JSON answer on stdout when there is one, and the
@@ -103,16 +108,12 @@ impl Reply {
     /// body with the command hooks' output schema and have no exit code).
     pub fn http_body(&self) -> Value {
         let reason = || format!("hooks serve: {}", self.said.join("; "));
+        let info = self.event.as_deref().and_then(claude_event);
         match self.code {
             0 => self.answer.clone(),
-            2 if self.point == Some("pre_tool_use") => json!({
-                "hookSpecificOutput": {
-                    "hookEventName": self.event.as_deref().unwrap_or("PreToolUse"),
-                    "permissionDecision": "deny",
-                    "permissionDecisionReason": reason(),
-                }
-            }),
-            2 => json!({ "decision": "block", "reason": reason() }),
+            2 => info
+                .and_then(|info| block_answer(info, &reason()))
+                .unwrap_or_else(|| json!({ "decision": "block", "reason": reason() })),
             _ => json!({ "systemMessage": reason() }),
         }
     }
@@ -127,8 +128,7 @@ pub fn can_block(point: Option<&str>) -> bool {
 ///
 /// # Errors
 ///
-/// The [`Reply`] to give: blocking when the name is missing or not an event, a non-blocking
-/// error for an event we do not support.
+/// The [`Reply`] to give, blocking: the name is missing or not one of Claude Code's events.
 pub fn point_of(payload: &Value) -> Result<(&'static str, String), Box<Reply>> {
     let Some(event) = payload.get("hook_event_name").and_then(Value::as_str) else {
         return Err(Box::new(Reply::refuse(
@@ -139,9 +139,30 @@ pub fn point_of(payload: &Value) -> Result<(&'static str, String), Box<Reply>> {
     };
     match events::resolve_claude(event) {
         Ok(point) => Ok((point, event.to_owned())),
-        Err(e @ EventError::Unsupported { .. }) => Err(Box::new(Reply::unsupported(event, &e))),
         Err(e) => Err(Box::new(Reply::refuse(None, Some(event), &e.to_string()))),
     }
+}
+
+/// Fills in the `cwd` an older Claude Code leaves out: the working directory of this process,
+/// which Claude Code starts every hook in (so it is the session's). `false` when the payload
+/// already has one (or is not an object) and nothing changed; a `cwd` of the wrong type is
+/// left for the point to refuse.
+///
+/// `transcript_path` and `permission_mode` need no default: every context takes them as
+/// optional. Only `hooks claude` calls this: a daemon runs in a directory of its own, which
+/// says nothing about the session (see `serve::routes`).
+pub fn default_cwd(payload: &mut Value) -> bool {
+    let Some(map) = payload.as_object_mut() else {
+        return false;
+    };
+    if map.contains_key("cwd") {
+        return false;
+    }
+    let Ok(cwd) = std::env::current_dir() else {
+        return false;
+    };
+    map.insert("cwd".to_owned(), json!(cwd));
+    true
 }
 
 /// What does not run at this event, said rather than left for the user to find out: at a

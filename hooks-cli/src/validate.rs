@@ -91,6 +91,7 @@ pub fn run(args: ValidateArgs) -> Result<ExitCode, CliError> {
                 hooks += found;
                 webhooks += config.webhooks.len() + config.dormant_webhooks.len();
                 problems.extend(config.problems.iter().cloned());
+                notes.extend(config.notes.iter().cloned());
                 let project = project_of(&args, path);
                 let gate = crate::status::gate(&config, store.clone());
                 let active = config.hooks.iter().map(|s| (s, config.enabled));

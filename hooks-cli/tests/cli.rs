@@ -328,8 +328,19 @@ fn claude_mode_fails_closed_on_a_payload_it_cannot_read() {
     );
     assert_eq!(
         out.status.code(),
-        Some(1),
-        "an event we do not support is not blocked"
+        Some(0),
+        "every Claude Code event is accepted: {}",
+        stderr(&out)
     );
-    assert!(stderr(&out).contains("PostToolBatch"), "{}", stderr(&out));
+    let out = p.hooks(
+        &["claude"],
+        &[],
+        r#"{"session_id": "s", "hook_event_name": "PostToolBatchh"}"#,
+    );
+    assert_eq!(out.status.code(), Some(2), "a name that is no event blocks");
+    assert!(
+        stderr(&out).contains("did you mean `PostToolBatch`"),
+        "{}",
+        stderr(&out)
+    );
 }

@@ -52,7 +52,9 @@ fn the_daemon_decides_as_hooks_claude_does() {
             base("PostToolUse", json!({"tool_name": "Bash", "tool_input": {"command": "ls"}, "tool_response": {"stdout": "a"}})),
         ),
         ("misspelled event", base("PreToolUze", json!({}))),
-        ("unsupported event", base("InstructionsLoaded", json!({}))),
+        ("generic event", base("InstructionsLoaded", json!({"load_reason": "session_start"}))),
+        ("generic guard event", base("ConfigChange", json!({"source": "user_settings"}))),
+        ("permission request", base("PermissionRequest", json!({"tool_name": "Bash", "tool_input": {"command": "ls"}}))),
         ("no event", br#"{"session_id":"s1"}"#.to_vec()),
         ("not json", b"{not json".to_vec()),
         (

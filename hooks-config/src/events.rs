@@ -1,7 +1,9 @@
 //! Event names of every supported format mapped to hook points.
 //!
 //! A config entry names its event in one of these dialects; all resolve to a point of
-//! [`hookrail_core::points`] (`pre_tool_use`, …):
+//! [`hookrail_core::points`] (`pre_tool_use`, …) or, for Claude Code events a Rust agent has
+//! no moment for, a generic Claude-event point of [`crate::generic`] (`config_change`, …;
+//! every Claude Code event and its point: [`crate::claude_events::CLAUDE_EVENTS`]):
 //!
 //! | point | ours | Claude Code | seed 003 | infer (seed 004) |
 //! |---|---|---|---|---|
@@ -30,10 +32,10 @@
 //!   `session_end`, not `stop`: `stop` is a guard that can keep the agent working, which seed
 //!   003 forbids for `SessionStop`.
 //! - Claude Code's `PostToolUseFailure` is `post_tool_use`, which runs after every call, failed
-//!   or not (the hook input's `error` field is set for failures). Such a hook therefore also
-//!   runs after successful calls; it is logged at load.
-//! - Claude Code events with no point here (`PermissionRequest`, `PostToolBatch`, …) are
-//!   rejected as unsupported with the reason, never ignored.
+//!   or not (the hook input's `error` field is set for failures). A hook a Claude Code file
+//!   declares under `PostToolUseFailure` runs only for failed calls, one under `PostToolUse`
+//!   only for successful ones, as in Claude Code ([`Matcher::event`](crate::spec::Matcher::event)).
+//! - Every one of Claude Code's 33 events is accepted.
 //! - In Claude Code files ([`resolve_claude`]) only Claude Code names are accepted.
 //!
 //! ```
@@ -43,24 +45,18 @@
 //! assert_eq!(events::claude_event_name("pre_tool_use"), Some("PreToolUse"));
 //! let err = events::resolve("PreToolUsed").unwrap_err();
 //! assert_eq!(err.to_string(), "unknown event `PreToolUsed`; did you mean `PreToolUse`?");
-//! assert!(matches!(events::resolve("PermissionRequest"), Err(EventError::Unsupported { .. })));
+//! assert_eq!(events::resolve("ConfigChange"), Ok("config_change"));
 //! ```
 
 use std::sync::OnceLock;
 
 use hookrail_core::points::NAMES;
 
+use crate::claude_events::{CLAUDE_EVENTS, claude_event};
+
 /// Why an event name was not accepted.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum EventError {
-    /// A real event of another runtime that has no point here.
-    #[error("event `{name}` is not supported: {reason}")]
-    Unsupported {
-        /// The name as written.
-        name: String,
-        /// Why, and what to use instead.
-        reason: &'static str,
-    },
     /// Not an event name of any supported dialect.
     #[error("unknown event `{name}`{}", did_you_mean(*.suggestion))]
     Unknown {
@@ -87,30 +83,8 @@ const POST_MODEL_CALL: &str = "post_model_call";
 const PRE_TOOL_USE: &str = "pre_tool_use";
 const POST_TOOL_USE: &str = "post_tool_use";
 const STEP_END: &str = "step_end";
-const STOP: &str = "stop";
-const PRE_COMPACT: &str = "pre_compact";
-const SUBAGENT_START: &str = "subagent_start";
-const SUBAGENT_STOP: &str = "subagent_stop";
-const ERROR_OCCURRED: &str = "error_occurred";
-const NOTIFICATION: &str = "notification";
 const PRE_QUEUE_DRAIN: &str = "pre_queue_drain";
 const POST_QUEUE_DRAIN: &str = "post_queue_drain";
-
-/// Claude Code event names and their points. The first name of a point is its reverse mapping.
-const CLAUDE: &[(&str, &str)] = &[
-    ("SessionStart", SESSION_START),
-    ("SessionEnd", SESSION_END),
-    ("UserPromptSubmit", USER_PROMPT_SUBMIT),
-    ("PreToolUse", PRE_TOOL_USE),
-    ("PostToolUse", POST_TOOL_USE),
-    ("PostToolUseFailure", POST_TOOL_USE),
-    ("Stop", STOP),
-    ("PreCompact", PRE_COMPACT),
-    ("SubagentStart", SUBAGENT_START),
-    ("SubagentStop", SUBAGENT_STOP),
-    ("StopFailure", ERROR_OCCURRED),
-    ("Notification", NOTIFICATION),
-];
 
 /// Seed 003 (AI-centric development) and seed 004 (infer) names.
 const SEEDS: &[(&str, &str)] = &[
@@ -131,50 +105,6 @@ const SEEDS: &[(&str, &str)] = &[
     ("post_queue_drain", POST_QUEUE_DRAIN),
 ];
 
-/// Claude Code events with no point here, and why.
-const CLAUDE_UNSUPPORTED: &[(&str, &str)] = &[
-    (
-        "PermissionRequest",
-        "there is no permission-dialog point; use PreToolUse (pre_tool_use), which can allow, ask or deny every tool call",
-    ),
-    (
-        "PermissionDenied",
-        "there is no point after a permission denial; a PreToolUse deny is the final answer",
-    ),
-    (
-        "PostToolBatch",
-        "there is no point after a batch of tool calls; use PostToolUse (per call) or Stop",
-    ),
-    ("TaskCreated", "there are no task-list points"),
-    ("TaskCompleted", "there are no task-list points"),
-    ("TeammateIdle", "there are no agent-team points"),
-    (
-        "InstructionsLoaded",
-        "there is no point when instruction files are loaded; use SessionStart",
-    ),
-    ("ConfigChange", "there is no point for settings changes"),
-    ("CwdChanged", "there are no working-directory points"),
-    ("DirectoryAdded", "there are no working-directory points"),
-    ("FileChanged", "there are no file-watch points"),
-    ("WorktreeCreate", "there are no worktree points"),
-    ("WorktreeRemove", "there are no worktree points"),
-    (
-        "PostCompact",
-        "there is no point after compaction; use PreCompact",
-    ),
-    ("Elicitation", "there are no MCP elicitation points"),
-    ("ElicitationResult", "there are no MCP elicitation points"),
-    (
-        "UserPromptExpansion",
-        "there is no slash-command expansion point; use UserPromptSubmit",
-    ),
-    ("MessageDisplay", "there is no display-only message point"),
-    (
-        "Setup",
-        "there is no init or maintenance point; use SessionStart",
-    ),
-];
-
 /// The point an event name of any supported dialect stands for.
 ///
 /// ```
@@ -182,27 +112,25 @@ const CLAUDE_UNSUPPORTED: &[(&str, &str)] = &[
 /// assert_eq!(hookrail_config::events::resolve("stop"), Ok("stop"));
 /// ```
 pub fn resolve(name: &str) -> Result<&'static str, EventError> {
-    if let Some(point) = NAMES.iter().find(|p| **p == name) {
+    if let Some(point) = point_names().find(|p| *p == name) {
         return Ok(point);
     }
-    if let Some((_, point)) = CLAUDE.iter().chain(SEEDS).find(|(n, _)| *n == name) {
-        if name == "PostToolUseFailure" {
-            tracing::warn!(
-                "PostToolUseFailure hooks run as post_tool_use: after every tool call, also successful ones"
-            );
-        }
-        return Ok(point);
+    if let Some(event) = claude_event(name) {
+        return Ok(event.point);
     }
-    if let Some((_, reason)) = CLAUDE_UNSUPPORTED.iter().find(|(n, _)| *n == name) {
-        return Err(EventError::Unsupported {
-            name: name.to_owned(),
-            reason,
-        });
+    if let Some((_, point)) = SEEDS.iter().find(|(n, _)| *n == name) {
+        return Ok(point);
     }
     Err(EventError::Unknown {
         name: name.to_owned(),
         suggestion: closest(name, accepted_names()),
     })
+}
+
+/// The points event names resolve to: the standard catalog, then the generic Claude-event
+/// points ([`crate::generic`]).
+pub fn point_names() -> impl Iterator<Item = &'static str> {
+    NAMES.iter().chain(crate::generic::NAMES).copied()
 }
 
 /// The point a Claude Code event name stands for; other dialects' names are rejected (with the
@@ -218,13 +146,12 @@ pub fn resolve(name: &str) -> Result<&'static str, EventError> {
 /// );
 /// ```
 pub fn resolve_claude(name: &str) -> Result<&'static str, EventError> {
-    if CLAUDE.iter().any(|(n, _)| *n == name) || CLAUDE_UNSUPPORTED.iter().any(|(n, _)| *n == name)
-    {
-        return resolve(name);
+    if let Some(event) = claude_event(name) {
+        return Ok(event.point);
     }
     let suggestion = match resolve(name) {
         Ok(point) => claude_event_name(point),
-        Err(_) => closest(name, CLAUDE.iter().map(|(n, _)| *n)),
+        Err(_) => closest(name, CLAUDE_EVENTS.iter().map(|e| e.name)),
     };
     Err(EventError::Unknown {
         name: name.to_owned(),
@@ -243,7 +170,10 @@ pub fn resolve_claude(name: &str) -> Result<&'static str, EventError> {
 /// assert_eq!(hookrail_config::events::claude_event_name("pre_model_call"), None);
 /// ```
 pub fn claude_event_name(point: &str) -> Option<&'static str> {
-    CLAUDE.iter().find(|(_, p)| *p == point).map(|(n, _)| *n)
+    CLAUDE_EVENTS
+        .iter()
+        .find(|e| e.point == point)
+        .map(|e| e.name)
 }
 
 /// A point's kind, from the linked catalog (`None` for a name that is not a point).
@@ -276,10 +206,8 @@ pub fn kind_of(point: &str) -> Option<hookrail_core::KindId> {
 
 /// Every accepted event name: the points, then Claude Code's names, then the seeds' names.
 pub fn accepted_names() -> impl Iterator<Item = &'static str> {
-    NAMES
-        .iter()
-        .copied()
-        .chain(CLAUDE.iter().map(|(n, _)| *n))
+    point_names()
+        .chain(CLAUDE_EVENTS.iter().map(|e| e.name))
         .chain(SEEDS.iter().map(|(n, _)| *n))
 }
 
@@ -329,8 +257,11 @@ mod tests {
 
     #[test]
     fn every_mapped_point_is_in_the_catalog() {
-        for (_, point) in CLAUDE.iter().chain(SEEDS) {
+        for (_, point) in SEEDS {
             assert!(NAMES.contains(point), "{point}");
+        }
+        for event in CLAUDE_EVENTS {
+            assert!(point_names().any(|p| p == event.point), "{}", event.name);
         }
     }
 
@@ -386,20 +317,22 @@ mod tests {
     }
 
     #[test]
-    fn unsupported_claude_events_carry_a_reason() {
-        let err = resolve("PermissionRequest").unwrap_err();
-        let EventError::Unsupported { reason, .. } = &err else {
-            panic!("{err:?}")
-        };
-        assert!(reason.contains("PreToolUse"), "{reason}");
-        assert!(
-            err.to_string()
-                .starts_with("event `PermissionRequest` is not supported: ")
+    fn every_claude_event_is_accepted_and_a_point_answers_with_its_first_event() {
+        for event in CLAUDE_EVENTS {
+            assert_eq!(
+                resolve_claude(event.name),
+                Ok(event.point),
+                "{}",
+                event.name
+            );
+            assert!(claude_event_name(event.point).is_some());
+        }
+        assert_eq!(
+            resolve_claude("PermissionRequest"),
+            Ok("permission_request")
         );
-        assert!(matches!(
-            resolve_claude("PostToolBatch"),
-            Err(EventError::Unsupported { .. })
-        ));
+        assert_eq!(resolve("InstructionsLoaded"), Ok("instructions_loaded"));
+        assert_eq!(resolve("config_change"), Ok("config_change"));
     }
 
     #[test]

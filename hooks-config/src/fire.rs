@@ -47,6 +47,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
+use crate::claude_events::{Block, claude_event};
 use crate::events;
 
 /// The event could not be fired.
@@ -256,18 +257,37 @@ async fn fire_with_root(
     source: Option<InvocationSource>,
 ) -> Result<Fired, FireError> {
     let point = events::resolve(point)?;
-    macro_rules! typed {
-        ($($name:ident => $keep:expr),* $(,)?) => {
-            match point {
-                $(stringify!($name) => run::<$name::Point>(hooks, input, project_dir, source, $keep).await,)*
-                other => unreachable!("events::resolve returned `{other}`, which is not a standard point"),
-            }
-        };
-    }
     // What each kind's merged result is kept as.
     let verdict = |f: &mut Fired, v: Verdict| f.verdict = Some(v);
     let recovery = |f: &mut Fired, r: Option<Recovery>| f.recovery = r;
     let nothing = |_: &mut Fired, ()| {};
+    macro_rules! keep {
+        (guard) => {
+            verdict
+        };
+        (observe) => {
+            nothing
+        };
+    }
+    macro_rules! generic {
+        ($($kind:ident $name:ident),* $(,)?) => {
+            match point {
+                $(stringify!($name) => {
+                    return run::<crate::generic::$name::Point>(hooks, input, project_dir, source, keep!($kind)).await;
+                })*
+                _ => {}
+            }
+        };
+    }
+    crate::generic::generic_points!(generic);
+    macro_rules! typed {
+        ($($name:ident => $keep:expr),* $(,)?) => {
+            match point {
+                $(stringify!($name) => run::<$name::Point>(hooks, input, project_dir, source, $keep).await,)*
+                other => unreachable!("events::resolve returned `{other}`, which is not a point"),
+            }
+        };
+    }
     typed! {
         session_start => nothing, session_end => nothing,
         user_prompt_submit => verdict, pre_model_call => verdict,
@@ -277,6 +297,7 @@ async fn fire_with_root(
         subagent_start => verdict, subagent_stop => nothing,
         error_occurred => recovery, notification => nothing,
         pre_queue_drain => nothing, post_queue_drain => nothing,
+        permission_request => verdict, post_tool_batch => verdict, pre_model_switch => verdict,
     }
 }
 
@@ -297,15 +318,9 @@ where
             field,
             source,
         })?;
-    if project_dir.is_some() || invocation.is_some() {
-        // Only standard points are fired here, and every standard context has a `Meta`
-        // (`meta_of_mut` and `meta_of` share one list, tested in hookrail-core).
-        let Some(meta) = meta_of_mut(&mut ctx) else {
-            unreachable!(
-                "`{}` is a standard point, whose context has a Meta",
-                P::NAME
-            )
-        };
+    // Every standard context has a `Meta` (`meta_of_mut` and `meta_of` share one list, tested
+    // in hookrail-core); a generic point's context is the payload, which has none to set.
+    if let Some(meta) = meta_of_mut(&mut ctx) {
         if let Some(dir) = project_dir {
             meta.project_dir = Some(Arc::from(dir));
         }
@@ -313,7 +328,14 @@ where
             meta.source = source;
         }
     }
-    let (outcome, notes) = crate::runner::collect(hooks.dispatch_async::<P>(&mut ctx)).await;
+    let payload = Arc::new(input);
+    let (outcome, notes) = crate::runner::collect_for(
+        P::NAME,
+        Arc::clone(&payload),
+        hooks.dispatch_async::<P>(&mut ctx),
+    )
+    .await;
+    let input = Arc::try_unwrap(payload).unwrap_or_else(|shared| (*shared).clone());
     // The configured hooks run as one entry, `config`; name the one that decided.
     let decided_by = outcome.decided_by.map(|h| match notes.decided_at(P::NAME) {
         Some(id) if h == crate::runner::ENTRY_NAME => id.to_owned(),
@@ -420,8 +442,11 @@ fn field_path(path: &serde_path_to_error::Path) -> String {
 ///
 /// | point | answer |
 /// |---|---|
-/// | `pre_tool_use` | `hookSpecificOutput.permissionDecision` (+ reason), `updatedInput` when rewritten |
-/// | `user_prompt_submit`, `stop`, `subagent_start`, `pre_model_call` | `decision: "block"` + `reason` on deny |
+/// | `pre_tool_use`, `pre_model_switch` | `hookSpecificOutput.permissionDecision` (+ reason); at `pre_tool_use` `updatedInput` when rewritten |
+/// | `permission_request` | `hookSpecificOutput.decision.behavior` `allow` or `deny` (+ `message`); an ask is no answer (the dialog shows) |
+/// | `elicitation`, `elicitation_result` | `hookSpecificOutput.action: "decline"` on deny |
+/// | other guard points whose event can block (`user_prompt_submit`, `stop`, `config_change`, `pre_model_call`, …) | `decision: "block"` + `reason` on deny or ask |
+/// | guard points whose event cannot block (`subagent_start`) | `decision: "block"` + `reason` on deny, and said in `systemMessage` (Claude Code may not honour it) |
 /// | `post_tool_use` | `updatedToolOutput` when rewritten |
 /// | every point | `hookSpecificOutput.additionalContext` with the context hooks added; `systemMessage` naming failed hooks, then the [notices](Fired::notices) (one a line) |
 pub fn claude_answer(fired: &Fired) -> (Value, i32) {
@@ -440,27 +465,70 @@ pub fn claude_answer(fired: &Fired) -> (Value, i32) {
         let after = fired.context.get(field)?;
         (after != before).then(|| after.clone())
     };
-    if let Some(verdict) = &fired.verdict {
+    let info = claude_event(event);
+    // How the event takes a decision: its row of the table; a point Claude Code lacks
+    // (`pre_model_call`) answers with `decision: "block"`.
+    let form = info.map_or(
         if fired.point == "pre_tool_use" {
-            let decision = match verdict {
-                Verdict::Continue => None,
-                Verdict::Allow => Some("allow"),
-                Verdict::Ask(_) => Some("ask"),
-                Verdict::Deny(_) => Some("deny"),
-            };
-            if let Some(decision) = decision {
+            Block::PermissionDecision
+        } else {
+            Block::Decision
+        },
+        |e| e.block,
+    );
+    let mut unhonoured = false;
+    if let Some(verdict) = &fired.verdict {
+        let reason = verdict.reason();
+        match (form, verdict) {
+            (_, Verdict::Continue) => {}
+            (Block::PermissionDecision, _) => {
+                let decision = match verdict {
+                    Verdict::Allow => "allow",
+                    Verdict::Ask(_) => "ask",
+                    _ => "deny",
+                };
                 specific.insert("permissionDecision".into(), json!(decision));
+                if let Some(reason) = reason {
+                    specific.insert("permissionDecisionReason".into(), json!(reason));
+                }
             }
-            if let Some(reason) = verdict.reason() {
-                specific.insert("permissionDecisionReason".into(), json!(reason));
+            // The dialog is shown anyway: an ask leaves it to the user.
+            (Block::Behavior, Verdict::Ask(_)) => {}
+            (Block::Behavior, _) => {
+                let mut decision = Map::new();
+                let allow = matches!(verdict, Verdict::Allow);
+                decision.insert(
+                    "behavior".into(),
+                    json!(if allow { "allow" } else { "deny" }),
+                );
+                if let (false, Some(reason)) = (allow, reason) {
+                    decision.insert("message".into(), json!(reason));
+                }
+                specific.insert("decision".into(), Value::Object(decision));
             }
-            if let Some(input) = changed("tool_input") {
-                specific.insert("updatedInput".into(), input);
-            }
-        } else if let Verdict::Deny(reason) | Verdict::Ask(reason) = verdict {
+            (_, Verdict::Allow) => {}
             // Claude Code has no "ask" outside tool calls; a human must look, so it blocks.
-            out.insert("decision".into(), json!("block"));
-            out.insert("reason".into(), json!(reason));
+            (Block::Decision, _) => {
+                out.insert("decision".into(), json!("block"));
+                out.insert("reason".into(), json!(reason.unwrap_or_default()));
+            }
+            (Block::Action, _) => {
+                specific.insert("action".into(), json!("decline"));
+                out.insert("reason".into(), json!(reason.unwrap_or_default()));
+            }
+            // A guard here whose event Claude Code does not let block (`SubagentStart`): the
+            // block is answered all the same, and said, since it may not be honoured.
+            (Block::No, _) => {
+                out.insert("decision".into(), json!("block"));
+                out.insert("reason".into(), json!(reason.unwrap_or_default()));
+                unhonoured = true;
+            }
+        }
+        if form == Block::PermissionDecision
+            && fired.point == "pre_tool_use"
+            && let Some(input) = changed("tool_input")
+        {
+            specific.insert("updatedInput".into(), input);
         }
     }
     if fired.point == "post_tool_use"
@@ -482,7 +550,17 @@ pub fn claude_answer(fired: &Fired) -> (Value, i32) {
     if !added.is_empty() {
         specific.insert("additionalContext".into(), json!(added.join("\n\n")));
     }
-    if let Some(message) = system_message(fired) {
+    let mut message = system_message(fired);
+    if unhonoured {
+        // Never silent: the user sees that this block may not hold (its reason is `reason`).
+        let line =
+            format!("the block at {event} may not be honoured: Claude Code lets no hook block it");
+        message = Some(match message {
+            Some(m) => format!("{m}\n{line}"),
+            None => line,
+        });
+    }
+    if let Some(message) = message {
         out.insert("systemMessage".into(), json!(message));
     }
     if !specific.is_empty() {

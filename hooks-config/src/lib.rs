@@ -7,6 +7,8 @@
 //! |---|---|
 //! | [`file`](mod@file) | reading config files into validated [`spec::HookSpec`]s, one bad entry never costing the others; [`file::Sources`] |
 //! | [`events`] | event names of every dialect (ours, Claude Code's, the seeds') mapped to points |
+//! | [`claude_events`] | Claude Code's 33 events as data: point, matcher field, how a block is said |
+//! | [`generic`] | the generic Claude-event points (`config_change`, `instructions_loaded`, …) over the payload as JSON |
 //! | [`matcher`] | Claude Code's `matcher`, seed 003's `ability_scope`, `min_duration_ms`, `only_if_changed_paths` |
 //! | [`payload`] | reading an agent's hook payload with a size cap, a deadline and no duplicate keys |
 //! | [`protocol`] | Claude Code's wire protocol: the input JSON, reading answers from exit codes and output |
@@ -53,10 +55,12 @@
 //! # }
 //! ```
 
+pub mod claude_events;
 pub mod command;
 pub mod events;
 pub mod file;
 pub mod fire;
+pub mod generic;
 pub mod hook_result;
 #[cfg(feature = "http")]
 pub mod http;

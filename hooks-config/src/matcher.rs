@@ -27,7 +27,9 @@ use std::path::Path;
 
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
+use crate::claude_events::{CLAUDE_EVENTS, Target, claude_event};
 use crate::spec::{Matcher, ToolMatcher};
+use serde_json::Value;
 
 /// Bounds on a matcher regex, so a config cannot make the loader build a huge automaton.
 const REGEX_SIZE_LIMIT: usize = 1 << 20;
@@ -156,14 +158,57 @@ const TARGETS: &[(&str, &str, &str)] = &[
 ];
 
 /// What a point's matcher and `ability_scope` test, or `None` when the point has no such
-/// value (`user_prompt_submit`, `stop`, …).
+/// value (`user_prompt_submit`, `stop`, …). For a generic Claude-event point it is the
+/// payload field of its event's row in [`CLAUDE_EVENTS`].
 ///
 /// ```
 /// assert_eq!(hookrail_config::matcher::target_of("pre_tool_use"), Some("tool name"));
+/// assert_eq!(hookrail_config::matcher::target_of("instructions_loaded"), Some("load_reason"));
 /// assert_eq!(hookrail_config::matcher::target_of("stop"), None);
 /// ```
 pub fn target_of(point: &str) -> Option<&'static str> {
-    TARGETS.iter().find(|t| t.0 == point).map(|t| t.2)
+    TARGETS
+        .iter()
+        .find(|t| t.0 == point)
+        .map(|t| t.2)
+        .or_else(|| generic_target(point).map(Target::field))
+}
+
+/// The matcher target of a generic Claude-event point (its event's row).
+fn generic_target(point: &str) -> Option<Target> {
+    if !crate::generic::NAMES.contains(&point) {
+        return None;
+    }
+    CLAUDE_EVENTS
+        .iter()
+        .find(|e| e.point == point)
+        .and_then(|e| e.target)
+}
+
+/// The value a matcher tests for one event: read as Claude Code reads it (the field of the
+/// event's row in [`CLAUDE_EVENTS`], from the payload it sent) when `payload` is a Claude
+/// Code payload, else the point's own field of the hook input ([`target_field`]).
+///
+/// ```
+/// use hookrail_config::matcher::target_value;
+/// use serde_json::json;
+///
+/// let failure = json!({"hook_event_name": "StopFailure", "error_type": "rate_limit", "kind": "model"});
+/// assert_eq!(target_value("error_occurred", &failure), Some("rate_limit"));
+/// let changed = json!({"hook_event_name": "FileChanged", "file_path": "/repo/.envrc"});
+/// assert_eq!(target_value("file_changed", &changed), Some(".envrc"));
+/// ```
+pub fn target_value<'a>(point: &str, payload: &'a Value) -> Option<&'a str> {
+    let event = payload
+        .get("hook_event_name")
+        .and_then(Value::as_str)
+        .and_then(claude_event);
+    match event {
+        Some(event) => event.target.and_then(|t| t.read(payload)),
+        None => target_field(point)
+            .and_then(|f| payload.get(f))
+            .and_then(Value::as_str),
+    }
 }
 
 /// The field of a point's hook input that holds its matcher target ([`target_of`]):
@@ -209,6 +254,8 @@ pub struct EventFacts<'a> {
     /// The project directory: absolute changed paths under it are matched relative to it, so
     /// `services/**` matches `/repo/services/a.rs`.
     pub project_dir: Option<&'a Path>,
+    /// The event's Claude Code name (`hook_event_name`), for [`Matcher::event`].
+    pub event: Option<&'a str>,
 }
 
 /// Whether `matcher` matches the event.
@@ -233,6 +280,7 @@ pub struct CompiledMatcher {
     scope: Option<GlobSet>,
     min_duration_ms: Option<u64>,
     changed: Option<GlobSet>,
+    event: Option<&'static str>,
 }
 
 impl CompiledMatcher {
@@ -250,6 +298,7 @@ impl CompiledMatcher {
             scope: compile(&matcher.ability_scope)?,
             min_duration_ms: matcher.min_duration_ms,
             changed: compile(&matcher.only_if_changed_paths)?,
+            event: matcher.event,
         })
     }
 
@@ -281,7 +330,8 @@ impl CompiledMatcher {
                 .iter()
                 .any(|p| set.is_match(relative(p, facts.project_dir)))
         });
-        tool && scope && duration && changed
+        let event = self.event.is_none_or(|e| facts.event == Some(e));
+        tool && scope && duration && changed && event
     }
 }
 
@@ -491,6 +541,80 @@ mod tests {
         assert!(matches(&m, &f("Bash", 10)));
         assert!(!matches(&m, &f("Bash", 5)));
         assert!(!matches(&m, &f("Edit", 10)));
+    }
+
+    #[test]
+    fn a_hook_declared_under_one_event_of_a_shared_point_runs_for_that_event_only() {
+        let m = Matcher {
+            event: Some("PostToolUseFailure"),
+            ..Matcher::default()
+        };
+        let at = |event| EventFacts {
+            event,
+            ..EventFacts::default()
+        };
+        assert!(matches(&m, &at(Some("PostToolUseFailure"))));
+        assert!(!matches(&m, &at(Some("PostToolUse"))));
+        assert!(!matches(&m, &at(None)));
+        assert!(matches(&Matcher::default(), &at(Some("PostToolUse"))));
+    }
+
+    #[test]
+    fn claude_payloads_are_matched_on_the_field_claude_code_matches() {
+        use serde_json::json;
+        let cases = [
+            (
+                "error_occurred",
+                json!({"hook_event_name": "StopFailure", "error_type": "rate_limit"}),
+                Some("rate_limit"),
+            ),
+            (
+                "notification",
+                json!({"hook_event_name": "Notification", "notification_type": "idle_prompt"}),
+                Some("idle_prompt"),
+            ),
+            (
+                "session_start",
+                json!({"hook_event_name": "SessionStart", "source": "resume"}),
+                Some("resume"),
+            ),
+            (
+                "pre_compact",
+                json!({"hook_event_name": "PreCompact", "trigger": "auto"}),
+                Some("auto"),
+            ),
+            (
+                "subagent_stop",
+                json!({"hook_event_name": "SubagentStop", "agent_type": "Explore"}),
+                Some("Explore"),
+            ),
+            (
+                "instructions_loaded",
+                json!({"hook_event_name": "InstructionsLoaded", "load_reason": "session_start"}),
+                Some("session_start"),
+            ),
+            (
+                "config_change",
+                json!({"hook_event_name": "ConfigChange", "source": "user_settings"}),
+                Some("user_settings"),
+            ),
+            (
+                "file_changed",
+                json!({"hook_event_name": "FileChanged", "file_path": "/r/.env"}),
+                Some(".env"),
+            ),
+            (
+                "permission_request",
+                json!({"hook_event_name": "PermissionRequest", "tool_name": "Bash"}),
+                Some("Bash"),
+            ),
+            ("stop", json!({"hook_event_name": "Stop"}), None),
+            // Not a Claude Code payload (a Rust agent's context): the point's own field.
+            ("error_occurred", json!({"kind": "model"}), Some("model")),
+        ];
+        for (point, payload, expected) in cases {
+            assert_eq!(target_value(point, &payload), expected, "{payload}");
+        }
     }
 
     #[test]

@@ -38,6 +38,7 @@
 //! | `decision: "block"` + `reason` | [`Decision::Deny`] (legacy `"approve"`: [`Decision::Allow`]) |
 //! | `hookSpecificOutput.permissionDecision` | `allow`, `deny`, `ask`; `defer` is no opinion |
 //! | `hookSpecificOutput.permissionDecisionReason` | the reason of that decision |
+//! | `hookSpecificOutput.decision.behavior` + `message` (`PermissionRequest`) | `allow` or `deny`, with the message as its reason |
 //! | `hookSpecificOutput.updatedInput` | [`Answer::updated_input`]: replaces the tool input (an object) |
 //! | `hookSpecificOutput.updatedToolOutput` | [`Answer::updated_output`]: replaces the tool response |
 //! | `hookSpecificOutput.additionalContext` | [`Answer::additional_context`] |
@@ -320,6 +321,22 @@ struct Specific {
     updated_input: Option<Map<String, Value>>,
     updated_tool_output: Option<Value>,
     additional_context: Option<String>,
+    /// `PermissionRequest`'s answer.
+    decision: Option<Behavior>,
+}
+
+/// `PermissionRequest`'s `hookSpecificOutput.decision`.
+#[derive(Deserialize)]
+struct Behavior {
+    behavior: PermissionBehavior,
+    message: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum PermissionBehavior {
+    Allow,
+    Deny,
 }
 
 #[derive(Deserialize)]
@@ -336,13 +353,26 @@ impl Wire {
         let specific = self.hook_specific_output;
         let (permission, permission_reason, updated_input, updated_output, context) = match specific
         {
-            Some(s) => (
-                s.permission_decision,
-                s.permission_decision_reason,
-                s.updated_input,
-                s.updated_tool_output,
-                s.additional_context,
-            ),
+            Some(s) => {
+                // `PermissionRequest` says it as `decision.behavior` (+ `message`).
+                let (permission, reason) = match s.decision {
+                    Some(b) => (
+                        Some(match b.behavior {
+                            PermissionBehavior::Allow => PermissionDecision::Allow,
+                            PermissionBehavior::Deny => PermissionDecision::Deny,
+                        }),
+                        b.message,
+                    ),
+                    None => (s.permission_decision, s.permission_decision_reason),
+                };
+                (
+                    permission,
+                    reason,
+                    s.updated_input,
+                    s.updated_tool_output,
+                    s.additional_context,
+                )
+            }
             None => (None, None, None, None, None),
         };
         let legacy = match self.decision {
@@ -517,6 +547,27 @@ mod tests {
             assert_eq!(a.decision, expected, "{value}");
             assert_eq!(a.reason.as_deref(), Some("why"));
         }
+    }
+
+    #[test]
+    fn permission_request_behaviors_are_decisions_with_their_message() {
+        let a = ok(
+            r#"{"hookSpecificOutput": {"hookEventName": "PermissionRequest",
+            "decision": {"behavior": "deny", "message": "not here"}}}"#,
+        );
+        assert_eq!(
+            (a.decision, a.reason.as_deref()),
+            (Decision::Deny, Some("not here"))
+        );
+        let allow = ok(r#"{"hookSpecificOutput": {"decision": {"behavior": "allow"}}}"#);
+        assert_eq!(allow.decision, Decision::Allow);
+        let err = read_command(
+            0,
+            r#"{"hookSpecificOutput": {"decision": {"behavior": "maybe"}}}"#,
+            "",
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("unknown variant `maybe`"), "{err}");
     }
 
     #[test]

@@ -114,6 +114,10 @@ pub struct Matcher {
     /// Seed 003's `only_if_changed_paths` (`session_end`, `subagent_stop`): only when a file the
     /// session modified matches one of these globs.
     pub only_if_changed_paths: Vec<String>,
+    /// The Claude Code event the hook was declared under, where several events share its
+    /// point (`PostToolUse` and `PostToolUseFailure` are both `post_tool_use`): it runs only
+    /// for that event, as in Claude Code. `None`: every event of the point.
+    pub event: Option<&'static str>,
 }
 
 /// A compiled Claude Code `matcher`.

@@ -235,9 +235,9 @@ fn the_seed_files_are_valid_before_mutation() {
         assert_eq!(config.hooks.len(), 2, "{format}");
     }
     let claude = parse_claude(CLAUDE, Path::new("s"), None).unwrap();
-    // Only the unsupported PermissionRequest is reported.
-    assert_eq!(claude.problems.len(), 1, "{:?}", claude.problems);
-    assert_eq!(claude.hooks.len(), 3);
+    // Every event is supported, PermissionRequest included.
+    assert!(claude.problems.is_empty(), "{:?}", claude.problems);
+    assert_eq!(claude.hooks.len(), 4);
 }
 
 #[test]

@@ -414,14 +414,22 @@ async fn a_refused_claude_settings_guard_denies_and_its_file_has_no_opt_out() {
 
     let with_field = r#"{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "./mark.sh", "on_unapproved": "skip"}]}]}}"#;
     let config = parse_claude(with_field, Path::new("settings.json"), None).unwrap();
-    assert!(config.hooks.is_empty());
+    // The key is not Claude Code's: it is noted and ignored, so the hook keeps the point's
+    // default and still denies unapproved (the file gains no opt-out by writing it).
+    assert!(config.problems.is_empty(), "{:?}", config.problems);
+    assert_eq!(config.hooks.len(), 1);
+    assert_eq!(config.hooks[0].on_unapproved, None);
     assert!(
-        config.problems[0]
+        config.notes[0]
             .message
             .contains("unknown field `on_unapproved`"),
         "{:?}",
-        config.problems
+        config.notes
     );
+    let (hooks, _) = attach(&p, config, None);
+    let (outcome, _) = pre_tool(&p, &hooks).await;
+    assert!(!p.ran());
+    assert!(outcome.is_denied(), "{outcome:?}");
 }
 
 #[test]

@@ -28,7 +28,7 @@
 //!
 //! # Hook points and their semantics
 //!
-//! The [standard catalog](points) has 17 points, from `session_start` to `post_queue_drain`.
+//! The [standard catalog](points) has 20 points, from `session_start` to `pre_model_switch`.
 //! Each point has a typed [context] and one of four [kinds](kind): a **guard** returns a
 //! [`Verdict`] and may change its context (a deny stops the chain; the most restrictive verdict
 //! wins), a **transform** changes its context in order, an **observe** hook only reads, and a

@@ -1,4 +1,4 @@
-//! The standard hook-point catalog: 17 points of the agent loop.
+//! The standard hook-point catalog: 20 points of the agent loop.
 //!
 //! Each point is a module holding its marker type `Point`, its `Context` alias, and `dispatch` /
 //! `dispatch_async` functions. Name a point in `#[hook(...)]` by its module name:
@@ -23,6 +23,9 @@
 //! | [`notification`] | observe | [`Notification`] | Notification | | | message_sent | | |
 //! | [`pre_queue_drain`] | observe | [`PreQueueDrain`] | | | | | | pre_queue_drain |
 //! | [`post_queue_drain`] | observe | [`PostQueueDrain`] | | | | | | post_queue_drain |
+//! | [`permission_request`] | guard | [`PermissionRequest`] | PermissionRequest | | | | | |
+//! | [`post_tool_batch`] | guard | [`PostToolBatch`] | PostToolBatch | | | | | |
+//! | [`pre_model_switch`] | guard | [`PreModelSwitch`] | PreModelSwitch | | | | | |
 //!
 //! Semantics of the kinds: see [`crate::kind`]. A crate declares points of its own with
 //! [`hook_points!`](crate::hook_points).
@@ -34,7 +37,7 @@ use crate::context::*;
 // change it with every breaking release).
 
 /// The names of the standard points, in catalog order.
-pub const NAMES: [&str; 17] = [
+pub const NAMES: [&str; 20] = [
     "session_start",
     "session_end",
     "user_prompt_submit",
@@ -52,6 +55,9 @@ pub const NAMES: [&str; 17] = [
     "notification",
     "pre_queue_drain",
     "post_queue_drain",
+    "permission_request",
+    "post_tool_batch",
+    "pre_model_switch",
 ];
 
 crate::__declare_point! {
@@ -193,6 +199,29 @@ crate::__declare_point! {
     pub observe post_queue_drain: PostQueueDrain => HOOKS_CORE_V0_1_POST_QUEUE_DRAIN
 }
 
+crate::__declare_point! {
+    /// Before the user is asked whether a tool call may run: allow or deny it for them.
+    ///
+    /// Guard over [`PermissionRequest`]. Corresponds to Claude Code `PermissionRequest`,
+    /// Copilot `permissionRequest`.
+    pub guard permission_request: PermissionRequest => HOOKS_CORE_V0_1_PERMISSION_REQUEST
+}
+
+crate::__declare_point! {
+    /// After every tool call of one model turn finished: a deny stops the loop before the next
+    /// model call.
+    ///
+    /// Guard over [`PostToolBatch`]. Corresponds to Claude Code `PostToolBatch`.
+    pub guard post_tool_batch: PostToolBatch => HOOKS_CORE_V0_1_POST_TOOL_BATCH
+}
+
+crate::__declare_point! {
+    /// Before the session switches its model: allow, ask or deny the switch.
+    ///
+    /// Guard over [`PreModelSwitch`]. Corresponds to Claude Code `PreModelSwitch`.
+    pub guard pre_model_switch: PreModelSwitch => HOOKS_CORE_V0_1_PRE_MODEL_SWITCH
+}
+
 /// Gate for `#[hook(<ident>)]`: expands the body for a standard point, and one clear error
 /// listing the valid points otherwise. Kept in step with the catalog by a test.
 #[doc(hidden)]
@@ -215,13 +244,17 @@ macro_rules! __core_point {
     (notification => { $($body:tt)* }) => { $($body)* };
     (pre_queue_drain => { $($body:tt)* }) => { $($body)* };
     (post_queue_drain => { $($body:tt)* }) => { $($body)* };
+    (permission_request => { $($body:tt)* }) => { $($body)* };
+    (post_tool_batch => { $($body:tt)* }) => { $($body)* };
+    (pre_model_switch => { $($body:tt)* }) => { $($body)* };
     ($other:ident => { $($body:tt)* }) => {
         ::core::compile_error!(::core::concat!(
             "unknown hook point `", ::core::stringify!($other), "`; expected one of: ",
             "session_start, session_end, user_prompt_submit, pre_model_call, ",
             "model_stream_chunk, post_model_call, pre_tool_use, post_tool_use, step_end, stop, ",
             "pre_compact, subagent_start, subagent_stop, error_occurred, notification, ",
-            "pre_queue_drain, post_queue_drain; ",
+            "pre_queue_drain, post_queue_drain, permission_request, post_tool_batch, ",
+            "pre_model_switch; ",
             "a point declared in another crate is named by its path, e.g. ",
             "`#[hook(my_crate::points::my_point)]`"
         ));

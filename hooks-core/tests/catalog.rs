@@ -51,6 +51,18 @@ fn h15(_: &Notification) {}
 fn h16(_: &PreQueueDrain) {}
 #[hook(post_queue_drain)]
 fn h17(_: &PostQueueDrain) {}
+#[hook(permission_request)]
+fn h18(_: &mut PermissionRequest) -> Verdict {
+    Verdict::Continue
+}
+#[hook(post_tool_batch)]
+fn h19(_: &mut PostToolBatch) -> Verdict {
+    Verdict::Continue
+}
+#[hook(pre_model_switch)]
+fn h20(_: &mut PreModelSwitch) -> Verdict {
+    Verdict::Continue
+}
 
 #[test]
 fn every_standard_point_has_the_kind_of_the_design_table() {
@@ -73,6 +85,9 @@ fn every_standard_point_has_the_kind_of_the_design_table() {
         ("notification", Observe),
         ("pre_queue_drain", Observe),
         ("post_queue_drain", Observe),
+        ("permission_request", Guard),
+        ("post_tool_batch", Guard),
+        ("pre_model_switch", Guard),
     ];
     assert_eq!(hookrail_core::points::NAMES.len(), expected.len());
     let points = hookrail_core::registry::points();

@@ -8,6 +8,10 @@ use std::time::Duration;
 use hookrail_core::context::{
     ErrorKind, ErrorOccurred, Meta, PostToolUse, PreToolUse, SessionEnd, SessionEndReason,
 };
+use hookrail_core::context::{
+    PermissionRequest, PostToolBatch, PreModelCall, PreModelSwitch, Stop, SubagentStart,
+    UserPromptSubmit,
+};
 use hookrail_core::points::{error_occurred, post_tool_use, pre_tool_use, session_end};
 use hookrail_core::runtime::{
     CompositeHooksProvider, Hooks, HooksProvider, MemberFailure, PointSet,
@@ -303,4 +307,94 @@ fn a_composite_with_an_opt_in_member_is_off_until_enabled_by_its_name() {
     assert!(taken(&log).is_empty(), "the composite is off");
     hooks.enable("grouped");
     assert!(hooks.dispatch::<pre_tool_use::Point>(&mut rm()).is_denied());
+}
+
+/// A member that denies at every guard point.
+struct DenyAll;
+
+impl HooksProvider for DenyAll {
+    fn name(&self) -> &str {
+        "deny_all"
+    }
+    fn user_prompt_submit(&self, _: &mut UserPromptSubmit) -> HookResult<Verdict> {
+        Ok(Verdict::deny("no"))
+    }
+    fn pre_model_call(&self, _: &mut PreModelCall) -> HookResult<Verdict> {
+        Ok(Verdict::deny("no"))
+    }
+    fn pre_tool_use(&self, _: &mut PreToolUse) -> HookResult<Verdict> {
+        Ok(Verdict::deny("no"))
+    }
+    fn stop(&self, _: &mut Stop) -> HookResult<Verdict> {
+        Ok(Verdict::deny("no"))
+    }
+    fn subagent_start(&self, _: &mut SubagentStart) -> HookResult<Verdict> {
+        Ok(Verdict::deny("no"))
+    }
+    fn permission_request(&self, _: &mut PermissionRequest) -> HookResult<Verdict> {
+        Ok(Verdict::deny("no"))
+    }
+    fn post_tool_batch(&self, _: &mut PostToolBatch) -> HookResult<Verdict> {
+        Ok(Verdict::deny("no"))
+    }
+    fn pre_model_switch(&self, _: &mut PreModelSwitch) -> HookResult<Verdict> {
+        Ok(Verdict::deny("no"))
+    }
+}
+
+/// Every guard point of the catalog reaches the members: a point the composite did not
+/// forward would fall back to the trait's no-op and let everything through.
+#[test]
+fn every_guard_point_reaches_the_members() {
+    use hookrail_core::points;
+    let hooks = hooks(CompositeHooksProvider::new("all").with(DenyAll));
+    let meta = || Meta::new("s1");
+    let denied = [
+        hooks
+            .dispatch::<points::user_prompt_submit::Point>(&mut UserPromptSubmit::new(meta(), "x"))
+            .is_denied(),
+        hooks
+            .dispatch::<points::pre_model_call::Point>(&mut PreModelCall::new(meta(), "m", vec![]))
+            .is_denied(),
+        hooks
+            .dispatch::<points::pre_tool_use::Point>(&mut rm())
+            .is_denied(),
+        hooks
+            .dispatch::<points::stop::Point>(&mut Stop::new(meta()))
+            .is_denied(),
+        hooks
+            .dispatch::<points::subagent_start::Point>(&mut SubagentStart::new(
+                meta(),
+                "a",
+                "m",
+                "t",
+            ))
+            .is_denied(),
+        hooks
+            .dispatch::<points::permission_request::Point>(&mut PermissionRequest::new(
+                meta(),
+                "Bash",
+                json!({}),
+            ))
+            .is_denied(),
+        hooks
+            .dispatch::<points::post_tool_batch::Point>(&mut PostToolBatch::new(meta(), vec![]))
+            .is_denied(),
+        hooks
+            .dispatch::<points::pre_model_switch::Point>(&mut PreModelSwitch::new(meta(), "a", "b"))
+            .is_denied(),
+    ];
+    assert_eq!(denied, [true; 8]);
+    // Every guard point of the catalog is among the eight above.
+    let guards: Vec<&str> = hookrail_core::registry::points()
+        .into_iter()
+        .filter(|p| points::NAMES.contains(&p.name()))
+        .filter(|p| p.kind() == hookrail_core::kind::KindId::Guard)
+        .map(|p| p.name())
+        .collect();
+    assert_eq!(
+        guards.len(),
+        8,
+        "a new guard point needs a line in the composite and here: {guards:?}"
+    );
 }

@@ -8,7 +8,7 @@
 //! catalog's table; a unit test pins the targets against `hookrail_core::points::NAMES`.
 
 /// The standard points (the gate has the authoritative copy; the test pins this one).
-pub const STANDARD: [&str; 17] = [
+pub const STANDARD: [&str; 20] = [
     "session_start",
     "session_end",
     "user_prompt_submit",
@@ -26,6 +26,9 @@ pub const STANDARD: [&str; 17] = [
     "notification",
     "pre_queue_drain",
     "post_queue_drain",
+    "permission_request",
+    "post_tool_batch",
+    "pre_model_switch",
 ];
 
 /// `(name elsewhere, where it comes from, our point)`: DESIGN.md §3's table. Names that are

@@ -201,6 +201,10 @@ pub async fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
     for line in &missing {
         tracing::warn!("{line}");
     }
+    // Said once, at load: they change nothing that runs (`hooks validate` lists them too).
+    for note in &config.notes {
+        tracing::info!("{note}");
+    }
     let problems = Arc::new(std::sync::Mutex::new(
         (!config.problems.is_empty()).then(|| crate::claude::problems_text(&config)),
     ));

@@ -168,7 +168,8 @@ async fn decide(state: &State, bytes: &[u8]) -> Reply {
     // One daemon serves one project: an event from another project's session would be judged
     // against this one's configuration and root.
     if let Some(elsewhere) = outside_project(&payload, &state.canonical_root) {
-        if can_block(Some(point)) {
+        // Without a `cwd` nothing is known of the event's project: no hook of this one runs.
+        if can_block(Some(point)) || payload.get("cwd").and_then(Value::as_str).is_none() {
             return Reply::refuse(Some(point), Some(&event), &elsewhere);
         }
         notes.push(elsewhere);
@@ -206,10 +207,16 @@ async fn decide(state: &State, bytes: &[u8]) -> Reply {
 }
 
 /// Why the payload's session is not this daemon's project, if its `cwd` lies outside the
-/// canonical `root` (a payload without `cwd`, as older Claude Code versions send, is taken as
-/// this project's).
+/// canonical `root`, or if it has no `cwd` string (older Claude Code versions send none; a
+/// daemon runs in a directory of its own, so it cannot tell whose event that is, and never
+/// takes it as its own: `hooks claude` fills the `cwd` in before it forwards).
 fn outside_project(payload: &Value, root: &std::path::Path) -> Option<String> {
-    let cwd = payload.get("cwd").and_then(Value::as_str)?;
+    let Some(cwd) = payload.get("cwd").and_then(Value::as_str) else {
+        return Some(format!(
+            "the payload has no `cwd` string, so this daemon (serving {}) cannot tell which project the event comes from; send it through `hooks claude`, which fills in its working directory",
+            root.display()
+        ));
+    };
     let cwd = std::path::Path::new(cwd);
     // A plain `cwd` under the root as given needs no file-system call; otherwise (`..`,
     // links) it is resolved first.
@@ -300,7 +307,8 @@ mod tests {
         // Lexically under the root, really outside it.
         let escaped = at(&root.join("sub").join("..").join("..")).unwrap();
         assert!(escaped.contains("another project"), "{escaped}");
-        // No cwd (older Claude Code): this project's.
-        assert_eq!(outside_project(&json!({}), &root), None);
+        // No cwd (older Claude Code): not taken as this project's.
+        let unknown = outside_project(&json!({}), &root).unwrap();
+        assert!(unknown.contains("no `cwd`"), "{unknown}");
     }
 }

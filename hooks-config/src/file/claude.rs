@@ -27,9 +27,17 @@
 //!   `once` (skills only) is ignored.
 //! - Not supported, so reported and skipped (a hook is not run under different conditions
 //!   than written): `type` `prompt`, `agent` and `mcp_tool`; `if` conditions;
-//!   `shell: powershell`; unknown fields.
-//! - A matcher on an event that has none (`Stop`, `UserPromptSubmit`) is ignored, as by
-//!   Claude Code, and reported.
+//!   `shell: powershell`.
+//! - A handler key we do not know (a newer Claude Code's `rewakeMessage`) does not cost the
+//!   hook: it loads without the key, and the key is named once in
+//!   [`LoadedConfig::notes`] (`hooks validate`, a daemon's log at load), never in every answer.
+//!   An unknown key of a matcher group is still a problem (the group's meaning is unclear).
+//! - Every one of Claude Code's 33 events is accepted ([`CLAUDE_EVENTS`]). Its `matcher` is
+//!   tested against the field Claude Code matches for that event (`StopFailure`:
+//!   `error_type`, `FileChanged`: the file name, …). A matcher on an event that has none
+//!   (`Stop`, `UserPromptSubmit`) is ignored, as by Claude Code, and noted.
+//! - A hook declared under `PostToolUse` runs for successful calls only, one under
+//!   `PostToolUseFailure` for failed ones only, though both are the point `post_tool_use`.
 //! - Claude Code hooks get no `on_error`: the point's default applies (guards fail closed,
 //!   where Claude Code fails open).
 //! - Nor `on_unapproved`: Claude Code's schema has no such field (and these files are also
@@ -47,8 +55,9 @@ use super::fields::{self, Fields, Issues};
 use super::handler;
 use super::node::{Node, Value};
 use super::{Format, LoadedConfig, Problem, parse_text, read_text};
+use crate::claude_events::{CLAUDE_EVENTS, claude_event};
 use crate::events::{closest, did_you_mean, resolve_claude};
-use crate::matcher::{compile_tool_matcher, target_of};
+use crate::matcher::compile_tool_matcher;
 use crate::spec::{
     CommandHandler, CommandLine, Handler, HookSpec, HttpHandler, Matcher, ToolMatcher,
 };
@@ -145,6 +154,15 @@ struct Reader<'a> {
 }
 
 impl Reader<'_> {
+    fn note(&mut self, node: &Node, id: Option<&str>, message: String) {
+        self.config.notes.push(Problem::at(
+            self.file,
+            node.pos,
+            id.map(str::to_owned),
+            message,
+        ));
+    }
+
     fn problem(&mut self, node: &Node, id: Option<&str>, message: String) {
         self.config.problems.push(Problem::at(
             self.file,
@@ -218,17 +236,18 @@ impl Reader<'_> {
             return;
         };
         let mut tool = None;
+        let info = claude_event(event);
         if let Some(n) = f.take("matcher")
             && let Some(pattern) = fields::string(n, "matcher", &mut issues)
         {
             match compile_tool_matcher(pattern) {
                 Ok(ToolMatcher::All) => {}
-                Ok(_) if target_of(point).is_none() => {
-                    self.problem(
+                Ok(_) if info.is_none_or(|e| e.target.is_none()) => {
+                    self.note(
                         n,
                         None,
                         format!(
-                            "matcher \"{pattern}\" of {event}[{g}] ignored: {event} has no matcher (Claude Code ignores it too)"
+                            "matcher \"{pattern}\" of {event}[{g}] ignored: {event} has no matcher (Claude Code ignores it too); its hooks run on every {event}"
                         ),
                     );
                 }
@@ -261,10 +280,13 @@ impl Reader<'_> {
             self.issues(None, issues, &what);
             return;
         }
+        // Where several events share the point, a hook runs for the event it was declared under.
+        let shared = CLAUDE_EVENTS.iter().filter(|e| e.point == point).count() > 1;
         for (h, handler) in handlers.iter().enumerate() {
             let id = format!("{}{event}[{g}].hooks[{h}]", self.prefix);
             let matcher = Matcher {
                 tool: tool.clone(),
+                event: info.filter(|_| shared).map(|e| e.name),
                 ..Matcher::default()
             };
             let mut issues = Issues::default();
@@ -329,11 +351,11 @@ impl Reader<'_> {
                         }
                     }
                 }
-                f.finish(
+                self.unknown_keys(
+                    f,
+                    id,
                     "a command hook",
                     &[COMMON_FIELDS, COMMAND_FIELDS].concat(),
-                    |_| None,
-                    issues,
                 );
                 self.command_line(node, command, args, shell, issues)
                     .map(|line| {
@@ -348,11 +370,11 @@ impl Reader<'_> {
                 let url = f.take("url");
                 let headers = f.take("headers");
                 let allowed = f.take("allowedEnvVars");
-                f.finish(
+                self.unknown_keys(
+                    f,
+                    id,
                     "an http hook",
                     &[COMMON_FIELDS, HTTP_FIELDS].concat(),
-                    |_| None,
-                    issues,
                 );
                 http(node, url, headers, allowed, issues)
             }
@@ -384,6 +406,21 @@ impl Reader<'_> {
             summary,
             location: location(self.file, node.pos),
         })
+    }
+
+    /// Keys of a handler we do not know: noted once, the hook loads without them (a newer
+    /// Claude Code's key must not make a whole quality gate disappear).
+    fn unknown_keys(&mut self, f: Fields<'_>, id: &str, what: &str, known: &[&str]) {
+        let mut unknown = Issues::default();
+        f.finish(what, known, |_| None, &mut unknown);
+        for (pos, message) in unknown.0 {
+            self.config.notes.push(Problem::at(
+                self.file,
+                pos,
+                Some(id.to_owned()),
+                format!("hook `{id}`: {message}; the hook is loaded without it"),
+            ));
+        }
     }
 
     fn command_line(

@@ -47,6 +47,7 @@ impl LoadedConfig {
                 (Some(_), None) => {}
             }
             merged.problems.extend(part.problems);
+            merged.notes.extend(part.notes);
             merged.files.extend(part.files);
             merged.layer_files.extend(part.layer_files);
             for spec in part.hooks {
@@ -81,7 +82,7 @@ impl LoadedConfig {
         for spec in self.hooks.iter_mut().chain(&mut self.dormant) {
             spec.id.insert_str(0, prefix);
         }
-        for problem in &mut self.problems {
+        for problem in self.problems.iter_mut().chain(&mut self.notes) {
             if let Some(id) = &mut problem.hook_id {
                 id.insert_str(0, prefix);
             }

@@ -179,6 +179,11 @@ pub struct LoadedConfig {
     pub dormant_webhooks: Vec<WebhookSpec>,
     /// Everything that was wrong, skipped or ignored.
     pub problems: Vec<Problem>,
+    /// What is worth knowing but changed nothing that runs (a Claude Code handler with keys
+    /// we do not know, loaded without them; a matcher on an event that has none, which
+    /// Claude Code ignores too). Unlike [`problems`](Self::problems) these never block: they
+    /// are for `hooks validate` and a daemon's log at load, not for every answer.
+    pub notes: Vec<Problem>,
     /// The files read.
     pub files: Vec<PathBuf>,
     /// The files read from hook directories (`.hooks/`, the user and built-in layers): their

@@ -379,26 +379,102 @@ fn unsupported_claude_features_are_reported_and_skipped() {
 }}"#;
     let config = parse_claude(json, Path::new("s.json"), None).unwrap();
     let all = messages(&config).join("\n");
+    let notes: Vec<String> = config.notes.iter().map(ToString::to_string).collect();
+    let notes = notes.join("\n");
     for expected in [
-        "s.json:2:3: event `PermissionRequest` is not supported: ",
-        "its 1 hook(s) skipped",
         "s.json:4:14: hook `PreToolUse[0].hooks[0]` skipped: hook type `prompt` is not supported",
         "s.json:5:47: hook `PreToolUse[0].hooks[1]` skipped: `if` conditions are not supported",
         "which is not listed in `allowedEnvVars`",
         "`shell: powershell` is not supported",
         "`asyncRewake` is not supported",
+        "hook `PreToolUse[0].hooks[5]` skipped: missing `command`",
+    ] {
+        assert!(all.contains(expected), "{expected}\n{all}");
+    }
+    // Not problems: the unknown key of a skipped hook, a matcher Claude Code ignores too.
+    for expected in [
         "unknown field `comand` in a command hook; did you mean `command`?",
         "matcher \"Bash\" of UserPromptSubmit[0] ignored",
     ] {
-        assert!(all.contains(expected), "{expected}\n{all}");
+        assert!(notes.contains(expected), "{expected}\n{notes}");
+        assert!(!all.contains(expected), "{expected}\n{all}");
     }
     let ids: Vec<&str> = config.hooks.iter().map(|h| h.id.as_str()).collect();
     assert_eq!(
         ids,
-        ["PreToolUse[0].hooks[4]", "UserPromptSubmit[0].hooks[0]"]
+        [
+            "PermissionRequest[0].hooks[0]",
+            "PreToolUse[0].hooks[4]",
+            "UserPromptSubmit[0].hooks[0]"
+        ]
     );
-    assert!(!config.hooks[0].blocking);
-    assert_eq!(config.hooks[1].matcher.tool, None);
+    assert_eq!(config.hooks[0].point, "permission_request");
+    assert!(!config.hooks[1].blocking);
+    assert_eq!(config.hooks[2].matcher.tool, None);
+}
+
+#[test]
+fn a_handler_with_keys_we_do_not_know_loads_and_the_keys_are_noted_once() {
+    let json = r#"{"hooks": {"Stop": [{"hooks": [
+    {"type": "command", "command": "./gate.sh", "rewakeMessage": "keep going", "futureKey": 1}
+  ]}]}}"#;
+    let config = parse_claude(json, Path::new("s.json"), None).unwrap();
+    assert!(config.problems.is_empty(), "{:?}", config.problems);
+    assert_eq!(config.hooks.len(), 1, "the Stop gate is loaded");
+    assert_eq!(config.hooks[0].point, "stop");
+    let notes: Vec<String> = config.notes.iter().map(ToString::to_string).collect();
+    assert_eq!(notes.len(), 2, "{notes:?}");
+    assert!(
+        notes[0].contains("unknown field `rewakeMessage`"),
+        "{notes:?}"
+    );
+    assert!(
+        notes[0].contains("the hook is loaded without it"),
+        "{notes:?}"
+    );
+    assert!(notes[1].contains("unknown field `futureKey`"), "{notes:?}");
+}
+
+#[test]
+fn every_claude_event_loads_with_its_matcher_and_shared_points_keep_their_event() {
+    let events: serde_json::Map<String, serde_json::Value> = crate::claude_events::CLAUDE_EVENTS
+        .iter()
+        .map(|e| {
+            let group = serde_json::json!([{"matcher": "x", "hooks": [{"type": "command", "command": "./h.sh"}]}]);
+            (e.name.to_owned(), group)
+        })
+        .collect();
+    let json = serde_json::json!({ "hooks": events }).to_string();
+    let config = parse_claude(&json, Path::new("s.json"), None).unwrap();
+    assert!(config.problems.is_empty(), "{:?}", config.problems);
+    assert_eq!(config.hooks.len(), 33);
+    for e in crate::claude_events::CLAUDE_EVENTS {
+        let spec = config
+            .hooks
+            .iter()
+            .find(|h| h.id.starts_with(&format!("{}[", e.name)))
+            .unwrap();
+        assert_eq!(spec.point, e.point, "{}", e.name);
+        // The matcher is kept where the event has one, and noted as ignored where not.
+        assert_eq!(
+            spec.matcher.tool.is_some(),
+            e.target.is_some(),
+            "{}",
+            e.name
+        );
+    }
+    let failure = config
+        .hooks
+        .iter()
+        .find(|h| h.id.starts_with("PostToolUseFailure["))
+        .unwrap();
+    assert_eq!(failure.matcher.event, Some("PostToolUseFailure"));
+    let stop = config
+        .hooks
+        .iter()
+        .find(|h| h.id.starts_with("Stop["))
+        .unwrap();
+    assert_eq!(stop.matcher.event, None, "Stop is its point's only event");
 }
 
 #[test]

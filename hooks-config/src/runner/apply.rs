@@ -4,10 +4,12 @@
 //! |---|---|
 //! | `pre_tool_use` | decision; `updatedInput` replaces `tool_input`; `additionalContext`; seed 003 `hook_signals` |
 //! | `user_prompt_submit` | decision; `additionalContext` and plain stdout as context; seed 003 `hook_signals` |
-//! | `pre_model_call`, `subagent_start` | decision; `additionalContext` |
+//! | `pre_model_call`, `subagent_start`, `permission_request`, `post_tool_batch` | decision; `additionalContext` |
+//! | `pre_model_switch` | decision |
 //! | `stop` | decision (a deny keeps the agent working, its reason the instruction); `continue: false` lets it stop |
 //! | `session_start` | `additionalContext` and plain stdout as context |
 //! | `post_tool_use` | `updatedToolOutput` replaces `tool_response`; a block's reason and `additionalContext` as context |
+//! | generic Claude-event guards (`config_change`, `permission_request`, …) | decision; `additionalContext` (and plain stdout at `user_prompt_expansion`) |
 //! | other points | nothing: they cannot be changed from a command; answers are logged |
 //!
 //! At guard points other than `stop`, `continue: false` is a deny with its `stopReason`;
@@ -33,6 +35,26 @@ pub(super) fn register(
 ) -> Result<Option<HookId>, RunnerError> {
     let s = shared.clone();
     let order = shared.options.order;
+    macro_rules! generic {
+        ($($kind:ident $name:ident),* $(,)?) => {
+            match point {
+                $(stringify!($name) => return Ok(Some(generic!(@ $kind $name)?)),)*
+                _ => {}
+            }
+        };
+        (@ guard $name:ident) => {
+            hooks.register(mutating::<crate::generic::$name::Point>(s, order, verdict, |c, a| {
+                // Plain stdout is context where Claude Code takes it (`UserPromptExpansion`).
+                let plain = stringify!($name) == "user_prompt_expansion";
+                add_context(a, plain, |t| c.additional_context.push(t));
+            }))
+        };
+        (@ observe $name:ident) => {
+            hooks.register(reading::<crate::generic::$name::Point>(s, order, nothing))
+        };
+    }
+    crate::generic::generic_points!(generic);
+    let s = shared.clone();
     let id = match point {
         "pre_tool_use" => hooks.register(mutating::<pre_tool_use::Point>(
             s,
@@ -76,6 +98,28 @@ pub(super) fn register(
             },
         ))?,
         "stop" => hooks.register(mutating::<stop::Point>(s, order, verdict, |_, _| {}))?,
+        "permission_request" => hooks.register(mutating::<permission_request::Point>(
+            s,
+            order,
+            verdict,
+            |c, a| {
+                add_context(a, false, |t| c.additional_context.push(t));
+            },
+        ))?,
+        "post_tool_batch" => hooks.register(mutating::<post_tool_batch::Point>(
+            s,
+            order,
+            verdict,
+            |c, a| {
+                add_context(a, false, |t| c.additional_context.push(t));
+            },
+        ))?,
+        "pre_model_switch" => hooks.register(mutating::<pre_model_switch::Point>(
+            s,
+            order,
+            verdict,
+            |_, _| {},
+        ))?,
         "session_start" => hooks.register(mutating::<session_start::Point>(
             s,
             order,

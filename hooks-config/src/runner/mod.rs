@@ -102,7 +102,7 @@ mod run;
 mod webhooks;
 
 pub use event::{CommandEvent, CommandRun, CommandSkipped, RunStatus};
-pub(crate) use notices::collect;
+pub(crate) use notices::collect_for;
 pub use notices::collect_notices;
 pub(crate) use run::Ran;
 #[cfg(feature = "webhooks")]

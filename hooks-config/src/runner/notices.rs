@@ -12,6 +12,9 @@
 
 use std::cell::RefCell;
 use std::future::Future;
+use std::sync::Arc;
+
+use serde_json::Value;
 
 tokio::task_local! {
     static NOTICES: RefCell<Notes>;
@@ -25,6 +28,10 @@ pub(crate) struct Notes {
     /// Per point, the id of the configured hook that decided (the core's outcome names only
     /// the entry, `config`).
     pub(crate) decided: Vec<(&'static str, String)>,
+    /// The point being fired and the payload it was fired with, as the agent sent it (set
+    /// by [`collect_for`]): matchers read their value from it as the agent's own runtime
+    /// would, not from the context re-serialized.
+    pub(crate) payload: Option<(&'static str, Arc<Value>)>,
 }
 
 impl Notes {
@@ -80,6 +87,40 @@ pub(crate) async fn collect<F: Future>(fut: F) -> (F::Output, Notes) {
             (output, notes)
         })
         .await
+}
+
+/// [`collect`], for a dispatch of `point` fired with `payload` (what the agent sent).
+pub(crate) async fn collect_for<F: Future>(
+    point: &'static str,
+    payload: Arc<Value>,
+    fut: F,
+) -> (F::Output, Notes) {
+    let notes = Notes {
+        payload: Some((point, payload)),
+        ..Notes::default()
+    };
+    NOTICES
+        .scope(RefCell::new(notes), async move {
+            let output = fut.await;
+            let notes = NOTICES.with(|n| n.take());
+            (output, notes)
+        })
+        .await
+}
+
+/// The payload the running dispatch of `point` was fired with, if [`collect_for`] is around it.
+pub(super) fn payload(point: &str) -> Option<Arc<Value>> {
+    NOTICES
+        .try_with(|notes| {
+            notes
+                .borrow()
+                .payload
+                .as_ref()
+                .filter(|(p, _)| *p == point)
+                .map(|(_, payload)| Arc::clone(payload))
+        })
+        .ok()
+        .flatten()
 }
 
 /// Records a notice in the dispatch that is running, once; `false` when no

@@ -53,7 +53,14 @@ impl Shared {
             return done(Merged::default(), None);
         };
         let facts_paths = changed_paths(&input);
-        let facts = facts(point, &input, &facts_paths, &self.options.project_dir);
+        let original = super::notices::payload(point);
+        let facts = facts(
+            point,
+            &input,
+            original.as_deref(),
+            &facts_paths,
+            &self.options.project_dir,
+        );
         let mut matching: Vec<Arc<Member>> = Vec::new();
         for m in members.iter().filter(|m| m.matcher.matches(&facts)) {
             // Claude Code runs a handler declared twice once; copies that differ in how their
@@ -372,6 +379,17 @@ impl Shared {
                 let out = run_command(&request).await.map_err(|e| e.to_string())?;
                 let truncated = out.stdout_truncated || out.stderr_truncated;
                 let (status, read) = match out.status {
+                    // Claude Code does not honour exit 2 at every event (`PermissionRequest`
+                    // decides through its JSON only): there it decides nothing.
+                    ExitStatusKind::Code(2) if crate::claude_events::exit_2_ignored(spec.point) => {
+                        tracing::info!(
+                            target: "hookrail_config::runner",
+                            hook = %spec.id,
+                            point = spec.point,
+                            "exit code 2 decides nothing at this event (as in Claude Code); answer with JSON to decide"
+                        );
+                        (RunStatus::Exited(2), Ok(Answer::default()))
+                    }
                     ExitStatusKind::Code(code) => (
                         RunStatus::Exited(code),
                         read_logged(
@@ -491,16 +509,27 @@ fn handler_text(handler: &Handler) -> String {
     }
 }
 
-/// The matcher facts of an event, read from its hook input.
+/// The matcher facts of an event: the matcher's value read as Claude Code reads it from the
+/// payload the agent sent (`original`) or, for a generic point, from its input (which is
+/// that payload); from the point's own field of the hook input otherwise.
 fn facts<'a>(
     point: &str,
     input: &'a Value,
+    original: Option<&'a Value>,
     changed: &'a [String],
     project_dir: &'a Path,
 ) -> EventFacts<'a> {
-    let field = crate::matcher::target_field(point);
+    let source = original.unwrap_or(input);
+    let target = if original.is_some() || crate::generic::NAMES.contains(&point) {
+        crate::matcher::target_value(point, source)
+    } else {
+        crate::matcher::target_field(point)
+            .and_then(|f| input.get(f))
+            .and_then(Value::as_str)
+    };
     EventFacts {
-        target: field.and_then(|f| input.get(f)).and_then(Value::as_str),
+        target,
+        event: source.get("hook_event_name").and_then(Value::as_str),
         duration_ms: input.get("duration_ms").and_then(Value::as_u64),
         changed_paths: changed,
         project_dir: Some(project_dir),

@@ -36,11 +36,11 @@ pub use lifecycle::{
     PreQueueDrain, StepEnd, StepStatus, Stop,
 };
 pub use message::{Content, ContentBlock, ImageSource, Message, Role, ToolCall};
-pub use model::{ModelStreamChunk, PostModelCall, PreModelCall};
+pub use model::{ModelStreamChunk, PostModelCall, PreModelCall, PreModelSwitch};
 pub use prompt::UserPromptSubmit;
 pub use session::{SessionEnd, SessionEndReason, SessionSource, SessionStart};
 pub use subagent::{SubagentStart, SubagentStatus, SubagentStop};
-pub use tool::{PostToolUse, PreToolUse, SUPPRESSED_OUTPUT};
+pub use tool::{PermissionRequest, PostToolBatch, PostToolUse, PreToolUse, SUPPRESSED_OUTPUT};
 
 /// Calls `$then!` with every standard point's context type.
 macro_rules! standard_contexts {
@@ -63,6 +63,9 @@ macro_rules! standard_contexts {
             Notification,
             PreQueueDrain,
             PostQueueDrain,
+            PermissionRequest,
+            PostToolBatch,
+            PreModelSwitch,
         )
     };
 }

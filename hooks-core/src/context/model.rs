@@ -212,3 +212,43 @@ mod tests {
         assert_eq!(back.usage, TokenUsage::default());
     }
 }
+
+/// Context of [`pre_model_switch`](crate::points::pre_model_switch): the session is about to
+/// change its model (a user command, a fallback); guards allow, ask or deny the switch.
+///
+/// Corresponds to: Claude Code `PreModelSwitch`.
+///
+/// ```
+/// use hookrail_core::context::{Meta, PreModelSwitch};
+///
+/// let ctx = PreModelSwitch::new(Meta::new("s1"), "claude-sonnet-5", "claude-opus-5");
+/// assert_eq!(ctx.requested_model, "claude-opus-5");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct PreModelSwitch {
+    /// Shared fields.
+    #[serde(flatten)]
+    pub meta: Meta,
+    /// The model in use; empty when the event does not say.
+    #[serde(default)]
+    pub current_model: String,
+    /// The model asked for; empty when the event does not say.
+    #[serde(default)]
+    pub requested_model: String,
+}
+
+impl PreModelSwitch {
+    /// A switch from `current_model` to `requested_model`.
+    pub fn new(
+        meta: Meta,
+        current_model: impl Into<String>,
+        requested_model: impl Into<String>,
+    ) -> Self {
+        PreModelSwitch {
+            meta,
+            current_model: current_model.into(),
+            requested_model: requested_model.into(),
+        }
+    }
+}

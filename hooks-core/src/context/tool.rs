@@ -245,3 +245,92 @@ mod tests {
         );
     }
 }
+
+/// Context of [`permission_request`](crate::points::permission_request): the agent is about to
+/// ask the user whether a tool call may run (its permission dialog).
+///
+/// Guards answer for the user: allow, deny (with a message for the model), or continue to
+/// leave it to the dialog; an ask is the dialog itself.
+///
+/// Corresponds to: Claude Code `PermissionRequest`, Copilot `permissionRequest`.
+///
+/// ```
+/// use hookrail_core::context::{Meta, PermissionRequest};
+/// use serde_json::json;
+///
+/// let ctx = PermissionRequest::new(Meta::new("s1"), "Bash", json!({"command": "rm -rf node_modules"}));
+/// assert_eq!(ctx.tool_input["command"], "rm -rf node_modules");
+/// assert!(ctx.permission_suggestions.is_empty());
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct PermissionRequest {
+    /// Shared fields.
+    #[serde(flatten)]
+    pub meta: Meta,
+    /// The tool's name (Claude Code `tool_name`).
+    pub tool_name: String,
+    /// The tool's arguments (Claude Code `tool_input`).
+    #[serde(default)]
+    pub tool_input: Value,
+    /// The rules the dialog would offer to remember (Claude Code `permission_suggestions`),
+    /// as sent.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub permission_suggestions: Vec<Value>,
+    /// Text for the model, added by hooks in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub additional_context: Vec<String>,
+}
+
+impl PermissionRequest {
+    /// A permission request for a call of `tool_name` with `tool_input`.
+    pub fn new(meta: Meta, tool_name: impl Into<String>, tool_input: Value) -> Self {
+        PermissionRequest {
+            meta,
+            tool_name: tool_name.into(),
+            tool_input,
+            permission_suggestions: Vec::new(),
+            additional_context: Vec::new(),
+        }
+    }
+}
+
+/// Context of [`post_tool_batch`](crate::points::post_tool_batch): every tool call of one
+/// model turn has finished, before the results go back to the model.
+///
+/// A deny stops the loop before the next model call, its reason the explanation.
+///
+/// Corresponds to: Claude Code `PostToolBatch`.
+///
+/// ```
+/// use hookrail_core::context::{Meta, PostToolBatch};
+/// use serde_json::json;
+///
+/// let ctx = PostToolBatch::new(Meta::new("s1"), vec![json!({"tool_name": "Read"})]);
+/// assert_eq!(ctx.tool_calls.len(), 1);
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct PostToolBatch {
+    /// Shared fields.
+    #[serde(flatten)]
+    pub meta: Meta,
+    /// The calls of the batch with their results (Claude Code `tool_calls`: `tool_name`,
+    /// `tool_input`, `tool_use_id`, `tool_response`), as sent.
+    #[serde(default)]
+    pub tool_calls: Vec<Value>,
+    /// Text for the model, added by hooks in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub additional_context: Vec<String>,
+}
+
+impl PostToolBatch {
+    /// A finished batch of `tool_calls`.
+    pub fn new(meta: Meta, tool_calls: Vec<Value>) -> Self {
+        PostToolBatch {
+            meta,
+            tool_calls,
+            additional_context: Vec::new(),
+        }
+    }
+}

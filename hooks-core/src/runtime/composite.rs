@@ -8,9 +8,10 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 
 use crate::context::{
-    ErrorOccurred, Meta, ModelStreamChunk, Notification, PostModelCall, PostQueueDrain,
-    PostToolUse, PreCompact, PreModelCall, PreQueueDrain, PreToolUse, SessionEnd, SessionStart,
-    StepEnd, Stop, SubagentStart, SubagentStop, UserPromptSubmit,
+    ErrorOccurred, Meta, ModelStreamChunk, Notification, PermissionRequest, PostModelCall,
+    PostQueueDrain, PostToolBatch, PostToolUse, PreCompact, PreModelCall, PreModelSwitch,
+    PreQueueDrain, PreToolUse, SessionEnd, SessionStart, StepEnd, Stop, SubagentStart,
+    SubagentStop, UserPromptSubmit,
 };
 use crate::dispatch::panic_cause;
 use crate::outcome::{FailureCause, HookError, HookName, HookResult, Recovery, Verdict};
@@ -23,7 +24,7 @@ use super::{HooksProvider, PointSet};
 ///
 /// | points | kind | what the composite returns |
 /// |---|---|---|
-/// | `user_prompt_submit`, `pre_model_call`, `pre_tool_use`, `stop`, `subagent_start` | guard | the first deny, and the members after it do not run; otherwise the most restrictive answer (an ask over an allow over no opinion) |
+/// | `user_prompt_submit`, `pre_model_call`, `pre_tool_use`, `stop`, `subagent_start`, `permission_request`, `post_tool_batch`, `pre_model_switch` | guard | the first deny, and the members after it do not run; otherwise the most restrictive answer (an ask over an allow over no opinion) |
 /// | `session_start`, `model_stream_chunk`, `post_model_call`, `post_tool_use`, `pre_compact` | transform | every member runs, each on the context as the previous one left it |
 /// | `session_end`, `step_end`, `subagent_stop`, `notification`, `pre_queue_drain`, `post_queue_drain` | observe ("void") | every member runs |
 /// | `error_occurred` | recover | the first member's recovery; the members after it do not run |
@@ -381,6 +382,9 @@ impl HooksProvider for CompositeHooksProvider {
         pre_tool_use / PRE_TOOL_USE: PreToolUse;
         stop / STOP: Stop;
         subagent_start / SUBAGENT_START: SubagentStart;
+        permission_request / PERMISSION_REQUEST: PermissionRequest;
+        post_tool_batch / POST_TOOL_BATCH: PostToolBatch;
+        pre_model_switch / PRE_MODEL_SWITCH: PreModelSwitch;
     }
 
     transforms! {

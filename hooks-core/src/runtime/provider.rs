@@ -3,9 +3,10 @@
 use std::sync::Arc;
 
 use crate::context::{
-    ErrorOccurred, Meta, ModelStreamChunk, Notification, PostModelCall, PostQueueDrain,
-    PostToolUse, PreCompact, PreModelCall, PreQueueDrain, PreToolUse, SessionEnd, SessionStart,
-    StepEnd, Stop, SubagentStart, SubagentStop, UserPromptSubmit,
+    ErrorOccurred, Meta, ModelStreamChunk, Notification, PermissionRequest, PostModelCall,
+    PostQueueDrain, PostToolBatch, PostToolUse, PreCompact, PreModelCall, PreModelSwitch,
+    PreQueueDrain, PreToolUse, SessionEnd, SessionStart, StepEnd, Stop, SubagentStart,
+    SubagentStop, UserPromptSubmit,
 };
 use crate::outcome::{HookName, HookResult, Recovery, Verdict};
 use crate::point::HookPoint;
@@ -278,6 +279,9 @@ provider_trait! {
     notification / NOTIFICATION: Notification, &Notification => () = ();
     pre_queue_drain / PRE_QUEUE_DRAIN: PreQueueDrain, &PreQueueDrain => () = ();
     post_queue_drain / POST_QUEUE_DRAIN: PostQueueDrain, &PostQueueDrain => () = ();
+    permission_request / PERMISSION_REQUEST: PermissionRequest, &mut PermissionRequest => Verdict = Verdict::Continue;
+    post_tool_batch / POST_TOOL_BATCH: PostToolBatch, &mut PostToolBatch => Verdict = Verdict::Continue;
+    pre_model_switch / PRE_MODEL_SWITCH: PreModelSwitch, &mut PreModelSwitch => Verdict = Verdict::Continue;
 }
 
 /// The entry of a provider at standard point `P`.

@@ -1,0 +1,341 @@
+//! Claude Code's hook events as data: for each of its 33 events, the point it fires, the
+//! field its `matcher` tests, and how a block is said (or that it cannot be).
+//!
+//! One table ([`CLAUDE_EVENTS`]) drives the loaders (which events a settings file may name,
+//! whether a matcher means anything there), the runner (what a matcher is tested against),
+//! and the answer (how a deny is spelled for Claude Code, whether exit 2 blocks). The user
+//! documentation of the same table is `docs/claude-events.md`; a test keeps the two in step.
+//!
+//! Events where a Rust agent has the same moment fire a typed point of
+//! [`hookrail_core::points`]; the others fire a generic Claude-event point of
+//! [`crate::generic`], whose context is the payload as JSON.
+//!
+//! ```
+//! use hookrail_config::claude_events::{claude_event, Block, Target};
+//!
+//! let stop_failure = claude_event("StopFailure").unwrap();
+//! assert_eq!(stop_failure.point, "error_occurred");
+//! assert_eq!(stop_failure.target, Some(Target::Field("error_type")));
+//! let permission = claude_event("PermissionRequest").unwrap();
+//! assert_eq!(permission.block, Block::Behavior);
+//! assert!(!permission.exit_2_blocks);
+//! assert!(claude_event("PreToolUze").is_none());
+//! ```
+
+use serde_json::{Value, json};
+
+/// What a Claude Code event's `matcher` is tested against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    /// The string value of this top-level payload field.
+    Field(&'static str),
+    /// The file name (last path component) of this top-level payload field (`FileChanged`
+    /// matches `.envrc`, not `/repo/.envrc`).
+    FileName(&'static str),
+}
+
+impl Target {
+    /// The payload field it reads.
+    pub fn field(self) -> &'static str {
+        match self {
+            Target::Field(f) | Target::FileName(f) => f,
+        }
+    }
+
+    /// The matcher value of `payload`, or `None` when the field is absent or not a string.
+    ///
+    /// ```
+    /// use hookrail_config::claude_events::Target;
+    /// let payload = serde_json::json!({"file_path": "/repo/.envrc"});
+    /// assert_eq!(Target::FileName("file_path").read(&payload), Some(".envrc"));
+    /// assert_eq!(Target::Field("source").read(&payload), None);
+    /// ```
+    pub fn read(self, payload: &Value) -> Option<&str> {
+        let value = payload.get(self.field())?.as_str()?;
+        Some(match self {
+            Target::Field(_) => value,
+            Target::FileName(_) => value
+                .rsplit(['/', '\\'])
+                .find(|part| !part.is_empty())
+                .unwrap_or(value),
+        })
+    }
+}
+
+/// How Claude Code takes a block at an event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Block {
+    /// It cannot be blocked: a deny is logged, not answered.
+    No,
+    /// `hookSpecificOutput.permissionDecision: "deny"` + `permissionDecisionReason`
+    /// (`PreToolUse`, `PreModelSwitch`); `ask` and `allow` are answered too.
+    PermissionDecision,
+    /// Top-level `decision: "block"` + `reason`.
+    Decision,
+    /// `hookSpecificOutput.decision: {behavior: "deny", message}` (`PermissionRequest`);
+    /// `allow` is answered too.
+    Behavior,
+    /// `hookSpecificOutput.action: "decline"` (`Elicitation`, `ElicitationResult`).
+    Action,
+}
+
+/// One Claude Code event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClaudeEventInfo {
+    /// Claude Code's name (`hook_event_name`).
+    pub name: &'static str,
+    /// The point it fires.
+    pub point: &'static str,
+    /// What its `matcher` tests; `None`: it has no matcher (Claude Code ignores one).
+    pub target: Option<Target>,
+    /// How a block is answered.
+    pub block: Block,
+    /// Whether a hook's exit code 2 blocks (it does not at `PermissionRequest`, nor where
+    /// nothing blocks).
+    pub exit_2_blocks: bool,
+}
+
+const fn event(
+    name: &'static str,
+    point: &'static str,
+    target: Option<Target>,
+    block: Block,
+) -> ClaudeEventInfo {
+    let exit_2_blocks = !matches!(block, Block::No | Block::Behavior);
+    ClaudeEventInfo {
+        name,
+        point,
+        target,
+        block,
+        exit_2_blocks,
+    }
+}
+
+const TOOL: Option<Target> = Some(Target::Field("tool_name"));
+const fn field(name: &'static str) -> Option<Target> {
+    Some(Target::Field(name))
+}
+
+/// Every Claude Code event, in the order of Claude Code's hooks reference. The first event
+/// of a point is the name answered for it ([`crate::events::claude_event_name`]).
+pub const CLAUDE_EVENTS: &[ClaudeEventInfo] = &[
+    event("SessionStart", "session_start", field("source"), Block::No),
+    event("Setup", "setup", field("trigger"), Block::No),
+    event(
+        "InstructionsLoaded",
+        "instructions_loaded",
+        field("load_reason"),
+        Block::No,
+    ),
+    event(
+        "UserPromptSubmit",
+        "user_prompt_submit",
+        None,
+        Block::Decision,
+    ),
+    event(
+        "UserPromptExpansion",
+        "user_prompt_expansion",
+        field("command_name"),
+        Block::Decision,
+    ),
+    event(
+        "PreToolUse",
+        "pre_tool_use",
+        TOOL,
+        Block::PermissionDecision,
+    ),
+    event(
+        "PermissionRequest",
+        "permission_request",
+        TOOL,
+        Block::Behavior,
+    ),
+    event("PermissionDenied", "permission_denied", TOOL, Block::No),
+    event("PostToolUse", "post_tool_use", TOOL, Block::No),
+    event("PostToolUseFailure", "post_tool_use", TOOL, Block::No),
+    event("PostToolBatch", "post_tool_batch", None, Block::Decision),
+    event(
+        "Notification",
+        "notification",
+        field("notification_type"),
+        Block::No,
+    ),
+    event(
+        "SubagentStart",
+        "subagent_start",
+        field("agent_type"),
+        Block::No,
+    ),
+    event(
+        "SubagentStop",
+        "subagent_stop",
+        field("agent_type"),
+        Block::Decision,
+    ),
+    event("TaskCreated", "task_created", None, Block::Decision),
+    event("TaskCompleted", "task_completed", None, Block::Decision),
+    event("Stop", "stop", None, Block::Decision),
+    event(
+        "StopFailure",
+        "error_occurred",
+        field("error_type"),
+        Block::No,
+    ),
+    event("TeammateIdle", "teammate_idle", None, Block::Decision),
+    event(
+        "ConfigChange",
+        "config_change",
+        field("source"),
+        Block::Decision,
+    ),
+    event("CwdChanged", "cwd_changed", None, Block::No),
+    event(
+        "DirectoryAdded",
+        "directory_added",
+        field("source"),
+        Block::No,
+    ),
+    event(
+        "FileChanged",
+        "file_changed",
+        Some(Target::FileName("file_path")),
+        Block::No,
+    ),
+    event("WorktreeCreate", "worktree_create", None, Block::No),
+    event("WorktreeRemove", "worktree_remove", None, Block::No),
+    event(
+        "PreCompact",
+        "pre_compact",
+        field("trigger"),
+        Block::Decision,
+    ),
+    event("PostCompact", "post_compact", field("trigger"), Block::No),
+    event(
+        "Elicitation",
+        "elicitation",
+        field("mcp_server_name"),
+        Block::Action,
+    ),
+    event(
+        "ElicitationResult",
+        "elicitation_result",
+        field("mcp_server_name"),
+        Block::Action,
+    ),
+    event("MessageDisplay", "message_display", None, Block::No),
+    event(
+        "PreModelSwitch",
+        "pre_model_switch",
+        None,
+        Block::PermissionDecision,
+    ),
+    event("PostModelSwitch", "post_model_switch", None, Block::No),
+    event("SessionEnd", "session_end", field("reason"), Block::No),
+];
+
+/// The event named `name` (case-sensitive, as in Claude Code).
+pub fn claude_event(name: &str) -> Option<&'static ClaudeEventInfo> {
+    CLAUDE_EVENTS.iter().find(|e| e.name == name)
+}
+
+/// Whether a hook's exit code 2 decides nothing at `point`: true where every Claude Code
+/// event of the point blocks only through its JSON (`permission_request`).
+///
+/// ```
+/// assert!(hookrail_config::claude_events::exit_2_ignored("permission_request"));
+/// assert!(!hookrail_config::claude_events::exit_2_ignored("pre_tool_use"));
+/// assert!(!hookrail_config::claude_events::exit_2_ignored("pre_model_call"));
+/// ```
+pub fn exit_2_ignored(point: &str) -> bool {
+    let mut events = CLAUDE_EVENTS.iter().filter(|e| e.point == point).peekable();
+    events.peek().is_some() && events.all(|e| e.block == Block::Behavior)
+}
+
+/// The answer that blocks at `event` with `reason`, in the form the event takes; `None`
+/// where the event cannot be blocked.
+///
+/// ```
+/// use hookrail_config::claude_events::{block_answer, claude_event};
+///
+/// let deny = block_answer(claude_event("PermissionRequest").unwrap(), "no").unwrap();
+/// assert_eq!(deny["hookSpecificOutput"]["decision"]["behavior"], "deny");
+/// let block = block_answer(claude_event("ConfigChange").unwrap(), "no").unwrap();
+/// assert_eq!(block["decision"], "block");
+/// assert!(block_answer(claude_event("Notification").unwrap(), "no").is_none());
+/// ```
+pub fn block_answer(event: &ClaudeEventInfo, reason: &str) -> Option<Value> {
+    let name = event.name;
+    Some(match event.block {
+        Block::No => return None,
+        Block::Decision => json!({ "decision": "block", "reason": reason }),
+        Block::PermissionDecision => json!({ "hookSpecificOutput": {
+            "hookEventName": name, "permissionDecision": "deny", "permissionDecisionReason": reason } }),
+        Block::Behavior => json!({ "hookSpecificOutput": {
+            "hookEventName": name, "decision": { "behavior": "deny", "message": reason } } }),
+        Block::Action => json!({ "hookSpecificOutput": {
+            "hookEventName": name, "action": "decline" }, "reason": reason }),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn there_are_33_events_each_once() {
+        assert_eq!(CLAUDE_EVENTS.len(), 33);
+        for (i, e) in CLAUDE_EVENTS.iter().enumerate() {
+            assert!(
+                CLAUDE_EVENTS[..i].iter().all(|o| o.name != e.name),
+                "{} twice",
+                e.name
+            );
+        }
+    }
+
+    #[test]
+    fn exit_2_blocks_exactly_where_a_block_is_not_only_json() {
+        for e in CLAUDE_EVENTS {
+            let expected = !matches!(e.block, Block::No | Block::Behavior);
+            assert_eq!(e.exit_2_blocks, expected, "{}", e.name);
+        }
+        assert!(!claude_event("PermissionRequest").unwrap().exit_2_blocks);
+        assert!(claude_event("ConfigChange").unwrap().exit_2_blocks);
+    }
+
+    #[test]
+    fn the_docs_table_has_every_event_with_its_point_and_matcher_field() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/claude-events.md");
+        let doc = std::fs::read_to_string(path).unwrap();
+        let rows: Vec<&str> = doc.lines().filter(|l| l.starts_with("| `")).collect();
+        for e in CLAUDE_EVENTS {
+            let row = rows
+                .iter()
+                .find(|r| r.starts_with(&format!("| `{}` |", e.name)))
+                .unwrap_or_else(|| panic!("{} has no row", e.name));
+            let cells: Vec<&str> = row.split(" | ").collect();
+            assert!(cells[1].starts_with(&format!("`{}` (", e.point)), "{row}");
+            match e.target {
+                Some(t) => assert!(cells[2].contains(&format!("`{}`", t.field())), "{row}"),
+                None => assert!(cells[2].starts_with("none"), "{row}"),
+            }
+            let blocks = !cells[3].starts_with("nothing");
+            assert_eq!(blocks, e.block != Block::No, "{row}");
+        }
+    }
+
+    #[test]
+    fn file_name_targets_read_the_last_component() {
+        let t = Target::FileName("file_path");
+        for (path, name) in [
+            ("/repo/.envrc", ".envrc"),
+            ("C:\\repo\\package.json", "package.json"),
+            ("plain", "plain"),
+            ("/repo/dir/", "dir"),
+        ] {
+            assert_eq!(t.read(&json!({ "file_path": path })), Some(name));
+        }
+        assert_eq!(t.read(&json!({ "file_path": 3 })), None);
+    }
+}
