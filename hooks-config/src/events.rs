@@ -24,6 +24,9 @@
 //! | `notification` | `notification` | `Notification` | | |
 //! | `pre_queue_drain` | `pre_queue_drain` | | | `pre_queue_drain` |
 //! | `post_queue_drain` | `post_queue_drain` | | | `post_queue_drain` |
+//! | `permission_request` | `permission_request` | `PermissionRequest` | | |
+//! | `post_tool_batch` | `post_tool_batch` | `PostToolBatch` | | |
+//! | `pre_model_switch` | `pre_model_switch` | `PreModelSwitch` | | |
 //!
 //! Decisions:
 //! - Names are case-sensitive, as in Claude Code. A near miss (`pretooluse`, `PreToolUsed`)
