@@ -319,3 +319,5 @@ fn read_text(path: &Path) -> Result<String, Problem> {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_claude;
