@@ -129,6 +129,12 @@ const WRAPPERS: &[&str] = &[
     "stdbuf", "chroot", "unshare", "setsid", "su", "busybox",
 ];
 
+/// Words that start a compound command or negate one: what runs follows them.
+const KEYWORDS: &[&str] = &[
+    "!", "if", "then", "else", "elif", "do", "while", "until", "for", "case", "select", "function",
+    "coproc", "[[",
+];
+
 /// Where a call happens, for rules with paths.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct CallPlace<'a> {
@@ -391,13 +397,21 @@ fn split_command(command: &str) -> Option<Vec<String>> {
         while words.peek().is_some_and(|w| is_assignment(w)) {
             words.next();
         }
-        let rest: Vec<&str> = words.collect();
-        let Some(first) = rest.first() else { continue };
+        let mut rest: Vec<&str> = words.collect();
+        let Some(&first) = rest.first() else { continue };
         let program = first.rsplit('/').next().unwrap_or(first);
-        if WRAPPERS.contains(&program) || first.contains(['"', '\'', '\\', '$']) {
+        if WRAPPERS.contains(&program)
+            || KEYWORDS.contains(&first)
+            || first.contains(['"', '\'', '\\', '$', '<', '>', '=', '*', '?', '['])
+        {
             return None;
         }
         simple.push(rest.join(" "));
+        // `/bin/rm` is `rm` to a rule: a guard filtered on `Bash(rm *)` must see it.
+        if program != first {
+            rest[0] = program;
+            simple.push(rest.join(" "));
+        }
     }
     Some(simple)
 }
@@ -511,6 +525,9 @@ mod tests {
         assert!(bash("Bash(git push *)", "cd repo && git push --force"));
         assert!(bash("Bash(git push *)", "make; git push"));
         assert!(bash("Bash(git push *)", "FOO=1 BAR=2 git push"));
+        assert!(bash("Bash(git push *)", "/usr/bin/git push"));
+        assert!(bash("Bash(rm *)", "./node_modules/.bin/rm -rf x"));
+        assert!(bash("Bash(git push *)", "git   push\torigin"));
         assert!(!bash("Bash(git push *)", "echo 'git push' | cat"));
         assert!(!bash("Bash(git push *)", "cargo build && cargo test"));
     }
@@ -529,6 +546,10 @@ mod tests {
             "echo 'unbalanced",
             "\"git\" push",
             "$GIT push",
+            "! git push",
+            "if true; then git push; fi",
+            ">log git push",
+            "g*t push",
         ] {
             assert!(bash("Bash(git push *)", command), "{command}");
         }
