@@ -170,3 +170,55 @@ fn disable_all_hooks_keeps_the_file_s_hooks_from_running_and_says_so() {
         stdout(&out)
     );
 }
+
+#[test]
+fn exec_form_args_run_without_a_shell_with_the_project_placeholder_expanded() {
+    let project = Project::new();
+    project.write(
+        "echo-args.sh",
+        "#!/bin/sh\ncat > /dev/null\nprintf '%s\\n' \"$@\" > ran-args\nexit 0\n",
+    );
+    settings(
+        &project,
+        "settings.json",
+        json!([{ "type": "command", "command": "${CLAUDE_PROJECT_DIR}/echo-args.sh",
+                 "args": ["a b", "$(whoami)", "${CLAUDE_PROJECT_DIR}"] }]),
+    );
+    project.approve("settings.json");
+    let out = claude(&project, &["--settings", "settings.json"], &bash_call("ls"));
+    assert_eq!(decided(&out), "pass", "{}", stdout(&out));
+    let args = std::fs::read_to_string(project.path().join("ran-args")).unwrap();
+    let root = project.path().canonicalize().unwrap();
+    let lines: Vec<&str> = args.lines().collect();
+    assert_eq!(lines[..2], ["a b", "$(whoami)"], "no shell: {args}");
+    assert!(
+        lines[2] == root.to_str().unwrap() || lines[2] == project.path().to_str().unwrap(),
+        "{args}"
+    );
+}
+
+#[test]
+fn claude_env_file_reaches_a_session_start_hook() {
+    let project = Project::new();
+    project.write(
+        "env.sh",
+        "#!/bin/sh\ncat > /dev/null\necho 'export FROM_HOOK=1' >> \"$CLAUDE_ENV_FILE\"\n",
+    );
+    let doc = json!({ "hooks": { "SessionStart": [
+        { "hooks": [{ "type": "command", "command": "./env.sh" }] }] } });
+    project.write("settings.json", &doc.to_string());
+    project.approve("settings.json");
+    let env_file = project.path().join("claude-env");
+    let payload =
+        json!({ "hook_event_name": "SessionStart", "session_id": "s", "source": "startup" });
+    let out = project.hooks(
+        &["claude", "--settings", "settings.json"],
+        &[("CLAUDE_ENV_FILE", env_file.to_str().unwrap())],
+        payload.to_string(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read_to_string(&env_file).unwrap(),
+        "export FROM_HOOK=1\n"
+    );
+}
