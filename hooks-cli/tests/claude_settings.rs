@@ -222,3 +222,44 @@ fn claude_env_file_reaches_a_session_start_hook() {
         "export FROM_HOOK=1\n"
     );
 }
+
+#[test]
+fn allow_managed_hooks_only_runs_the_managed_hooks_alone() {
+    let project = Project::new();
+    project.write("guard.sh", BLOCKER);
+    project.write(
+        "policy.sh",
+        "#!/bin/sh\ncat > /dev/null\necho policy >> ran-policy\nexit 0\n",
+    );
+    let managed = json!({ "allowManagedHooksOnly": true, "hooks": { "PreToolUse": [
+        { "matcher": "Bash", "hooks": [{ "type": "command", "command": "./policy.sh" }] }] } });
+    project.write("managed.json", &managed.to_string());
+    settings(
+        &project,
+        "settings.json",
+        json!([{ "type": "command", "command": "./guard.sh" }]),
+    );
+    let args = [
+        "--managed-settings",
+        "managed.json",
+        "--settings",
+        "settings.json",
+    ];
+    let mut approve = vec!["trust", "--approve"];
+    approve.extend(args);
+    let approved = project.hooks(&approve, &[], "");
+    assert_eq!(approved.status.code(), Some(0), "{}", stderr(&approved));
+    let out = claude(&project, &args, &bash_call("ls"));
+    assert_eq!(decided(&out), "pass", "{}", stdout(&out));
+    assert_eq!(runs(&project), 0, "the user file's hook did not run");
+    assert!(project.path().join("ran-policy").exists(), "the managed hook ran");
+    assert!(stdout(&out).contains("do not run"), "{}", stdout(&out));
+
+    // A managed file named but missing blocks: it may be what holds the others back.
+    let out = claude(
+        &project,
+        &["--managed-settings", "gone.json", "--settings", "settings.json"],
+        &bash_call("ls"),
+    );
+    assert_eq!(decided(&out), "block", "{}", stdout(&out));
+}

@@ -115,6 +115,22 @@ pub fn parse_claude(
     file: &Path,
     plugin_root: Option<&Path>,
 ) -> Result<LoadedConfig, Problem> {
+    parse_claude_as(text, file, plugin_root, false).map(|(config, _)| config)
+}
+
+/// Reads a managed settings file (Claude Code's `managed-settings.json`): its hooks, and
+/// whether it sets `allowManagedHooksOnly: true` (then only managed hooks may run; see
+/// [`Sources::managed_settings`](super::Sources::managed_settings)).
+pub fn load_claude_managed(path: &Path) -> Result<(LoadedConfig, bool), Problem> {
+    parse_claude_as(&read_text(path)?, path, None, true)
+}
+
+fn parse_claude_as(
+    text: &str,
+    file: &Path,
+    plugin_root: Option<&Path>,
+    managed: bool,
+) -> Result<(LoadedConfig, bool), Problem> {
     let file = Arc::new(file.to_path_buf());
     let node = parse_text(text, Format::Json, &file)?;
     let Value::Map(top) = &node.value else {
@@ -138,6 +154,7 @@ pub fn parse_claude(
             ..LoadedConfig::default()
         },
     };
+    let mut managed_only = false;
     for (key, value) in top {
         match key.name.as_str() {
             "hooks" => reader.events(value),
@@ -152,6 +169,22 @@ pub fn parse_claude(
                     ),
                 ),
             },
+            "allowManagedHooksOnly" => match value.value {
+                Value::Bool(only) if managed => managed_only = only,
+                Value::Bool(_) => reader.note(
+                    value,
+                    None,
+                    "`allowManagedHooksOnly` is honoured only in managed settings (give the file with --managed-settings); here it changes nothing".to_owned(),
+                ),
+                _ => reader.problem(
+                    value,
+                    None,
+                    format!(
+                        "`allowManagedHooksOnly` must be true or false, found {}; ignored",
+                        value.value.kind()
+                    ),
+                ),
+            },
             _ => {}
         }
     }
@@ -159,7 +192,7 @@ pub fn parse_claude(
     if !config.enabled {
         config.dormant.append(&mut config.hooks);
     }
-    Ok(config)
+    Ok((config, managed_only))
 }
 
 struct Reader<'a> {

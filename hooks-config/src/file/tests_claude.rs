@@ -199,3 +199,57 @@ fn disable_all_hooks_makes_every_hook_dormant() {
     assert_eq!(config.dormant.len(), 1);
     assert!(!config.enabled);
 }
+
+#[test]
+fn allow_managed_hooks_only_keeps_other_files_hooks_from_running() {
+    let dir = tempfile::tempdir().unwrap();
+    let managed = dir.path().join("managed-settings.json");
+    let user = dir.path().join("settings.json");
+    std::fs::write(
+        &managed,
+        r#"{"allowManagedHooksOnly": true, "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "./policy.sh"}]}]}}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        &user,
+        r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "./mine.sh"}]}]}}"#,
+    )
+    .unwrap();
+    let config = Sources::new()
+        .managed_settings(&managed)
+        .claude_settings(&user)
+        .load()
+        .unwrap();
+    assert_eq!(config.hooks.len(), 1);
+    assert!(config.hooks[0].id.ends_with("managed-settings.json:Stop[0].hooks[0]"));
+    assert_eq!(config.dormant.len(), 1);
+    assert!(config.dormant[0].id.ends_with("settings.json:Stop[0].hooks[0]"));
+    let notes = texts(&config.notes);
+    assert!(notes.contains("`allowManagedHooksOnly` in"), "{notes}");
+    assert!(notes.contains("1 hook(s) of this file do not run"), "{notes}");
+
+    // Without the switch, both run.
+    std::fs::write(
+        &managed,
+        r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "./policy.sh"}]}]}}"#,
+    )
+    .unwrap();
+    let config = Sources::new()
+        .managed_settings(&managed)
+        .claude_settings(&user)
+        .load()
+        .unwrap();
+    assert_eq!(config.hooks.len(), 2);
+}
+
+#[test]
+fn allow_managed_hooks_only_outside_managed_settings_is_noted() {
+    let json = r#"{"allowManagedHooksOnly": true, "hooks": {}}"#;
+    let config = parse_claude(json, Path::new("s.json"), None).unwrap();
+    assert!(config.problems.is_empty());
+    assert!(
+        texts(&config.notes).contains("honoured only in managed settings"),
+        "{}",
+        texts(&config.notes)
+    );
+}
