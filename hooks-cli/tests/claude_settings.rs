@@ -252,13 +252,21 @@ fn allow_managed_hooks_only_runs_the_managed_hooks_alone() {
     let out = claude(&project, &args, &bash_call("ls"));
     assert_eq!(decided(&out), "pass", "{}", stdout(&out));
     assert_eq!(runs(&project), 0, "the user file's hook did not run");
-    assert!(project.path().join("ran-policy").exists(), "the managed hook ran");
+    assert!(
+        project.path().join("ran-policy").exists(),
+        "the managed hook ran"
+    );
     assert!(stdout(&out).contains("do not run"), "{}", stdout(&out));
 
     // A managed file named but missing blocks: it may be what holds the others back.
     let out = claude(
         &project,
-        &["--managed-settings", "gone.json", "--settings", "settings.json"],
+        &[
+            "--managed-settings",
+            "gone.json",
+            "--settings",
+            "settings.json",
+        ],
         &bash_call("ls"),
     );
     assert_eq!(decided(&out), "block", "{}", stdout(&out));

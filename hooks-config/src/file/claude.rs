@@ -18,16 +18,21 @@
 //! - Only Claude Code event names are accepted (`PreToolUse`, not `pre_tool_use`); events
 //!   with no point here are reported, with all their hooks.
 //! - `type: command` is a command hook: `command` runs in the shell, or, with `args`, is the
-//!   program run without a shell (`[command, args…]`); `shell: bash` runs
-//!   `bash -c <command>`. `type: http` is an HTTP hook; every `${VAR}` in its `headers` must
-//!   be listed in `allowedEnvVars`. `timeout` is in seconds.
+//!   program run without a shell (`[command, args…]`, `${CLAUDE_PROJECT_DIR}` expanded);
+//!   `shell: bash` runs `bash -c <command>`, `shell: powershell` `pwsh -NoProfile -Command`.
+//!   `type: http` is an HTTP hook; every `${VAR}` in its `headers` must be listed in
+//!   `allowedEnvVars`. `timeout` is in seconds.
+//! - `onFailure: "block"` is `on_error: deny`, `"continue"` is `on_error: continue`.
+//! - `if` is a permission rule ([`crate::permission_rule`]) tested on tool events; a rule
+//!   that does not parse is a problem; on other events it is noted and ignored.
 //! - `async: true` hooks cannot affect decisions in Claude Code: they load as non-blocking
-//!   hooks (run, decision logged and ignored). `asyncRewake` is not supported: such a hook
-//!   loads as non-blocking and a problem says so. `statusMessage` becomes the summary;
-//!   `once` (skills only) is ignored.
-//! - Not supported, so reported and skipped (a hook is not run under different conditions
-//!   than written): `type` `prompt`, `agent` and `mcp_tool`; `if` conditions;
-//!   `shell: powershell`.
+//!   hooks (run, decision logged and ignored). `asyncRewake` loads the same way, with a note:
+//!   nothing can wake Claude Code after `hooks claude` answered. `statusMessage` becomes the
+//!   summary; `once` (honoured by Claude Code in skills only) is noted.
+//! - `type` `prompt`, `agent` and `mcp_tool` are recognised and noted as not runnable here;
+//!   the other hooks load.
+//! - `allowManagedHooksOnly` counts only in a managed file ([`load_claude_managed`]);
+//!   elsewhere it is noted. docs/claude-settings.md has the whole table.
 //! - A handler key we do not know (a newer Claude Code's `rewakeMessage`) does not cost the
 //!   hook: it loads without the key, and the key is named once in
 //!   [`LoadedConfig::notes`] (`hooks validate`, a daemon's log at load), never in every answer.
@@ -38,9 +43,9 @@
 //!   (`Stop`, `UserPromptSubmit`) is ignored, as by Claude Code, and noted.
 //! - A hook declared under `PostToolUse` runs for successful calls only, one under
 //!   `PostToolUseFailure` for failed ones only, though both are the point `post_tool_use`.
-//! - Claude Code hooks get no `on_error`: the point's default applies (guards fail closed,
-//!   where Claude Code fails open).
-//! - Nor `on_unapproved`: Claude Code's schema has no such field (and these files are also
+//! - Without `onFailure`, the point's default applies (guards fail closed, where Claude Code
+//!   fails open).
+//! - Claude Code hooks get no `on_unapproved`: Claude Code's schema has no such field (and these files are also
 //!   Claude Code's own, so a field it does not know is not ours to add; here it is refused as
 //!   an unknown field like any other). A hook of these files that the gate refuses therefore
 //!   takes the point's default: at a guard point it denies, naming the command that approves

@@ -4,8 +4,7 @@ use std::path::{Path, PathBuf};
 
 use super::{
     Layer, LoadedConfig, Problem, load_claude_managed, load_claude_plugin, load_claude_settings,
-    load_layers,
-    load_project_layered,
+    load_layers, load_project_layered,
 };
 use crate::file::load_project_file;
 

@@ -221,12 +221,23 @@ fn allow_managed_hooks_only_keeps_other_files_hooks_from_running() {
         .load()
         .unwrap();
     assert_eq!(config.hooks.len(), 1);
-    assert!(config.hooks[0].id.ends_with("managed-settings.json:Stop[0].hooks[0]"));
+    assert!(
+        config.hooks[0]
+            .id
+            .ends_with("managed-settings.json:Stop[0].hooks[0]")
+    );
     assert_eq!(config.dormant.len(), 1);
-    assert!(config.dormant[0].id.ends_with("settings.json:Stop[0].hooks[0]"));
+    assert!(
+        config.dormant[0]
+            .id
+            .ends_with("settings.json:Stop[0].hooks[0]")
+    );
     let notes = texts(&config.notes);
     assert!(notes.contains("`allowManagedHooksOnly` in"), "{notes}");
-    assert!(notes.contains("1 hook(s) of this file do not run"), "{notes}");
+    assert!(
+        notes.contains("1 hook(s) of this file do not run"),
+        "{notes}"
+    );
 
     // Without the switch, both run.
     std::fs::write(
