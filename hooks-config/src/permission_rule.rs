@@ -301,13 +301,13 @@ fn specifier(tool: &str, spec: &str) -> Result<Spec, RuleError> {
             glob: glob(&rest, true)?,
         }));
     }
-    if tool == "WebFetch" {
-        if let Some(domain) = spec.strip_prefix("domain:") {
-            return Ok(Spec::Domain(glob(
-                &domain.trim().to_ascii_lowercase(),
-                false,
-            )?));
-        }
+    if tool == "WebFetch"
+        && let Some(domain) = spec.strip_prefix("domain:")
+    {
+        return Ok(Spec::Domain(glob(
+            &domain.trim().to_ascii_lowercase(),
+            false,
+        )?));
     }
     if tool == "Task" || tool == "Agent" {
         return Ok(Spec::Subagent(glob(spec, false)?));

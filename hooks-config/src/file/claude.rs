@@ -374,16 +374,16 @@ impl Reader<'_> {
             .take("statusMessage")
             .and_then(|n| fields::string(n, "statusMessage", issues))
             .map(str::to_owned);
-        if let Some(n) = f.take("once") {
-            if fields::boolean(n, "once", issues) == Some(true) {
-                self.note(
-                    n,
-                    Some(id),
-                    format!(
-                        "hook `{id}`: `once` is honoured by Claude Code only in a skill's frontmatter, not in a settings file: ignored here as there; the hook runs on every matching event"
-                    ),
-                );
-            }
+        if let Some(n) = f.take("once")
+            && fields::boolean(n, "once", issues) == Some(true)
+        {
+            self.note(
+                n,
+                Some(id),
+                format!(
+                    "hook `{id}`: `once` is honoured by Claude Code only in a skill's frontmatter, not in a settings file: ignored here as there; the hook runs on every matching event"
+                ),
+            );
         }
         if let Some(n) = f.take("if") {
             matcher.rule = self.rule(n, id, event, issues);
