@@ -26,6 +26,11 @@ pub struct ConfigArgs {
     /// A Claude Code settings.json whose hooks to run (repeatable).
     #[arg(long = "settings", value_name = "FILE")]
     pub settings: Vec<PathBuf>,
+    /// A Claude Code managed settings file (managed-settings.json) whose hooks to run first; when
+    /// it sets `allowManagedHooksOnly`, the hooks of every other file do not run (the builtin
+    /// policies stay on).
+    #[arg(long = "managed-settings", value_name = "FILE")]
+    pub managed_settings: Vec<PathBuf>,
     /// A Claude Code plugin root whose hooks/hooks.json to run (repeatable).
     #[arg(long = "plugin-root", value_name = "DIR")]
     pub plugins: Vec<PathBuf>,
@@ -115,6 +120,11 @@ impl ConfigArgs {
         } else if let Some(dir) = self.user_hooks_dir() {
             sources = sources.user_dir(dir);
         }
+        // A managed file that is missing is never left out: it may be what keeps the other
+        // files' hooks from running, so loading fails (and `hooks claude` blocks where it can).
+        for file in &self.managed_settings {
+            sources = sources.managed_settings(file);
+        }
         for file in &self.settings {
             if keep(MissingSource::check("--settings", file, file)) {
                 sources = sources.claude_settings(file);
@@ -143,6 +153,9 @@ impl ConfigArgs {
         }
         for file in &self.configs {
             add("--config", file);
+        }
+        for file in &self.managed_settings {
+            add("--managed-settings", file);
         }
         for file in &self.settings {
             add("--settings", file);

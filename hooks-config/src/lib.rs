@@ -66,6 +66,7 @@ pub mod hook_result;
 pub mod http;
 pub mod matcher;
 pub mod payload;
+pub mod permission_rule;
 pub mod protocol;
 pub mod reload;
 pub mod runner;

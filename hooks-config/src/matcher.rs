@@ -28,6 +28,7 @@ use std::path::Path;
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
 use crate::claude_events::{CLAUDE_EVENTS, Target, claude_event};
+use crate::permission_rule::{CallPlace, PermissionRule};
 use crate::spec::{Matcher, ToolMatcher};
 use serde_json::Value;
 
@@ -256,6 +257,10 @@ pub struct EventFacts<'a> {
     pub project_dir: Option<&'a Path>,
     /// The event's Claude Code name (`hook_event_name`), for [`Matcher::event`].
     pub event: Option<&'a str>,
+    /// The tool call's input (`tool_input`), for [`Matcher::rule`].
+    pub tool_input: Option<&'a serde_json::Value>,
+    /// The session's working directory (the payload's `cwd`), for path rules.
+    pub cwd: Option<&'a Path>,
 }
 
 /// Whether `matcher` matches the event.
@@ -281,6 +286,7 @@ pub struct CompiledMatcher {
     min_duration_ms: Option<u64>,
     changed: Option<GlobSet>,
     event: Option<&'static str>,
+    rule: Option<PermissionRule>,
 }
 
 impl CompiledMatcher {
@@ -299,6 +305,7 @@ impl CompiledMatcher {
             min_duration_ms: matcher.min_duration_ms,
             changed: compile(&matcher.only_if_changed_paths)?,
             event: matcher.event,
+            rule: matcher.rule.clone(),
         })
     }
 
@@ -331,7 +338,22 @@ impl CompiledMatcher {
                 .any(|p| set.is_match(relative(p, facts.project_dir)))
         });
         let event = self.event.is_none_or(|e| facts.event == Some(e));
-        tool && scope && duration && changed && event
+        tool && scope && duration && changed && event && self.rule_matches(facts)
+    }
+
+    /// Claude Code's `if`: tested on the tool name (the target of a tool point). Without a
+    /// tool name there is nothing to judge, and the hook runs.
+    fn rule_matches(&self, facts: &EventFacts<'_>) -> bool {
+        let (Some(rule), Some(tool)) = (&self.rule, facts.target) else {
+            return true;
+        };
+        let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+        let place = CallPlace {
+            cwd: facts.cwd,
+            project_dir: facts.project_dir,
+            home: home.as_deref(),
+        };
+        rule.matches(tool, facts.tool_input, &place)
     }
 }
 

@@ -118,6 +118,9 @@ pub struct Matcher {
     /// point (`PostToolUse` and `PostToolUseFailure` are both `post_tool_use`): it runs only
     /// for that event, as in Claude Code. `None`: every event of the point.
     pub event: Option<&'static str>,
+    /// Claude Code's `if`: a permission rule (`Bash(git *)`, `Edit(*.ts)`) the tool call must
+    /// match; a call the rule cannot judge matches ([`crate::permission_rule`]).
+    pub rule: Option<crate::permission_rule::PermissionRule>,
 }
 
 /// A compiled Claude Code `matcher`.

@@ -107,6 +107,7 @@ fn compiled_and_uncompiled_matching_agree() {
         min_duration_ms: Some(50),
         only_if_changed_paths: Vec::new(),
         event: None,
+        rule: None,
     };
     let compiled = CompiledMatcher::new(&m).unwrap();
     for (target, duration) in [("Write", 60), ("Write", 10), ("Edit", 60), ("Bash", 60)] {

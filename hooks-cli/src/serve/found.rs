@@ -51,6 +51,13 @@ pub fn sources_of(args: &ConfigArgs) -> Vec<String> {
             .iter()
             .map(|p| format!("--config {}", canonical(p))),
     );
+    // A client held to a managed file's `allowManagedHooksOnly` must not take the answer of a
+    // daemon that runs without it.
+    out.extend(
+        args.managed_settings
+            .iter()
+            .map(|p| format!("--managed-settings {}", canonical(p))),
+    );
     out.extend(
         args.settings
             .iter()
@@ -208,5 +215,10 @@ mod tests {
             ..ConfigArgs::default()
         };
         assert_ne!(sources_of(&plain), sources_of(&with_settings));
+        let with_managed = ConfigArgs {
+            managed_settings: vec![PathBuf::from("/nonexistent/managed.json")],
+            ..ConfigArgs::default()
+        };
+        assert_ne!(sources_of(&plain), sources_of(&with_managed));
     }
 }

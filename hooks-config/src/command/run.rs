@@ -318,21 +318,59 @@ pub async fn run_command(req: &CommandRequest<'_>) -> Result<CommandOutput, RunE
     })
 }
 
+/// `${CLAUDE_PROJECT_DIR}` / `$CLAUDE_PROJECT_DIR` and, for a plugin's hook,
+/// `${CLAUDE_PLUGIN_ROOT}` / `$CLAUDE_PLUGIN_ROOT` in an exec-form argument, replaced by their
+/// values (`$NAME` only when no word character follows). Nothing else is expanded.
+pub(crate) fn expand_placeholders(arg: &str, project: &str, plugin_root: Option<&str>) -> String {
+    let mut out = arg.to_owned();
+    for (name, value) in [
+        ("CLAUDE_PROJECT_DIR", Some(project)),
+        ("CLAUDE_PLUGIN_ROOT", plugin_root),
+    ] {
+        let Some(value) = value else { continue };
+        out = out.replace(&format!("${{{name}}}"), value);
+        let pat = format!("${name}");
+        let mut rest = out.as_str();
+        let mut replaced = String::new();
+        while let Some(at) = rest.find(&pat) {
+            let after = &rest[at + pat.len()..];
+            replaced.push_str(&rest[..at]);
+            if after.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_') {
+                replaced.push_str(&pat);
+            } else {
+                replaced.push_str(value);
+            }
+            rest = after;
+        }
+        replaced.push_str(rest);
+        out = replaced;
+    }
+    out
+}
+
 /// Starts the hook with piped stdio, in a new process group.
 fn spawn(req: &CommandRequest<'_>) -> Result<Child, RunError> {
     let (mut cmd, program) = match req.line {
         CommandLine::Shell(script) => {
             let mut cmd = Command::new(SHELL);
             cmd.arg("-c").arg(script);
-            (cmd, SHELL)
+            (cmd, SHELL.to_owned())
         }
         CommandLine::Exec(args) => {
-            let Some((program, args)) = args.split_first() else {
+            if args.is_empty() {
                 return Err(RunError::EmptyArgs);
-            };
-            let mut cmd = Command::new(program);
-            cmd.args(args);
-            (cmd, program.as_str())
+            }
+            // Claude Code's placeholders, which no shell expands in the exec form; the gate
+            // hashed the scripts they name with the same expansion.
+            let plugin_root = req.plugin_root.map(|p| p.to_string_lossy());
+            let project = req.project_dir.to_string_lossy();
+            let args: Vec<String> = args
+                .iter()
+                .map(|a| expand_placeholders(a, &project, plugin_root.as_deref()))
+                .collect();
+            let mut cmd = Command::new(&args[0]);
+            cmd.args(&args[1..]);
+            (cmd, args[0].clone())
         }
     };
     // Removed first so that a plugin root inherited from our own environment never reaches a
@@ -359,7 +397,7 @@ fn spawn(req: &CommandRequest<'_>) -> Result<Child, RunError> {
         if req.cwd.is_dir() {
             RunError::Spawn {
                 command: req.line.to_string(),
-                program: program.to_owned(),
+                program: program.clone(),
                 error,
             }
         } else {
@@ -773,8 +811,24 @@ impl Capture {
 
 #[cfg(test)]
 mod tests {
-    use super::Capture;
+    use super::{Capture, expand_placeholders};
     use proptest::prelude::*;
+
+    #[test]
+    fn exec_form_placeholders_expand_to_the_project_and_plugin_roots() {
+        let expand = |a| expand_placeholders(a, "/p", Some("/plug"));
+        assert_eq!(expand("${CLAUDE_PROJECT_DIR}/h.sh"), "/p/h.sh");
+        assert_eq!(expand("$CLAUDE_PROJECT_DIR/h.sh"), "/p/h.sh");
+        assert_eq!(expand("${CLAUDE_PLUGIN_ROOT}/x"), "/plug/x");
+        // A longer name is another variable; nothing else is expanded.
+        assert_eq!(expand("$CLAUDE_PROJECT_DIRX"), "$CLAUDE_PROJECT_DIRX");
+        assert_eq!(expand("$HOME/${OTHER}"), "$HOME/${OTHER}");
+        // Without a plugin root, its placeholder stays as written.
+        assert_eq!(
+            expand_placeholders("${CLAUDE_PLUGIN_ROOT}", "/p", None),
+            "${CLAUDE_PLUGIN_ROOT}"
+        );
+    }
 
     fn capture(chunks: &[Vec<u8>], cap: usize) -> (String, u64) {
         let mut capture = Capture::new(cap);

@@ -18,16 +18,21 @@
 //! - Only Claude Code event names are accepted (`PreToolUse`, not `pre_tool_use`); events
 //!   with no point here are reported, with all their hooks.
 //! - `type: command` is a command hook: `command` runs in the shell, or, with `args`, is the
-//!   program run without a shell (`[command, args…]`); `shell: bash` runs
-//!   `bash -c <command>`. `type: http` is an HTTP hook; every `${VAR}` in its `headers` must
-//!   be listed in `allowedEnvVars`. `timeout` is in seconds.
+//!   program run without a shell (`[command, args…]`, `${CLAUDE_PROJECT_DIR}` expanded);
+//!   `shell: bash` runs `bash -c <command>`, `shell: powershell` `pwsh -NoProfile -Command`.
+//!   `type: http` is an HTTP hook; every `${VAR}` in its `headers` must be listed in
+//!   `allowedEnvVars`. `timeout` is in seconds.
+//! - `onFailure: "block"` is `on_error: deny`, `"continue"` is `on_error: continue`.
+//! - `if` is a permission rule ([`crate::permission_rule`]) tested on tool events; a rule
+//!   that does not parse is a problem; on other events it is noted and ignored.
 //! - `async: true` hooks cannot affect decisions in Claude Code: they load as non-blocking
-//!   hooks (run, decision logged and ignored). `asyncRewake` is not supported: such a hook
-//!   loads as non-blocking and a problem says so. `statusMessage` becomes the summary;
-//!   `once` (skills only) is ignored.
-//! - Not supported, so reported and skipped (a hook is not run under different conditions
-//!   than written): `type` `prompt`, `agent` and `mcp_tool`; `if` conditions;
-//!   `shell: powershell`.
+//!   hooks (run, decision logged and ignored). `asyncRewake` loads the same way, with a note:
+//!   nothing can wake Claude Code after `hooks claude` answered. `statusMessage` becomes the
+//!   summary; `once` (honoured by Claude Code in skills only) is noted.
+//! - `type` `prompt`, `agent` and `mcp_tool` are recognised and noted as not runnable here;
+//!   the other hooks load.
+//! - `allowManagedHooksOnly` counts only in a managed file ([`load_claude_managed`]);
+//!   elsewhere it is noted. docs/claude-settings.md has the whole table.
 //! - A handler key we do not know (a newer Claude Code's `rewakeMessage`) does not cost the
 //!   hook: it loads without the key, and the key is named once in
 //!   [`LoadedConfig::notes`] (`hooks validate`, a daemon's log at load), never in every answer.
@@ -38,9 +43,9 @@
 //!   (`Stop`, `UserPromptSubmit`) is ignored, as by Claude Code, and noted.
 //! - A hook declared under `PostToolUse` runs for successful calls only, one under
 //!   `PostToolUseFailure` for failed ones only, though both are the point `post_tool_use`.
-//! - Claude Code hooks get no `on_error`: the point's default applies (guards fail closed,
-//!   where Claude Code fails open).
-//! - Nor `on_unapproved`: Claude Code's schema has no such field (and these files are also
+//! - Without `onFailure`, the point's default applies (guards fail closed, where Claude Code
+//!   fails open).
+//! - Claude Code hooks get no `on_unapproved`: Claude Code's schema has no such field (and these files are also
 //!   Claude Code's own, so a field it does not know is not ours to add; here it is refused as
 //!   an unknown field like any other). A hook of these files that the gate refuses therefore
 //!   takes the point's default: at a guard point it denies, naming the command that approves
@@ -55,18 +60,34 @@ use super::fields::{self, Fields, Issues};
 use super::handler;
 use super::node::{Node, Value};
 use super::{Format, LoadedConfig, Problem, parse_text, read_text};
-use crate::claude_events::{CLAUDE_EVENTS, claude_event};
+use crate::claude_events::{CLAUDE_EVENTS, Target, claude_event};
 use crate::events::{closest, did_you_mean, resolve_claude};
 use crate::matcher::compile_tool_matcher;
+use crate::permission_rule::PermissionRule;
 use crate::spec::{
-    CommandHandler, CommandLine, Handler, HookSpec, HttpHandler, Matcher, ToolMatcher,
+    CommandHandler, CommandLine, Handler, HookSpec, HttpHandler, Matcher, OnError, ToolMatcher,
 };
 
 const GROUP_FIELDS: &[&str] = &["matcher", "hooks"];
-const COMMON_FIELDS: &[&str] = &["type", "timeout", "statusMessage", "once", "if"];
+const COMMON_FIELDS: &[&str] = &[
+    "type",
+    "timeout",
+    "statusMessage",
+    "once",
+    "if",
+    "onFailure",
+];
 const COMMAND_FIELDS: &[&str] = &["command", "args", "async", "asyncRewake", "shell"];
 const HTTP_FIELDS: &[&str] = &["url", "headers", "allowedEnvVars"];
 const TYPES: &[&str] = &["command", "http", "prompt", "agent", "mcp_tool"];
+/// The events where Claude Code tests a handler's `if`.
+const IF_EVENTS: &[&str] = &[
+    "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "PermissionRequest",
+    "PermissionDenied",
+];
 
 /// Reads a Claude Code `settings.json` (or `settings.local.json`, or any file of that shape).
 pub fn load_claude_settings(path: &Path) -> Result<LoadedConfig, Problem> {
@@ -99,6 +120,22 @@ pub fn parse_claude(
     file: &Path,
     plugin_root: Option<&Path>,
 ) -> Result<LoadedConfig, Problem> {
+    parse_claude_as(text, file, plugin_root, false).map(|(config, _)| config)
+}
+
+/// Reads a managed settings file (Claude Code's `managed-settings.json`): its hooks, and
+/// whether it sets `allowManagedHooksOnly: true` (then only managed hooks may run; see
+/// [`Sources::managed_settings`](super::Sources::managed_settings)).
+pub fn load_claude_managed(path: &Path) -> Result<(LoadedConfig, bool), Problem> {
+    parse_claude_as(&read_text(path)?, path, None, true)
+}
+
+fn parse_claude_as(
+    text: &str,
+    file: &Path,
+    plugin_root: Option<&Path>,
+    managed: bool,
+) -> Result<(LoadedConfig, bool), Problem> {
     let file = Arc::new(file.to_path_buf());
     let node = parse_text(text, Format::Json, &file)?;
     let Value::Map(top) = &node.value else {
@@ -122,6 +159,7 @@ pub fn parse_claude(
             ..LoadedConfig::default()
         },
     };
+    let mut managed_only = false;
     for (key, value) in top {
         match key.name.as_str() {
             "hooks" => reader.events(value),
@@ -136,6 +174,22 @@ pub fn parse_claude(
                     ),
                 ),
             },
+            "allowManagedHooksOnly" => match value.value {
+                Value::Bool(only) if managed => managed_only = only,
+                Value::Bool(_) => reader.note(
+                    value,
+                    None,
+                    "`allowManagedHooksOnly` is honoured only in managed settings (give the file with --managed-settings); here it changes nothing".to_owned(),
+                ),
+                _ => reader.problem(
+                    value,
+                    None,
+                    format!(
+                        "`allowManagedHooksOnly` must be true or false, found {}; ignored",
+                        value.value.kind()
+                    ),
+                ),
+            },
             _ => {}
         }
     }
@@ -143,7 +197,7 @@ pub fn parse_claude(
     if !config.enabled {
         config.dormant.append(&mut config.hooks);
     }
-    Ok(config)
+    Ok((config, managed_only))
 }
 
 struct Reader<'a> {
@@ -290,7 +344,7 @@ impl Reader<'_> {
                 ..Matcher::default()
             };
             let mut issues = Issues::default();
-            match self.handler(handler, &id, point, matcher, &mut issues) {
+            match self.handler(handler, &id, (event, point), matcher, &mut issues) {
                 Some(spec) if issues.is_empty() => self.config.add(spec, true),
                 _ => self.issues(Some(&id), issues, "skipped"),
             }
@@ -301,8 +355,8 @@ impl Reader<'_> {
         &mut self,
         node: &Node,
         id: &str,
-        point: &'static str,
-        matcher: Matcher,
+        (event, point): (&str, &'static str),
+        mut matcher: Matcher,
         issues: &mut Issues,
     ) -> Option<HookSpec> {
         let mut f = Fields::of(node, "a hook handler", issues)?;
@@ -320,15 +374,21 @@ impl Reader<'_> {
             .take("statusMessage")
             .and_then(|n| fields::string(n, "statusMessage", issues))
             .map(str::to_owned);
-        if let Some(n) = f.take("once") {
-            fields::boolean(n, "once", issues);
-        }
-        if let Some(n) = f.take("if") {
-            issues.push(
-                n.pos,
-                "`if` conditions are not supported; the hook is skipped rather than run on every matching call",
+        if let Some(n) = f.take("once")
+            && fields::boolean(n, "once", issues) == Some(true)
+        {
+            self.note(
+                n,
+                Some(id),
+                format!(
+                    "hook `{id}`: `once` is honoured by Claude Code only in a skill's frontmatter, not in a settings file: ignored here as there; the hook runs on every matching event"
+                ),
             );
         }
+        if let Some(n) = f.take("if") {
+            matcher.rule = self.rule(n, id, event, issues);
+        }
+        let on_error = f.take("onFailure").map(|n| Self::on_failure(n, issues));
         let (kind, kind_node) = kind?;
         let mut blocking = true;
         let handler = match kind {
@@ -341,11 +401,11 @@ impl Reader<'_> {
                     if fields::boolean(n, field, issues) == Some(true) {
                         blocking = false;
                         if field == "asyncRewake" {
-                            self.problem(
+                            self.note(
                                 n,
                                 Some(id),
                                 format!(
-                                    "hook `{id}`: `asyncRewake` is not supported: it runs as a non-blocking hook, and exit 2 does not wake the agent"
+                                    "hook `{id}`: `asyncRewake` runs it in the background like `async`; its exit 2 cannot wake Claude Code later (`hooks claude` answers once and exits), so it is logged, not delivered"
                                 ),
                             );
                         }
@@ -379,11 +439,21 @@ impl Reader<'_> {
                 http(node, url, headers, allowed, issues)
             }
             "prompt" | "agent" | "mcp_tool" => {
-                issues.push(
-                    kind_node.pos,
-                    format!("hook type `{kind}` is not supported (only command and http)"),
+                // Recognised, and said so: these need a model or an MCP client, which only
+                // Claude Code has. Not a problem (that would block every call at a guard
+                // point for a hook Claude Code itself runs).
+                let why = match kind {
+                    "mcp_tool" => "it calls a tool of an MCP server Claude Code is connected to",
+                    _ => "it asks Claude Code's model to judge",
+                };
+                self.note(
+                    kind_node,
+                    Some(id),
+                    format!(
+                        "hook `{id}`: type `{kind}` is not runnable here ({why}); Claude Code runs it, `hooks claude` and the daemon do not"
+                    ),
                 );
-                None
+                return None;
             }
             other => {
                 let hint = did_you_mean(closest(other, TYPES.iter().copied()));
@@ -399,13 +469,72 @@ impl Reader<'_> {
             matcher,
             handler,
             timeout,
-            on_error: None,
+            on_error: on_error.flatten(),
             on_unapproved: None,
             order: 0,
             effects: Vec::new(),
             summary,
             location: location(self.file, node.pos),
         })
+    }
+
+    /// `if`: a permission rule, tested on tool events only (as Claude Code does). A rule that
+    /// does not parse is a problem, so `hooks claude` blocks at a point that can block until
+    /// it is fixed (a guard whose filter cannot be read must not quietly stop running).
+    fn rule(
+        &mut self,
+        n: &Node,
+        id: &str,
+        event: &str,
+        issues: &mut Issues,
+    ) -> Option<PermissionRule> {
+        let text = fields::string(n, "if", issues)?;
+        let rule = match PermissionRule::parse(text) {
+            Ok(rule) => rule,
+            Err(e) => {
+                issues.push(n.pos, format!("`if` \"{text}\": {e}"));
+                return None;
+            }
+        };
+        let tool_event = IF_EVENTS.contains(&event)
+            && claude_event(event).is_some_and(|e| e.target == Some(Target::Field("tool_name")));
+        if !tool_event {
+            self.note(
+                n,
+                Some(id),
+                format!(
+                    "hook `{id}`: `if` \"{text}\" is tested on tool events only ({}); on {event} it is ignored and the hook runs on every {event}",
+                    IF_EVENTS.join(", ")
+                ),
+            );
+            return None;
+        }
+        if let Some(spec) = rule.uninterpreted() {
+            self.note(
+                n,
+                Some(id),
+                format!(
+                    "hook `{id}`: `if` \"{text}\": the specifier `{spec}` is not interpreted here; the hook runs on every call of the tool"
+                ),
+            );
+        }
+        Some(rule)
+    }
+
+    /// `onFailure`: `block` fails closed on a start failure, a timeout or an unexpected exit
+    /// code (our `on_error: deny`); `continue` fails open (Claude Code's default).
+    fn on_failure(n: &Node, issues: &mut Issues) -> Option<OnError> {
+        match fields::string(n, "onFailure", issues)? {
+            "block" => Some(OnError::Deny),
+            "continue" => Some(OnError::Continue),
+            other => {
+                issues.push(
+                    n.pos,
+                    format!("`onFailure` must be \"block\" or \"continue\", found \"{other}\""),
+                );
+                None
+            }
+        }
     }
 
     /// Keys of a handler we do not know: noted once, the hook loads without them (a newer
@@ -453,10 +582,18 @@ impl Reader<'_> {
                 "-c".to_owned(),
                 program,
             ])),
+            // PowerShell on Linux and macOS is `pwsh`; where it is not installed the hook
+            // fails to start, which is its `onFailure` (or the point's default).
+            Some((Some("powershell"), _)) => Some(CommandLine::Exec(vec![
+                "pwsh".to_owned(),
+                "-NoProfile".to_owned(),
+                "-Command".to_owned(),
+                program,
+            ])),
             Some((Some(other), n)) => {
                 issues.push(
                     n.pos,
-                    format!("`shell: {other}` is not supported (sh or bash)"),
+                    format!("`shell: {other}` is not supported (sh, bash or powershell)"),
                 );
                 None
             }

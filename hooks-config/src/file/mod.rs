@@ -143,7 +143,7 @@ mod project;
 mod sources;
 mod webhook;
 
-pub use claude::{load_claude_plugin, load_claude_settings, parse_claude};
+pub use claude::{load_claude_managed, load_claude_plugin, load_claude_settings, parse_claude};
 pub use layers::{Layer, LayerFile, load_layers};
 pub use project::{
     load_hooks_dir, load_project, load_project_file, load_project_layered, parse_project,
@@ -319,3 +319,5 @@ fn read_text(path: &Path) -> Result<String, Problem> {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_claude;

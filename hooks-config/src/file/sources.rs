@@ -3,8 +3,8 @@
 use std::path::{Path, PathBuf};
 
 use super::{
-    Layer, LoadedConfig, Problem, load_claude_plugin, load_claude_settings, load_layers,
-    load_project_layered,
+    Layer, LoadedConfig, Problem, load_claude_managed, load_claude_plugin, load_claude_settings,
+    load_layers, load_project_layered,
 };
 use crate::file::load_project_file;
 
@@ -32,6 +32,7 @@ pub struct Sources {
     projects: Vec<PathBuf>,
     files: Vec<PathBuf>,
     claude_settings: Vec<PathBuf>,
+    managed: Vec<PathBuf>,
     plugins: Vec<PathBuf>,
     layers: Vec<(Layer, PathBuf)>,
 }
@@ -57,6 +58,15 @@ impl Sources {
     /// A Claude Code `settings.json` ([`load_claude_settings`]).
     pub fn claude_settings(mut self, path: impl Into<PathBuf>) -> Self {
         self.claude_settings.push(path.into());
+        self
+    }
+
+    /// A Claude Code managed settings file (`managed-settings.json`, [`load_claude_managed`]):
+    /// its hooks are read first; when it sets `allowManagedHooksOnly: true`, the hooks of every
+    /// other source are kept from running (listed as dormant, with a note naming the file), as
+    /// Claude Code does. The builtin policies are not hooks of any file and stay on.
+    pub fn managed_settings(mut self, path: impl Into<PathBuf>) -> Self {
+        self.managed.push(path.into());
         self
     }
 
@@ -106,6 +116,7 @@ impl Sources {
         self.projects.is_empty()
             && self.files.is_empty()
             && self.claude_settings.is_empty()
+            && self.managed.is_empty()
             && self.plugins.is_empty()
             && self.layers.is_empty()
     }
@@ -125,6 +136,20 @@ impl Sources {
     pub fn load(&self) -> Result<LoadedConfig, Vec<Problem>> {
         let mut parts = Vec::new();
         let mut fatal = Vec::new();
+        let mut managed = Vec::new();
+        let mut managed_only = None;
+        for path in &self.managed {
+            match load_claude_managed(path) {
+                Ok((mut config, only)) => {
+                    config.prefix_ids(&format!("{}:", path.display()));
+                    if only && managed_only.is_none() {
+                        managed_only = Some(path.clone());
+                    }
+                    managed.push(config);
+                }
+                Err(problem) => fatal.push(problem),
+            }
+        }
         let mut take = |loaded: Result<LoadedConfig, Problem>, prefix: Option<&Path>| match loaded {
             Ok(mut config) => {
                 if let Some(path) = prefix {
@@ -154,8 +179,13 @@ impl Sources {
                 Some(&root.join("hooks").join("hooks.json")),
             );
         }
+        if let Some(policy) = &managed_only {
+            for part in &mut parts {
+                part.managed_hooks_only(policy);
+            }
+        }
         if fatal.is_empty() {
-            Ok(LoadedConfig::merge(parts))
+            Ok(LoadedConfig::merge(managed.into_iter().chain(parts)))
         } else {
             Err(fatal)
         }
@@ -171,12 +201,34 @@ impl Sources {
         }
         paths.extend(self.files.iter().cloned());
         paths.extend(self.claude_settings.iter().cloned());
+        paths.extend(self.managed.iter().cloned());
         paths.extend(
             self.plugins
                 .iter()
                 .map(|p| p.join("hooks").join("hooks.json")),
         );
         paths
+    }
+}
+
+impl LoadedConfig {
+    /// `allowManagedHooksOnly` of the managed file `policy`: this part's hooks do not run
+    /// (they become dormant, so answers list them), and a note says why.
+    fn managed_hooks_only(&mut self, policy: &Path) {
+        if self.hooks.is_empty() {
+            return;
+        }
+        let count = self.hooks.len();
+        let first = self.hooks[0].location.clone();
+        self.dormant.append(&mut self.hooks);
+        self.notes.push(Problem {
+            location: first,
+            hook_id: None,
+            message: format!(
+                "`allowManagedHooksOnly` in {}: {count} hook(s) of this file do not run (only managed hooks do)",
+                policy.display()
+            ),
+        });
     }
 }
 

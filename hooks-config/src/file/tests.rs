@@ -364,56 +364,6 @@ fn claude_handlers_map_to_specs() {
 }
 
 #[test]
-fn unsupported_claude_features_are_reported_and_skipped() {
-    let json = r#"{"hooks": {
-  "PermissionRequest": [{"hooks": [{"type": "command", "command": "x"}]}],
-  "PreToolUse": [{"matcher": "Bash", "hooks": [
-    {"type": "prompt", "prompt": "is this ok?"},
-    {"type": "command", "command": "x", "if": "Bash(rm *)"},
-    {"type": "http", "url": "https://h.test", "headers": {"A": "${SECRET}"}},
-    {"type": "command", "command": "x", "shell": "powershell"},
-    {"type": "command", "command": "x", "asyncRewake": true},
-    {"type": "command", "comand": "x"}
-  ]}],
-  "UserPromptSubmit": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "x"}]}]
-}}"#;
-    let config = parse_claude(json, Path::new("s.json"), None).unwrap();
-    let all = messages(&config).join("\n");
-    let notes: Vec<String> = config.notes.iter().map(ToString::to_string).collect();
-    let notes = notes.join("\n");
-    for expected in [
-        "s.json:4:14: hook `PreToolUse[0].hooks[0]` skipped: hook type `prompt` is not supported",
-        "s.json:5:47: hook `PreToolUse[0].hooks[1]` skipped: `if` conditions are not supported",
-        "which is not listed in `allowedEnvVars`",
-        "`shell: powershell` is not supported",
-        "`asyncRewake` is not supported",
-        "hook `PreToolUse[0].hooks[5]` skipped: missing `command`",
-    ] {
-        assert!(all.contains(expected), "{expected}\n{all}");
-    }
-    // Not problems: the unknown key of a skipped hook, a matcher Claude Code ignores too.
-    for expected in [
-        "unknown field `comand` in a command hook; did you mean `command`?",
-        "matcher \"Bash\" of UserPromptSubmit[0] ignored",
-    ] {
-        assert!(notes.contains(expected), "{expected}\n{notes}");
-        assert!(!all.contains(expected), "{expected}\n{all}");
-    }
-    let ids: Vec<&str> = config.hooks.iter().map(|h| h.id.as_str()).collect();
-    assert_eq!(
-        ids,
-        [
-            "PermissionRequest[0].hooks[0]",
-            "PreToolUse[0].hooks[4]",
-            "UserPromptSubmit[0].hooks[0]"
-        ]
-    );
-    assert_eq!(config.hooks[0].point, "permission_request");
-    assert!(!config.hooks[1].blocking);
-    assert_eq!(config.hooks[2].matcher.tool, None);
-}
-
-#[test]
 fn a_handler_with_keys_we_do_not_know_loads_and_the_keys_are_noted_once() {
     let json = r#"{"hooks": {"Stop": [{"hooks": [
     {"type": "command", "command": "./gate.sh", "rewakeMessage": "keep going", "futureKey": 1}

@@ -530,6 +530,12 @@ fn facts<'a>(
     EventFacts {
         target,
         event: source.get("hook_event_name").and_then(Value::as_str),
+        tool_input: source.get("tool_input").or_else(|| input.get("tool_input")),
+        cwd: source
+            .get("cwd")
+            .or_else(|| input.get("cwd"))
+            .and_then(Value::as_str)
+            .map(Path::new),
         duration_ms: input.get("duration_ms").and_then(Value::as_u64),
         changed_paths: changed,
         project_dir: Some(project_dir),

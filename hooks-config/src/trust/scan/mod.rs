@@ -261,32 +261,12 @@ impl Scan<'_> {
 
     /// `$CLAUDE_PROJECT_DIR` and `$CLAUDE_PLUGIN_ROOT` in an exec-form argument.
     fn expand_known(&self, arg: &str) -> String {
-        let project = self.project.to_string_lossy();
-        let mut out = arg.to_owned();
-        for (name, value) in [
-            ("CLAUDE_PROJECT_DIR", Some(project.as_ref())),
-            ("CLAUDE_PLUGIN_ROOT", self.plugin_root.as_deref()),
-        ] {
-            if let Some(value) = value {
-                out = out.replace(&format!("${{{name}}}"), value);
-                let mut rest = out.as_str();
-                let mut replaced = String::new();
-                let pat = format!("${name}");
-                while let Some(at) = rest.find(&pat) {
-                    let after = &rest[at + pat.len()..];
-                    replaced.push_str(&rest[..at]);
-                    if after.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_') {
-                        replaced.push_str(&pat);
-                    } else {
-                        replaced.push_str(value);
-                    }
-                    rest = after;
-                }
-                replaced.push_str(rest);
-                out = replaced;
-            }
-        }
-        out
+        // The runner's own expansion, so that what is hashed is what runs.
+        crate::command::run::expand_placeholders(
+            arg,
+            &self.project.to_string_lossy(),
+            self.plugin_root.as_deref(),
+        )
     }
 
     /// A word's value, or why it is known only at run time.
