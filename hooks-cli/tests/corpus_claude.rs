@@ -66,9 +66,11 @@ fn hooks_claude_gives_the_corpus_answers() {
             case.cwd.as_deref().unwrap_or_default()
         );
         // Two levels up (`../..`, `cd .. && cd ..`) is `/` from /work/project only.
+        // In a temporary directory, one level up is the temporary directory itself, where
+        // deletes pass (`rimraf ../other-project`).
         text.matches("..").count() >= 2
             || (in_temp
-                && ["/tmp", "/var/tmp", "TMPDIR", "/dev/shm"]
+                && ["/tmp", "/var/tmp", "TMPDIR", "/dev/shm", ".."]
                     .iter()
                     .any(|t| text.contains(t)))
     };
