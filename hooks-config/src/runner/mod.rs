@@ -101,6 +101,7 @@ mod run;
 #[cfg(feature = "webhooks")]
 mod webhooks;
 
+pub(crate) use apply::applies_context;
 pub use event::{CommandEvent, CommandRun, CommandSkipped, RunStatus};
 pub(crate) use notices::collect_for;
 pub use notices::collect_notices;
