@@ -88,7 +88,8 @@ impl Reply {
     /// The command form: stderr lines, the JSON answer on stdout when there is one, and the
     /// exit code. An answer that cannot be written (stdout closed, a broken pipe) decides
     /// nothing: it is refused like any other failure to decide, not left to `println!`'s
-    /// panic (exit 101, which Claude Code takes as "proceed").
+    /// panic (exit 101, which Claude Code takes as "proceed"). A `WorktreeCreate` answer with a
+    /// path is the path alone, as Claude Code reads a command hook there.
     pub fn print(self, who: &str) -> ExitCode {
         use std::io::Write as _;
         for line in &self.said {

@@ -459,7 +459,12 @@ fn field_path(path: &serde_path_to_error::Path) -> String {
 /// | other guard points whose event can block (`user_prompt_submit`, `stop`, `config_change`, `pre_model_call`, …) | `decision: "block"` + `reason` on deny or ask |
 /// | guard points whose event cannot block (`subagent_start`) | `decision: "block"` + `reason` on deny, and said in `systemMessage` (Claude Code may not honour it) |
 /// | `post_tool_use` | `updatedToolOutput` when rewritten |
-/// | every point | `hookSpecificOutput.additionalContext` with the context hooks added; `systemMessage` naming failed hooks, then the [notices](Fired::notices) (one a line) |
+/// | points that take no decision where the event can be blocked (`PostToolUse`, `SubagentStop`, `PreCompact`) | `decision: "block"` + `reason` when a configured hook blocked |
+/// | every point | `hookSpecificOutput.additionalContext` with the context hooks added (or, where the point keeps none, the configured hooks' context); `continue: false` + `stopReason` when a configured hook said so; `systemMessage`: the configured hooks' messages, then the failed hooks, then the [notices](Fired::notices) (one a line); the [forwarded](crate::forward) fields of the configured hooks |
+///
+/// An allow's `permissionDecisionReason` is the configured hook's. At `WorktreeCreate` the last
+/// line of the configured hooks' plain stdout is the `worktreePath`. The merge rule of each
+/// field is documented in `docs/claude-events.md`.
 pub fn claude_answer(fired: &Fired) -> (Value, i32) {
     let mut out = Map::new();
     let mut specific = Map::new();

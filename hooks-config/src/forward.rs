@@ -32,6 +32,9 @@ pub enum Merge {
     Join(&'static str),
     /// The arrays' items in order, each once.
     Union,
+    /// The value latest in this list (the most restrictive); values not in it are kept only
+    /// when nothing else is.
+    Rank(&'static [&'static str]),
 }
 
 /// The JSON type a field must have.
@@ -142,6 +145,12 @@ pub const FORWARDED: &[Field] = &[
         Type::String,
         Merge::Join("\n\n"),
         "`PostToolUse`",
+    ),
+    field(
+        &[HSO, "action"],
+        Type::String,
+        Merge::Rank(&["accept", "cancel", "decline"]),
+        "`Elicitation`, `ElicitationResult` (a block here is answered as `decline` first)",
     ),
     field(
         &[HSO, "content"],
@@ -261,6 +270,13 @@ impl Forwarded {
                         *kept = Value::String(format!("{a}{separator}{b}"));
                     }
                 }
+                Merge::Rank(order) => {
+                    let rank =
+                        |v: &Value| v.as_str().and_then(|s| order.iter().position(|o| *o == s));
+                    if rank(&value) > rank(kept) {
+                        *kept = value;
+                    }
+                }
                 Merge::Union => {
                     if let (Some(a), Value::Array(b)) = (kept.as_array_mut(), value) {
                         for item in b {
@@ -358,6 +374,17 @@ mod tests {
     }
 
     #[test]
+    fn the_most_restrictive_action_wins() {
+        let mut a = read(json!({"hookSpecificOutput": {"action": "accept", "content": {"a": 1}}}));
+        a.merge(read(json!({"hookSpecificOutput": {"action": "decline"}})));
+        a.merge(read(json!({"hookSpecificOutput": {"action": "cancel"}})));
+        assert_eq!(
+            a.get(&["hookSpecificOutput", "action"]),
+            Some(&json!("decline"))
+        );
+    }
+
+    #[test]
     fn a_wrong_type_names_the_field() {
         let err = Forwarded::read(&json!({"hookSpecificOutput": {"retry": "yes"}})).unwrap_err();
         assert_eq!(
@@ -380,6 +407,19 @@ mod tests {
             decided["hookSpecificOutput"]["decision"]["updatedPermissions"],
             json!([{"type": "setMode"}])
         );
+    }
+
+    #[test]
+    fn the_docs_name_every_forwarded_field() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/claude-events.md");
+        let docs = std::fs::read_to_string(path).unwrap();
+        for field in FORWARDED {
+            let name = field.path.join(".");
+            assert!(
+                docs.contains(&format!("| `{name}` |")),
+                "docs/claude-events.md has no row for `{name}`"
+            );
+        }
     }
 
     #[test]

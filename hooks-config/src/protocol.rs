@@ -11,6 +11,8 @@
 //! `session_id`, `cwd`, `transcript_path`, `permission_mode`, `tool_name`, `tool_input`,
 //! `tool_response`, `prompt`, …) and adds `hook_event_name`: Claude Code's event name where
 //! the point has one (`PostToolUseFailure` for a failed tool call), our point name otherwise.
+//! That is what hooks get of an event from a Rust agent; of an event Claude Code sent, they get
+//! its payload (see [`crate::runner`]).
 //!
 //! # Output of a command
 //!

@@ -12,6 +12,9 @@
 //! | generic Claude-event guards (`config_change`, `permission_request`, …) | decision; `additionalContext` (and plain stdout at `user_prompt_expansion`) |
 //! | other points | nothing: they cannot be changed from a command; answers are logged |
 //!
+//! Every entry also records its merged answer with the dispatch, for what Claude Code is told
+//! beyond the context ([`crate::fire::claude_answer`]).
+//!
 //! At guard points other than `stop`, `continue: false` is a deny with its `stopReason`;
 //! `allow` and `ask` become [`Verdict::Allow`] and [`Verdict::Ask`].
 
