@@ -88,7 +88,8 @@ impl Reply {
     /// The command form: stderr lines, the JSON answer on stdout when there is one, and the
     /// exit code. An answer that cannot be written (stdout closed, a broken pipe) decides
     /// nothing: it is refused like any other failure to decide, not left to `println!`'s
-    /// panic (exit 101, which Claude Code takes as "proceed").
+    /// panic (exit 101, which Claude Code takes as "proceed"). A `WorktreeCreate` answer with a
+    /// path is the path alone, as Claude Code reads a command hook there.
     pub fn print(self, who: &str) -> ExitCode {
         use std::io::Write as _;
         for line in &self.said {
@@ -96,7 +97,19 @@ impl Reply {
         }
         if self.code == 0 && self.answer.as_object().is_some_and(|o| !o.is_empty()) {
             let mut out = std::io::stdout().lock();
-            if let Err(e) = writeln!(out, "{}", self.answer).and_then(|()| out.flush()) {
+            // A command hook of `WorktreeCreate` answers with the path alone on stdout (JSON
+            // is its HTTP form); what the answer says for the user goes to stderr then.
+            let text = match worktree_path(&self.answer) {
+                Some(path) => {
+                    if let Some(message) = self.answer.get("systemMessage").and_then(Value::as_str)
+                    {
+                        eprintln!("{who}: {message}");
+                    }
+                    path.to_owned()
+                }
+                None => self.answer.to_string(),
+            };
+            if let Err(e) = writeln!(out, "{text}").and_then(|()| out.flush()) {
                 eprintln!("{who}: cannot write the answer to stdout: {e}");
                 return ExitCode::from(if can_block(self.point) { 2 } else { 1 });
             }
@@ -117,6 +130,14 @@ impl Reply {
             _ => json!({ "systemMessage": reason() }),
         }
     }
+}
+
+/// The path of a `WorktreeCreate` answer.
+fn worktree_path(answer: &Value) -> Option<&str> {
+    let specific = answer.get("hookSpecificOutput")?;
+    (specific.get("hookEventName")?.as_str()? == "WorktreeCreate")
+        .then(|| specific.get("worktreePath")?.as_str())
+        .flatten()
 }
 
 /// Whether Claude Code can block at `point` (an unknown point is taken to be one that can).

@@ -49,6 +49,7 @@ use serde_json::{Map, Value, json};
 
 use crate::claude_events::{Block, claude_event};
 use crate::events;
+use crate::protocol::{Answer, Decision};
 
 /// The event could not be fired.
 #[derive(Debug, thiserror::Error)]
@@ -110,6 +111,12 @@ pub struct Fired {
     /// command that approves it. [`claude_answer`] shows them in `systemMessage`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notices: Vec<String>,
+    /// The merged answer of the configured hooks (command and HTTP), for what
+    /// [`claude_answer`] tells Claude Code beyond what the context shows: `systemMessage`,
+    /// `continue: false`, an allow's reason, a block where the point takes none, the
+    /// [forwarded](crate::forward) fields.
+    #[serde(skip)]
+    pub answered: Answer,
     /// The context as the hooks left it (rewrites, added context).
     pub context: Value,
     /// The context as it came in.
@@ -329,9 +336,12 @@ where
         }
     }
     let payload = Arc::new(input);
+    // What the context says before any hook ran: what differs later is a hook's rewrite.
+    let baseline = crate::protocol::input(P::NAME, &ctx).unwrap_or(Value::Null);
     let (outcome, notes) = crate::runner::collect_for(
         P::NAME,
         Arc::clone(&payload),
+        baseline,
         hooks.dispatch_async::<P>(&mut ctx),
     )
     .await;
@@ -347,6 +357,7 @@ where
         recovery: None,
         decided_by,
         failures: outcome.failures.iter().map(FailureReport::from).collect(),
+        answered: notes.answer_at(P::NAME),
         notices: notes.notices,
         // Serializing a context that just deserialized cannot fail.
         context: serde_json::to_value(&ctx).unwrap_or(Value::Null),
@@ -448,7 +459,12 @@ fn field_path(path: &serde_path_to_error::Path) -> String {
 /// | other guard points whose event can block (`user_prompt_submit`, `stop`, `config_change`, `pre_model_call`, …) | `decision: "block"` + `reason` on deny or ask |
 /// | guard points whose event cannot block (`subagent_start`) | `decision: "block"` + `reason` on deny, and said in `systemMessage` (Claude Code may not honour it) |
 /// | `post_tool_use` | `updatedToolOutput` when rewritten |
-/// | every point | `hookSpecificOutput.additionalContext` with the context hooks added; `systemMessage` naming failed hooks, then the [notices](Fired::notices) (one a line) |
+/// | points that take no decision where the event can be blocked (`PostToolUse`, `SubagentStop`, `PreCompact`) | `decision: "block"` + `reason` when a configured hook blocked |
+/// | every point | `hookSpecificOutput.additionalContext` with the context hooks added (or, where the point keeps none, the configured hooks' context); `continue: false` + `stopReason` when a configured hook said so; `systemMessage`: the configured hooks' messages, then the failed hooks, then the [notices](Fired::notices) (one a line); the [forwarded](crate::forward) fields of the configured hooks |
+///
+/// An allow's `permissionDecisionReason` is the configured hook's. At `WorktreeCreate` the last
+/// line of the configured hooks' plain stdout is the `worktreePath`. The merge rule of each
+/// field is documented in `docs/claude-events.md`.
 pub fn claude_answer(fired: &Fired) -> (Value, i32) {
     let mut out = Map::new();
     let mut specific = Map::new();
@@ -476,9 +492,15 @@ pub fn claude_answer(fired: &Fired) -> (Value, i32) {
         },
         |e| e.block,
     );
+    let hooks = &fired.answered;
     let mut unhonoured = false;
     if let Some(verdict) = &fired.verdict {
-        let reason = verdict.reason();
+        // An allow carries no reason in a verdict; the configured hook's is still the user's
+        // to see.
+        let allow_reason = (matches!(verdict, Verdict::Allow) && hooks.decision == Decision::Allow)
+            .then_some(hooks.reason.as_deref())
+            .flatten();
+        let reason = verdict.reason().or(allow_reason);
         match (form, verdict) {
             (_, Verdict::Continue) => {}
             (Block::PermissionDecision, _) => {
@@ -536,21 +558,56 @@ pub fn claude_answer(fired: &Fired) -> (Value, i32) {
     {
         specific.insert("updatedToolOutput".into(), output);
     }
+    // A block at an event whose point takes no decision here (`PostToolUse`, `SubagentStop`,
+    // `PreCompact`): Claude Code gives its reason to the model.
+    let mut block_reason = None;
+    if fired.verdict.is_none()
+        && hooks.decision == Decision::Deny
+        && (form == Block::Decision || matches!(event, "PostToolUse" | "PostToolUseFailure"))
+    {
+        let reason = hooks
+            .reason
+            .clone()
+            .unwrap_or_else(|| "blocked by a hook".to_owned());
+        out.insert("decision".into(), json!("block"));
+        out.insert("reason".into(), json!(reason));
+        block_reason = Some(reason);
+    }
+    if let Some(reason) = &hooks.stop {
+        out.insert("continue".into(), json!(false));
+        out.insert("stopReason".into(), json!(reason));
+    }
     let before = fired
         .input
         .get("additional_context")
         .and_then(Value::as_array)
         .map_or(0, Vec::len);
-    let added: Vec<&str> = fired
+    let mut added: Vec<&str> = fired
         .context
         .get("additional_context")
         .and_then(Value::as_array)
         .map(|all| all.iter().skip(before).filter_map(Value::as_str).collect())
         .unwrap_or_default();
+    // `post_tool_use` keeps a block's reason as context for a Rust agent; Claude Code has it
+    // as the block's `reason` already.
+    if let Some(reason) = &block_reason
+        && let Some(at) = added.iter().position(|c| c == reason)
+    {
+        added.remove(at);
+    }
+    if !crate::runner::applies_context(fired.point) {
+        added.extend(hooks.additional_context.iter().map(String::as_str));
+    }
     if !added.is_empty() {
         specific.insert("additionalContext".into(), json!(added.join("\n\n")));
     }
     let mut message = system_message(fired);
+    if let Some(said) = &hooks.system_message {
+        message = Some(match message {
+            Some(m) => format!("{said}\n{m}"),
+            None => said.clone(),
+        });
+    }
     if unhonoured {
         // Never silent: the user sees that this block may not hold (its reason is `reason`).
         let line =
@@ -564,8 +621,23 @@ pub fn claude_answer(fired: &Fired) -> (Value, i32) {
         out.insert("systemMessage".into(), json!(message));
     }
     if !specific.is_empty() {
-        specific.insert("hookEventName".into(), json!(event));
         out.insert("hookSpecificOutput".into(), Value::Object(specific));
+    }
+    let mut forwarded = hooks.forwarded.clone();
+    // A command hook answers `WorktreeCreate` with the path as its last line of stdout.
+    if event == "WorktreeCreate"
+        && let Some(line) = hooks
+            .plain_text
+            .as_deref()
+            .and_then(|t| t.lines().rev().map(str::trim).find(|l| !l.is_empty()))
+    {
+        forwarded.set_default(&["hookSpecificOutput", "worktreePath"], json!(line));
+    }
+    forwarded.write(&mut out);
+    if let Some(Value::Object(specific)) = out.get_mut("hookSpecificOutput") {
+        specific
+            .entry("hookEventName")
+            .or_insert_with(|| json!(event));
     }
     (Value::Object(out), 0)
 }

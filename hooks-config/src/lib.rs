@@ -60,6 +60,7 @@ pub mod command;
 pub mod events;
 pub mod file;
 pub mod fire;
+pub mod forward;
 pub mod generic;
 pub mod hook_result;
 #[cfg(feature = "http")]

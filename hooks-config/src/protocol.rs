@@ -11,6 +11,8 @@
 //! `session_id`, `cwd`, `transcript_path`, `permission_mode`, `tool_name`, `tool_input`,
 //! `tool_response`, `prompt`, …) and adds `hook_event_name`: Claude Code's event name where
 //! the point has one (`PostToolUseFailure` for a failed tool call), our point name otherwise.
+//! That is what hooks get of an event from a Rust agent; of an event Claude Code sent, they get
+//! its payload (see [`crate::runner`]).
 //!
 //! # Output of a command
 //!
@@ -82,6 +84,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::events;
+use crate::forward::Forwarded;
 use crate::hook_result::{self, Shape};
 use hookrail_core::signal::HookSignal;
 
@@ -127,6 +130,8 @@ pub struct Answer {
     pub logs: Vec<String>,
     /// Seed 003 `usage_recorded` (logged by the runner).
     pub usage_recorded: Option<bool>,
+    /// The fields only forwarded to Claude Code ([`crate::forward::FORWARDED`]).
+    pub forwarded: Forwarded,
 }
 
 /// Why a hook's output is a failure rather than an answer.
@@ -287,10 +292,15 @@ fn read_body(text: &str) -> Result<Answer, ProtocolError> {
     {
         return hook_result::read(value);
     }
+    let forwarded =
+        Forwarded::read(&value).map_err(|error| ProtocolError::InvalidOutput { error })?;
     let wire: Wire = serde_json::from_value(value).map_err(|e| ProtocolError::InvalidOutput {
         error: e.to_string(),
     })?;
-    Ok(wire.into_answer())
+    Ok(Answer {
+        forwarded,
+        ..wire.into_answer()
+    })
 }
 
 /// The answer's JSON. Unknown fields are ignored (Claude Code adds fields over time).
@@ -428,6 +438,18 @@ pub fn cap(s: &str) -> String {
     kept
 }
 
+/// `value` with every string in it [`cap`]ped.
+pub(crate) fn cap_strings(value: Value) -> Value {
+    match value {
+        Value::String(s) => Value::String(cap(&s)),
+        Value::Array(items) => Value::Array(items.into_iter().map(cap_strings).collect()),
+        Value::Object(map) => {
+            Value::Object(map.into_iter().map(|(k, v)| (k, cap_strings(v))).collect())
+        }
+        other => other,
+    }
+}
+
 /// Several hooks' answers merged as Claude Code merges parallel hooks: the most restrictive
 /// decision wins (its reason with it; the first such hook's on a tie), every context is
 /// kept in order, the first `continue: false` stops, system messages are joined.
@@ -466,6 +488,7 @@ pub fn merge(answers: impl IntoIterator<Item = Answer>) -> Merged {
         // Signals keep the answers' order: the hooks' `(order, id)` order.
         out.hook_signals.extend(answer.hook_signals);
         out.logs.extend(answer.logs);
+        out.forwarded.merge(answer.forwarded);
     }
     // `continue: false` outranks any decision where the answer is applied, so its hook decides.
     merged.decided_by = stop_from.or(decision_from);
@@ -610,12 +633,23 @@ mod tests {
     }
 
     #[test]
-    fn unknown_fields_are_ignored() {
+    fn unknown_fields_are_ignored_and_forwarded_ones_kept_apart() {
         let a = ok(
             r#"{"suppressOutput": true, "terminalSequence": "\u0007", "futureField": [1],
             "hookSpecificOutput": {"hookEventName": "PreToolUse", "sessionTitle": "x"}}"#,
         );
-        assert_eq!(a, Answer::default());
+        assert_eq!(a.forwarded.get(&["suppressOutput"]), Some(&json!(true)));
+        assert_eq!(
+            a.forwarded.get(&["hookSpecificOutput", "sessionTitle"]),
+            Some(&json!("x"))
+        );
+        assert_eq!(
+            Answer {
+                forwarded: Forwarded::default(),
+                ..a
+            },
+            Answer::default()
+        );
     }
 
     #[test]

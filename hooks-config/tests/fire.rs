@@ -368,3 +368,55 @@ async fn claude_answers_carry_decisions_rewrites_and_context_in_claude_codes_fie
         "hook failures: boom: returned an error: disk full"
     );
 }
+
+/// A configured hook of an event that came as Claude Code's payload gets that payload: the
+/// fields we do not know kept, none of ours added, and an earlier hook's rewrite applied
+/// (here a linked hook's `tool_input`). A context fired from our own JSON form still goes as
+/// the context.
+#[cfg(unix)]
+#[tokio::test]
+async fn configured_hooks_get_the_payload_as_sent_with_earlier_rewrites() {
+    use hookrail_config::file::{Format, parse_project};
+    use hookrail_config::runner::ConfigHooks;
+
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("seen.sh"), "cat > seen.json\n").unwrap();
+    let yaml = "enabled: true\nhooks:\n  - { id: seen, event_type: PreToolUse, handler: { command: sh ./seen.sh } }\n";
+    let config = parse_project(yaml, Format::Yaml, &dir.path().join("hooks.yaml")).unwrap();
+    let configured = ConfigHooks::builder(dir.path())
+        .allow("sh ./seen.sh")
+        .build(config)
+        .unwrap();
+    let rewrite = Hook::<pre_tool_use::Point>::new("relative", |ctx| {
+        ctx.tool_input.set(json!({"command": "ls ./build"}));
+        Verdict::Continue
+    })
+    .order(-10);
+    let hooks = Hooks::builder().ignore_env().hook(rewrite).build().unwrap();
+    configured.attach(&hooks).unwrap();
+    let seen = || -> Value {
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("seen.json")).unwrap())
+            .unwrap()
+    };
+
+    let sent = with(
+        "PreToolUse",
+        json!({"tool_name": "Bash", "tool_input": {"command": "ls build"}, "agent_id": "a-1",
+            "agent_type": "Explore", "future": {"nested": [1, 2.5, "é"]}}),
+    );
+    fire(&hooks, "PreToolUse", sent.clone()).await.unwrap();
+    let mut expected = sent;
+    expected["tool_input"] = json!({"command": "ls ./build"});
+    assert_eq!(seen(), expected);
+
+    // Our own form (no `hook_event_name`): the context, as before.
+    let ours = json!({"session_id": "s", "cwd": "/tmp", "tool_name": "Bash",
+        "tool_input": {"command": "ls build"}, "agent_id": "a-1"});
+    fire(&hooks, "pre_tool_use", ours).await.unwrap();
+    let got = seen();
+    assert_eq!(got["hook_event_name"], "PreToolUse");
+    assert!(
+        got.get("turn").is_some() && got.get("agent_id").is_none(),
+        "{got}"
+    );
+}

@@ -12,6 +12,9 @@
 //! | generic Claude-event guards (`config_change`, `permission_request`, …) | decision; `additionalContext` (and plain stdout at `user_prompt_expansion`) |
 //! | other points | nothing: they cannot be changed from a command; answers are logged |
 //!
+//! Every entry also records its merged answer with the dispatch, for what Claude Code is told
+//! beyond the context ([`crate::fire::claude_answer`]).
+//!
 //! At guard points other than `stop`, `continue: false` is a deny with its `stopReason`;
 //! `allow` and `ask` become [`Verdict::Allow`] and [`Verdict::Ask`].
 
@@ -250,7 +253,9 @@ where
 {
     let input = crate::protocol::input(P::NAME, ctx)
         .map_err(|e| HookError::new(format!("hook input of `{}`: {e}", P::NAME)))?;
-    Ok(shared.run(P::NAME, input).await)
+    // Hooks of an event Claude Code sent get its payload, not our re-serialization of it.
+    let body = super::notices::sent_body(P::NAME, &input);
+    Ok(shared.run(P::NAME, input, body).await)
 }
 
 /// A hook that failed closed decides, as a failure (the core turns it into a deny naming the
@@ -263,6 +268,8 @@ fn finish<P: HookPoint>(
     if let Some(message) = &ran.merged.answer.system_message {
         tracing::warn!(target: "hookrail_config::runner", point = P::NAME, "systemMessage: {message}");
     }
+    // What the context cannot carry goes to the answer, if one is collected.
+    super::notices::answered(P::NAME, ran.merged.answer.clone());
     for notice in ran.notices {
         // Logged when the refusal was; here it only reaches the answer, if one is collected.
         super::notices::push(notice);
@@ -274,6 +281,24 @@ fn finish<P: HookPoint>(
         Some(failure) => Err(failure),
         None => Ok(result(P::NAME, &ran.merged.answer)),
     }
+}
+
+/// Whether the entry at `point` adds the hooks' `additionalContext` to its context (so it
+/// reaches Claude Code through the context; elsewhere [`crate::fire::claude_answer`] takes it
+/// from the hooks' answer).
+pub(crate) fn applies_context(point: &str) -> bool {
+    matches!(
+        point,
+        "pre_tool_use"
+            | "user_prompt_submit"
+            | "pre_model_call"
+            | "subagent_start"
+            | "permission_request"
+            | "post_tool_batch"
+            | "session_start"
+            | "post_tool_use"
+    ) || (crate::generic::NAMES.contains(&point)
+        && crate::events::kind_of(point) == Some(hookrail_core::KindId::Guard))
 }
 
 /// The result of points that answer nothing.

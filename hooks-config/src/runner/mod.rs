@@ -8,7 +8,11 @@
 //!
 //! # Within the entry
 //!
-//! 1. The point's context becomes the hook input ([`protocol::input`](crate::protocol::input)).
+//! 1. The hook input: for an event fired from Claude Code's payload
+//!    ([`fire`](crate::fire::fire) of a payload with a `hook_event_name`), that payload as sent,
+//!    with the top-level fields earlier hooks rewrote in the context taken from it (unknown
+//!    fields kept, none of the context's own added); otherwise the point's context
+//!    ([`protocol::input`](crate::protocol::input)).
 //! 2. The hooks whose [matcher](crate::matcher) matches are chosen; identical handlers (same
 //!    command, environment and plugin root, or same URL and headers) run once.
 //! 3. Each must pass the gate ([`crate::trust`]): allowed by the allow-list or approved by hash.
@@ -31,6 +35,10 @@
 //! | `session_start` | `additionalContext` and plain stdout as context |
 //! | `post_tool_use` | `updatedToolOutput` replaces `tool_response`; a block's reason and `additionalContext` as context |
 //! | other points | nothing (their contexts take no answer); answers are logged |
+//!
+//! Whatever a context cannot carry (`systemMessage`, `continue: false`, an allow's reason, a
+//! block where the point takes none, the [forwarded](crate::forward) fields) is kept with the
+//! dispatch and reaches Claude Code through [`claude_answer`](crate::fire::claude_answer).
 //!
 //! At guard points other than `stop`, `continue: false` is a deny with its `stopReason`;
 //! `allow` and `ask` become `Verdict::Allow` and `Verdict::Ask`.
@@ -101,6 +109,7 @@ mod run;
 #[cfg(feature = "webhooks")]
 mod webhooks;
 
+pub(crate) use apply::applies_context;
 pub use event::{CommandEvent, CommandRun, CommandSkipped, RunStatus};
 pub(crate) use notices::collect_for;
 pub use notices::collect_notices;

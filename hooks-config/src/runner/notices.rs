@@ -16,6 +16,8 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use crate::protocol::Answer;
+
 tokio::task_local! {
     static NOTICES: RefCell<Notes>;
 }
@@ -32,6 +34,12 @@ pub(crate) struct Notes {
     /// by [`collect_for`]): matchers read their value from it as the agent's own runtime
     /// would, not from the context re-serialized.
     pub(crate) payload: Option<(&'static str, Arc<Value>)>,
+    /// The hook input the context made before any hook ran (set by [`collect_for`]): what
+    /// differs from it when the configured hooks run is an earlier hook's rewrite.
+    pub(crate) baseline: Option<Arc<Value>>,
+    /// Per point, the merged answer of the configured hooks (what Claude Code is told beyond
+    /// what the context shows: [`crate::fire::claude_answer`]).
+    pub(crate) answers: Vec<(&'static str, Answer)>,
 }
 
 impl Notes {
@@ -42,6 +50,17 @@ impl Notes {
             .rev()
             .find(|(p, _)| *p == point)
             .map(|(_, id)| id.as_str())
+    }
+
+    /// The configured hooks' answers at `point`, merged in the order they came.
+    pub(crate) fn answer_at(&self, point: &str) -> Answer {
+        crate::protocol::merge(
+            self.answers
+                .iter()
+                .filter(|(p, _)| *p == point)
+                .map(|(_, a)| a.clone()),
+        )
+        .answer
     }
 }
 
@@ -89,14 +108,17 @@ pub(crate) async fn collect<F: Future>(fut: F) -> (F::Output, Notes) {
         .await
 }
 
-/// [`collect`], for a dispatch of `point` fired with `payload` (what the agent sent).
+/// [`collect`], for a dispatch of `point` fired with `payload` (what the agent sent), whose
+/// context made the hook input `baseline` before any hook ran.
 pub(crate) async fn collect_for<F: Future>(
     point: &'static str,
     payload: Arc<Value>,
+    baseline: Value,
     fut: F,
 ) -> (F::Output, Notes) {
     let notes = Notes {
         payload: Some((point, payload)),
+        baseline: Some(Arc::new(baseline)),
         ..Notes::default()
     };
     NOTICES
@@ -121,6 +143,43 @@ pub(super) fn payload(point: &str) -> Option<Arc<Value>> {
         })
         .ok()
         .flatten()
+}
+
+/// The body configured hooks of `point` get in the running dispatch: the payload the agent
+/// sent, when [`collect_for`] is around the dispatch and the payload is Claude Code's (it
+/// names its `hook_event_name`), with each top-level field that an earlier hook rewrote
+/// (`now`, the hook input of the context as it is, differs from the baseline there) taken
+/// from `now`. Fields the context adds (`turn`, `timestamp_ms`, …) are not added, and fields
+/// it does not know are kept. `None` otherwise: the hooks get `now`.
+pub(super) fn sent_body(point: &str, now: &Value) -> Option<Value> {
+    let (payload, baseline) = NOTICES
+        .try_with(|notes| {
+            let notes = notes.borrow();
+            let payload = notes
+                .payload
+                .as_ref()
+                .filter(|(p, _)| *p == point)
+                .map(|(_, payload)| Arc::clone(payload))?;
+            Some((payload, notes.baseline.clone()?))
+        })
+        .ok()
+        .flatten()?;
+    payload.get("hook_event_name")?.as_str()?;
+    let mut body = Value::clone(&payload);
+    let (Some(map), Some(now)) = (body.as_object_mut(), now.as_object()) else {
+        return None;
+    };
+    for (key, value) in now {
+        if map.contains_key(key) && baseline.get(key) != Some(value) {
+            map.insert(key.clone(), value.clone());
+        }
+    }
+    Some(body)
+}
+
+/// Records the merged answer of the configured hooks at `point` in the running dispatch.
+pub(super) fn answered(point: &'static str, answer: Answer) {
+    let _ = NOTICES.try_with(|notes| notes.borrow_mut().answers.push((point, answer)));
 }
 
 /// Records a notice in the dispatch that is running, once; `false` when no

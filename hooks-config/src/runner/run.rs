@@ -40,8 +40,15 @@ pub(crate) struct Ran {
 }
 
 impl Shared {
-    /// Runs the hooks of `point` that match `input` and merges their answers.
-    pub(crate) async fn run(self: &Arc<Self>, point: &'static str, mut input: Value) -> Ran {
+    /// Runs the hooks of `point` that match `input` (the hook input of the context) and
+    /// merges their answers. The hooks get `sent` (the payload the agent sent, with earlier
+    /// hooks' rewrites) when there is one, `input` otherwise.
+    pub(crate) async fn run(
+        self: &Arc<Self>,
+        point: &'static str,
+        input: Value,
+        sent: Option<Value>,
+    ) -> Ran {
         let done = |merged, failure| Ran {
             merged,
             failure,
@@ -72,6 +79,7 @@ impl Shared {
         if matching.is_empty() {
             return done(Merged::default(), None);
         }
+        let mut input = sent.unwrap_or(input);
         let body = match to_body(&input) {
             Ok(body) => body,
             Err(e) => return done(Merged::default(), Some(e)),
