@@ -340,6 +340,27 @@ impl HooksProvider for Trace {
         );
         Ok(())
     }
+    fn permission_request(&self, ctx: &mut PermissionRequest) -> HookResult<Verdict> {
+        self.fire(
+            "permission_request",
+            format!("{} wants permission", ctx.tool_name),
+        );
+        Ok(Verdict::Continue)
+    }
+    fn post_tool_batch(&self, ctx: &mut PostToolBatch) -> HookResult<Verdict> {
+        self.fire(
+            "post_tool_batch",
+            format!("{} tool calls", ctx.tool_calls.len()),
+        );
+        Ok(Verdict::Continue)
+    }
+    fn pre_model_switch(&self, ctx: &mut PreModelSwitch) -> HookResult<Verdict> {
+        self.fire(
+            "pre_model_switch",
+            format!("{} -> {}", ctx.current_model, ctx.requested_model),
+        );
+        Ok(Verdict::Continue)
+    }
 }
 
 /// What the trace means, printed before the session.
@@ -671,6 +692,24 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     session
         .notify("agent_completed", "The /health endpoint is ready")
         .await;
+    // Points whose moment is the agent's own, not the session's: a permission prompt the
+    // agent is about to show, the end of a batch of parallel tool calls, a model switch the
+    // user asked for. The agent dispatches them on the session's hooks.
+    let meta = session.meta().next();
+    let points = session.hooks();
+    let mut permission =
+        PermissionRequest::new(meta.clone(), "Bash", json!({"command": "cargo publish"}));
+    points
+        .dispatch_async::<hookrail_core::points::permission_request::Point>(&mut permission)
+        .await;
+    let mut batch = PostToolBatch::new(meta.clone(), vec![json!({"tool_name": "Read"})]);
+    points
+        .dispatch_async::<hookrail_core::points::post_tool_batch::Point>(&mut batch)
+        .await;
+    let mut switch = PreModelSwitch::new(meta, session.model(), "claude-sonnet");
+    points
+        .dispatch_async::<hookrail_core::points::pre_model_switch::Point>(&mut switch)
+        .await;
     let end = session.end(SessionEndReason::Completed, true).await;
 
     // The audit trail, read back from SQLite.
@@ -755,7 +794,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .clone();
     let listing = hooks.list();
     let mut missing = Vec::new();
-    for point in hookrail_core::registry::points() {
+    // The standard catalog; Claude Code's own events (`config_change`, …: hookrail-config's
+    // generic points) are served by `hooks claude`, not fired by an agent loop.
+    for point in hookrail_core::registry::points()
+        .into_iter()
+        .filter(|p| hookrail_core::points::NAMES.contains(&p.name()))
+    {
         let count = fired.get(point.name()).copied().unwrap_or(0);
         if count == 0 {
             missing.push(point.name());

@@ -36,7 +36,7 @@ macro_rules! provider_trait {
         /// assert!(tools.contains(PointSet::PRE_TOOL_USE));
         /// assert!(tools.contains_name("post_tool_use") && !tools.contains_name("stop"));
         /// assert_eq!(tools.names().collect::<Vec<_>>(), ["pre_tool_use", "post_tool_use"]);
-        /// assert_eq!(PointSet::ALL.len(), 17);
+        /// assert_eq!(PointSet::ALL.len(), 20);
         /// ```
         #[derive(Clone, Copy, PartialEq, Eq, Hash)]
         pub struct PointSet(u32);
