@@ -465,12 +465,11 @@ fn words(cmd: &Command) -> Vec<(String, Access)> {
 /// Programs that only read (or print the names of) their operands, whatever the options:
 /// for them a read-only exception applies (`cat ~/.ssh/config`, `grep Host ~/.ssh/config`,
 /// `cat hooks.yaml`). A program that can write a file named by an option or operand (`sed
-/// -i`, `sort -o`, `uniq in out`, `awk -i inplace`, `yq -i`, `ssh -E`, `git checkout`) is not
-/// one, nor is any program not listed.
+/// -i`, `sort -o`, `uniq in out`, `awk -i inplace`, `yq -i`, `git checkout`, `less -o`) is not
+/// one, nor is any program not listed; `ssh` reads without `-E`, `rg` without `--pre` (which
+/// hands each file to a program).
 const READERS: &[&str] = &[
     "cat",
-    "less",
-    "more",
     "head",
     "tail",
     "grep",
@@ -515,7 +514,7 @@ const GIT_READERS: &[&str] = &["diff", "log", "show", "status", "blame", "ls-fil
 /// subcommands without `--output`).
 fn reads_only(cmd: &Command) -> bool {
     if READERS.contains(&cmd.program.as_str()) {
-        return true;
+        return !(cmd.program == "rg" && cmd.args.iter().any(|a| a.starts_with("--pre")));
     }
     // `ssh -F ~/.ssh/config` reads it; `-E file` appends ssh's log to a file.
     if cmd.program == "ssh" {

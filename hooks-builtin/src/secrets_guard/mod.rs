@@ -54,8 +54,8 @@
 //!   (`src/hooks.rs`, `my-hooks.yaml`) are not matched. `hooks validate` notes a `builtin:`
 //!   section that leaves this guard out.
 //! * **What counts as a write in a shell command.** A read-only exception applies to an
-//!   argument only when the program only reads its operands: `cat`, `less`, `head`, `tail`,
-//!   `grep`, `rg`, `wc`, `diff`, `cmp`, `file`, `stat`, `ls`, the `*sum` programs, `od`,
+//!   argument only when the program only reads its operands: `cat`, `head`, `tail`,
+//!   `grep`, `rg` without `--pre`, `wc`, `diff`, `cmp`, `file`, `stat`, `ls`, the `*sum` programs, `od`,
 //!   `strings`, `cut`, `nl`, `jq`, `echo`, `printf`, `test`, `realpath`, `readlink`,
 //!   `basename`, `dirname`, `ssh` without `-E`, and `git diff|log|show|status|blame|ls-files|add`
 //!   without `--output`. Any other program (`cp`, `mv`, `rm`, `tee`, `sed -i`, `ln`,

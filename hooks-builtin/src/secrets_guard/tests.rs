@@ -448,6 +448,8 @@ fn ssh_config_and_known_hosts_are_read_but_not_written() {
             format!("truncate -s0 {path}"),
             format!("ssh -E {path} host true"),
             format!("git checkout -- {path}"),
+            format!("less -o {path} /tmp/x"),
+            format!("rg --pre ./rewrite.sh x {path}"),
         ] {
             assert!(bash(&g, &cmd).is_deny(), "{cmd}");
         }
