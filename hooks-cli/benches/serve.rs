@@ -223,6 +223,83 @@ fn static_floor(dir: &std::path::Path) -> Option<std::path::PathBuf> {
     }
 }
 
+/// `hooks-forward` built for this bench (release; statically linked when `crt_static`, as
+/// docs/forwarder.md says to build it), in a directory of its own beside a link to the `hooks`
+/// under test, which is where it looks for `hooks`. Built in a target directory of its own
+/// (`<target>/forwarder-static`, `-dynamic`), so this cargo does not wait on the one running
+/// the bench. `None` (and said) when the build fails.
+fn forwarder(crt_static: bool, dir: &std::path::Path) -> Option<std::path::PathBuf> {
+    let workspace = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| workspace.join("target"));
+    let kind = if crt_static { "static" } else { "dynamic" };
+    let target_dir = target.join(format!("forwarder-{kind}"));
+    let host = Command::new(std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into()))
+        .arg("-vV")
+        .output()
+        .ok()
+        .and_then(|o| {
+            String::from_utf8_lossy(&o.stdout)
+                .lines()
+                .find_map(|l| l.strip_prefix("host: ").map(str::to_owned))
+        })?;
+    let built = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+        .args([
+            "build",
+            "--quiet",
+            "--release",
+            "-p",
+            "hookrail-forward",
+            "--bin",
+            "hooks-forward",
+            "--target",
+        ])
+        .arg(&host)
+        .arg("--target-dir")
+        .arg(&target_dir)
+        .env(
+            "RUSTFLAGS",
+            if crt_static {
+                "-C target-feature=+crt-static"
+            } else {
+                ""
+            },
+        )
+        .current_dir(&workspace)
+        .status();
+    if !matches!(built, Ok(status) if status.success()) {
+        println!("  (no {kind} hooks-forward: cargo build gave {built:?})");
+        return None;
+    }
+    let home = dir.join(kind);
+    std::fs::create_dir_all(&home).ok()?;
+    let exe = home.join("hooks-forward");
+    std::fs::copy(
+        target_dir.join(&host).join("release").join("hooks-forward"),
+        &exe,
+    )
+    .ok()?;
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_hooks"), home.join("hooks")).ok()?;
+    Some(exe)
+}
+
+fn spawn_forwarder(
+    exe: &std::path::Path,
+    args: &[&str],
+    state: &std::path::Path,
+    body: &str,
+) -> Duration {
+    let mut command = Command::new(exe);
+    command
+        .args(args)
+        .env("HOOKS_TOKEN", TOKEN)
+        .env("XDG_STATE_HOME", state)
+        .env("HOOKS_TRUST_FILE", state.join("trust.json"))
+        .env_remove("CLAUDE_PROJECT_DIR");
+    spawn_timed(&mut command, body)
+}
+
 fn us(d: Duration) -> String {
     format!("{:.1} µs", d.as_secs_f64() * 1e6)
 }
@@ -294,9 +371,22 @@ fn main() {
     // all of them alike.
     let floor_dir = tempfile::tempdir().expect("floor dir");
     let minimal = static_floor(floor_dir.path());
+    let forwarders: Vec<(&str, std::path::PathBuf)> = [("static", true), ("dynamic", false)]
+        .into_iter()
+        .filter_map(|(kind, crt_static)| Some((kind, forwarder(crt_static, floor_dir.path())?)))
+        .collect();
+    let mut forwarder_runs: Vec<Vec<Duration>> = vec![Vec::new(); forwarders.len()];
     let (mut forwarded, mut cat, mut minimal_runs, mut version) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for _ in 0..runs {
+        for ((_, exe), runs) in forwarders.iter().zip(&mut forwarder_runs) {
+            runs.push(spawn_forwarder(
+                exe,
+                &["--project", &project_arg],
+                state.path(),
+                &body,
+            ));
+        }
         forwarded.push(spawn_claude(
             &["--project", &project_arg],
             state.path(),
@@ -330,13 +420,30 @@ fn main() {
         us(cat.p50),
         us(cat.p99)
     );
-    if !minimal_runs.is_empty() {
-        let minimal = stats(minimal_runs);
+    let minimal = (!minimal_runs.is_empty()).then(|| stats(minimal_runs));
+    if let Some(minimal) = &minimal {
         println!(
-            "  floor: static {{}} program   p50 {}  p99 {}   forwarding is {:.2}x this",
+            "  floor: static {{}} program   p50 {}  p99 {}   hooks claude forwarding is {:.2}x this",
             us(minimal.p50),
             us(minimal.p99),
             forwarded.p50.as_secs_f64() / minimal.p50.as_secs_f64()
+        );
+    }
+    for ((kind, _), runs) in forwarders.iter().zip(forwarder_runs) {
+        let runs = stats(runs);
+        let ratio = minimal
+            .as_ref()
+            .map(|m| {
+                format!(
+                    "{:.2}x the static program",
+                    runs.p50.as_secs_f64() / m.p50.as_secs_f64()
+                )
+            })
+            .unwrap_or_default();
+        println!(
+            "  hooks-forward ({kind:7}) -> daemon  p50 {}  p99 {}   {ratio}",
+            us(runs.p50),
+            us(runs.p99),
         );
     }
     println!(

@@ -59,6 +59,7 @@ use crate::load::{ConfigArgs, build, load_present};
 use crate::nested::{Ancestry, EventId, MAX_DEPTH, NESTED_ENV};
 use crate::reply::{self, Reply, can_block};
 use crate::serve::{forward, found};
+use hookrail_forward::answer::CommandAnswer;
 
 /// Options of `hooks claude`.
 #[derive(Debug, Args)]
@@ -70,6 +71,9 @@ pub struct ClaudeArgs {
     /// Decide in this process even when a `hooks serve` daemon serves the project.
     #[arg(long)]
     pub no_daemon: bool,
+    /// Why `hooks-forward` handed this event over (said in the answer).
+    #[arg(long, hide = true, value_name = "TEXT")]
+    pub daemon_note: Option<String>,
 }
 
 /// Whether the event being answered may be one that can block: true until the event is known
@@ -106,18 +110,27 @@ pub fn panicked(cause: &(dyn std::any::Any + Send)) -> ExitCode {
 ///
 /// None in practice: every failure is answered with an exit code of Claude Code's protocol.
 pub async fn run(args: ClaudeArgs) -> Result<ExitCode, CliError> {
-    Ok(decide(args).await.print("hooks claude"))
+    Ok(match decide(args).await {
+        Decided::Here(reply) => reply.print("hooks claude"),
+        Decided::ByDaemon(answer) => ExitCode::from(answer.emit()),
+    })
+}
+
+/// Who decided: this process, or the daemon (whose answer is printed as it came).
+enum Decided {
+    Here(Reply),
+    ByDaemon(CommandAnswer),
 }
 
 /// The answer to the payload on stdin: from the daemon serving the project when one runs
 /// (and this is not a nested run), else decided in this process.
-async fn decide(args: ClaudeArgs) -> Reply {
-    let mut notes = Vec::new();
+async fn decide(args: ClaudeArgs) -> Decided {
+    let mut notes: Vec<String> = args.daemon_note.iter().cloned().collect();
     let ancestry = Ancestry::from_env();
     notes.extend(ancestry.unreadable.clone());
     let limits = match args.limits.payload() {
         Ok(limits) => limits,
-        Err(e) => return Reply::refuse(None, None, &e.to_string()),
+        Err(e) => return Decided::Here(Reply::refuse(None, None, &e.to_string())),
     };
     // A nested run decides here, where recursion is caught; the daemon's own hooks are nested.
     let daemon = (!args.no_daemon && std::env::var_os(NESTED_ENV).is_none())
@@ -126,42 +139,37 @@ async fn decide(args: ClaudeArgs) -> Reply {
     let Some(daemon) = daemon else {
         let payload = match payload::read_blocking(std::io::stdin(), limits) {
             Ok(payload) => payload,
-            Err(e) => return Reply::refuse(None, None, &e.to_string()),
+            Err(e) => return Decided::Here(Reply::refuse(None, None, &e.to_string())),
         };
-        return decide_here(&args, payload, ancestry, notes).await;
+        return Decided::Here(decide_here(&args, payload, ancestry, notes).await);
     };
     // The same limits as in-process; the bytes go to the daemon as they came, with the `cwd`
     // this process would take filled in when the payload has none (the daemon cannot know
     // it, and refuses an event whose project it cannot tell).
     let mut bytes = match payload::read_bytes_blocking(std::io::stdin(), limits) {
         Ok(bytes) => bytes,
-        Err(e) => return Reply::refuse(None, None, &e.to_string()),
+        Err(e) => return Decided::Here(Reply::refuse(None, None, &e.to_string())),
     };
-    if !contains(&bytes, br#""cwd""#)
-        && let Ok(mut parsed) = payload::parse(&bytes)
-        && reply::default_cwd(&mut parsed)
-        && let Ok(filled) = serde_json::to_vec(&parsed)
+    if let Some(filled) = std::env::current_dir()
+        .ok()
+        .and_then(|cwd| hookrail_forward::payload::with_cwd(&bytes, &cwd))
     {
         bytes = filled;
     }
     let identity = found::identity(&args.config.project_dir(), &found::sources_of(&args.config));
-    match forward::forward(&daemon, &identity, bytes.clone().into()).await {
-        Ok(answer) => Reply::forwarded(answer),
+    // A blocking exchange: it is the one thing this process waits on.
+    match forward::forward(&daemon, &identity, &bytes) {
+        Ok(answer) => Decided::ByDaemon(answer),
         Err(e) => {
             // Still decided, by the same policies in this process; never silently.
             notes.push(format!("{e}; decided in this process"));
             let payload = match payload::parse(&bytes) {
                 Ok(payload) => payload,
-                Err(e) => return Reply::refuse(None, None, &e.to_string()),
+                Err(e) => return Decided::Here(Reply::refuse(None, None, &e.to_string())),
             };
-            decide_here(&args, payload, ancestry, notes).await
+            Decided::Here(decide_here(&args, payload, ancestry, notes).await)
         }
     }
-}
-
-/// Whether `needle` occurs in `haystack`.
-fn contains(haystack: &[u8], needle: &[u8]) -> bool {
-    haystack.windows(needle.len()).any(|w| w == needle)
 }
 
 /// The answer to `payload`, decided in this process.
@@ -241,4 +249,21 @@ pub(crate) fn problems_text(config: &hookrail_config::file::LoadedConfig) -> Str
         listed.len(),
         listed.join("; ")
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panic_blocks_where_the_event_may_be_blocked_and_never_exits_101() {
+        // `MAY_BLOCK` is true until the event is known, and only this test changes it.
+        let code = |may_block: bool| {
+            MAY_BLOCK.store(may_block, Ordering::SeqCst);
+            format!("{:?}", panicked(&"boom"))
+        };
+        assert_eq!(code(true), format!("{:?}", ExitCode::from(2)));
+        assert_eq!(code(false), format!("{:?}", ExitCode::from(1)));
+        MAY_BLOCK.store(true, Ordering::SeqCst);
+    }
 }

@@ -58,6 +58,11 @@ pub struct ClaudeInstall {
     /// Write `hooks claude` command hooks instead of `http` hooks to the daemon.
     #[arg(long)]
     pub command: bool,
+    /// With `--command`: write `hooks-forward` (`cargo install hookrail-forward`, beside
+    /// `hooks`) instead of `hooks claude`: the same answers, and with a daemon running, a
+    /// fraction of the start-up time per event.
+    #[arg(long, requires = "command")]
+    pub forwarder: bool,
     /// The daemon's address (as given to `hooks serve --listen`).
     #[arg(long, value_name = "ADDR:PORT", default_value = DEFAULT_LISTEN)]
     pub listen: SocketAddr,
@@ -71,6 +76,19 @@ pub struct ClaudeInstall {
 /// be written.
 pub fn run(args: InstallArgs) -> Result<ExitCode, CliError> {
     let Agent::Claude(args) = args.agent;
+    if args.forwarder {
+        // A command Claude Code cannot start blocks every event (`onFailure: "block"`): never
+        // written for an executable that is not there.
+        let exe = std::env::current_exe().map_err(|e| CliError::Other(e.to_string()))?;
+        let forwarder =
+            exe.with_file_name(format!("hooks-forward{}", std::env::consts::EXE_SUFFIX));
+        if !forwarder.is_file() {
+            return Err(CliError::Input(format!(
+                "{} does not exist: install it beside `hooks` (`cargo install hookrail-forward`), then run this again",
+                forwarder.display()
+            )));
+        }
+    }
     let path = settings_path(&args)?;
     let old = match std::fs::read_to_string(&path) {
         Ok(text) => Some(text),
@@ -131,7 +149,11 @@ pub fn run(args: InstallArgs) -> Result<ExitCode, CliError> {
             EVENTS.map(|(event, _)| event).join(", ")
         );
     }
-    if args.command {
+    if args.forwarder {
+        println!(
+            "Claude Code now runs `hooks-forward` for each event: it sends it to a running `hooks serve`, and hands it to `hooks claude` when none runs."
+        );
+    } else if args.command {
         println!(
             "Claude Code now runs `hooks claude` for each event (it uses a running `hooks serve` when there is one)."
         );
@@ -166,7 +188,8 @@ fn settings_path(args: &ClaudeInstall) -> Result<PathBuf, CliError> {
 /// The handler we write for every event.
 fn handler(args: &ClaudeInstall) -> Value {
     if args.command {
-        json!({ "type": "command", "command": "hooks claude", "onFailure": "block" })
+        let command = if args.forwarder { FORWARDER } else { CLAUDE };
+        json!({ "type": "command", "command": command, "onFailure": "block" })
     } else {
         json!({
             "type": "http",
@@ -178,8 +201,12 @@ fn handler(args: &ClaudeInstall) -> Value {
     }
 }
 
+/// The command forms we write.
+const CLAUDE: &str = "hooks claude";
+const FORWARDER: &str = "hooks-forward";
+
 /// Whether `handler` is one of ours: an `http` handler posting to `/claude` on loopback, or a
-/// `hooks claude` command (any options).
+/// `hooks claude` or `hooks-forward` command (any options).
 fn ours(handler: &Value) -> bool {
     match handler.get("type").and_then(Value::as_str) {
         Some("http") => handler
@@ -196,7 +223,11 @@ fn ours(handler: &Value) -> bool {
         Some("command") => handler
             .get("command")
             .and_then(Value::as_str)
-            .is_some_and(|c| c == "hooks claude" || c.starts_with("hooks claude ")),
+            .is_some_and(|c| {
+                [CLAUDE, FORWARDER]
+                    .iter()
+                    .any(|form| c == *form || c.starts_with(&format!("{form} ")))
+            }),
         _ => false,
     }
 }
@@ -233,7 +264,8 @@ fn install(settings: &mut Value, handler: &Value) -> Result<(), String> {
                 // `hooks claude` with options of its own loads other hooks than the daemon
                 // would: never replaced silently.
                 if let Some(command) = h.get("command").and_then(Value::as_str)
-                    && command != "hooks claude"
+                    && command != CLAUDE
+                    && command != FORWARDER
                 {
                     if is_command(handler) {
                         placed = true;
@@ -374,6 +406,30 @@ mod tests {
             pre[0]["hooks"][0]["command"],
             "hooks claude --settings x.json"
         );
+    }
+
+    #[test]
+    fn the_forwarder_replaces_hooks_claude_in_place_and_back() {
+        let claude = json!({"type": "command", "command": "hooks claude", "onFailure": "block"});
+        let forwarder =
+            json!({"type": "command", "command": "hooks-forward", "onFailure": "block"});
+        assert!(ours(&forwarder));
+        assert!(ours(
+            &json!({"type": "command", "command": "hooks-forward --settings x.json"})
+        ));
+        assert!(!ours(
+            &json!({"type": "command", "command": "hooks-forwarder"})
+        ));
+        let mut settings = json!({});
+        install(&mut settings, &claude).unwrap();
+        install(&mut settings, &forwarder).unwrap();
+        for (event, _) in EVENTS {
+            let groups = settings["hooks"][event].as_array().unwrap();
+            assert_eq!(groups.len(), 1, "{event}: {groups:?}");
+            assert_eq!(groups[0]["hooks"], json!([forwarder]), "{event}");
+        }
+        install(&mut settings, &claude).unwrap();
+        assert_eq!(settings["hooks"]["Stop"][0]["hooks"], json!([claude]));
     }
 
     #[test]

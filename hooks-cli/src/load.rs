@@ -63,18 +63,15 @@ impl ConfigArgs {
     /// relative `--config` is taken from the current directory, so the root does not depend
     /// on how the file was named.
     fn project_dir_from(&self, env_dir: Option<PathBuf>, cwd: Option<PathBuf>) -> PathBuf {
-        let cwd = cwd.unwrap_or_else(|| PathBuf::from("."));
-        let file_dir = self.configs.first().map(|file| {
-            match file.parent().filter(|p| !p.as_os_str().is_empty()) {
-                Some(dir) => cwd.join(dir),
-                None => cwd.clone(),
-            }
-        });
-        self.project
-            .clone()
-            .or(env_dir.filter(|d| !d.as_os_str().is_empty()))
-            .or(file_dir)
-            .unwrap_or(cwd)
+        // One rule for every command and for `hooks-forward`, which finds the daemon by it.
+        hookrail_forward::daemon::Selection {
+            project: self.project.clone(),
+            configs: self.configs.clone(),
+            env_project: env_dir.filter(|d| !d.as_os_str().is_empty()),
+            cwd,
+            ..Default::default()
+        }
+        .project_dir()
     }
 
     /// The user layer's hook directory: `--user-hooks`, else

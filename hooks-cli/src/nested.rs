@@ -38,8 +38,9 @@ use hookrail_config::file::LoadedConfig;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-/// The environment variable that carries what the ancestors are running.
-pub const NESTED_ENV: &str = "AGENT_HOOKS_CLAUDE_NESTED";
+/// The environment variable that carries what the ancestors are running (`hooks-forward`
+/// reads it too: a nested run is handed to `hooks claude`).
+pub use hookrail_forward::NESTED_ENV;
 
 /// The deepest nesting that still runs: a `hooks claude` with more ancestors than this blocks
 /// at guard points and runs no script elsewhere.

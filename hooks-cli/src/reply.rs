@@ -15,6 +15,7 @@ use hookrail_config::events;
 use hookrail_config::file::LoadedConfig;
 use hookrail_config::fire::{FireError, Fired};
 use hookrail_core::runtime::Hooks;
+use hookrail_forward::answer::CommandAnswer;
 use serde_json::{Map, Value, json};
 
 /// The answer to one event.
@@ -59,18 +60,6 @@ impl Reply {
         }
     }
 
-    /// The daemon's answer, printed as it came (it already spells a block as JSON, which
-    /// Claude Code reads at exit 0).
-    pub fn forwarded(answer: Value) -> Reply {
-        Reply {
-            point: None,
-            event: None,
-            answer,
-            code: 0,
-            said: Vec::new(),
-        }
-    }
-
     /// Whether this answer blocks the action (exit 2, or a deny / block in the JSON).
     pub fn blocks(&self) -> bool {
         // Exit 2 is a block in either form; otherwise the answer itself says so.
@@ -88,33 +77,40 @@ impl Reply {
     /// The command form: stderr lines, the JSON answer on stdout when there is one, and the
     /// exit code. An answer that cannot be written (stdout closed, a broken pipe) decides
     /// nothing: it is refused like any other failure to decide, not left to `println!`'s
-    /// panic (exit 101, which Claude Code takes as "proceed"). A `WorktreeCreate` answer with a
-    /// path is the path alone, as Claude Code reads a command hook there.
+    /// panic (exit 101, which Claude Code takes as "proceed").
     pub fn print(self, who: &str) -> ExitCode {
-        use std::io::Write as _;
+        ExitCode::from(self.command_form(who).emit())
+    }
+
+    /// The command form, as text to write: what [`Reply::print`] writes, and what the daemon
+    /// sends a forwarding client (`hooks claude`, `hooks-forward`) so that it prints exactly
+    /// this. A `WorktreeCreate` answer with a path is the path alone, as Claude Code reads a
+    /// command hook there; what the answer says for the user goes to stderr then.
+    pub fn command_form(&self, who: &str) -> CommandAnswer {
+        let mut stderr = String::new();
         for line in &self.said {
-            eprintln!("{who}: {line}");
+            stderr.push_str(&format!("{who}: {line}\n"));
         }
+        let mut stdout = String::new();
         if self.code == 0 && self.answer.as_object().is_some_and(|o| !o.is_empty()) {
-            let mut out = std::io::stdout().lock();
-            // A command hook of `WorktreeCreate` answers with the path alone on stdout (JSON
-            // is its HTTP form); what the answer says for the user goes to stderr then.
-            let text = match worktree_path(&self.answer) {
+            stdout = match worktree_path(&self.answer) {
                 Some(path) => {
                     if let Some(message) = self.answer.get("systemMessage").and_then(Value::as_str)
                     {
-                        eprintln!("{who}: {message}");
+                        stderr.push_str(&format!("{who}: {message}\n"));
                     }
                     path.to_owned()
                 }
                 None => self.answer.to_string(),
             };
-            if let Err(e) = writeln!(out, "{text}").and_then(|()| out.flush()) {
-                eprintln!("{who}: cannot write the answer to stdout: {e}");
-                return ExitCode::from(if can_block(self.point) { 2 } else { 1 });
-            }
+            stdout.push('\n');
         }
-        ExitCode::from(self.code)
+        CommandAnswer {
+            stdout,
+            stderr,
+            code: self.code,
+            may_block: can_block(self.point),
+        }
     }
 
     /// The HTTP form: the same decision as a JSON body (Claude Code's `http` hooks read the

@@ -65,8 +65,7 @@ use crate::limits::{LimitArgs, parse_duration};
 use crate::load::{ConfigArgs, Pipeline, build, load_present};
 use crate::nested::NESTED_ENV;
 
-/// The header that carries the daemon's [`found::identity`] on every answer.
-pub const IDENTITY_HEADER: &str = "x-hookrail-daemon";
+pub use hookrail_forward::IDENTITY_HEADER;
 
 /// The most connections served at once; more wait in the listen backlog (a local client
 /// cannot exhaust the daemon's descriptors).

@@ -63,8 +63,19 @@ async fn authorize(Shared(state): Shared<Arc<State>>, request: Request, next: Ne
 /// as the body, a payload it refused to read included. Claude Code takes a non-2xx status as
 /// a non-blocking error unless the hook says `onFailure: "block"`, so a refusal sent as 413
 /// would let the call through for a user who left that out.
-async fn claude(Shared(state): Shared<Arc<State>>, body: Body) -> Response {
+///
+/// A forwarding client (`hooks claude`, `hooks-forward`) asks for the command form
+/// ([`hookrail_forward::FORM_HEADER`]): what `hooks claude` would print and its exit code,
+/// which it writes as it came.
+async fn claude(
+    Shared(state): Shared<Arc<State>>,
+    headers: axum::http::HeaderMap,
+    body: Body,
+) -> Response {
     Counts::add(&state.counts.requests);
+    let command_form = headers
+        .get(hookrail_forward::FORM_HEADER)
+        .is_some_and(|v| v.as_bytes() == hookrail_forward::COMMAND_FORM.as_bytes());
     let reply = match read(&state, body).await {
         Ok(bytes) => {
             let shared = Arc::clone(&state);
@@ -81,12 +92,16 @@ async fn claude(Shared(state): Shared<Arc<State>>, body: Body) -> Response {
     if reply.blocks() {
         Counts::add(&state.counts.blocked);
     }
-    (
-        StatusCode::OK,
-        [(super::IDENTITY_HEADER, state.identity.clone())],
-        Json(reply.http_body()),
-    )
-        .into_response()
+    let identity = [(super::IDENTITY_HEADER, state.identity.clone())];
+    if command_form {
+        return (
+            StatusCode::OK,
+            identity,
+            Json(reply.command_form("hooks claude")),
+        )
+            .into_response();
+    }
+    (StatusCode::OK, identity, Json(reply.http_body())).into_response()
 }
 
 /// Runs a decision so that a panic anywhere in it is an answer that blocks, not a dropped

@@ -10,19 +10,14 @@ use std::path::{Path, PathBuf};
 
 use crate::CliError;
 
-/// The variable that gives the token.
-pub const TOKEN_ENV: &str = "HOOKS_TOKEN";
-
-/// Fewer bytes than this is a token someone could guess.
-const MIN_LEN: usize = 16;
+pub use hookrail_forward::token::TOKEN_ENV;
+use hookrail_forward::token::{self, TokenError};
 
 /// The token and where it came from.
 pub struct Token {
     secret: String,
     /// `$HOOKS_TOKEN`, or the file's path.
     pub origin: String,
-    /// The file it was read from or made in (`None`: from `$HOOKS_TOKEN`).
-    pub file: Option<PathBuf>,
 }
 
 impl std::fmt::Debug for Token {
@@ -43,11 +38,11 @@ impl Token {
     /// [`CliError::Input`] when the token is too short, the file is readable by others or
     /// cannot be read or written.
     pub fn load(file: Option<&Path>) -> Result<Token, CliError> {
-        if let Some(value) = std::env::var_os(TOKEN_ENV) {
-            let secret = value
-                .into_string()
-                .map_err(|_| CliError::Input(format!("${TOKEN_ENV} is not valid UTF-8")))?;
-            return Token::checked(secret.trim().to_owned(), format!("${TOKEN_ENV}"));
+        if let Some(secret) = token::from_env().map_err(input)? {
+            return Ok(Token {
+                secret,
+                origin: format!("${TOKEN_ENV}"),
+            });
         }
         let path = match file {
             Some(path) => path.to_owned(),
@@ -55,70 +50,20 @@ impl Token {
         };
         let origin = path.display().to_string();
         match std::fs::symlink_metadata(&path) {
-            Ok(meta) => {
-                check_private(&path, &meta)?;
-                let secret = std::fs::read_to_string(&path)
-                    .map_err(|e| CliError::Input(format!("cannot read the token {origin}: {e}")))?;
-                let mut token = Token::checked(secret.trim().to_owned(), origin)?;
-                token.file = Some(path);
-                Ok(token)
-            }
+            Ok(_) => Ok(Token {
+                secret: token::read_file(&path).map_err(input)?,
+                origin,
+            }),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 let secret = random_hex(32)?;
                 write_private(&path, &secret)?;
                 tracing::info!("made a new token in {origin}");
-                Ok(Token {
-                    secret,
-                    origin,
-                    file: Some(path),
-                })
+                Ok(Token { secret, origin })
             }
             Err(e) => Err(CliError::Input(format!(
                 "cannot read the token {origin}: {e}"
             ))),
         }
-    }
-
-    /// The token a client sends: `$HOOKS_TOKEN`, else the file `file` (or the default file),
-    /// which must exist; never made here.
-    ///
-    /// # Errors
-    ///
-    /// [`CliError::Input`] when there is no token, or its file is readable by others.
-    pub fn existing(file: Option<&Path>) -> Result<Token, CliError> {
-        if std::env::var_os(TOKEN_ENV).is_some() {
-            return Token::load(None);
-        }
-        let path = match file {
-            Some(path) => path.to_owned(),
-            None => default_path()?,
-        };
-        if !path.exists() {
-            return Err(CliError::Input(format!(
-                "{} does not exist and ${TOKEN_ENV} is unset",
-                path.display()
-            )));
-        }
-        Token::load(Some(&path))
-    }
-
-    /// The `Authorization` header value that carries the token.
-    pub fn header(&self) -> String {
-        format!("Bearer {}", self.secret)
-    }
-
-    fn checked(secret: String, origin: String) -> Result<Token, CliError> {
-        if secret.len() < MIN_LEN {
-            return Err(CliError::Input(format!(
-                "the token from {origin} has {} characters; use at least {MIN_LEN} (or unset it and let `hooks serve` make one)",
-                secret.len()
-            )));
-        }
-        Ok(Token {
-            secret,
-            origin,
-            file: None,
-        })
     }
 
     /// Whether an `Authorization` header value carries this token (`Bearer <token>`), in time
@@ -138,36 +83,15 @@ impl Token {
 
 /// `$XDG_STATE_HOME/hookrail/token`, else `~/.local/state/hookrail/token`.
 fn default_path() -> Result<PathBuf, CliError> {
-    let state = super::found::state_dir().ok_or_else(|| {
+    hookrail_forward::locations::token_file().ok_or_else(|| {
         CliError::Input(format!(
             "no state directory ($XDG_STATE_HOME and $HOME are unset): give --token-file or ${TOKEN_ENV}"
         ))
-    })?;
-    Ok(state.join("token"))
+    })
 }
 
-#[cfg(unix)]
-fn check_private(path: &Path, meta: &std::fs::Metadata) -> Result<(), CliError> {
-    use std::os::unix::fs::PermissionsExt;
-    if !meta.is_file() {
-        return Err(CliError::Input(format!(
-            "the token {} is not a regular file",
-            path.display()
-        )));
-    }
-    let mode = meta.permissions().mode() & 0o777;
-    if mode & 0o077 != 0 {
-        return Err(CliError::Input(format!(
-            "the token {} is readable by others (mode {mode:o}); `chmod 600` it or delete it to make a new one",
-            path.display()
-        )));
-    }
-    Ok(())
-}
-
-#[cfg(not(unix))]
-fn check_private(_: &Path, _: &std::fs::Metadata) -> Result<(), CliError> {
-    Ok(())
+fn input(e: TokenError) -> CliError {
+    CliError::Input(e.to_string())
 }
 
 fn write_private(path: &Path, secret: &str) -> Result<(), CliError> {
@@ -208,7 +132,6 @@ mod tests {
         Token {
             secret: secret.to_owned(),
             origin: "test".to_owned(),
-            file: None,
         }
     }
 
@@ -264,7 +187,7 @@ mod tests {
 
     #[test]
     fn a_short_token_is_refused() {
-        let err = Token::checked("short".into(), "$HOOKS_TOKEN".into())
+        let err = token::checked("short", "$HOOKS_TOKEN".into())
             .unwrap_err()
             .to_string();
         assert!(err.contains("at least 16"), "{err}");

@@ -51,7 +51,17 @@ impl Project {
     }
 
     pub fn command(&self, args: &[&str], env: &[(&str, &str)]) -> Command {
-        let mut command = Command::new(EXE);
+        self.command_of(EXE, args, env)
+    }
+
+    /// [`Project::command`] for another program (`hooks-forward`).
+    pub fn command_of(
+        &self,
+        program: impl AsRef<std::ffi::OsStr>,
+        args: &[&str],
+        env: &[(&str, &str)],
+    ) -> Command {
+        let mut command = Command::new(program);
         command
             .args(args)
             .current_dir(self.path())
@@ -76,16 +86,7 @@ impl Project {
     /// Runs `hooks` with `stdin` written from a thread (so that a payload larger than the pipe
     /// cannot block the test when the binary stops reading) and closed.
     pub fn hooks(&self, args: &[&str], env: &[(&str, &str)], stdin: impl AsRef<[u8]>) -> Output {
-        let mut child = self.command(args, env).spawn().unwrap();
-        let mut input = child.stdin.take().unwrap();
-        let bytes = stdin.as_ref().to_vec();
-        let writer = std::thread::spawn(move || {
-            // The binary may refuse before reading it all: a broken pipe is expected then.
-            let _ = input.write_all(&bytes);
-        });
-        let out = child.wait_with_output().unwrap();
-        writer.join().unwrap();
-        out
+        run(self.command(args, env), stdin)
     }
 
     pub fn approve(&self, settings: &str) {
@@ -96,6 +97,21 @@ impl Project {
             String::from_utf8_lossy(&out.stderr)
         );
     }
+}
+
+/// Runs `command` with `stdin` written from a thread (so that a payload larger than the pipe
+/// cannot block the test when the program stops reading) and closed.
+pub fn run(mut command: Command, stdin: impl AsRef<[u8]>) -> Output {
+    let mut child = command.spawn().unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let bytes = stdin.as_ref().to_vec();
+    let writer = std::thread::spawn(move || {
+        // The program may refuse before reading it all: a broken pipe is expected then.
+        let _ = input.write_all(&bytes);
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    out
 }
 
 pub fn stdout(o: &Output) -> String {

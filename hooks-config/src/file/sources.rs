@@ -96,7 +96,7 @@ impl Sources {
     /// variable is an absolute path (as XDG asks), else `$HOME/.config/hookrail/hooks`;
     /// `None` when neither is set.
     pub fn default_user_dir() -> Option<PathBuf> {
-        default_user_dir_from(|name| std::env::var_os(name))
+        hookrail_forward::locations::user_hooks_dir()
     }
 
     /// The hook directories, in reading order: the built-in and user layers, then each
@@ -232,14 +232,6 @@ impl LoadedConfig {
     }
 }
 
-fn default_user_dir_from(var: impl Fn(&str) -> Option<std::ffi::OsString>) -> Option<PathBuf> {
-    let set = |name: &str| var(name).filter(|v| !v.is_empty()).map(PathBuf::from);
-    if let Some(config) = set("XDG_CONFIG_HOME").filter(|p| p.is_absolute()) {
-        return Some(config.join("hookrail").join("hooks"));
-    }
-    set("HOME").map(|home| home.join(".config").join("hookrail").join("hooks"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -255,15 +247,24 @@ mod tests {
             }
         };
         assert_eq!(
-            default_user_dir_from(env(&[("XDG_CONFIG_HOME", "/xdg"), ("HOME", "/home/me")])),
+            hookrail_forward::locations::user_hooks_dir_from(env(&[
+                ("XDG_CONFIG_HOME", "/xdg"),
+                ("HOME", "/home/me")
+            ])),
             Some(PathBuf::from("/xdg/hookrail/hooks"))
         );
         // A relative XDG_CONFIG_HOME is ignored, as the XDG spec asks.
         assert_eq!(
-            default_user_dir_from(env(&[("XDG_CONFIG_HOME", "rel"), ("HOME", "/home/me")])),
+            hookrail_forward::locations::user_hooks_dir_from(env(&[
+                ("XDG_CONFIG_HOME", "rel"),
+                ("HOME", "/home/me")
+            ])),
             Some(PathBuf::from("/home/me/.config/hookrail/hooks"))
         );
-        assert_eq!(default_user_dir_from(env(&[])), None);
+        assert_eq!(
+            hookrail_forward::locations::user_hooks_dir_from(env(&[])),
+            None
+        );
     }
 
     #[test]

@@ -120,7 +120,7 @@ impl TrustStore {
     /// `$XDG_CONFIG_HOME/agent-hooks/trust.json` (when absolute, as XDG asks), else
     /// `$HOME/.config/agent-hooks/trust.json`; `None` when none of these is set.
     pub fn default_path() -> Option<PathBuf> {
-        default_path_from(|name| std::env::var_os(name))
+        hookrail_forward::locations::trust_file()
     }
 
     /// Reads an approvals file. A missing file is an empty store (saved to `path`); an
@@ -344,17 +344,6 @@ fn write_new(path: &Path, bytes: &[u8]) -> io::Result<()> {
     file.sync_all()
 }
 
-fn default_path_from(var: impl Fn(&str) -> Option<OsString>) -> Option<PathBuf> {
-    let set = |name: &str| var(name).filter(|v| !v.is_empty()).map(PathBuf::from);
-    if let Some(file) = set("HOOKS_TRUST_FILE") {
-        return Some(file);
-    }
-    if let Some(config) = set("XDG_CONFIG_HOME").filter(|p| p.is_absolute()) {
-        return Some(config.join("agent-hooks").join("trust.json"));
-    }
-    set("HOME").map(|home| home.join(".config").join("agent-hooks").join("trust.json"))
-}
-
 /// Seconds since the Unix epoch as RFC 3339 UTC (the civil-from-days algorithm).
 fn rfc3339(secs: u64) -> String {
     let days = (secs / 86_400) as i64;
@@ -396,7 +385,7 @@ mod tests {
             ("HOME", "/home/me"),
         ];
         assert_eq!(
-            default_path_from(env(&[
+            hookrail_forward::locations::trust_file_from(env(&[
                 ("HOOKS_TRUST_FILE", "/t/trust.json"),
                 ("XDG_CONFIG_HOME", "/xdg"),
                 ("HOME", "/home/me")
@@ -404,7 +393,7 @@ mod tests {
             Some(PathBuf::from(all[0].1))
         );
         assert_eq!(
-            default_path_from(env(&[
+            hookrail_forward::locations::trust_file_from(env(&[
                 ("HOOKS_TRUST_FILE", ""),
                 ("XDG_CONFIG_HOME", "/xdg"),
                 ("HOME", "/home/me")
@@ -413,10 +402,13 @@ mod tests {
         );
         // A relative XDG_CONFIG_HOME is ignored, as the XDG spec says.
         assert_eq!(
-            default_path_from(env(&[("XDG_CONFIG_HOME", "rel"), ("HOME", "/home/me")])),
+            hookrail_forward::locations::trust_file_from(env(&[
+                ("XDG_CONFIG_HOME", "rel"),
+                ("HOME", "/home/me")
+            ])),
             Some(PathBuf::from("/home/me/.config/agent-hooks/trust.json"))
         );
-        assert_eq!(default_path_from(env(&[])), None);
+        assert_eq!(hookrail_forward::locations::trust_file_from(env(&[])), None);
     }
 
     #[test]
