@@ -165,6 +165,10 @@ pub struct ClaudeEventInfo {
     /// Whether a hook's exit code 2 blocks (it does not at `PermissionRequest`, nor where
     /// nothing blocks).
     pub exit_2_blocks: bool,
+    /// Whether a matcher is a list of exact names only when it is made of letters, digits, `_`
+    /// and `|` (`FileChanged`, `StopFailure`): there a `-`, `,` or space makes it a regex, and
+    /// only `|` separates names. Elsewhere `-`, `,` and spaces are name-list characters too.
+    pub narrow_names: bool,
 }
 
 const fn event(
@@ -180,7 +184,15 @@ const fn event(
         target,
         block,
         exit_2_blocks,
+        narrow_names: false,
     }
+}
+
+/// `e`, whose matcher is a name list of letters, digits, `_` and `|` only
+/// ([`ClaudeEventInfo::narrow_names`]).
+const fn narrow(mut e: ClaudeEventInfo) -> ClaudeEventInfo {
+    e.narrow_names = true;
+    e
 }
 
 const TOOL: Option<Target> = Some(Target::Field("tool_name"));
@@ -249,7 +261,12 @@ pub const CLAUDE_EVENTS: &[ClaudeEventInfo] = &[
     event("TaskCreated", "task_created", None, Block::Decision),
     event("TaskCompleted", "task_completed", None, Block::Decision),
     event("Stop", "stop", None, Block::Decision),
-    event("StopFailure", "error_occurred", field("error"), Block::No),
+    narrow(event(
+        "StopFailure",
+        "error_occurred",
+        field("error"),
+        Block::No,
+    )),
     event("TeammateIdle", "teammate_idle", None, Block::Decision),
     event(
         "ConfigChange",
@@ -264,12 +281,12 @@ pub const CLAUDE_EVENTS: &[ClaudeEventInfo] = &[
         field("source"),
         Block::No,
     ),
-    event(
+    narrow(event(
         "FileChanged",
         "file_changed",
         Some(Target::FileName("file_path")),
         Block::No,
-    ),
+    )),
     event("WorktreeCreate", "worktree_create", None, Block::No),
     event("WorktreeRemove", "worktree_remove", None, Block::No),
     event(
@@ -421,6 +438,16 @@ mod tests {
         }
         assert_eq!(t.read(&json!({ "to_model": null })), None);
         assert!(t.unread_matches_all());
+    }
+
+    #[test]
+    fn only_stop_failure_and_file_changed_have_narrow_name_lists() {
+        let narrow: Vec<&str> = CLAUDE_EVENTS
+            .iter()
+            .filter(|e| e.narrow_names)
+            .map(|e| e.name)
+            .collect();
+        assert_eq!(narrow, ["StopFailure", "FileChanged"]);
     }
 
     #[test]

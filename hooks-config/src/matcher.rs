@@ -5,7 +5,9 @@
 //!   string of only `A-Z a-z 0-9 _ - , |` and spaces is a list of exact names separated by `|`
 //!   or `,` (`Edit|Write`, `Edit, Write`), as in current Claude Code. Anything else is a regex
 //!   searched anywhere in the name (`Edit.*` also matches `NotebookEdit`; `mcp__.*__write`);
-//!   JavaScript-only regex syntax (look-around, back-references) is rejected.
+//!   JavaScript-only regex syntax (look-around, back-references) is rejected. At
+//!   `StopFailure` and `FileChanged` only `A-Z a-z 0-9 _ |` make a name list
+//!   ([`compile_claude_matcher`]).
 //! - `PreModelSwitch` and `PostModelSwitch` match the canonical name of `to_model`
 //!   ([`canonical_model`](crate::claude_events::canonical_model)); where it has none, every
 //!   hook of the event runs, as in Claude Code.
@@ -78,15 +80,75 @@ pub enum MatcherError {
 /// assert!(compile_tool_matcher("Bash(").is_err());
 /// ```
 pub fn compile_tool_matcher(pattern: &str) -> Result<ToolMatcher, MatcherError> {
+    compile_names(pattern, false)
+}
+
+/// Compiles the `matcher` of a Claude Code settings group declared under `event`, as Claude
+/// Code reads it there: at `StopFailure` and `FileChanged`
+/// ([`narrow_names`](crate::claude_events::ClaudeEventInfo::narrow_names)) only letters,
+/// digits, `_` and `|` make a name list (`rate-limit` is a regex, `a, b` too); at
+/// `PreModelSwitch` and `PostModelSwitch` a context-window suffix (`[1m]`) is dropped, as the
+/// model name it is tested against has none. Elsewhere as [`compile_tool_matcher`].
+///
+/// ```
+/// use hookrail_config::claude_events::claude_event;
+/// use hookrail_config::matcher::compile_claude_matcher;
+/// use hookrail_config::spec::ToolMatcher;
+///
+/// let failure = claude_event("StopFailure").unwrap();
+/// assert!(matches!(compile_claude_matcher(failure, "rate_limit|unknown").unwrap(), ToolMatcher::Names(_)));
+/// assert!(matches!(compile_claude_matcher(failure, "rate_limit, unknown").unwrap(), ToolMatcher::Regex(_)));
+/// let switch = claude_event("PreModelSwitch").unwrap();
+/// assert_eq!(
+///     compile_claude_matcher(switch, "claude-opus-5[1m]").unwrap(),
+///     ToolMatcher::Names(vec!["claude-opus-5".into()])
+/// );
+/// ```
+pub fn compile_claude_matcher(
+    event: &ClaudeEventInfo,
+    pattern: &str,
+) -> Result<ToolMatcher, MatcherError> {
+    if matches!(event.target, Some(Target::Model(_))) {
+        let stripped = strip_context_suffixes(pattern);
+        if !stripped.is_empty() {
+            return compile_names(&stripped, event.narrow_names);
+        }
+    }
+    compile_names(pattern, event.narrow_names)
+}
+
+/// `pattern` without its `[<digits>m]` context-window suffixes (`claude-opus-5[1m]`).
+fn strip_context_suffixes(pattern: &str) -> String {
+    let mut out = String::with_capacity(pattern.len());
+    let mut rest = pattern;
+    while let Some(open) = rest.find('[') {
+        let tail = &rest[open + 1..];
+        let digits = tail.bytes().take_while(u8::is_ascii_digit).count();
+        if digits > 0 && tail[digits..].starts_with("m]") {
+            out.push_str(&rest[..open]);
+            rest = &tail[digits + 2..];
+        } else {
+            out.push_str(&rest[..=open]);
+            rest = tail;
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+fn compile_names(pattern: &str, narrow: bool) -> Result<ToolMatcher, MatcherError> {
     if pattern.is_empty() || pattern == "*" {
         return Ok(ToolMatcher::All);
     }
-    let is_name_list = pattern
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | ',' | '|' | ' '));
+    let is_name_list = pattern.chars().all(|c| {
+        c.is_ascii_alphanumeric()
+            || matches!(c, '_' | '|')
+            || (!narrow && matches!(c, '-' | ',' | ' '))
+    });
     if is_name_list {
+        let separators: &[char] = if narrow { &['|'] } else { &['|', ','] };
         let names: Vec<String> = pattern
-            .split(['|', ','])
+            .split(separators)
             .map(str::trim)
             .filter(|n| !n.is_empty())
             .map(str::to_owned)
@@ -112,54 +174,6 @@ pub fn compile_tool_matcher(pattern: &str) -> Result<ToolMatcher, MatcherError> 
             pattern: pattern.to_owned(),
             reason: regex_reason(&e),
         })
-}
-
-/// Compiles the `matcher` of a Claude Code settings group declared under `event`, as Claude
-/// Code reads it there: at `PreModelSwitch` and `PostModelSwitch` a context-window suffix
-/// (`[1m]`) is dropped, as the model name it is tested against has none. Elsewhere as
-/// [`compile_tool_matcher`].
-///
-/// ```
-/// use hookrail_config::claude_events::claude_event;
-/// use hookrail_config::matcher::compile_claude_matcher;
-/// use hookrail_config::spec::ToolMatcher;
-///
-/// let switch = claude_event("PreModelSwitch").unwrap();
-/// assert_eq!(
-///     compile_claude_matcher(switch, "claude-opus-5[1m]").unwrap(),
-///     ToolMatcher::Names(vec!["claude-opus-5".into()])
-/// );
-/// ```
-pub fn compile_claude_matcher(
-    event: &ClaudeEventInfo,
-    pattern: &str,
-) -> Result<ToolMatcher, MatcherError> {
-    if matches!(event.target, Some(Target::Model(_))) {
-        let stripped = strip_context_suffixes(pattern);
-        if !stripped.is_empty() {
-            return compile_tool_matcher(&stripped);
-        }
-    }
-    compile_tool_matcher(pattern)
-}
-
-/// `pattern` without its `[<digits>m]` context-window suffixes (`claude-opus-5[1m]`).
-fn strip_context_suffixes(pattern: &str) -> String {
-    let mut out = String::with_capacity(pattern.len());
-    let mut rest = pattern;
-    while let Some(open) = rest.find('[') {
-        let tail = &rest[open + 1..];
-        let digits = tail.bytes().take_while(u8::is_ascii_digit).count();
-        if digits > 0 && tail[digits..].starts_with("m]") {
-            out.push_str(&rest[..open]);
-            rest = &tail[digits + 2..];
-        } else {
-            out.push_str(&rest[..=open]);
-            rest = tail;
-        }
-    }
-    out.push_str(rest);
-    out
 }
 
 /// Compiles globs (`ability_scope`, `only_if_changed_paths`) into one set.
@@ -756,6 +770,33 @@ mod tests {
         // Elsewhere a name matcher without a value does not hold.
         assert!(!matches(&m, &switch(Some("SessionStart"), None)));
         assert!(!matches(&m, &switch(None, None)));
+    }
+
+    #[test]
+    fn stop_failure_and_file_changed_take_narrower_name_lists() {
+        let compile = |event, pattern| {
+            compile_claude_matcher(crate::claude_events::claude_event(event).unwrap(), pattern)
+                .unwrap()
+        };
+        assert_eq!(
+            compile("StopFailure", "rate_limit|overloaded"),
+            ToolMatcher::Names(vec!["rate_limit".into(), "overloaded".into()])
+        );
+        // A `-`, `,` or space makes a regex there, searched anywhere in the value.
+        let regex = compile("FileChanged", "my-file");
+        assert!(matches!(regex, ToolMatcher::Regex(_)));
+        assert!(tool_matches(&regex, "my-file.bak"));
+        let regex = compile("StopFailure", "rate_limit, unknown");
+        assert!(!tool_matches(&regex, "rate_limit"));
+        // Everywhere else they are name-list characters.
+        assert_eq!(
+            compile("ConfigChange", "user_settings, skills"),
+            ToolMatcher::Names(vec!["user_settings".into(), "skills".into()])
+        );
+        assert_eq!(
+            compile("SubagentStart", "code-reviewer"),
+            ToolMatcher::Names(vec!["code-reviewer".into()])
+        );
     }
 
     #[test]
