@@ -357,7 +357,7 @@ impl HooksProvider for Trace {
     fn pre_model_switch(&self, ctx: &mut PreModelSwitch) -> HookResult<Verdict> {
         self.fire(
             "pre_model_switch",
-            format!("{} -> {}", ctx.current_model, ctx.requested_model),
+            format!("{} -> {}", ctx.from_model, ctx.to_model),
         );
         Ok(Verdict::Continue)
     }

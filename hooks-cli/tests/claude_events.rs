@@ -208,8 +208,8 @@ fn matchers_test_the_field_claude_code_matches_for_each_event() {
         (
             "StopFailure",
             "rate_limit",
-            json!({"error_type": "rate_limit"}),
-            json!({"error_type": "billing_error"}),
+            json!({"error": "rate_limit", "error_details": "429"}),
+            json!({"error": "billing_error", "error_details": "rate_limit"}),
         ),
         (
             "Notification",
@@ -265,6 +265,42 @@ fn matchers_test_the_field_claude_code_matches_for_each_event() {
             json!({"tool_name": "Bash", "tool_input": {}}),
             json!({"tool_name": "Read", "tool_input": {}}),
         ),
+        (
+            "DirectoryAdded",
+            "register_repo_root",
+            json!({"directory": "/w/other", "source": "register_repo_root"}),
+            json!({"directory": "/w/register_repo_root", "source": "slash_command"}),
+        ),
+        (
+            "UserPromptExpansion",
+            "deploy",
+            json!({"expansion_type": "slash_command", "command_name": "deploy",
+                   "prompt": "/deploy"}),
+            json!({"expansion_type": "slash_command", "command_name": "review",
+                   "prompt": "/deploy"}),
+        ),
+        (
+            "ElicitationResult",
+            "memory",
+            json!({"mcp_server_name": "memory", "action": "accept"}),
+            json!({"mcp_server_name": "github", "action": "accept"}),
+        ),
+        (
+            "PreModelSwitch",
+            "claude-opus-5",
+            json!({"from_model": "claude-sonnet-5", "to_model": "claude-opus-5[1m]",
+                   "requested_model": "opus[1m]", "source": "command"}),
+            json!({"from_model": "claude-opus-5", "to_model": "claude-sonnet-5",
+                   "requested_model": null, "source": "picker"}),
+        ),
+        (
+            "PostModelSwitch",
+            "claude-haiku-4-5",
+            json!({"from_model": "claude-opus-5", "to_model": "claude-haiku-4-5-20251001",
+                   "requested_model": null, "source": "auto"}),
+            json!({"from_model": "claude-haiku-4-5", "to_model": "claude-opus-5",
+                   "requested_model": "opus", "source": "command"}),
+        ),
     ];
     let mut groups = serde_json::Map::new();
     for (event, matcher, _, _) in &cases {
@@ -280,6 +316,41 @@ fn matchers_test_the_field_claude_code_matches_for_each_event() {
         assert_eq!(out.status.code(), Some(0), "{event}: {}", stderr(&out));
         assert_eq!(runs(&project, event), 1, "{event}: {hit} must match");
     }
+}
+
+#[test]
+fn a_switch_to_a_model_without_a_canonical_name_runs_every_pre_model_switch_hook() {
+    let (project, settings) = small_project(
+        json!({ "PreModelSwitch": group(Some("claude-opus-4-6"), json!({})) }),
+        2,
+    );
+    let args = ["--no-daemon", "--settings", settings.as_str()];
+    let switch = |to: &str| {
+        json!({"from_model": "claude-sonnet-5", "to_model": to,
+               "requested_model": to, "source": "command"})
+    };
+    // A model with a canonical name the matcher does not name: the hook does not run.
+    let out = claude(
+        &project,
+        &args,
+        &payload(&project, "PreModelSwitch", switch("claude-opus-5")),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(runs(&project, "PreModelSwitch"), 0);
+    assert_eq!(stdout(&out).trim(), "");
+    // A gateway's own model id: Claude Code runs every hook, whatever its matcher; so do we,
+    // and the hook's exit 2 refuses the switch.
+    let out = claude(
+        &project,
+        &args,
+        &payload(&project, "PreModelSwitch", switch("corp-gateway/large")),
+    );
+    assert_eq!(runs(&project, "PreModelSwitch"), 1, "{}", stderr(&out));
+    let answer = answer_of(&out);
+    assert_eq!(
+        answer["hookSpecificOutput"]["permissionDecision"], "deny",
+        "{answer}"
+    );
 }
 
 #[test]

@@ -15,7 +15,7 @@
 //!
 //! let stop_failure = claude_event("StopFailure").unwrap();
 //! assert_eq!(stop_failure.point, "error_occurred");
-//! assert_eq!(stop_failure.target, Some(Target::Field("error_type")));
+//! assert_eq!(stop_failure.target, Some(Target::Field("error")));
 //! let permission = claude_event("PermissionRequest").unwrap();
 //! assert_eq!(permission.block, Block::Behavior);
 //! assert!(!permission.exit_2_blocks);
@@ -32,34 +32,106 @@ pub enum Target {
     /// The file name (last path component) of this top-level payload field (`FileChanged`
     /// matches `.envrc`, not `/repo/.envrc`).
     FileName(&'static str),
+    /// The canonical model name of this top-level payload field ([`canonical_model`]:
+    /// `PreModelSwitch` and `PostModelSwitch` match `claude-opus-5` for a `to_model` of
+    /// `claude-opus-5[1m]`). Where the field has no canonical name (a gateway's own model id),
+    /// Claude Code runs every hook of the event whatever its matcher
+    /// ([`Target::unread_matches_all`]).
+    Model(&'static str),
 }
 
 impl Target {
     /// The payload field it reads.
     pub fn field(self) -> &'static str {
         match self {
-            Target::Field(f) | Target::FileName(f) => f,
+            Target::Field(f) | Target::FileName(f) | Target::Model(f) => f,
         }
     }
 
-    /// The matcher value of `payload`, or `None` when the field is absent or not a string.
+    /// Whether a matcher matches when the value cannot be read ([`Target::read`] is `None`):
+    /// true for [`Target::Model`], where Claude Code runs every hook it cannot match, so that
+    /// a guard is not skipped for a model it has no name for.
     ///
     /// ```
     /// use hookrail_config::claude_events::Target;
-    /// let payload = serde_json::json!({"file_path": "/repo/.envrc"});
+    /// assert!(Target::Model("to_model").unread_matches_all());
+    /// assert!(!Target::Field("source").unread_matches_all());
+    /// ```
+    pub fn unread_matches_all(self) -> bool {
+        matches!(self, Target::Model(_))
+    }
+
+    /// The matcher value of `payload`, or `None` when the field is absent or not a string (or,
+    /// for [`Target::Model`], names no model [`canonical_model`] knows).
+    ///
+    /// ```
+    /// use hookrail_config::claude_events::Target;
+    /// let payload = serde_json::json!({"file_path": "/repo/.envrc", "to_model": "claude-opus-5[1m]"});
     /// assert_eq!(Target::FileName("file_path").read(&payload), Some(".envrc"));
+    /// assert_eq!(Target::Model("to_model").read(&payload), Some("claude-opus-5"));
     /// assert_eq!(Target::Field("source").read(&payload), None);
     /// ```
     pub fn read(self, payload: &Value) -> Option<&str> {
         let value = payload.get(self.field())?.as_str()?;
-        Some(match self {
-            Target::Field(_) => value,
-            Target::FileName(_) => value
-                .rsplit(['/', '\\'])
-                .find(|part| !part.is_empty())
-                .unwrap_or(value),
-        })
+        match self {
+            Target::Field(_) => Some(value),
+            Target::FileName(_) => Some(
+                value
+                    .rsplit(['/', '\\'])
+                    .find(|part| !part.is_empty())
+                    .unwrap_or(value),
+            ),
+            Target::Model(_) => canonical_model(value),
+        }
     }
+}
+
+/// The canonical name of a Claude model id, which `PreModelSwitch` and `PostModelSwitch`
+/// matchers are tested against: the id from its `claude-` on, without a context-window
+/// suffix (`[1m]`), a Vertex AI version (`@20251101`), an Amazon Bedrock version (`-v1:0`)
+/// or a release date (`-20251101`); a Bedrock region and vendor prefix (`us.anthropic.`) is
+/// dropped with everything else before `claude-`. `None` when the id has no `claude-` (a
+/// custom id only an LLM gateway knows): Claude Code then runs every hook of the event.
+///
+/// Claude Code's reference says an alias, a dated id and a provider's id "all match the one
+/// canonical name they resolve to"; the payload's `to_model` is already a resolved id, so
+/// these spellings are the ones left to undo.
+///
+/// ```
+/// use hookrail_config::claude_events::canonical_model;
+///
+/// assert_eq!(canonical_model("claude-opus-5"), Some("claude-opus-5"));
+/// assert_eq!(canonical_model("claude-opus-5[1m]"), Some("claude-opus-5"));
+/// assert_eq!(canonical_model("claude-sonnet-4-5-20250929"), Some("claude-sonnet-4-5"));
+/// assert_eq!(canonical_model("us.anthropic.claude-opus-4-6-20260101-v1:0"), Some("claude-opus-4-6"));
+/// assert_eq!(canonical_model("claude-opus-4-5@20251101"), Some("claude-opus-4-5"));
+/// assert_eq!(canonical_model("my-gateway-model"), None);
+/// ```
+pub fn canonical_model(id: &str) -> Option<&str> {
+    let start = id.find("claude-")?;
+    let mut name = &id[start..];
+    if let Some(end) = name.find(['[', '@']) {
+        name = &name[..end];
+    }
+    // Bedrock: `-v1:0` (and what follows it, `-v1:0:200k`).
+    if let Some((head, version)) = name.rsplit_once("-v")
+        && let Some((major, _)) = version.split_once(':')
+        && is_number(major)
+    {
+        name = head;
+    }
+    // A release date: `-20250929`.
+    if let Some((head, date)) = name.rsplit_once('-')
+        && date.len() == 8
+        && is_number(date)
+    {
+        name = head;
+    }
+    Some(name)
+}
+
+fn is_number(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())
 }
 
 /// How Claude Code takes a block at an event.
@@ -93,6 +165,10 @@ pub struct ClaudeEventInfo {
     /// Whether a hook's exit code 2 blocks (it does not at `PermissionRequest`, nor where
     /// nothing blocks).
     pub exit_2_blocks: bool,
+    /// Whether a matcher is a list of exact names only when it is made of letters, digits, `_`
+    /// and `|` (`FileChanged`, `StopFailure`): there a `-`, `,` or space makes it a regex, and
+    /// only `|` separates names. Elsewhere `-`, `,` and spaces are name-list characters too.
+    pub narrow_names: bool,
 }
 
 const fn event(
@@ -108,10 +184,19 @@ const fn event(
         target,
         block,
         exit_2_blocks,
+        narrow_names: false,
     }
 }
 
+/// `e`, whose matcher is a name list of letters, digits, `_` and `|` only
+/// ([`ClaudeEventInfo::narrow_names`]).
+const fn narrow(mut e: ClaudeEventInfo) -> ClaudeEventInfo {
+    e.narrow_names = true;
+    e
+}
+
 const TOOL: Option<Target> = Some(Target::Field("tool_name"));
+const MODEL: Option<Target> = Some(Target::Model("to_model"));
 const fn field(name: &'static str) -> Option<Target> {
     Some(Target::Field(name))
 }
@@ -176,12 +261,12 @@ pub const CLAUDE_EVENTS: &[ClaudeEventInfo] = &[
     event("TaskCreated", "task_created", None, Block::Decision),
     event("TaskCompleted", "task_completed", None, Block::Decision),
     event("Stop", "stop", None, Block::Decision),
-    event(
+    narrow(event(
         "StopFailure",
         "error_occurred",
-        field("error_type"),
+        field("error"),
         Block::No,
-    ),
+    )),
     event("TeammateIdle", "teammate_idle", None, Block::Decision),
     event(
         "ConfigChange",
@@ -196,12 +281,12 @@ pub const CLAUDE_EVENTS: &[ClaudeEventInfo] = &[
         field("source"),
         Block::No,
     ),
-    event(
+    narrow(event(
         "FileChanged",
         "file_changed",
         Some(Target::FileName("file_path")),
         Block::No,
-    ),
+    )),
     event("WorktreeCreate", "worktree_create", None, Block::No),
     event("WorktreeRemove", "worktree_remove", None, Block::No),
     event(
@@ -227,10 +312,10 @@ pub const CLAUDE_EVENTS: &[ClaudeEventInfo] = &[
     event(
         "PreModelSwitch",
         "pre_model_switch",
-        None,
+        MODEL,
         Block::PermissionDecision,
     ),
-    event("PostModelSwitch", "post_model_switch", None, Block::No),
+    event("PostModelSwitch", "post_model_switch", MODEL, Block::No),
     event("SessionEnd", "session_end", field("reason"), Block::No),
 ];
 
@@ -323,6 +408,46 @@ mod tests {
             let blocks = !cells[3].starts_with("nothing");
             assert_eq!(blocks, e.block != Block::No, "{row}");
         }
+    }
+
+    #[test]
+    fn model_targets_read_the_canonical_name_or_nothing() {
+        let t = Target::Model("to_model");
+        for (id, name) in [
+            ("claude-opus-5", Some("claude-opus-5")),
+            ("claude-opus-5[1m]", Some("claude-opus-5")),
+            ("claude-haiku-4-5-20251001", Some("claude-haiku-4-5")),
+            ("claude-3-5-sonnet-20241022", Some("claude-3-5-sonnet")),
+            (
+                "global.anthropic.claude-sonnet-5-v1:0",
+                Some("claude-sonnet-5"),
+            ),
+            (
+                "anthropic.claude-3-haiku-20240307-v1:0:200k",
+                Some("claude-3-haiku"),
+            ),
+            ("claude-opus-4-5@20251101", Some("claude-opus-4-5")),
+            ("claude-v2", Some("claude-v2")),
+            (
+                "arn:aws:bedrock:us-east-1:1:application-inference-profile/x1",
+                None,
+            ),
+            ("gpt-5", None),
+        ] {
+            assert_eq!(t.read(&json!({ "to_model": id })), name, "{id}");
+        }
+        assert_eq!(t.read(&json!({ "to_model": null })), None);
+        assert!(t.unread_matches_all());
+    }
+
+    #[test]
+    fn only_stop_failure_and_file_changed_have_narrow_name_lists() {
+        let narrow: Vec<&str> = CLAUDE_EVENTS
+            .iter()
+            .filter(|e| e.narrow_names)
+            .map(|e| e.name)
+            .collect();
+        assert_eq!(narrow, ["StopFailure", "FileChanged"]);
     }
 
     #[test]

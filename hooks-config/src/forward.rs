@@ -108,7 +108,7 @@ pub const FORWARDED: &[Field] = &[
         &[HSO, "watchPaths"],
         Type::Array,
         Merge::Union,
-        "`SessionStart`, `CwdChanged`, `DirectoryAdded`, `FileChanged`",
+        "`SessionStart`, `CwdChanged`, `FileChanged`",
     ),
     field(
         &[HSO, "reloadSkills"],

@@ -5,7 +5,12 @@
 //!   string of only `A-Z a-z 0-9 _ - , |` and spaces is a list of exact names separated by `|`
 //!   or `,` (`Edit|Write`, `Edit, Write`), as in current Claude Code. Anything else is a regex
 //!   searched anywhere in the name (`Edit.*` also matches `NotebookEdit`; `mcp__.*__write`);
-//!   JavaScript-only regex syntax (look-around, back-references) is rejected.
+//!   JavaScript-only regex syntax (look-around, back-references) is rejected. At
+//!   `StopFailure` and `FileChanged` only `A-Z a-z 0-9 _ |` make a name list
+//!   ([`compile_claude_matcher`]).
+//! - `PreModelSwitch` and `PostModelSwitch` match the canonical name of `to_model`
+//!   ([`canonical_model`](crate::claude_events::canonical_model)); where it has none, every
+//!   hook of the event runs, as in Claude Code.
 //! - Seed 003's `ability_scope` and `only_if_changed_paths` are globs ([`globset`]): `*`
 //!   matches within one path segment, `**` across segments; invalid globs are rejected.
 //! - What the matcher and `ability_scope` test depends on the point ([`target_of`]): the tool
@@ -27,7 +32,7 @@ use std::path::Path;
 
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
-use crate::claude_events::{CLAUDE_EVENTS, Target, claude_event};
+use crate::claude_events::{CLAUDE_EVENTS, ClaudeEventInfo, Target, claude_event};
 use crate::permission_rule::{CallPlace, PermissionRule};
 use crate::spec::{Matcher, ToolMatcher};
 use serde_json::Value;
@@ -75,15 +80,75 @@ pub enum MatcherError {
 /// assert!(compile_tool_matcher("Bash(").is_err());
 /// ```
 pub fn compile_tool_matcher(pattern: &str) -> Result<ToolMatcher, MatcherError> {
+    compile_names(pattern, false)
+}
+
+/// Compiles the `matcher` of a Claude Code settings group declared under `event`, as Claude
+/// Code reads it there: at `StopFailure` and `FileChanged`
+/// ([`narrow_names`](crate::claude_events::ClaudeEventInfo::narrow_names)) only letters,
+/// digits, `_` and `|` make a name list (`rate-limit` is a regex, `a, b` too); at
+/// `PreModelSwitch` and `PostModelSwitch` a context-window suffix (`[1m]`) is dropped, as the
+/// model name it is tested against has none. Elsewhere as [`compile_tool_matcher`].
+///
+/// ```
+/// use hookrail_config::claude_events::claude_event;
+/// use hookrail_config::matcher::compile_claude_matcher;
+/// use hookrail_config::spec::ToolMatcher;
+///
+/// let failure = claude_event("StopFailure").unwrap();
+/// assert!(matches!(compile_claude_matcher(failure, "rate_limit|unknown").unwrap(), ToolMatcher::Names(_)));
+/// assert!(matches!(compile_claude_matcher(failure, "rate_limit, unknown").unwrap(), ToolMatcher::Regex(_)));
+/// let switch = claude_event("PreModelSwitch").unwrap();
+/// assert_eq!(
+///     compile_claude_matcher(switch, "claude-opus-5[1m]").unwrap(),
+///     ToolMatcher::Names(vec!["claude-opus-5".into()])
+/// );
+/// ```
+pub fn compile_claude_matcher(
+    event: &ClaudeEventInfo,
+    pattern: &str,
+) -> Result<ToolMatcher, MatcherError> {
+    if matches!(event.target, Some(Target::Model(_))) {
+        let stripped = strip_context_suffixes(pattern);
+        if !stripped.is_empty() {
+            return compile_names(&stripped, event.narrow_names);
+        }
+    }
+    compile_names(pattern, event.narrow_names)
+}
+
+/// `pattern` without its `[<digits>m]` context-window suffixes (`claude-opus-5[1m]`).
+fn strip_context_suffixes(pattern: &str) -> String {
+    let mut out = String::with_capacity(pattern.len());
+    let mut rest = pattern;
+    while let Some(open) = rest.find('[') {
+        let tail = &rest[open + 1..];
+        let digits = tail.bytes().take_while(u8::is_ascii_digit).count();
+        if digits > 0 && tail[digits..].starts_with("m]") {
+            out.push_str(&rest[..open]);
+            rest = &tail[digits + 2..];
+        } else {
+            out.push_str(&rest[..=open]);
+            rest = tail;
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+fn compile_names(pattern: &str, narrow: bool) -> Result<ToolMatcher, MatcherError> {
     if pattern.is_empty() || pattern == "*" {
         return Ok(ToolMatcher::All);
     }
-    let is_name_list = pattern
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | ',' | '|' | ' '));
+    let is_name_list = pattern.chars().all(|c| {
+        c.is_ascii_alphanumeric()
+            || matches!(c, '_' | '|')
+            || (!narrow && matches!(c, '-' | ',' | ' '))
+    });
     if is_name_list {
+        let separators: &[char] = if narrow { &['|'] } else { &['|', ','] };
         let names: Vec<String> = pattern
-            .split(['|', ','])
+            .split(separators)
             .map(str::trim)
             .filter(|n| !n.is_empty())
             .map(str::to_owned)
@@ -156,6 +221,7 @@ const TARGETS: &[(&str, &str, &str)] = &[
     ("subagent_start", "agent_type", "agent type"),
     ("subagent_stop", "agent_type", "agent type"),
     ("error_occurred", "kind", "error kind"),
+    ("pre_model_switch", "to_model", "model switched to"),
 ];
 
 /// What a point's matcher and `ability_scope` test, or `None` when the point has no such
@@ -194,7 +260,7 @@ fn generic_target(point: &str) -> Option<Target> {
 /// use hookrail_config::matcher::target_value;
 /// use serde_json::json;
 ///
-/// let failure = json!({"hook_event_name": "StopFailure", "error_type": "rate_limit", "kind": "model"});
+/// let failure = json!({"hook_event_name": "StopFailure", "error": "rate_limit", "kind": "model"});
 /// assert_eq!(target_value("error_occurred", &failure), Some("rate_limit"));
 /// let changed = json!({"hook_event_name": "FileChanged", "file_path": "/repo/.envrc"});
 /// assert_eq!(target_value("file_changed", &changed), Some(".envrc"));
@@ -322,7 +388,10 @@ impl CompiledMatcher {
     pub fn matches(&self, facts: &EventFacts<'_>) -> bool {
         let tool = match &self.tool {
             None | Some(ToolMatcher::All) => true,
-            Some(m) => facts.target.is_some_and(|t| tool_matches(m, t)),
+            Some(m) => match facts.target {
+                Some(t) => tool_matches(m, t),
+                None => unread_target_matches(facts.event),
+            },
         };
         let scope = self
             .scope
@@ -355,6 +424,16 @@ impl CompiledMatcher {
         };
         rule.matches(tool, facts.tool_input, &place)
     }
+}
+
+/// Whether a name matcher holds for an event of Claude Code `event` whose value could not be
+/// read: only where Claude Code runs every hook it cannot match
+/// ([`Target::unread_matches_all`]: a model switch to a model without a canonical name).
+fn unread_target_matches(event: Option<&str>) -> bool {
+    event
+        .and_then(claude_event)
+        .and_then(|e| e.target)
+        .is_some_and(Target::unread_matches_all)
 }
 
 fn tool_matches(matcher: &ToolMatcher, name: &str) -> bool {
@@ -587,7 +666,7 @@ mod tests {
         let cases = [
             (
                 "error_occurred",
-                json!({"hook_event_name": "StopFailure", "error_type": "rate_limit"}),
+                json!({"hook_event_name": "StopFailure", "error": "rate_limit"}),
                 Some("rate_limit"),
             ),
             (
@@ -630,13 +709,118 @@ mod tests {
                 json!({"hook_event_name": "PermissionRequest", "tool_name": "Bash"}),
                 Some("Bash"),
             ),
+            (
+                "directory_added",
+                json!({"hook_event_name": "DirectoryAdded", "directory": "/o", "source": "slash_command"}),
+                Some("slash_command"),
+            ),
+            (
+                "user_prompt_expansion",
+                json!({"hook_event_name": "UserPromptExpansion", "command_name": "deploy"}),
+                Some("deploy"),
+            ),
+            (
+                "elicitation_result",
+                json!({"hook_event_name": "ElicitationResult", "mcp_server_name": "memory"}),
+                Some("memory"),
+            ),
+            (
+                "pre_model_switch",
+                json!({"hook_event_name": "PreModelSwitch", "to_model": "claude-opus-5[1m]"}),
+                Some("claude-opus-5"),
+            ),
+            (
+                "post_model_switch",
+                json!({"hook_event_name": "PostModelSwitch", "to_model": "claude-haiku-4-5-20251001"}),
+                Some("claude-haiku-4-5"),
+            ),
             ("stop", json!({"hook_event_name": "Stop"}), None),
             // Not a Claude Code payload (a Rust agent's context): the point's own field.
             ("error_occurred", json!({"kind": "model"}), Some("model")),
+            (
+                "pre_model_switch",
+                json!({"to_model": "opus-x"}),
+                Some("opus-x"),
+            ),
         ];
         for (point, payload, expected) in cases {
             assert_eq!(target_value(point, &payload), expected, "{payload}");
         }
+    }
+
+    #[test]
+    fn a_model_switch_to_a_model_without_a_canonical_name_runs_every_hook() {
+        let m = tool("claude-opus-5");
+        let switch = |event, target| EventFacts {
+            event,
+            target,
+            ..EventFacts::default()
+        };
+        assert!(matches(
+            &m,
+            &switch(Some("PreModelSwitch"), Some("claude-opus-5"))
+        ));
+        assert!(!matches(
+            &m,
+            &switch(Some("PreModelSwitch"), Some("claude-sonnet-5"))
+        ));
+        // `to_model` is a gateway's own id (or missing): Claude Code runs the hook anyway.
+        assert!(matches(&m, &switch(Some("PreModelSwitch"), None)));
+        assert!(matches(&m, &switch(Some("PostModelSwitch"), None)));
+        // Elsewhere a name matcher without a value does not hold.
+        assert!(!matches(&m, &switch(Some("SessionStart"), None)));
+        assert!(!matches(&m, &switch(None, None)));
+    }
+
+    #[test]
+    fn stop_failure_and_file_changed_take_narrower_name_lists() {
+        let compile = |event, pattern| {
+            compile_claude_matcher(crate::claude_events::claude_event(event).unwrap(), pattern)
+                .unwrap()
+        };
+        assert_eq!(
+            compile("StopFailure", "rate_limit|overloaded"),
+            ToolMatcher::Names(vec!["rate_limit".into(), "overloaded".into()])
+        );
+        // A `-`, `,` or space makes a regex there, searched anywhere in the value.
+        let regex = compile("FileChanged", "my-file");
+        assert!(matches!(regex, ToolMatcher::Regex(_)));
+        assert!(tool_matches(&regex, "my-file.bak"));
+        let regex = compile("StopFailure", "rate_limit, unknown");
+        assert!(!tool_matches(&regex, "rate_limit"));
+        // Everywhere else they are name-list characters.
+        assert_eq!(
+            compile("ConfigChange", "user_settings, skills"),
+            ToolMatcher::Names(vec!["user_settings".into(), "skills".into()])
+        );
+        assert_eq!(
+            compile("SubagentStart", "code-reviewer"),
+            ToolMatcher::Names(vec!["code-reviewer".into()])
+        );
+    }
+
+    #[test]
+    fn model_switch_matchers_lose_their_context_window_suffix() {
+        let compile = |pattern| {
+            compile_claude_matcher(
+                crate::claude_events::claude_event("PostModelSwitch").unwrap(),
+                pattern,
+            )
+            .unwrap()
+        };
+        assert_eq!(
+            compile("claude-opus-5[1m]|claude-sonnet-5[2m]"),
+            ToolMatcher::Names(vec!["claude-opus-5".into(), "claude-sonnet-5".into()])
+        );
+        assert!(tool_matches(&compile(".*opus.*"), "claude-opus-5"));
+        // A class that is not a context window stays: `[1-5]` is a regex.
+        assert!(tool_matches(
+            &compile("claude-opus-[1-5]$"),
+            "claude-opus-5"
+        ));
+        // Nothing left but the suffix: the matcher as written.
+        assert!(matches!(compile("[1m]"), ToolMatcher::Regex(_)));
+        assert_eq!(strip_context_suffixes("a[12m]b[x]c[m]"), "ab[x]c[m]");
     }
 
     #[test]
@@ -646,6 +830,8 @@ mod tests {
         assert!(target_of("pre_compact").is_some());
         assert!(target_of("notification").is_some());
         assert_eq!(target_of("user_prompt_submit"), None);
+        assert_eq!(target_of("pre_model_switch"), Some("model switched to"));
+        assert_eq!(target_of("post_model_switch"), Some("to_model"));
         assert!(has_duration("post_tool_use") && !has_duration("pre_tool_use"));
         assert!(has_changed_paths("session_end") && !has_changed_paths("pre_tool_use"));
     }

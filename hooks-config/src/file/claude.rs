@@ -38,9 +38,10 @@
 //!   [`LoadedConfig::notes`] (`hooks validate`, a daemon's log at load), never in every answer.
 //!   An unknown key of a matcher group is still a problem (the group's meaning is unclear).
 //! - Every one of Claude Code's 33 events is accepted ([`CLAUDE_EVENTS`]). Its `matcher` is
-//!   tested against the field Claude Code matches for that event (`StopFailure`:
-//!   `error_type`, `FileChanged`: the file name, …). A matcher on an event that has none
-//!   (`Stop`, `UserPromptSubmit`) is ignored, as by Claude Code, and noted.
+//!   read as Claude Code reads it there ([`compile_claude_matcher`]) and tested against the
+//!   field Claude Code matches for that event (`StopFailure`: `error`, `FileChanged`: the
+//!   file name, `PreModelSwitch`: the canonical name of `to_model`, …). A matcher on an event
+//!   that has none (`Stop`, `UserPromptSubmit`) is ignored, as by Claude Code, and noted.
 //! - A hook declared under `PostToolUse` runs for successful calls only, one under
 //!   `PostToolUseFailure` for failed ones only, though both are the point `post_tool_use`.
 //! - Without `onFailure`, the point's default applies (guards fail closed, where Claude Code
@@ -62,7 +63,7 @@ use super::node::{Node, Value};
 use super::{Format, LoadedConfig, Problem, parse_text, read_text};
 use crate::claude_events::{CLAUDE_EVENTS, Target, claude_event};
 use crate::events::{closest, did_you_mean, resolve_claude};
-use crate::matcher::compile_tool_matcher;
+use crate::matcher::{compile_claude_matcher, compile_tool_matcher};
 use crate::permission_rule::PermissionRule;
 use crate::spec::{
     CommandHandler, CommandLine, Handler, HookSpec, HttpHandler, Matcher, OnError, ToolMatcher,
@@ -294,7 +295,11 @@ impl Reader<'_> {
         if let Some(n) = f.take("matcher")
             && let Some(pattern) = fields::string(n, "matcher", &mut issues)
         {
-            match compile_tool_matcher(pattern) {
+            let compiled = match info {
+                Some(e) => compile_claude_matcher(e, pattern),
+                None => compile_tool_matcher(pattern),
+            };
+            match compiled {
                 Ok(ToolMatcher::All) => {}
                 Ok(_) if info.is_none_or(|e| e.target.is_none()) => {
                     self.note(

@@ -214,15 +214,30 @@ mod tests {
 }
 
 /// Context of [`pre_model_switch`](crate::points::pre_model_switch): the session is about to
-/// change its model (a user command, a fallback); guards allow, ask or deny the switch.
+/// change its model at a request (a user command, a model picker, an SDK host); guards allow,
+/// ask or deny the switch.
 ///
-/// Corresponds to: Claude Code `PreModelSwitch`.
+/// Corresponds to: Claude Code `PreModelSwitch`, whose payload names the fields the same way
+/// (`from_model`, `to_model`, `requested_model`, `source`). Claude Code also sends what the
+/// switch costs (`context_tokens`, `prompt_cache_warm`, `cache_ttl`,
+/// `estimated_cache_write_usd`, `pricing`); those are not carried here (a command or HTTP hook
+/// receives them with the rest of the payload).
 ///
 /// ```
 /// use hookrail_core::context::{Meta, PreModelSwitch};
 ///
 /// let ctx = PreModelSwitch::new(Meta::new("s1"), "claude-sonnet-5", "claude-opus-5");
-/// assert_eq!(ctx.requested_model, "claude-opus-5");
+/// assert_eq!(ctx.to_model, "claude-opus-5");
+/// assert_eq!(ctx.requested_model, None);
+///
+/// // Claude Code's payload, with `requested_model: null` for a switch to the default model.
+/// let ctx: PreModelSwitch = serde_json::from_value(serde_json::json!({
+///     "session_id": "s1", "cwd": "/repo",
+///     "from_model": "claude-opus-5", "to_model": "claude-sonnet-5",
+///     "requested_model": null, "source": "picker"
+/// }))
+/// .unwrap();
+/// assert_eq!((ctx.from_model.as_str(), ctx.source.as_str()), ("claude-opus-5", "picker"));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
@@ -230,25 +245,33 @@ pub struct PreModelSwitch {
     /// Shared fields.
     #[serde(flatten)]
     pub meta: Meta,
-    /// The model in use; empty when the event does not say.
+    /// The model in use before the switch (a resolved model id); empty when the event does not
+    /// say.
     #[serde(default)]
-    pub current_model: String,
-    /// The model asked for; empty when the event does not say.
+    pub from_model: String,
+    /// The model the session would run after the switch (a resolved model id); empty when the
+    /// event does not say.
     #[serde(default)]
-    pub requested_model: String,
+    pub to_model: String,
+    /// What the request named, as written: an alias (`opus`) or a full model id; `None` when it
+    /// asked for the default model, or the event does not say.
+    #[serde(default)]
+    pub requested_model: Option<String>,
+    /// Where the request came from (Claude Code: `command` for `/model <name>`, `picker`, `sdk`
+    /// for an SDK host's `set_model`); empty when the event does not say.
+    #[serde(default)]
+    pub source: String,
 }
 
 impl PreModelSwitch {
-    /// A switch from `current_model` to `requested_model`.
-    pub fn new(
-        meta: Meta,
-        current_model: impl Into<String>,
-        requested_model: impl Into<String>,
-    ) -> Self {
+    /// A switch from `from_model` to `to_model`; no requested name, no source.
+    pub fn new(meta: Meta, from_model: impl Into<String>, to_model: impl Into<String>) -> Self {
         PreModelSwitch {
             meta,
-            current_model: current_model.into(),
-            requested_model: requested_model.into(),
+            from_model: from_model.into(),
+            to_model: to_model.into(),
+            requested_model: None,
+            source: String::new(),
         }
     }
 }
