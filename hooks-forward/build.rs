@@ -26,7 +26,10 @@ fn main() {
     }
     let cc = var("CC");
     let cc = if cc.is_empty() { "cc".to_owned() } else { cc };
-    let Ok(out) = Command::new(cc).arg("-print-file-name=libgcc_eh.a").output() else {
+    let Ok(out) = Command::new(cc)
+        .arg("-print-file-name=libgcc_eh.a")
+        .output()
+    else {
         return;
     };
     // A compiler without the file prints its name back, unqualified.

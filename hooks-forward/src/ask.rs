@@ -95,6 +95,9 @@ pub fn ask(
         request.push_str(&format!("{name}: {value}\r\n"));
     }
     request.push_str("\r\n");
+    // One write, so that the daemon reads the request whole in one go.
+    let mut request = request.into_bytes();
+    request.extend_from_slice(payload);
     let left = |what: &str| {
         deadline
             .checked_duration_since(Instant::now())
@@ -104,9 +107,7 @@ pub fn ask(
     stream
         .set_write_timeout(Some(left("sending")?))
         .map_err(|e| io(e.to_string()))?;
-    let sent = stream
-        .write_all(request.as_bytes())
-        .and_then(|()| stream.write_all(payload));
+    let sent = stream.write_all(&request);
     // A daemon that refuses a request (401) answers before reading the body and closes: its
     // answer is still there to read, and says more than the broken pipe.
     let sending = match sent {
@@ -215,7 +216,11 @@ fn check_peer(stream: &UnixStream, pid: u32, exe: &Path) -> Result<(), String> {
     // The same executable with a library preloaded into it is another program: the loader's
     // variables must be this process's own (`cargo run` and test harnesses set
     // `LD_LIBRARY_PATH` for both sides alike).
-    let environ = std::fs::read(proc.join("environ")).map_err(|e| e.to_string())?;
+    // `/proc` reports a size of 0, so a plain `fs::read` would grow its buffer from 32 bytes.
+    let mut environ = Vec::with_capacity(16 * 1024);
+    std::fs::File::open(proc.join("environ"))
+        .and_then(|mut file| file.read_to_end(&mut environ))
+        .map_err(|e| e.to_string())?;
     for name in LOADER_VARIABLES {
         let prefix = format!("{name}=");
         let theirs = environ
