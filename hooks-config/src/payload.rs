@@ -38,11 +38,12 @@ use serde_json::{Map, Number, Value};
 
 /// The default size cap: 16 MiB (a payload carries a tool's input or output, which can be a
 /// whole file, but not more than an agent would send).
-pub const DEFAULT_MAX_BYTES: usize = 16 * 1024 * 1024;
+/// (One value with `hooks-forward`, which reads a payload before any of this crate runs.)
+pub const DEFAULT_MAX_BYTES: usize = hookrail_forward::payload::DEFAULT_MAX_BYTES;
 
 /// The default deadline for reading the whole payload: 10 s (an agent writes its payload at
 /// once and closes the stream).
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
+pub const DEFAULT_TIMEOUT: Duration = hookrail_forward::payload::DEFAULT_TIMEOUT;
 
 /// How much of a payload is read, and for how long.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
