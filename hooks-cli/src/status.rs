@@ -110,6 +110,7 @@ pub fn webhook(spec: &WebhookSpec, switched_on: bool, allow: &AllowList) -> Stan
     let as_http = Handler::Http(HttpHandler {
         url: spec.url.clone(),
         headers: BTreeMap::new(),
+        plugin_root: None,
     });
     if allow.matching(&as_http).is_none() {
         return Standing::inactive(

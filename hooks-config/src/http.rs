@@ -34,6 +34,7 @@
 //! let handler = HttpHandler {
 //!     url: "https://audit.example.com/hooks".into(),
 //!     headers: BTreeMap::from([("Authorization".into(), "Bearer ${AUDIT_TOKEN}".into())]),
+//!     plugin_root: None,
 //! };
 //! // Once, shared by every HTTP hook: it keeps connections open between calls.
 //! let client = HttpClient::new()?;

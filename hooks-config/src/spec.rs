@@ -205,6 +205,10 @@ pub struct HttpHandler {
     pub url: String,
     /// Extra request headers. Values may be `${ENV_VAR}`, expanded when the request is sent.
     pub headers: BTreeMap<String, String>,
+    /// The plugin root when the hook came from a plugin's `hooks/hooks.json`. Nothing of the
+    /// request depends on it; it keeps a plugin's copy of a URL apart from the same URL
+    /// declared elsewhere (Claude Code runs an identical handler once, except a plugin's).
+    pub plugin_root: Option<PathBuf>,
 }
 
 impl fmt::Debug for HttpHandler {
@@ -212,6 +216,7 @@ impl fmt::Debug for HttpHandler {
         f.debug_struct("HttpHandler")
             .field("url", &self.url)
             .field("headers", &self.headers.keys().collect::<Vec<_>>())
+            .field("plugin_root", &self.plugin_root)
             .finish()
     }
 }
@@ -287,6 +292,7 @@ mod tests {
                 "Authorization".to_owned(),
                 "Bearer sk-live-123".to_owned(),
             )]),
+            plugin_root: None,
         };
         let debug = format!("{handler:?}");
         assert!(debug.contains("Authorization"), "{debug}");

@@ -30,6 +30,7 @@ fn handler(url: impl Into<String>, headers: &[(&str, &str)]) -> HttpHandler {
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect(),
+        plugin_root: None,
     }
 }
 

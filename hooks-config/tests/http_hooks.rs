@@ -162,3 +162,53 @@ async fn an_unlisted_url_is_never_called_and_its_guard_denies() {
     assert!(notices[0].contains("`remote`"), "{notices:?}");
     assert!(server.received_requests().await.unwrap().is_empty());
 }
+
+/// Claude Code runs an identical URL declared in several settings files once, but a plugin's
+/// copy stays separate: two settings files and two plugins declaring one URL post three times.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_same_url_runs_once_across_settings_files_and_once_per_plugin() {
+    use hookrail_config::file::{LoadedConfig, parse_claude};
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/hook"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({})))
+        .mount(&server)
+        .await;
+    let url = format!("{}/hook", server.uri());
+    let doc = json!({ "hooks": { "PreToolUse": [
+        { "matcher": "Bash", "hooks": [{ "type": "http", "url": url }] }] } })
+    .to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let part = |name: &str, plugin: Option<&str>| {
+        let root = plugin.map(|p| dir.path().join(p));
+        let mut config = parse_claude(
+            &doc,
+            &dir.path().join(format!("{name}.json")),
+            root.as_deref(),
+        )
+        .unwrap();
+        assert!(config.problems.is_empty(), "{:?}", config.problems);
+        config.prefix_ids(&format!("{name}:"));
+        config
+    };
+    let config = LoadedConfig::merge([
+        part("user", None),
+        part("project", None),
+        part("fmt", Some("fmt")),
+        part("lint", Some("lint")),
+    ]);
+    assert_eq!(config.hooks.len(), 4, "{:?}", config.problems);
+    let configured = ConfigHooks::builder(dir.path())
+        .allow(url.as_str())
+        .build(config)
+        .unwrap();
+    let hooks = Hooks::builder().ignore_env().build().unwrap();
+    configured.attach(&hooks).unwrap();
+    let (outcome, _) = dispatch(&hooks).await;
+    assert!(outcome.failures.is_empty(), "{:?}", outcome.failures);
+    let posts = server.received_requests().await.unwrap().len();
+    assert_eq!(
+        posts, 3,
+        "one for the two settings files' copies, one for each plugin's"
+    );
+}

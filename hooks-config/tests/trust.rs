@@ -49,6 +49,7 @@ fn http(url: &str, headers: &[(&str, &str)]) -> Handler {
             .iter()
             .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
             .collect(),
+        plugin_root: None,
     })
 }
 

@@ -441,7 +441,9 @@ impl Reader<'_> {
                     "an http hook",
                     &[COMMON_FIELDS, HTTP_FIELDS].concat(),
                 );
-                http(node, url, headers, allowed, issues)
+                // A plugin's copy of a URL stays apart from the same URL elsewhere, as a
+                // plugin's command does (by its `CLAUDE_PLUGIN_ROOT`).
+                http(node, url, headers, allowed, self.plugin_root, issues)
             }
             "prompt" | "agent" | "mcp_tool" => {
                 // Recognised, and said so: these need a model or an MCP client, which only
@@ -607,11 +609,13 @@ impl Reader<'_> {
     }
 }
 
+/// An `http` handler; `plugin_root` is the plugin's root when the file is a plugin's.
 fn http(
     node: &Node,
     url: Option<&Node>,
     headers: Option<&Node>,
     allowed: Option<&Node>,
+    plugin_root: Option<&Path>,
     issues: &mut Issues,
 ) -> Option<Handler> {
     let Some(url) = url else {
@@ -646,6 +650,7 @@ fn http(
     Some(Handler::Http(HttpHandler {
         url: url?,
         headers: headers?,
+        plugin_root: plugin_root.map(Path::to_path_buf),
     }))
 }
 

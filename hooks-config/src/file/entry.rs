@@ -367,6 +367,7 @@ fn read_handler(node: &Node, issues: &mut Issues) -> Option<Handler> {
         Handler::Http(HttpHandler {
             url: url?,
             headers: headers?,
+            plugin_root: None,
         })
     } else {
         not_for("url", url, issues);

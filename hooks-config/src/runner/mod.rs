@@ -14,7 +14,7 @@
 //!    fields kept, none of the context's own added); otherwise the point's context
 //!    ([`protocol::input`](crate::protocol::input)).
 //! 2. The hooks whose [matcher](crate::matcher) matches are chosen; identical handlers (same
-//!    command, environment and plugin root, or same URL and headers) run once.
+//!    command, environment and plugin root, or same URL, headers and plugin root) run once.
 //! 3. Each must pass the gate ([`crate::trust`]): allowed by the allow-list or approved by hash.
 //!    One that does not never runs; it is reported ([`CommandEvent::Skipped`]) and, at a guard
 //!    point, denies (see [below](#hooks-the-gate-refuses)).

@@ -496,7 +496,9 @@ fn read_logged(
 }
 
 /// Whether two matching hooks are the same run: the same handler with the same say over the
-/// outcome.
+/// outcome. The handler's equality takes in the plugin it came from (`plugin_root`, of
+/// commands and URLs alike), so a plugin's copy stays separate from another plugin's and from
+/// a settings file's, as in Claude Code.
 fn same_run(a: &HookSpec, b: &HookSpec) -> bool {
     a.handler == b.handler
         && a.blocking == b.blocking
@@ -562,4 +564,68 @@ fn changed_paths(input: &Value) -> Vec<String> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::same_run;
+    use crate::file::{LoadedConfig, parse_claude};
+    use crate::spec::HookSpec;
+
+    /// The hooks of a settings file (`plugin: None`) or a plugin's `hooks.json` declaring
+    /// `handler` once at `Stop`, with ids kept apart by `prefix`.
+    fn declared(handler: serde_json::Value, plugin: Option<&str>, prefix: &str) -> HookSpec {
+        let doc = serde_json::json!({ "hooks": { "Stop": [{ "hooks": [handler] }] } });
+        let root = plugin.map(|name| Path::new("/plugins").join(name));
+        let mut config: LoadedConfig = parse_claude(
+            &doc.to_string(),
+            Path::new(&format!("{prefix}.json")),
+            root.as_deref(),
+        )
+        .unwrap();
+        assert!(config.problems.is_empty(), "{:?}", config.problems);
+        config.prefix_ids(prefix);
+        config.hooks.remove(0)
+    }
+
+    fn copies(handler: &serde_json::Value) -> [HookSpec; 4] {
+        [
+            declared(handler.clone(), None, "user"),
+            declared(handler.clone(), None, "project"),
+            declared(handler.clone(), Some("fmt"), "a"),
+            declared(handler.clone(), Some("lint"), "b"),
+        ]
+    }
+
+    #[test]
+    fn a_command_in_two_settings_files_runs_once_and_each_plugin_s_copy_apart() {
+        let [user, project, fmt, lint] =
+            copies(&serde_json::json!({ "type": "command", "command": "./check.sh" }));
+        assert!(same_run(&user, &project));
+        assert!(
+            !same_run(&user, &fmt),
+            "a plugin's copy and a settings file's"
+        );
+        assert!(!same_run(&fmt, &lint), "two plugins' copies");
+        assert!(same_run(&fmt, &fmt.clone()));
+    }
+
+    #[test]
+    fn a_url_in_two_settings_files_runs_once_and_each_plugin_s_copy_apart() {
+        let [user, project, fmt, lint] =
+            copies(&serde_json::json!({ "type": "http", "url": "http://127.0.0.1:9/hook" }));
+        assert!(same_run(&user, &project));
+        assert!(
+            !same_run(&user, &fmt),
+            "a plugin's copy and a settings file's"
+        );
+        assert!(!same_run(&fmt, &lint), "two plugins' copies");
+        assert!(same_run(&fmt, &fmt.clone()));
+        // Another say over the outcome still runs both, plugin or not.
+        let mut strict = project.clone();
+        strict.on_error = Some(crate::spec::OnError::Deny);
+        assert!(!same_run(&user, &strict));
+    }
 }

@@ -103,6 +103,7 @@ fn endpoint(spec: &WebhookSpec, gate: &crate::trust::Gate) -> Result<Webhook, St
     let as_http = Handler::Http(HttpHandler {
         url: spec.url.clone(),
         headers: BTreeMap::new(),
+        plugin_root: None,
     });
     if gate.allow().matching(&as_http).is_none() {
         return Err(format!(
@@ -182,6 +183,7 @@ impl ConfigHooks {
         let as_http = Handler::Http(HttpHandler {
             url: url.to_owned(),
             headers: BTreeMap::new(),
+            plugin_root: None,
         });
         if self
             .shared
