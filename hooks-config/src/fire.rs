@@ -50,6 +50,7 @@ use serde_json::{Map, Value, json};
 use crate::claude_events::{Block, claude_event};
 use crate::events;
 use crate::protocol::{Answer, Decision};
+use crate::runner::EnvOverride;
 
 /// The event could not be fired.
 #[derive(Debug, thiserror::Error)]
@@ -161,7 +162,7 @@ impl From<&HookFailure> for FailureReport {
 ///
 /// [`FireError`] for an unknown point or an input that is not the point's context.
 pub async fn fire(hooks: &Hooks, point: &str, input: Value) -> Result<Fired, FireError> {
-    fire_with_root(hooks, point, input, None, None).await
+    fire_with(hooks, point, input, FireOptions::new()).await
 }
 
 /// [`fire`] in the project rooted at `project_dir`: the decoded context's
@@ -207,7 +208,13 @@ pub async fn fire_in(
     input: Value,
     project_dir: &Path,
 ) -> Result<Fired, FireError> {
-    fire_with_root(hooks, point, input, Some(project_dir), None).await
+    fire_with(
+        hooks,
+        point,
+        input,
+        FireOptions::new().project_dir(project_dir),
+    )
+    .await
 }
 
 /// [`fire_in`] for a caller that is not an AI session (seed 003 §4.3: a cron or background
@@ -251,19 +258,112 @@ pub async fn fire_as(
     project_dir: &Path,
     source: InvocationSource,
 ) -> Result<Fired, FireError> {
-    fire_with_root(hooks, point, input, Some(project_dir), Some(source)).await
+    fire_with(
+        hooks,
+        point,
+        input,
+        FireOptions::new().project_dir(project_dir).source(source),
+    )
+    .await
 }
 
-/// [`fire`], [`fire_in`] and [`fire_as`]: `project_dir` and `source`, when given, are set on
-/// the decoded context.
-async fn fire_with_root(
+/// How one event is fired beyond its point and input: the project root ([`fire_in`]), the
+/// caller ([`fire_as`]), and the environment its configured hooks inherit. Built with its
+/// methods, from [`FireOptions::new`] (which changes nothing: [`fire`]).
+#[derive(Debug, Clone, Default)]
+#[must_use]
+pub struct FireOptions<'a> {
+    project_dir: Option<&'a Path>,
+    source: Option<InvocationSource>,
+    env: EnvOverride,
+}
+
+impl<'a> FireOptions<'a> {
+    /// Options that change nothing: the context as decoded, hooks inheriting this process's
+    /// environment.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The project root set on the decoded context, as [`fire_in`] does.
+    pub fn project_dir(mut self, project_dir: &'a Path) -> Self {
+        self.project_dir = Some(project_dir);
+        self
+    }
+
+    /// The caller set on the decoded context, as [`fire_as`] does.
+    pub fn source(mut self, source: InvocationSource) -> Self {
+        self.source = Some(source);
+        self
+    }
+
+    /// For the configured hooks of this event only: `name=value` as if this process had
+    /// inherited it. Command hooks get it (the program's
+    /// [`ConfigHooksBuilder::env`](crate::runner::ConfigHooksBuilder::env) and a hook's own
+    /// `env` still win, as over an inherited variable), and HTTP hooks read it for `${VAR}` in
+    /// their headers. A long-lived process gives each event the variables its agent set for
+    /// that event (`hooks serve` gives Claude Code's `CLAUDE_ENV_FILE` this way).
+    ///
+    /// ```
+    /// use hookrail_config::file::parse_claude;
+    /// use hookrail_config::fire::{fire_with, FireOptions};
+    /// use hookrail_config::runner::ConfigHooks;
+    /// use hookrail_core::runtime::Hooks;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let dir = tempfile::tempdir()?;
+    /// let command = r#"echo "export FOO=bar" >> "$CLAUDE_ENV_FILE""#;
+    /// let json = serde_json::json!({ "hooks": { "SessionStart": [
+    ///     { "hooks": [{ "type": "command", "command": command }] }] } }).to_string();
+    /// let config = parse_claude(&json, "settings.json".as_ref(), None).unwrap();
+    /// let configured = ConfigHooks::builder(dir.path()).allow(command).build(config)?;
+    /// let hooks = Hooks::builder().ignore_env().build()?;
+    /// configured.attach(&hooks)?;
+    ///
+    /// let env_file = dir.path().join("session.env");
+    /// let payload = serde_json::json!({ "hook_event_name": "SessionStart", "session_id": "s1",
+    ///     "cwd": dir.path(), "source": "startup" });
+    /// let options = FireOptions::new().env("CLAUDE_ENV_FILE", env_file.to_str().unwrap());
+    /// fire_with(&hooks, "SessionStart", payload, options).await?;
+    /// assert_eq!(std::fs::read_to_string(&env_file)?, "export FOO=bar\n");
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn env(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.env.insert(name.into(), Some(value.into()));
+        self
+    }
+
+    /// For the configured hooks of this event only: `name` as if this process had not
+    /// inherited it (it was inherited for another purpose; the program's or a hook's own
+    /// `env` may still set it).
+    pub fn env_remove(mut self, name: impl Into<String>) -> Self {
+        self.env.insert(name.into(), None);
+        self
+    }
+}
+
+/// Fires `point` with `input` on `hooks`, as [`fire`] does, with `options`: [`fire_in`] and
+/// [`fire_as`] are this function with a project root and a caller.
+///
+/// # Errors
+///
+/// As [`fire`].
+pub async fn fire_with(
     hooks: &Hooks,
     point: &str,
     input: Value,
-    project_dir: Option<&Path>,
-    source: Option<InvocationSource>,
+    options: FireOptions<'_>,
 ) -> Result<Fired, FireError> {
     let point = events::resolve(point)?;
+    let FireOptions {
+        project_dir,
+        source,
+        env,
+    } = options;
+    // Most events change nothing of the environment: nothing to share with the hooks then.
+    let env = (!env.is_empty()).then(|| Arc::new(env));
     // What each kind's merged result is kept as.
     let verdict = |f: &mut Fired, v: Verdict| f.verdict = Some(v);
     let recovery = |f: &mut Fired, r: Option<Recovery>| f.recovery = r;
@@ -280,7 +380,7 @@ async fn fire_with_root(
         ($($kind:ident $name:ident),* $(,)?) => {
             match point {
                 $(stringify!($name) => {
-                    return run::<crate::generic::$name::Point>(hooks, input, project_dir, source, keep!($kind)).await;
+                    return run::<crate::generic::$name::Point>(hooks, input, project_dir, source, env, keep!($kind)).await;
                 })*
                 _ => {}
             }
@@ -290,7 +390,7 @@ async fn fire_with_root(
     macro_rules! typed {
         ($($name:ident => $keep:expr),* $(,)?) => {
             match point {
-                $(stringify!($name) => run::<$name::Point>(hooks, input, project_dir, source, $keep).await,)*
+                $(stringify!($name) => run::<$name::Point>(hooks, input, project_dir, source, env, $keep).await,)*
                 other => unreachable!("events::resolve returned `{other}`, which is not a point"),
             }
         };
@@ -314,6 +414,7 @@ async fn run<P: HookPoint>(
     input: Value,
     project_dir: Option<&Path>,
     invocation: Option<InvocationSource>,
+    env: Option<Arc<EnvOverride>>,
     keep: impl FnOnce(&mut Fired, Ret<P>),
 ) -> Result<Fired, FireError>
 where
@@ -342,6 +443,7 @@ where
         P::NAME,
         Arc::clone(&payload),
         baseline,
+        env,
         hooks.dispatch_async::<P>(&mut ctx),
     )
     .await;

@@ -68,6 +68,7 @@ impl Hook {
         CommandRequest {
             line: &self.line,
             env: &self.env,
+            env_remove: &[],
             cwd: self.dir.path(),
             project_dir: self.dir.path(),
             plugin_root: None,

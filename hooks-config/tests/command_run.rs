@@ -64,6 +64,7 @@ struct Hook {
     dir: TempDir,
     line: CommandLine,
     env: BTreeMap<String, String>,
+    env_remove: Vec<&'static str>,
     cwd: PathBuf,
     plugin_root: Option<PathBuf>,
     stdin: Vec<u8>,
@@ -80,6 +81,7 @@ impl Hook {
             line: line(dir.path()),
             dir,
             env: BTreeMap::new(),
+            env_remove: Vec::new(),
             cwd,
             plugin_root: None,
             stdin: br#"{"hook_event_name":"PreToolUse"}"#.to_vec(),
@@ -122,6 +124,7 @@ impl Hook {
         run_command(&CommandRequest {
             line: &self.line,
             env: &self.env,
+            env_remove: &self.env_remove,
             cwd: &self.cwd,
             project_dir: self.dir.path(),
             plugin_root: self.plugin_root.as_deref(),
@@ -430,6 +433,35 @@ fn inherited_env_is_passed_on_but_an_inherited_plugin_root_is_not() {
     }
 }
 
+#[test]
+fn env_remove_keeps_an_inherited_variable_from_the_hook_and_env_can_still_set_it() {
+    let _processes = exclusive();
+    // SAFETY: the exclusive lock is held and no runtime is running, so no other thread of
+    // this test binary reads or writes the environment now.
+    unsafe {
+        std::env::set_var("HOOKS_TEST_STALE", "from parent");
+    }
+    block_on(async {
+        let script = r#"printf '%s|%s' "${HOOKS_TEST_STALE-unset}" "${HOOKS_TEST_KEPT-unset}""#;
+        let mut hook = Hook::script(script);
+        hook.env_remove = vec!["HOOKS_TEST_STALE"];
+        assert_eq!(hook.output().await.stdout, "unset|unset");
+
+        let mut hook = Hook::script(script);
+        hook.env_remove = vec!["HOOKS_TEST_STALE"];
+        hook.env
+            .insert("HOOKS_TEST_STALE".into(), "from env".into());
+        assert_eq!(hook.output().await.stdout, "from env|unset");
+
+        let hook = Hook::script(script);
+        assert_eq!(hook.output().await.stdout, "from parent|unset");
+    });
+    // SAFETY: as above.
+    unsafe {
+        std::env::remove_var("HOOKS_TEST_STALE");
+    }
+}
+
 #[cfg(target_os = "linux")]
 #[test]
 fn stdin_stdout_and_stderr_are_pipes_not_a_tty() {
@@ -729,6 +761,7 @@ fn run_command_future_is_send() {
     let request = CommandRequest {
         line: &line,
         env: &env,
+        env_remove: &[],
         cwd: Path::new("/"),
         project_dir: Path::new("/"),
         plugin_root: None,
@@ -757,6 +790,7 @@ fn a_thousand_timed_out_runs_leak_no_descriptors_and_no_zombies() {
             let request = CommandRequest {
                 line: &line,
                 env: &env,
+                env_remove: &[],
                 cwd: &cwd,
                 project_dir: &cwd,
                 plugin_root: None,

@@ -420,3 +420,62 @@ async fn configured_hooks_get_the_payload_as_sent_with_earlier_rewrites() {
         "{got}"
     );
 }
+
+/// `FireOptions::env`: the configured hooks of that event only inherit the variables given, in
+/// parallel, in sequence and in the background; a hook's own `env` still wins.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn per_event_environment_reaches_that_event_s_hooks_only() {
+    use hookrail_config::file::{Format, parse_project};
+    use hookrail_config::fire::{FireOptions, fire_with};
+    use hookrail_config::runner::ConfigHooks;
+
+    for mode in ["", "sequential: true\n"] {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("env.sh"),
+            "cat > /dev/null\nprintf '%s|%s' \"${HOOKS_T_ONE-unset}\" \"${HOOKS_T_TWO-unset}\" > \"$1.txt\"\n",
+        )
+        .unwrap();
+        let yaml = format!(
+            "enabled: true\n{mode}allow: [\"sh ./env.sh *\", \"HOOKS_T_TWO=own sh ./env.sh b\"]\nhooks:\n  - {{ id: a, event_type: SessionStart, handler: {{ command: sh ./env.sh a }} }}\n  - {{ id: b, event_type: SessionStart, handler: {{ command: sh ./env.sh b, env: {{ HOOKS_T_TWO: own }} }} }}\n  - {{ id: c, event_type: SessionEnd, blocking: false, handler: {{ command: sh ./env.sh c }} }}\n"
+        );
+        let config = parse_project(&yaml, Format::Yaml, &dir.path().join("hooks.yaml")).unwrap();
+        assert!(config.problems.is_empty(), "{:?}", config.problems);
+        let configured = ConfigHooks::builder(dir.path()).build(config).unwrap();
+        let hooks = Hooks::builder().ignore_env().build().unwrap();
+        configured.attach(&hooks).unwrap();
+        let read = |name: &str| std::fs::read_to_string(dir.path().join(name)).unwrap();
+        let options = || {
+            FireOptions::new()
+                .project_dir(dir.path())
+                .env("HOOKS_T_ONE", "event")
+                .env("HOOKS_T_TWO", "event")
+        };
+
+        let start = with("SessionStart", json!({"source": "startup"}));
+        let fired = fire_with(&hooks, "SessionStart", start.clone(), options())
+            .await
+            .unwrap();
+        assert!(fired.failures.is_empty(), "{mode}{:?}", fired.failures);
+        assert!(fired.notices.is_empty(), "{mode}{:?}", fired.notices);
+        assert_eq!(read("a.txt"), "event|event", "{mode}");
+        assert_eq!(read("b.txt"), "event|own", "{mode}the hook's own env wins");
+
+        let end = with("SessionEnd", json!({"reason": "other"}));
+        fire_with(&hooks, "SessionEnd", end, options())
+            .await
+            .unwrap();
+        assert_eq!(
+            configured
+                .wait_background(std::time::Duration::from_secs(10))
+                .await,
+            0
+        );
+        assert_eq!(read("c.txt"), "event|event", "{mode}in the background too");
+
+        // Another event without them: nothing is left over from the last one.
+        fire(&hooks, "SessionStart", start).await.unwrap();
+        assert_eq!(read("a.txt"), "unset|unset", "{mode}");
+        assert_eq!(read("b.txt"), "unset|own", "{mode}");
+    }
+}

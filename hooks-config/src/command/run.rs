@@ -10,7 +10,8 @@
 //! - **Stdin.** The request's bytes are written, then stdin is closed, so a hook that runs
 //!   `cat` or `jq` sees end-of-file. A hook that exits without reading its stdin is not an
 //!   error.
-//! - **Environment.** The parent's environment, plus the request's `env`, plus
+//! - **Environment.** The parent's environment without the request's `env_remove`, plus the
+//!   request's `env`, plus
 //!   `CLAUDE_PROJECT_DIR` and, for plugin hooks, `CLAUDE_PLUGIN_ROOT`. The protocol's
 //!   variables are set last, so `env` cannot change them; an inherited `CLAUDE_PLUGIN_ROOT`
 //!   (this process may itself run under a plugin) is removed when the hook has no plugin root.
@@ -83,6 +84,7 @@
 //! let output = run_command(&CommandRequest {
 //!     line: &line,
 //!     env: &env,
+//!     env_remove: &[],
 //!     cwd: Path::new("/"),
 //!     project_dir: Path::new("/"),
 //!     plugin_root: None,
@@ -149,6 +151,10 @@ pub struct CommandRequest<'a> {
     pub line: &'a CommandLine,
     /// Extra environment variables, on top of the inherited environment.
     pub env: &'a BTreeMap<String, String>,
+    /// Variables of the inherited environment that are not passed on (`env` may still set
+    /// them): what this process inherited for another purpose (a daemon started from a
+    /// session has that session's `CLAUDE_ENV_FILE`).
+    pub env_remove: &'a [&'a str],
     /// The session's working directory: the hook's working directory.
     pub cwd: &'a Path,
     /// The project root, exported as `CLAUDE_PROJECT_DIR`.
@@ -375,9 +381,11 @@ fn spawn(req: &CommandRequest<'_>) -> Result<Child, RunError> {
     };
     // Removed first so that a plugin root inherited from our own environment never reaches a
     // hook that is not a plugin's, while `env` may still set it.
-    cmd.env_remove(PLUGIN_ROOT_VAR)
-        .envs(req.env)
-        .env(PROJECT_DIR_VAR, req.project_dir);
+    cmd.env_remove(PLUGIN_ROOT_VAR);
+    for name in req.env_remove {
+        cmd.env_remove(name);
+    }
+    cmd.envs(req.env).env(PROJECT_DIR_VAR, req.project_dir);
     if let Some(root) = req.plugin_root {
         cmd.env(PLUGIN_ROOT_VAR, root);
     }

@@ -75,14 +75,16 @@ impl Shared {
         answer
     }
 
-    /// Starts `members` (non-blocking hooks of an infra-only point) without waiting for them.
-    /// Their runs are reported as any other (events, logs); nothing they answer is applied.
+    /// Starts `members` (non-blocking hooks of an infra-only point) without waiting for them,
+    /// with the dispatch's `env`. Their runs are reported as any other (events, logs); nothing
+    /// they answer is applied.
     pub(super) fn spawn_background(
         self: &Arc<Self>,
         set: &Arc<HookSet>,
         members: Vec<Arc<Member>>,
         point: &'static str,
         body: &[u8],
+        env: Option<Arc<super::EnvOverride>>,
     ) {
         let body: Arc<[u8]> = body.into();
         let mut running = self
@@ -92,11 +94,12 @@ impl Shared {
             .unwrap_or_else(PoisonError::into_inner);
         running.retain(|task| !task.is_finished());
         for member in members {
-            let (shared, set, body) = (self.clone(), set.clone(), body.clone());
+            let (shared, set, body, env) = (self.clone(), set.clone(), body.clone(), env.clone());
             running.push(tokio::spawn(async move {
                 // `blocking: false`: a failure or a refusal is logged by `run_one`; never applied.
-                if let Ok(super::run::Reply::Skipped(notice)) =
-                    shared.run_one(&set, &member, point, body).await
+                if let Ok(super::run::Reply::Skipped(notice)) = shared
+                    .run_one(&set, &member, point, body, env.as_deref())
+                    .await
                 {
                     tracing::warn!(target: "hookrail_config::runner", point, "{notice}");
                 }

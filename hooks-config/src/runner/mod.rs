@@ -131,6 +131,12 @@ use crate::matcher::{CompiledMatcher, MatcherError};
 use crate::spec::{HookSpec, Location};
 use crate::trust::{AllowList, Gate, TrustError, TrustStore};
 
+/// The inherited environment as one event's configured hooks see it, where it differs from
+/// this process's ([`FireOptions::env`](crate::fire::FireOptions::env)): `Some` stands in for
+/// an inherited variable, `None` keeps an inherited one from the hooks. Below the program's
+/// [`ConfigHooksBuilder::env`] and a hook's own `env`, as an inherited variable is.
+pub(crate) type EnvOverride = BTreeMap<String, Option<String>>;
+
 /// The most characters of a hook's stdout (or HTTP body) read and parsed. An answer may
 /// legitimately be long (`updatedInput` of a large `Write`); each string in it is then capped at
 /// [`OUTPUT_CAP`](crate::protocol::OUTPUT_CAP), and so are the copies in [`CommandEvent`]s.

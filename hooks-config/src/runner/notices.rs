@@ -16,6 +16,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use super::EnvOverride;
 use crate::protocol::Answer;
 
 tokio::task_local! {
@@ -40,6 +41,9 @@ pub(crate) struct Notes {
     /// Per point, the merged answer of the configured hooks (what Claude Code is told beyond
     /// what the context shows: [`crate::fire::claude_answer`]).
     pub(crate) answers: Vec<(&'static str, Answer)>,
+    /// The environment this dispatch's hooks get in place of what this process inherited (set
+    /// by [`collect_for`]; `None`: the inherited environment as it is).
+    pub(crate) env: Option<Arc<EnvOverride>>,
 }
 
 impl Notes {
@@ -109,16 +113,19 @@ pub(crate) async fn collect<F: Future>(fut: F) -> (F::Output, Notes) {
 }
 
 /// [`collect`], for a dispatch of `point` fired with `payload` (what the agent sent), whose
-/// context made the hook input `baseline` before any hook ran.
+/// context made the hook input `baseline` before any hook ran, and whose configured hooks get
+/// `env` in place of what this process inherited.
 pub(crate) async fn collect_for<F: Future>(
     point: &'static str,
     payload: Arc<Value>,
     baseline: Value,
+    env: Option<Arc<EnvOverride>>,
     fut: F,
 ) -> (F::Output, Notes) {
     let notes = Notes {
         payload: Some((point, payload)),
         baseline: Some(Arc::new(baseline)),
+        env,
         ..Notes::default()
     };
     NOTICES
@@ -141,6 +148,16 @@ pub(super) fn payload(point: &str) -> Option<Arc<Value>> {
                 .filter(|(p, _)| *p == point)
                 .map(|(_, payload)| Arc::clone(payload))
         })
+        .ok()
+        .flatten()
+}
+
+/// The environment the running dispatch's hooks get in place of what this process inherited,
+/// if [`collect_for`] gave one. Read on the dispatching task: the hooks run on tasks of their
+/// own, which do not see the dispatch's task-local notes.
+pub(super) fn env() -> Option<Arc<EnvOverride>> {
+    NOTICES
+        .try_with(|notes| notes.borrow().env.clone())
         .ok()
         .flatten()
 }

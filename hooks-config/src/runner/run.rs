@@ -1,6 +1,7 @@
 //! One dispatch of the configured hooks of a point: choose, gate, run, merge.
 
 use std::borrow::Cow;
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::{Arc, PoisonError};
 use std::time::{Duration, Instant};
@@ -9,7 +10,7 @@ use hookrail_core::HookError;
 use serde_json::Value;
 
 use super::event::{CommandEvent, CommandRun, CommandSkipped, RunStatus};
-use super::{HookSet, Member, READ_CAP, Shared};
+use super::{EnvOverride, HookSet, Member, READ_CAP, Shared};
 use crate::command::run::{CommandRequest, ExitStatusKind, run_command};
 use crate::matcher::EventFacts;
 use crate::protocol::{self, Answer, Decision, Merged, OUTPUT_CAP};
@@ -79,6 +80,8 @@ impl Shared {
         if matching.is_empty() {
             return done(Merged::default(), None);
         }
+        // Read here, on the dispatching task: the hooks may run on tasks of their own.
+        let env = super::notices::env();
         let mut input = sent.unwrap_or(input);
         let body = match to_body(&input) {
             Ok(body) => body,
@@ -89,7 +92,7 @@ impl Shared {
             let (background, blocking): (Vec<_>, Vec<_>) =
                 matching.into_iter().partition(|m| !m.spec.blocking);
             if !background.is_empty() {
-                self.spawn_background(&set, background, point, &body);
+                self.spawn_background(&set, background, point, &body, env.clone());
             }
             if blocking.is_empty() {
                 return done(Merged::default(), None);
@@ -105,7 +108,10 @@ impl Shared {
             let mut notices = Vec::new();
             let mut body = body;
             for member in matching {
-                let reply = match self.run_one(&set, &member, point, &body).await {
+                let reply = match self
+                    .run_one(&set, &member, point, &body, env.as_deref())
+                    .await
+                {
                     Ok(reply) => reply,
                     Err(e) => {
                         failure = Some(e);
@@ -162,9 +168,19 @@ impl Shared {
             let body: Arc<[u8]> = body.into();
             let mut tasks = tokio::task::JoinSet::new();
             for (i, member) in matching.iter().enumerate() {
-                let (shared, set, member, body) =
-                    (self.clone(), set.clone(), member.clone(), body.clone());
-                tasks.spawn(async move { (i, shared.run_one(&set, &member, point, body).await) });
+                let (shared, set, member, body, env) = (
+                    self.clone(),
+                    set.clone(),
+                    member.clone(),
+                    body.clone(),
+                    env.clone(),
+                );
+                tasks.spawn(async move {
+                    let reply = shared
+                        .run_one(&set, &member, point, body, env.as_deref())
+                        .await;
+                    (i, reply)
+                });
             }
             let mut replies: Vec<Option<Result<Reply, HookError>>> =
                 (0..matching.len()).map(|_| None).collect();
@@ -225,13 +241,15 @@ impl Shared {
         }
     }
 
-    /// Runs one hook: the gate, the handler, the protocol, the failure policy.
+    /// Runs one hook: the gate, the handler, the protocol, the failure policy. `env` is the
+    /// dispatch's environment in place of the inherited one, if it has one.
     pub(super) async fn run_one(
         &self,
         set: &HookSet,
         member: &Member,
         point: &'static str,
         body: impl AsRef<[u8]>,
+        env: Option<&EnvOverride>,
     ) -> Result<Reply, HookError> {
         let spec = &member.spec;
         let handler_text = handler_text(&spec.handler);
@@ -240,7 +258,7 @@ impl Shared {
         }
         let timeout = spec.timeout.unwrap_or(self.options.default_timeout);
         let started = Instant::now();
-        let ran = self.execute(spec, point, body.as_ref(), timeout).await;
+        let ran = self.execute(spec, point, body.as_ref(), timeout, env).await;
         let duration = started.elapsed();
         let (status, stdout, stderr, truncated, read) = match ran {
             Ok(r) => r,
@@ -362,21 +380,17 @@ impl Shared {
         point: &'static str,
         body: &[u8],
         timeout: Duration,
+        overrides: Option<&EnvOverride>,
     ) -> Result<(RunStatus, String, String, bool, Result<Answer, String>), String> {
         match &spec.handler {
             Handler::Command(command) => {
-                let env = if self.options.env.is_empty() {
-                    Cow::Borrowed(&command.env)
-                } else {
-                    let mut env = self.options.env.clone();
-                    env.extend(command.env.iter().map(|(k, v)| (k.clone(), v.clone())));
-                    Cow::Owned(env)
-                };
+                let (env, removed) = command_env(&self.options.env, &command.env, overrides);
                 // Hooks run in the project directory, the directory the gate resolved and hashed
                 // their scripts in; the event's own `cwd` is in its JSON.
                 let request = CommandRequest {
                     line: &command.line,
                     env: &env,
+                    env_remove: &removed,
                     cwd: &self.options.project_dir,
                     project_dir: &self.options.project_dir,
                     plugin_root: command.plugin_root.as_deref(),
@@ -429,7 +443,11 @@ impl Shared {
                     body,
                     timeout,
                     output_cap: READ_CAP,
-                    env: &|name| std::env::var(name).ok(),
+                    // `${VAR}` in headers reads the environment as a command hook would.
+                    env: &|name| match overrides.and_then(|o| o.get(name)) {
+                        Some(value) => value.clone(),
+                        None => std::env::var(name).ok(),
+                    },
                 };
                 match client.post(&request).await {
                     Ok(out) => Ok((
@@ -493,6 +511,36 @@ fn read_logged(
         tracing::debug!(target: "hookrail_config::runner", hook = %spec.id, point, usage_recorded = recorded, "hook_result");
     }
     read.map_err(|e| e.to_string())
+}
+
+/// A command hook's environment on top of what it inherits: the dispatch's `overrides` where
+/// they set a variable (standing in for an inherited one), then the program's, then the hook's
+/// own (the later wins); and the inherited variables the overrides remove.
+fn command_env<'a>(
+    program: &BTreeMap<String, String>,
+    hook: &'a BTreeMap<String, String>,
+    overrides: Option<&'a EnvOverride>,
+) -> (Cow<'a, BTreeMap<String, String>>, Vec<&'a str>) {
+    let Some(overrides) = overrides.filter(|o| !o.is_empty()) else {
+        if program.is_empty() {
+            return (Cow::Borrowed(hook), Vec::new());
+        }
+        let mut env = program.clone();
+        env.extend(hook.iter().map(|(k, v)| (k.clone(), v.clone())));
+        return (Cow::Owned(env), Vec::new());
+    };
+    let mut env: BTreeMap<String, String> = overrides
+        .iter()
+        .filter_map(|(k, v)| Some((k.clone(), v.clone()?)))
+        .collect();
+    env.extend(program.iter().map(|(k, v)| (k.clone(), v.clone())));
+    env.extend(hook.iter().map(|(k, v)| (k.clone(), v.clone())));
+    let removed = overrides
+        .iter()
+        .filter(|(_, v)| v.is_none())
+        .map(|(k, _)| k.as_str())
+        .collect();
+    (Cow::Owned(env), removed)
 }
 
 /// Whether two matching hooks are the same run: the same handler with the same say over the
