@@ -236,7 +236,10 @@ async fn decide_here(
     }
     let (delivery, not_started) = Delivery::start(&pipeline, flush);
     notes.extend(not_started);
-    let fired = reply::fire(&pipeline.hooks, point, payload, &root).await;
+    // The hooks inherit this process's environment as it is (`CLAUDE_ENV_FILE` included,
+    // where Claude Code sets it).
+    let options = hookrail_config::fire::FireOptions::new().project_dir(&root);
+    let fired = reply::fire(&pipeline.hooks, point, payload, options).await;
     notes.extend(delivery.finish().await);
     reply::answer(fired, point, &event, notes, "hooks claude")
 }

@@ -7,13 +7,12 @@
 //! tool call at `PreToolUse`, `decision: "block"` elsewhere. A non-blocking error (exit 1) is
 //! a `systemMessage`, which Claude Code shows the user without blocking.
 
-use std::path::Path;
 use std::process::ExitCode;
 
 use hookrail_config::claude_events::{block_answer, claude_event};
 use hookrail_config::events;
 use hookrail_config::file::LoadedConfig;
-use hookrail_config::fire::{FireError, Fired};
+use hookrail_config::fire::{FireError, FireOptions, Fired};
 use hookrail_core::runtime::Hooks;
 use hookrail_forward::answer::CommandAnswer;
 use serde_json::{Map, Value, json};
@@ -213,7 +212,8 @@ pub fn event_notes(config: &LoadedConfig, point: &str) -> Vec<String> {
     notes
 }
 
-/// Runs the event through `hooks` with `root` as the project root.
+/// Runs the event through `hooks` with `options`: the project root, and for the daemon the
+/// environment the request's hooks inherit.
 ///
 /// # Errors
 ///
@@ -222,9 +222,9 @@ pub async fn fire(
     hooks: &Hooks,
     point: &'static str,
     payload: Value,
-    root: &Path,
+    options: FireOptions<'_>,
 ) -> Result<Fired, FireError> {
-    hookrail_config::fire::fire_in(hooks, point, payload, root).await
+    hookrail_config::fire::fire_with(hooks, point, payload, options).await
 }
 
 /// The answer to a fired event; `notes` are said in `systemMessage` after what the hooks

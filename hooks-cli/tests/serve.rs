@@ -785,3 +785,142 @@ fn a_damaged_state_file_stops_the_start_and_says_where() {
         "not a database, but no one's to overwrite either\n"
     );
 }
+
+/// A request with one more header, on its own connection, to the daemon's socket or port.
+fn post_with_header(
+    stream: &mut (impl Read + Write),
+    name: &str,
+    value: &str,
+    body: &[u8],
+) -> (u16, Value) {
+    let head = format!(
+        "POST /claude HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: {}\r\nAuthorization: Bearer {TOKEN}\r\n{name}: {value}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).unwrap();
+    stream.write_all(body).unwrap();
+    let mut response = Vec::new();
+    stream.read_to_end(&mut response).unwrap();
+    parse_response(&response)
+}
+
+/// `CLAUDE_ENV_FILE` through the daemon: `hooks claude` forwards its own, and the
+/// `SessionStart` hook the daemon runs for that request appends to that file. Without one the
+/// hook sees none, not even the daemon's own (a daemon started from a session inherits that
+/// session's). A header the daemon cannot honour is said in the answer.
+#[cfg(unix)]
+#[test]
+fn claude_env_file_reaches_the_daemon_s_hooks_of_that_request_only() {
+    let project = Project::new();
+    project.write(
+        "env.sh",
+        "#!/bin/sh\ncat > /dev/null\necho \"${CLAUDE_ENV_FILE-unset}\" >> seen\nif [ -n \"${CLAUDE_ENV_FILE+set}\" ]; then echo export FOO=bar >> \"$CLAUDE_ENV_FILE\"; fi\n",
+    );
+    let doc = json!({ "hooks": { "SessionStart": [
+        { "hooks": [{ "type": "command", "command": "./env.sh" }] }] } });
+    project.write("settings.json", &doc.to_string());
+    project.approve("settings.json");
+    let socket = project.trust.path().join("hooks.sock");
+    let daemon_env = project.path().join("daemon.env");
+    let daemon = Daemon::start_with_env(
+        &project,
+        &[
+            "--settings",
+            "settings.json",
+            "--socket",
+            socket.to_str().unwrap(),
+        ],
+        &[("CLAUDE_ENV_FILE", daemon_env.to_str().unwrap())],
+    );
+    let seen = || {
+        std::fs::read_to_string(project.path().join("seen"))
+            .unwrap_or_default()
+            .lines()
+            .last()
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let payload =
+        json!({ "hook_event_name": "SessionStart", "session_id": "s", "source": "startup" })
+            .to_string();
+    let args = ["--settings", "settings.json"];
+
+    // The client's file, a name with a space and a character beyond ASCII included.
+    let env_file = project.path().join("claude env é.sh");
+    let out = claude_with_env(
+        &project,
+        &args,
+        &[("CLAUDE_ENV_FILE", env_file.to_str().unwrap())],
+        payload.as_bytes(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", common::stderr(&out));
+    assert_eq!(
+        daemon.get("/health").1["requests"],
+        1,
+        "forwarded to the daemon"
+    );
+    assert_eq!(seen(), env_file.to_str().unwrap());
+    assert_eq!(
+        std::fs::read_to_string(&env_file).unwrap(),
+        "export FOO=bar\n"
+    );
+    assert!(
+        !common::stdout(&out).contains("x-hookrail-env-file"),
+        "{}",
+        common::stdout(&out)
+    );
+
+    // Without the variable: no header, and the hook sees none (not the daemon's).
+    let out = claude(&project, &args, payload.as_bytes());
+    assert_eq!(out.status.code(), Some(0), "{}", common::stderr(&out));
+    assert_eq!(
+        daemon.get("/health").1["requests"],
+        2,
+        "forwarded to the daemon"
+    );
+    assert_eq!(seen(), "unset");
+    assert!(
+        !common::stdout(&out).contains("x-hookrail-env-file"),
+        "no header was sent: {}",
+        common::stdout(&out)
+    );
+    assert!(!daemon_env.exists(), "the daemon's own file was written");
+    assert_eq!(
+        std::fs::read_to_string(&env_file).unwrap(),
+        "export FOO=bar\n"
+    );
+
+    // A header that cannot be honoured: the hook runs without it, and the answer says why.
+    let body = json!({ "hook_event_name": "SessionStart", "session_id": "s", "source": "startup",
+        "cwd": project.path() })
+    .to_string();
+    let relative = "relative.env";
+    let mut stream = std::os::unix::net::UnixStream::connect(&socket).unwrap();
+    let (status, answer) = post_with_header(
+        &mut stream,
+        "x-hookrail-env-file",
+        relative,
+        body.as_bytes(),
+    );
+    assert_eq!(status, 200);
+    assert_eq!(seen(), "unset");
+    let message = answer["systemMessage"].as_str().unwrap_or_default();
+    assert!(message.contains("not an absolute path"), "{answer}");
+    assert!(!project.path().join(relative).exists());
+    // Over TCP (Claude Code's own HTTP hooks, or anyone with the token on another host) it
+    // is never honoured.
+    let tcp_file = project.path().join("tcp.env");
+    let mut stream = TcpStream::connect(daemon.addr).unwrap();
+    let (status, answer) = post_with_header(
+        &mut stream,
+        "x-hookrail-env-file",
+        tcp_file.to_str().unwrap(),
+        body.as_bytes(),
+    );
+    assert_eq!(status, 200);
+    assert_eq!(seen(), "unset");
+    let message = answer["systemMessage"].as_str().unwrap_or_default();
+    assert!(message.contains("not over TCP"), "{answer}");
+    assert!(!tcp_file.exists());
+    assert!(!daemon_env.exists());
+}

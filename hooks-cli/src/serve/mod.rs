@@ -30,7 +30,9 @@
 //!
 //! # What stays the same as `hooks claude`, and what does not (yet)
 //!
-//! The decision for a payload is the same (tested over a payload set). Differences: nested
+//! The decision for a payload is the same (tested over a payload set), and the command hooks of
+//! a request forwarded by `hooks claude` get its `CLAUDE_ENV_FILE` ([`ENV_FILE_HEADER`]; Claude
+//! Code's own `http` hooks have none to send). Differences: nested
 //! `hooks claude` detection does not apply (the daemon is not a child of a hook); a change of
 //! the `builtin:` section needs a restart (configured hooks reload, builtin policies are built
 //! once: the reload says so); stateful builtin policies keep their state between events, and
@@ -67,6 +69,17 @@ use crate::load::{ConfigArgs, Pipeline, build, load_present};
 use crate::nested::NESTED_ENV;
 
 pub use hookrail_forward::IDENTITY_HEADER;
+
+/// The request header with which `hooks claude` forwards its `CLAUDE_ENV_FILE` (the path, as
+/// Claude Code set it for the event): the daemon gives it to the command hooks of that request
+/// only. Honoured on the Unix socket alone, and only as an absolute path; see
+/// `docs/claude-settings.md`.
+pub const ENV_FILE_HEADER: &str = "x-hookrail-env-file";
+
+/// The variable Claude Code sets for the hooks of `SessionStart`, `Setup`, `CwdChanged` and
+/// `FileChanged`: a file they append `export NAME=value` lines to, for the session's later
+/// commands.
+pub const ENV_FILE_VAR: &str = "CLAUDE_ENV_FILE";
 
 /// The most connections served at once; more wait in the listen backlog (a local client
 /// cannot exhaust the daemon's descriptors).
@@ -139,6 +152,9 @@ pub(crate) struct State {
     counts: Counts,
     /// What this daemon serves ([`found::identity`]), sent with every answer.
     identity: String,
+    /// Whether this process inherited a [`ENV_FILE_VAR`] (started from a session's hook): it is
+    /// that session's, so a request that names none keeps it from its hooks.
+    inherited_env_file: bool,
 }
 
 impl State {
@@ -240,6 +256,7 @@ pub async fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
         generation,
         counts: Counts::default(),
         identity: found::identity(&root_for_identity, &found::sources_of(&args.config)),
+        inherited_env_file: std::env::var_os(ENV_FILE_VAR).is_some(),
     });
     let app = routes::router(Arc::clone(&state));
     let tcp = tokio::net::TcpListener::bind(args.listen)
@@ -316,7 +333,15 @@ pub async fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
             &lanes,
             until(stopped.clone()),
         ),
-        serve_until(unix, app, args.header_timeout, &lanes, until(stopped)),
+        // Only what comes over the socket (this user's `hooks claude`) may name a
+        // `CLAUDE_ENV_FILE` for its hooks.
+        serve_until(
+            unix,
+            app.layer(axum::Extension(routes::OverSocket)),
+            args.header_timeout,
+            &lanes,
+            until(stopped),
+        ),
     );
     drop(lanes);
     signals.abort();

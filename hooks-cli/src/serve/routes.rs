@@ -7,8 +7,8 @@ use std::task::Poll;
 
 use axum::Router;
 use axum::body::{Body, Bytes};
-use axum::extract::{Request, State as Shared};
-use axum::http::{StatusCode, header};
+use axum::extract::{Extension, Request, State as Shared};
+use axum::http::{HeaderMap, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Json, Response};
 use axum::routing::{get, post};
@@ -17,6 +17,7 @@ use serde_json::{Value, json};
 
 use super::{Counts, State};
 use crate::reply::{self, Reply, can_block};
+use hookrail_config::fire::FireOptions;
 
 const WHO: &str = "hooks serve";
 
@@ -66,20 +67,26 @@ async fn authorize(Shared(state): Shared<Arc<State>>, request: Request, next: Ne
 ///
 /// A forwarding client (`hooks claude`, `hooks-forward`) asks for the command form
 /// ([`hookrail_forward::FORM_HEADER`]): what `hooks claude` would print and its exit code,
-/// which it writes as it came.
+/// which it writes as it came. The request's [`ENV_FILE_HEADER`](super::ENV_FILE_HEADER) (see
+/// [`env_file`]) is the `CLAUDE_ENV_FILE` of its command hooks.
 async fn claude(
     Shared(state): Shared<Arc<State>>,
-    headers: axum::http::HeaderMap,
+    over_socket: Option<Extension<OverSocket>>,
+    headers: HeaderMap,
     body: Body,
 ) -> Response {
     Counts::add(&state.counts.requests);
     let command_form = headers
         .get(hookrail_forward::FORM_HEADER)
         .is_some_and(|v| v.as_bytes() == hookrail_forward::COMMAND_FORM.as_bytes());
+    let env_file = env_file(&headers, over_socket.is_some());
+    if let Err(why) = &env_file {
+        tracing::warn!("{why}");
+    }
     let reply = match read(&state, body).await {
         Ok(bytes) => {
             let shared = Arc::clone(&state);
-            isolated(async move { decide(&shared, &bytes).await }).await
+            isolated(async move { decide(&shared, &bytes, env_file).await }).await
         }
         Err(message) => Reply::refuse(None, None, &message),
     };
@@ -168,9 +175,52 @@ async fn read(state: &State, body: Body) -> Result<Bytes, String> {
     }
 }
 
+/// Marks the requests that came over the Unix socket (a layer of that listener's router): only
+/// theirs is [`ENV_FILE_HEADER`](super::ENV_FILE_HEADER) honoured.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct OverSocket;
+
+/// The `CLAUDE_ENV_FILE` that `hooks claude` forwarded with the request
+/// ([`ENV_FILE_HEADER`](super::ENV_FILE_HEADER)): `Ok(None)` without the header (Claude Code's
+/// own HTTP hooks never send it). A header that is given but cannot be honoured is `Err`,
+/// saying why: given twice, over TCP (where a token holder on another host could otherwise
+/// have this user's hooks append to any file), not UTF-8, or not an absolute path. The hooks
+/// then run without `CLAUDE_ENV_FILE`, which the answer says (never a silent drop); no event
+/// that has it can block, and what blocks does not depend on it.
+fn env_file(headers: &HeaderMap, over_socket: bool) -> Result<Option<String>, String> {
+    let mut given = headers.get_all(super::ENV_FILE_HEADER).iter();
+    let Some(value) = given.next() else {
+        return Ok(None);
+    };
+    let refused = |why: String| {
+        Err(format!(
+            "the `{}` header {why}, so this event's hooks ran without `{}`",
+            super::ENV_FILE_HEADER,
+            super::ENV_FILE_VAR
+        ))
+    };
+    if given.next().is_some() {
+        return refused("is given more than once".to_owned());
+    }
+    if !over_socket {
+        return refused(
+            "is honoured only from `hooks claude` over the daemon's Unix socket, not over TCP"
+                .to_owned(),
+        );
+    }
+    let Ok(path) = std::str::from_utf8(value.as_bytes()) else {
+        return refused("is not UTF-8".to_owned());
+    };
+    if !std::path::Path::new(path).is_absolute() {
+        return refused(format!("is not an absolute path ({path:?})"));
+    }
+    Ok(Some(path.to_owned()))
+}
+
 /// The same steps as `hooks claude`, on the loaded hooks; the hooks' run has the request's
-/// deadline, past which the event is refused (blocked where it can be).
-async fn decide(state: &State, bytes: &[u8]) -> Reply {
+/// deadline, past which the event is refused (blocked where it can be). Its command hooks get
+/// `env_file` as `CLAUDE_ENV_FILE` (see [`env_file`]), and never one this daemon inherited.
+async fn decide(state: &State, bytes: &[u8], env_file: Result<Option<String>, String>) -> Reply {
     let payload = match hookrail_config::payload::parse(bytes) {
         Ok(payload) => payload,
         Err(e) => return Reply::refuse(None, None, &e.to_string()),
@@ -207,7 +257,18 @@ async fn decide(state: &State, bytes: &[u8]) -> Reply {
     }
     let config = state.pipeline.configured.config();
     notes.extend(reply::event_notes(&config, point));
-    let run = reply::fire(&state.pipeline.hooks, point, payload, &state.root);
+    let options = FireOptions::new().project_dir(&state.root);
+    let options = match env_file {
+        Ok(Some(path)) => options.env(super::ENV_FILE_VAR, path),
+        // Another session's (this daemon was started from one): not this request's.
+        Ok(None) if state.inherited_env_file => options.env_remove(super::ENV_FILE_VAR),
+        Ok(None) => options,
+        Err(why) => {
+            notes.push(why);
+            options.env_remove(super::ENV_FILE_VAR)
+        }
+    };
+    let run = reply::fire(&state.pipeline.hooks, point, payload, options);
     match tokio::time::timeout(state.deadline, run).await {
         Ok(fired) => reply::answer(fired, point, &event, notes, WHO),
         Err(_) => Reply::refuse(
@@ -308,6 +369,37 @@ mod tests {
         .await;
         assert_eq!(reply.code, 1);
         assert_eq!(reply.said, ["after a wait"]);
+    }
+
+    #[test]
+    fn the_env_file_header_is_an_absolute_path_over_the_socket_or_is_refused_saying_why() {
+        use axum::http::HeaderValue;
+        let headers = |values: &[&[u8]]| {
+            let mut map = HeaderMap::new();
+            for value in values {
+                map.append(
+                    super::super::ENV_FILE_HEADER,
+                    HeaderValue::from_bytes(value).unwrap(),
+                );
+            }
+            map
+        };
+        assert_eq!(env_file(&headers(&[]), true), Ok(None));
+        assert_eq!(env_file(&headers(&[]), false), Ok(None));
+        assert_eq!(
+            env_file(&headers(&[b"/tmp/s/env.sh"]), true),
+            Ok(Some("/tmp/s/env.sh".to_owned()))
+        );
+        let refused = |values: &[&[u8]], over_socket: bool| {
+            let why = env_file(&headers(values), over_socket).unwrap_err();
+            assert!(why.contains("ran without `CLAUDE_ENV_FILE`"), "{why}");
+            why
+        };
+        assert!(refused(&[b"/tmp/s/env.sh"], false).contains("not over TCP"));
+        assert!(refused(&[b"env.sh"], true).contains("not an absolute path"));
+        assert!(refused(&[b""], true).contains("not an absolute path"));
+        assert!(refused(&[b"/tmp/\xff"], true).contains("not UTF-8"));
+        assert!(refused(&[b"/a", b"/b"], true).contains("more than once"));
     }
 
     #[test]

@@ -22,7 +22,14 @@ pub struct Daemon {
 
 impl Daemon {
     pub fn start(project: &Project, args: &[&str]) -> Daemon {
-        let mut child = serve_command(project, args).spawn().unwrap();
+        Daemon::start_with_env(project, args, &[])
+    }
+
+    /// [`Daemon::start`] with `env` in the daemon's environment.
+    pub fn start_with_env(project: &Project, args: &[&str], env: &[(&str, &str)]) -> Daemon {
+        let mut command = serve_command(project, args);
+        command.envs(env.iter().copied());
+        let mut child = command.spawn().unwrap();
         let stderr = child.stderr.take().unwrap();
         let mut lines = BufReader::new(stderr).lines();
         let addr = loop {
@@ -68,6 +75,7 @@ pub fn serve_command(project: &Project, args: &[&str]) -> Command {
         .env("XDG_STATE_HOME", state_home(project))
         .env("XDG_CONFIG_HOME", project.trust.path().join("config"))
         .env_remove("CLAUDE_PROJECT_DIR")
+        .env_remove("CLAUDE_ENV_FILE")
         .env_remove("RUST_LOG")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -82,17 +90,25 @@ pub fn state_home(project: &Project) -> std::path::PathBuf {
 
 /// `hooks claude` for `project`, finding the test's daemons.
 pub fn claude(project: &Project, args: &[&str], payload: &[u8]) -> std::process::Output {
+    claude_with_env(project, args, &[], payload)
+}
+
+/// [`claude`] with `env` in its environment too.
+pub fn claude_with_env(
+    project: &Project,
+    args: &[&str],
+    env: &[(&str, &str)],
+    payload: &[u8],
+) -> std::process::Output {
     let state = state_home(project);
     let mut all = vec!["claude", "--project", project.path().to_str().unwrap()];
     all.extend(args);
-    project.hooks(
-        &all,
-        &[
-            ("XDG_STATE_HOME", state.to_str().unwrap()),
-            ("HOOKS_TOKEN", TOKEN),
-        ],
-        payload,
-    )
+    let mut vars = vec![
+        ("XDG_STATE_HOME", state.to_str().unwrap()),
+        ("HOOKS_TOKEN", TOKEN),
+    ];
+    vars.extend(env);
+    project.hooks(&all, &vars, payload)
 }
 
 /// One request on its own connection (`Connection: close`).

@@ -69,6 +69,8 @@ impl Project {
             // The user layer of extension files: the test's own, never the machine's.
             .env("XDG_CONFIG_HOME", self.trust.path().join("config"))
             .env_remove("CLAUDE_PROJECT_DIR")
+            // Set by Claude Code for some events' hooks: a test sets its own when it needs one.
+            .env_remove("CLAUDE_ENV_FILE")
             .env_remove("RUST_LOG")
             .env_remove(NESTED_ENV)
             .env_remove("HOOKS_MAX_PAYLOAD")
