@@ -276,3 +276,33 @@ fn install_writes_the_forwarder_and_it_answers_as_written() {
     let out = project.hooks(&["install", "claude", "--forwarder", "--dir", dir], &[], "");
     assert_eq!(out.status.code(), Some(2), "{}", common::stderr(&out));
 }
+
+#[test]
+fn the_claude_env_file_reaches_the_daemon_s_hooks_through_the_forwarder() {
+    let project = Project::new();
+    project.write(
+        "env.sh",
+        "#!/bin/sh\ncat > /dev/null\nif [ -n \"${CLAUDE_ENV_FILE+set}\" ]; then echo export FOO=bar >> \"$CLAUDE_ENV_FILE\"; fi\n",
+    );
+    let doc = json!({ "hooks": { "SessionStart": [
+        { "hooks": [{ "type": "command", "command": "./env.sh" }] }] } });
+    project.write("settings.json", &doc.to_string());
+    project.approve("settings.json");
+    let daemon = Daemon::start(&project, &["--settings", "settings.json"]);
+    let payload =
+        json!({ "hook_event_name": "SessionStart", "session_id": "s", "source": "startup" })
+            .to_string();
+    let env_file = project.path().join("claude env é.sh");
+    let out = forward(
+        &project,
+        &["--settings", "settings.json"],
+        &[("CLAUDE_ENV_FILE", env_file.to_str().unwrap())],
+        payload.as_bytes(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", common::stderr(&out));
+    assert_eq!(requests(&daemon), 1, "forwarded to the daemon");
+    assert_eq!(
+        std::fs::read_to_string(&env_file).unwrap(),
+        "export FOO=bar\n"
+    );
+}

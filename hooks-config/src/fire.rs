@@ -699,6 +699,13 @@ pub fn claude_answer(fired: &Fired) -> (Value, i32) {
     }
     if !crate::runner::applies_context(fired.point) {
         added.extend(hooks.additional_context.iter().map(String::as_str));
+        // Claude Code also gives the model a `PostModelSwitch` hook's plain stdout (its hooks
+        // reference); the point has no context of its own to carry it.
+        if event == "PostModelSwitch"
+            && let Some(text) = hooks.plain_text.as_deref()
+        {
+            added.push(text);
+        }
     }
     if !added.is_empty() {
         specific.insert("additionalContext".into(), json!(added.join("\n\n")));

@@ -193,6 +193,29 @@ pub fn ask(
     serde_json::from_slice::<CommandAnswer>(&body).map_err(|_| AskError::Answer { socket, status })
 }
 
+/// The [`ENV_FILE_HEADER`](crate::ENV_FILE_HEADER) to send for `value`, this process's
+/// [`ENV_FILE_VAR`](crate::ENV_FILE_VAR) (the daemon gives it to the command hooks of this
+/// request, as they would inherit it in the client's own process): `Ok(None)` when it is unset.
+///
+/// # Errors
+///
+/// The value, when a header cannot carry it as it is: not UTF-8, a control character (which
+/// would end the header), or white space at either end (which HTTP drops). The caller says so;
+/// the hooks then run without it.
+pub fn env_file_header(
+    value: Option<std::ffi::OsString>,
+) -> Result<Option<String>, std::ffi::OsString> {
+    let Some(value) = value else {
+        return Ok(None);
+    };
+    match value.to_str() {
+        Some(text) if !text.chars().any(char::is_control) && text.trim() == text => {
+            Ok(Some(text.to_owned()))
+        }
+        _ => Err(value),
+    }
+}
+
 /// The process at the other end must be the recorded daemon: that pid, this user, the
 /// executable `exe`, and the dynamic loader's variables of this process. Anything else (a
 /// record pointing at a socket of another program) is refused before the payload is sent.
@@ -251,4 +274,30 @@ fn peer_credentials(stream: &UnixStream) -> Result<(u32, u32), String> {
 #[cfg(not(any(target_os = "linux", target_os = "android")))]
 fn peer_credentials(_: &UnixStream) -> Result<(u32, u32), String> {
     Err("a daemon's process is checked on Linux only".to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::env_file_header;
+
+    #[test]
+    fn the_env_file_is_sent_as_it_is_unless_a_header_cannot_carry_it() {
+        assert_eq!(env_file_header(None), Ok(None));
+        assert_eq!(
+            env_file_header(Some("/tmp/claude env/é.sh".into())),
+            Ok(Some("/tmp/claude env/é.sh".to_owned()))
+        );
+        for unsendable in ["/tmp/a\r\nx-other: 1", "/tmp/a\tb", "/tmp/a ", " /tmp/a"] {
+            assert!(
+                env_file_header(Some(unsendable.into())).is_err(),
+                "{unsendable:?}"
+            );
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStringExt;
+            let not_utf8 = std::ffi::OsString::from_vec(b"/tmp/\xff".to_vec());
+            assert!(env_file_header(Some(not_utf8)).is_err());
+        }
+    }
 }

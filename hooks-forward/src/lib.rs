@@ -57,3 +57,13 @@ pub const FORM_HEADER: &str = "x-hookrail-form";
 
 /// The value of [`FORM_HEADER`] that asks for the command form.
 pub const COMMAND_FORM: &str = "command";
+
+/// The request header with which a forwarding client sends its `CLAUDE_ENV_FILE` (the path,
+/// as Claude Code set it for the event): the daemon gives it to the command hooks of that
+/// request only. Honoured on the Unix socket alone, and only as an absolute path.
+pub const ENV_FILE_HEADER: &str = "x-hookrail-env-file";
+
+/// The variable Claude Code sets for the hooks of `SessionStart`, `Setup`, `CwdChanged` and
+/// `FileChanged`: a file they append `export NAME=value` lines to, for the session's later
+/// commands.
+pub const ENV_FILE_VAR: &str = "CLAUDE_ENV_FILE";

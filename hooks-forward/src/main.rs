@@ -60,7 +60,22 @@ fn main() -> ExitCode {
         Err(e) => return hand_over_note(&hooks, &args, Some(&bytes), &e.to_string()),
     };
     let identity = daemon::identity(&project, &sources);
-    match ask::ask(&found, &identity, &token, &hooks, &bytes, &[]) {
+    // The `CLAUDE_ENV_FILE` Claude Code gave this process, for the daemon to give the hooks.
+    let env_file = match ask::env_file_header(std::env::var_os(hookrail_forward::ENV_FILE_VAR)) {
+        Ok(env_file) => env_file,
+        Err(value) => {
+            eprintln!(
+                "hooks-forward: {} ({value:?}) cannot be sent to the daemon as a header (not UTF-8, a control character, or white space at an end): its hooks run without it",
+                hookrail_forward::ENV_FILE_VAR
+            );
+            None
+        }
+    };
+    let headers: Vec<(&str, &str)> = env_file
+        .iter()
+        .map(|path| (hookrail_forward::ENV_FILE_HEADER, path.as_str()))
+        .collect();
+    match ask::ask(&found, &identity, &token, &hooks, &bytes, &headers) {
         Ok(answer) => ExitCode::from(answer.emit()),
         Err(e) => hand_over_note(&hooks, &args, Some(&bytes), &e.to_string()),
     }

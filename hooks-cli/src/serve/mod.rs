@@ -70,16 +70,7 @@ use crate::nested::NESTED_ENV;
 
 pub use hookrail_forward::IDENTITY_HEADER;
 
-/// The request header with which `hooks claude` forwards its `CLAUDE_ENV_FILE` (the path, as
-/// Claude Code set it for the event): the daemon gives it to the command hooks of that request
-/// only. Honoured on the Unix socket alone, and only as an absolute path; see
-/// `docs/claude-settings.md`.
-pub const ENV_FILE_HEADER: &str = "x-hookrail-env-file";
-
-/// The variable Claude Code sets for the hooks of `SessionStart`, `Setup`, `CwdChanged` and
-/// `FileChanged`: a file they append `export NAME=value` lines to, for the session's later
-/// commands.
-pub const ENV_FILE_VAR: &str = "CLAUDE_ENV_FILE";
+pub use hookrail_forward::{ENV_FILE_HEADER, ENV_FILE_VAR};
 
 /// The most connections served at once; more wait in the listen backlog (a local client
 /// cannot exhaust the daemon's descriptors).
