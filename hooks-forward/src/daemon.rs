@@ -192,6 +192,12 @@ impl Selection {
 /// and a client takes an answer only from a daemon whose identity is its own.
 pub fn identity(project: &Path, sources: &[String]) -> String {
     let root = std::fs::canonicalize(project).unwrap_or_else(|_| project.to_owned());
+    identity_of_root(&root, sources)
+}
+
+/// [`identity`] of a root that is canonical already ([`Found::project`], which [`find`] checked
+/// is the canonical project): the same value, without walking the path again.
+pub fn identity_of_root(root: &Path, sources: &[String]) -> String {
     let mut hasher = Sha256::new();
     hasher.update(root.as_os_str().as_encoded_bytes());
     for source in sources {
@@ -203,12 +209,19 @@ pub fn identity(project: &Path, sources: &[String]) -> String {
 
 /// The record of the daemon for `project`, or `None` without a state directory.
 pub fn state_file(project: &Path) -> Option<PathBuf> {
-    Some(daemon_dir()?.join(format!("{}.json", key(project))))
+    let root = std::fs::canonicalize(project).unwrap_or_else(|_| project.to_owned());
+    record_of_root(&root)
+}
+
+/// [`state_file`] of a canonical root.
+fn record_of_root(root: &Path) -> Option<PathBuf> {
+    Some(daemon_dir()?.join(format!("{}.json", key_of_root(root))))
 }
 
 /// Where the daemon for `project` makes its socket unless told otherwise.
 pub fn default_socket(project: &Path) -> Option<PathBuf> {
-    Some(daemon_dir()?.join(format!("{}.sock", key(project))))
+    let root = std::fs::canonicalize(project).unwrap_or_else(|_| project.to_owned());
+    Some(daemon_dir()?.join(format!("{}.sock", key_of_root(&root))))
 }
 
 /// `state_dir()/daemons`.
@@ -231,8 +244,7 @@ pub fn private_dir(dir: &Path) -> std::io::Result<()> {
 }
 
 /// The first 128 bits of SHA-256 over the canonical project root, in hex.
-fn key(project: &Path) -> String {
-    let root = std::fs::canonicalize(project).unwrap_or_else(|_| project.to_owned());
+fn key_of_root(root: &Path) -> String {
     let digest = Sha256::digest(root.as_os_str().as_encoded_bytes());
     hex(&digest[..16])
 }
@@ -293,7 +305,7 @@ pub fn find(project: &Path, sources: &[String]) -> Result<Option<Found>, FindErr
     let Ok(project) = std::fs::canonicalize(project) else {
         return Ok(None);
     };
-    let Some(path) = state_file(&project) else {
+    let Some(path) = record_of_root(&project) else {
         return Ok(None);
     };
     let Ok(text) = std::fs::read(&path) else {

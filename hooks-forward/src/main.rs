@@ -59,7 +59,7 @@ fn main() -> ExitCode {
         Ok(token) => token,
         Err(e) => return hand_over_note(&hooks, &args, Some(&bytes), &e.to_string()),
     };
-    let identity = daemon::identity(&project, &sources);
+    let identity = daemon::identity_of_root(&found.project, &sources);
     // The `CLAUDE_ENV_FILE` Claude Code gave this process, for the daemon to give the hooks.
     let env_file = match ask::env_file_header(std::env::var_os(hookrail_forward::ENV_FILE_VAR)) {
         Ok(env_file) => env_file,

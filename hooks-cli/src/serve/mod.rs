@@ -44,7 +44,6 @@
 
 pub(crate) mod forward;
 pub(crate) mod found;
-mod lanes;
 mod otel;
 mod routes;
 #[cfg(feature = "builtin")]
@@ -309,8 +308,6 @@ pub async fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
         shutdown_signal().await;
         let _ = stop.send(true);
     });
-    let lanes = lanes::Lanes::start()
-        .map_err(|e| CliError::Other(format!("cannot start the connection threads: {e}")))?;
     let served = tokio::try_join!(
         // Answers are small and latency is the point: no Nagle delay on them.
         serve_until(
@@ -321,7 +318,6 @@ pub async fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
             }),
             app.clone(),
             args.header_timeout,
-            &lanes,
             until(stopped.clone()),
         ),
         // Only what comes over the socket (this user's `hooks claude`) may name a
@@ -330,11 +326,9 @@ pub async fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
             unix,
             app.layer(axum::Extension(routes::OverSocket)),
             args.header_timeout,
-            &lanes,
             until(stopped),
         ),
     );
-    drop(lanes);
     signals.abort();
     let _ = std::fs::remove_file(&socket);
     // The record goes only if it is still this daemon's (another may have replaced it).
@@ -376,14 +370,11 @@ async fn serve_until<L>(
     mut listener: L,
     app: axum::Router,
     header_timeout: Duration,
-    lanes: &lanes::Lanes,
     stop: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> Result<(), CliError>
 where
     L: axum::serve::Listener,
-    L::Io: lanes::Movable,
 {
-    use lanes::Movable as _;
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     let mut http = hyper::server::conn::http1::Builder::new();
     http.timer(hyper_util::rt::TokioTimer::new())
@@ -402,32 +393,15 @@ where
         };
         tokio::select! {
             (io, _) = listener.accept() => {
-                let io = match io.into_std() {
-                    Ok(io) => io,
-                    Err(e) => {
-                        tracing::debug!("connection dropped: {e}");
-                        continue;
-                    }
-                };
                 let service = hyper_util::service::TowerToHyperService::new(app.clone());
-                let (http, watcher) = (http.clone(), graceful.watcher());
-                lanes.run(Box::new(move || {
-                    let io = match L::Io::from_std(io) {
-                        Ok(io) => io,
-                        Err(e) => {
-                            tracing::debug!("connection dropped: {e}");
-                            return;
-                        }
-                    };
-                    let connection =
-                        watcher.watch(http.serve_connection(hyper_util::rt::TokioIo::new(io), service));
-                    tokio::spawn(async move {
-                        if let Err(e) = connection.await {
-                            tracing::debug!("connection closed: {e}");
-                        }
-                        drop(slot);
-                    });
-                }));
+                let connection =
+                    graceful.watch(http.serve_connection(hyper_util::rt::TokioIo::new(io), service));
+                tokio::spawn(async move {
+                    if let Err(e) = connection.await {
+                        tracing::debug!("connection closed: {e}");
+                    }
+                    drop(slot);
+                });
             }
             () = &mut stop => break,
         }
