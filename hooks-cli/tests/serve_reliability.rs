@@ -177,10 +177,12 @@ fn an_edit_during_load_never_shows_a_half_loaded_set() {
         .collect();
     for round in 0..10 {
         std::thread::sleep(Duration::from_millis(300));
-        project.write(
-            "hooks.yaml",
-            &file(if round % 2 == 0 { "beta" } else { "alpha" }),
-        );
+        // Saved as editors save: a new file renamed over the old one. (A file truncated and
+        // then written is empty for a moment; the daemon rejects that moment's reload and
+        // blocks until the next, which is hooks-config's tests/reload.rs.)
+        let next = project.path().join("hooks.yaml.tmp~");
+        std::fs::write(&next, file(if round % 2 == 0 { "beta" } else { "alpha" })).unwrap();
+        std::fs::rename(&next, project.path().join("hooks.yaml")).unwrap();
     }
     std::thread::sleep(Duration::from_millis(500));
     stop.store(true, Ordering::SeqCst);

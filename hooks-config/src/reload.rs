@@ -13,6 +13,9 @@
 //!   good set running and reports every problem. A typo in one guard's entry must not make
 //!   that guard vanish while the agent runs; at startup the same entry is skipped and the
 //!   rest load, because there is no last good set to keep;
+//! - **an empty file** (nothing but white space) is a bad edit too: an editor that truncates
+//!   before it writes leaves one for a moment, and read as a configuration without hooks it
+//!   would drop every configured guard ([`Sources::empty_files`]);
 //! - a change that leaves the loaded configuration as it was changes nothing.
 //!
 //! Each reload's [`ReloadOutcome`] goes to the callback given to [`Reloader::watch`] and is
@@ -230,7 +233,23 @@ impl Inner {
 
     fn reload(&self) -> ReloadOutcome {
         let _one = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
-        let outcome = match self.sources.load() {
+        // A file emptied by an editor that truncates before it writes would otherwise load as
+        // a configuration without hooks: every configured guard gone until the next event.
+        let empty = self.sources.empty_files();
+        let loaded = if empty.is_empty() {
+            self.sources.load()
+        } else {
+            Err(empty
+                .iter()
+                .map(|path| {
+                    Problem::file(
+                        path,
+                        "the file is empty: taken as one still being written, so the last good set keeps running (to turn its hooks off write `enabled: false`; to remove them delete the file)".to_owned(),
+                    )
+                })
+                .collect())
+        };
+        let outcome = match loaded {
             Err(problems) => ReloadOutcome::Rejected {
                 problems,
                 error: None,

@@ -86,6 +86,12 @@ async fn a_good_edit_swaps_the_set_and_a_bad_edit_keeps_the_last_good_one() {
     assert_eq!(next(&rx, "applied"), "applied 1");
     assert_eq!(verdict(&hooks, dir.path()).await, "deny: second");
 
+    // Emptied in place (an editor that truncates, then writes): not a set without hooks.
+    std::fs::write(&file, "").unwrap();
+    let rejected = next(&rx, "rejected");
+    assert!(rejected.contains("the file is empty"), "{rejected}");
+    assert_eq!(verdict(&hooks, dir.path()).await, "deny: second");
+
     // An unknown event: the entry would be skipped, so the whole edit is refused.
     save(&file, &hooks_yaml("PreToolUsed", "third"));
     let rejected = next(&rx, "rejected");

@@ -232,7 +232,7 @@ impl Problem {
         }
     }
 
-    fn file(file: &Path, message: String) -> Self {
+    pub(crate) fn file(file: &Path, message: String) -> Self {
         Problem::at(&Arc::new(file.to_path_buf()), Pos::default(), None, message)
     }
 }

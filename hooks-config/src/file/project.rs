@@ -21,7 +21,7 @@ const TOP_FIELDS: &[&str] = &[
 ];
 
 /// The project file names, in the order they are looked for.
-const PROJECT_FILES: &[&str] = &["hooks.yaml", "hooks.yml", "hooks.toml", "hooks.json"];
+pub(crate) const PROJECT_FILES: &[&str] = &["hooks.yaml", "hooks.yml", "hooks.toml", "hooks.json"];
 
 /// Reads a project: its project file (`hooks.yaml`, `hooks.yml`, `hooks.toml` or
 /// `hooks.json` in `root`) and its `.hooks/` directory, both switched on by the project

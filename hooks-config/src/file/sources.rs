@@ -191,6 +191,57 @@ impl Sources {
         }
     }
 
+    /// The configuration files that exist and hold nothing but white space: every file named
+    /// by a source, each project's project file, and the files of the hook directories.
+    /// [`Reloader`](crate::reload::Reloader) takes such a file as one still being written (an
+    /// editor that truncates and then writes), never as a configuration without hooks.
+    pub fn empty_files(&self) -> Vec<PathBuf> {
+        let mut candidates: Vec<PathBuf> = Vec::new();
+        for root in &self.projects {
+            candidates.extend(
+                super::project::PROJECT_FILES
+                    .iter()
+                    .map(|name| root.join(name)),
+            );
+        }
+        candidates.extend(self.files.iter().cloned());
+        candidates.extend(self.claude_settings.iter().cloned());
+        candidates.extend(self.managed.iter().cloned());
+        candidates.extend(
+            self.plugins
+                .iter()
+                .map(|p| p.join("hooks").join("hooks.json")),
+        );
+        let dirs = self
+            .layers
+            .iter()
+            .map(|(_, dir)| dir.clone())
+            .chain(self.projects.iter().map(|root| root.join(".hooks")));
+        for dir in dirs {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            candidates.extend(
+                entries
+                    .filter_map(Result::ok)
+                    .map(|e| e.path())
+                    .filter(|p| {
+                        p.extension()
+                            .and_then(|e| e.to_str())
+                            .is_some_and(|e| matches!(e, "yaml" | "yml" | "toml" | "json"))
+                    }),
+            );
+        }
+        candidates
+            .into_iter()
+            .filter(|path| {
+                std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() < 4096)
+                    && std::fs::read(path)
+                        .is_ok_and(|bytes| bytes.iter().all(u8::is_ascii_whitespace))
+            })
+            .collect()
+    }
+
     /// What to watch for changes: the built-in and user hook directories, project roots and
     /// their `.hooks/` directories, and every file (a plugin's `hooks/hooks.json`).
     pub fn watched_paths(&self) -> Vec<PathBuf> {
