@@ -80,11 +80,16 @@ pub fn ask(
     // The daemon answers every request within its own deadline; a little more here.
     let wait = Duration::from_millis(found.request_timeout_ms) + Duration::from_secs(5);
     let deadline = Instant::now() + wait;
-    let mut stream = UnixStream::connect(&found.socket).map_err(|e| io(e.to_string()))?;
-    check_peer(&stream, found.pid, exe).map_err(|reason| AskError::Peer {
+    let refused = |reason| AskError::Peer {
         socket: socket.clone(),
         reason,
-    })?;
+    };
+    // The recorded process is checked before connecting, so that the request can follow the
+    // connection at once: a daemon woken by the connection then finds the request already
+    // there, instead of going back to sleep until it arrives (on a VM, each wake-up of an idle
+    // core is a trip through the hypervisor). After connecting, the socket's peer must be
+    // that process.
+    check_process(found.pid, exe).map_err(refused)?;
     let mut request = format!(
         "POST /claude HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\nauthorization: Bearer {token}\r\n{}: {}\r\ncontent-length: {}\r\nconnection: close\r\n",
         crate::FORM_HEADER,
@@ -104,6 +109,8 @@ pub fn ask(
             .filter(|d| !d.is_zero())
             .ok_or_else(|| io(format!("no answer within {} ms ({what})", wait.as_millis())))
     };
+    let mut stream = UnixStream::connect(&found.socket).map_err(|e| io(e.to_string()))?;
+    check_peer(&stream, found.pid).map_err(refused)?;
     stream
         .set_write_timeout(Some(left("sending")?))
         .map_err(|e| io(e.to_string()))?;
@@ -216,10 +223,8 @@ pub fn env_file_header(
     }
 }
 
-/// The process at the other end must be the recorded daemon: that pid, this user, the
-/// executable `exe`, and the dynamic loader's variables of this process. Anything else (a
-/// record pointing at a socket of another program) is refused before the payload is sent.
-fn check_peer(stream: &UnixStream, pid: u32, exe: &Path) -> Result<(), String> {
+/// The socket's peer must be the recorded daemon's process (`pid`), of this user.
+fn check_peer(stream: &UnixStream, pid: u32) -> Result<(), String> {
     let (peer_pid, peer_uid) = peer_credentials(stream)?;
     let me = nix::unistd::getuid().as_raw();
     if peer_uid != me {
@@ -228,6 +233,13 @@ fn check_peer(stream: &UnixStream, pid: u32, exe: &Path) -> Result<(), String> {
     if peer_pid != pid {
         return Err(format!("pid {peer_pid} is not the daemon's ({pid})"));
     }
+    Ok(())
+}
+
+/// The recorded daemon's process must run the executable `exe`, with the dynamic loader's
+/// variables of this process. Anything else (a record pointing at a socket of another program)
+/// is refused before anything is sent.
+fn check_process(pid: u32, exe: &Path) -> Result<(), String> {
     let proc = Path::new("/proc").join(pid.to_string());
     let theirs = std::fs::read_link(proc.join("exe")).ok();
     if theirs.as_deref() != Some(exe) {
