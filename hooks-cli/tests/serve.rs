@@ -139,7 +139,8 @@ fn hooks_claude_forwards_to_the_running_daemon_and_decides_alone_without_one() {
     let out = claude(&project, &[], ls.as_bytes());
     assert_eq!(decided(&out), "pass");
     // The stale file names a pid that is gone, so it is not even tried. One naming a live
-    // process (this test) whose port is closed is tried, and the failure is said.
+    // process (this test) is checked before anything is sent, refused (it is not a `hooks`
+    // daemon), and the refusal is said.
     let daemons = state_home(&project).join("hookrail").join("daemons");
     let file = std::fs::read_dir(&daemons)
         .unwrap()
@@ -155,7 +156,7 @@ fn hooks_claude_forwards_to_the_running_daemon_and_decides_alone_without_one() {
         .unwrap_or_else(|e| panic!("{e}: {}", common::stderr(&out)));
     let message = answer["systemMessage"].as_str().unwrap_or_default();
     assert!(
-        message.contains("did not answer") && message.contains("decided in this process"),
+        message.contains("refused the peer") && message.contains("decided in this process"),
         "{answer}"
     );
     let out = claude(&project, &[], payload.as_bytes());
