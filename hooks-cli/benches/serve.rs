@@ -183,9 +183,14 @@ fn spawn_timed(command: &mut Command, body: &str) -> Duration {
 
 fn spawn_claude(args: &[&str], state: &std::path::Path, body: &str) -> Duration {
     let mut command = Command::new(env!("CARGO_BIN_EXE_hooks"));
+    command.arg("claude").args(args);
+    spawn_client(command, state, body)
+}
+
+/// A forwarding client (`hooks claude`, `hooks-forward`) in the bench's state and with its
+/// token, timed.
+fn spawn_client(mut command: Command, state: &std::path::Path, body: &str) -> Duration {
     command
-        .arg("claude")
-        .args(args)
         .env("HOOKS_TOKEN", TOKEN)
         .env("XDG_STATE_HOME", state)
         .env("HOOKS_TRUST_FILE", state.join("trust.json"))
@@ -295,13 +300,8 @@ fn spawn_forwarder(
     body: &str,
 ) -> Duration {
     let mut command = Command::new(exe);
-    command
-        .args(args)
-        .env("HOOKS_TOKEN", TOKEN)
-        .env("XDG_STATE_HOME", state)
-        .env("HOOKS_TRUST_FILE", state.join("trust.json"))
-        .env_remove("CLAUDE_PROJECT_DIR");
-    spawn_timed(&mut command, body)
+    command.args(args);
+    spawn_client(command, state, body)
 }
 
 fn us(d: Duration) -> String {

@@ -134,9 +134,12 @@ async fn decide(args: ClaudeArgs) -> Decided {
     };
     // A nested run decides here, where recursion is caught; the daemon's own hooks are nested.
     let daemon = (!args.no_daemon && std::env::var_os(NESTED_ENV).is_none())
-        .then(|| found::find(&args.config))
+        .then(|| {
+            let sources = found::sources_of(&args.config);
+            found::find(&args.config, &sources).map(|found| (found, sources))
+        })
         .flatten();
-    let Some(daemon) = daemon else {
+    let Some((daemon, sources)) = daemon else {
         let payload = match payload::read_blocking(std::io::stdin(), limits) {
             Ok(payload) => payload,
             Err(e) => return Decided::Here(Reply::refuse(None, None, &e.to_string())),
@@ -156,7 +159,8 @@ async fn decide(args: ClaudeArgs) -> Decided {
     {
         bytes = filled;
     }
-    let identity = found::identity(&args.config.project_dir(), &found::sources_of(&args.config));
+    // The record's project is the canonical root `find` compared with this one's.
+    let identity = hookrail_forward::daemon::identity_of_root(&daemon.project, &sources);
     // A blocking exchange: it is the one thing this process waits on.
     match forward::forward(&daemon, &identity, &bytes) {
         Ok(answer) => Decided::ByDaemon(answer),

@@ -126,15 +126,17 @@ pub fn ask(
         Some(e) => io(format!("sending: {e}; then {reason}")),
         None => io(reason),
     };
-    let mut received = Vec::with_capacity(4096);
-    let mut chunk = [0u8; 16 * 1024];
-    let (status, served, body_at, length) = loop {
+    // One read, within what is left of the deadline.
+    let read_some = |stream: &mut UnixStream, chunk: &mut [u8]| -> Result<usize, AskError> {
         stream
             .set_read_timeout(Some(left("reading")?))
             .map_err(|e| io(e.to_string()))?;
-        let n = stream
-            .read(&mut chunk)
-            .map_err(|e| io(format!("reading: {e}")))?;
+        stream.read(chunk).map_err(|e| io(format!("reading: {e}")))
+    };
+    let mut received = Vec::with_capacity(4096);
+    let mut chunk = [0u8; 16 * 1024];
+    let (status, served, body_at, length) = loop {
+        let n = read_some(&mut stream, &mut chunk)?;
         if n == 0 {
             return Err(io("the connection closed before an answer".to_owned()));
         }
@@ -174,12 +176,7 @@ pub fn ask(
         )));
     }
     while body.len() < want {
-        stream
-            .set_read_timeout(Some(left("reading")?))
-            .map_err(|e| io(e.to_string()))?;
-        let n = stream
-            .read(&mut chunk)
-            .map_err(|e| io(format!("reading: {e}")))?;
+        let n = read_some(&mut stream, &mut chunk)?;
         if n == 0 {
             if length.is_some() {
                 return Err(io("the connection closed inside the answer".to_owned()));

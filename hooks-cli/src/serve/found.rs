@@ -26,10 +26,10 @@ pub fn sources_of(args: &ConfigArgs) -> Vec<String> {
     selection(args).sources()
 }
 
-/// The daemon serving `args`' project with the same sources, if its record says one runs. A
-/// record that does not parse is logged and taken as no daemon.
-pub fn find(args: &ConfigArgs) -> Option<Found> {
-    match hookrail_forward::daemon::find(&args.project_dir(), &sources_of(args)) {
+/// The daemon serving `args`' project with `sources` (its [`sources_of`]), if its record says
+/// one runs. A record that does not parse is logged and taken as no daemon.
+pub fn find(args: &ConfigArgs, sources: &[String]) -> Option<Found> {
+    match hookrail_forward::daemon::find(&args.project_dir(), sources) {
         Ok(found) => found,
         Err(e) => {
             tracing::warn!("{e}");
