@@ -9,6 +9,10 @@
 //! requests of the long run that checks the daemon's memory (default 200 000; the target is
 //! stated for 1 000 000). `SERVE_BENCH_BUILTIN='{}'` gives the project a `builtin:` section
 //! (`{}`: no builtin policy), to tell the guards' cost from the pipeline's.
+//! `SERVE_BENCH_ONLY` names the parts to run, comma-separated (`keep-alive`, `process`,
+//! `concurrent`, `memory`; default all). `SERVE_BENCH_HOOKS` is a `hooks` binary to measure
+//! instead of the one cargo built, so that two builds can be compared in one session against
+//! the same floor.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -127,8 +131,19 @@ fn floor_server() -> SocketAddr {
     rx.recv().expect("floor address")
 }
 
+/// The `hooks` binary under test: `SERVE_BENCH_HOOKS`, or the one cargo built for this bench.
+fn hooks_exe() -> std::path::PathBuf {
+    std::env::var_os("SERVE_BENCH_HOOKS")
+        .map_or_else(|| env!("CARGO_BIN_EXE_hooks").into(), Into::into)
+}
+
+/// Whether `SERVE_BENCH_ONLY` (when set) names this part.
+fn part(name: &str) -> bool {
+    std::env::var("SERVE_BENCH_ONLY").map_or(true, |only| only.split(',').any(|p| p.trim() == name))
+}
+
 fn start_daemon(project: &std::path::Path, state: &std::path::Path) -> (Child, SocketAddr) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_hooks"))
+    let mut child = Command::new(hooks_exe())
         .args(["serve", "--listen", "127.0.0.1:0", "--project"])
         .arg(project)
         .env("HOOKS_TOKEN", TOKEN)
@@ -182,7 +197,7 @@ fn spawn_timed(command: &mut Command, body: &str) -> Duration {
 }
 
 fn spawn_claude(args: &[&str], state: &std::path::Path, body: &str) -> Duration {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_hooks"));
+    let mut command = Command::new(hooks_exe());
     command.arg("claude").args(args);
     spawn_client(command, state, body)
 }
@@ -289,7 +304,7 @@ fn forwarder(crt_static: bool, dir: &std::path::Path) -> Option<std::path::PathB
         &exe,
     )
     .ok()?;
-    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_hooks"), home.join("hooks")).ok()?;
+    std::os::unix::fs::symlink(hooks_exe(), home.join("hooks")).ok()?;
     Some(exe)
 }
 
@@ -325,10 +340,30 @@ fn main() {
     let pid = daemon.id();
 
     // 1. Sequential keep-alive round trips, floor and daemon interleaved in rounds.
+    let d50 = part("keep-alive").then(|| keep_alive(floor, addr, &body));
+    // 2. A process per event, and the forwarding clients.
+    if part("process") {
+        per_process(project.path(), state.path(), &body, d50);
+    }
+    // 3. 64 concurrent keep-alive clients.
+    if part("concurrent") {
+        concurrent(addr, &body);
+    }
+    // 4. Memory over a long run.
+    if part("memory") {
+        memory(addr, &body, pid);
+    }
+    let _ = daemon.kill();
+    let _ = daemon.wait();
+}
+
+/// Sequential keep-alive round trips, floor and daemon interleaved in rounds; the daemon's
+/// median p50.
+fn keep_alive(floor: SocketAddr, addr: SocketAddr, body: &str) -> Duration {
     let (mut floor_all, mut daemon_all) = (Vec::new(), Vec::new());
     for _ in 0..5 {
         let f = sequential(floor, "{}", 500, 4_000);
-        let d = sequential(addr, &body, 500, 4_000);
+        let d = sequential(addr, body, 500, 4_000);
         floor_all.push(f);
         daemon_all.push(d);
     }
@@ -357,18 +392,21 @@ fn main() {
         d50.as_secs_f64() / f50.as_secs_f64()
     );
 
-    // 2. A process per event, and hooks claude forwarding to the daemon.
-    let project_arg = project.path().display().to_string();
+    d50
+}
+
+/// A process per event (`hooks claude --no-daemon`), the forwarding clients and their floors.
+fn per_process(
+    project: &std::path::Path,
+    state: &std::path::Path,
+    body: &str,
+    d50: Option<Duration>,
+) {
+    let project_arg = project.display().to_string();
     let runs = 100;
     let in_process = stats(
         (0..runs)
-            .map(|_| {
-                spawn_claude(
-                    &["--no-daemon", "--project", &project_arg],
-                    state.path(),
-                    &body,
-                )
-            })
+            .map(|_| spawn_claude(&["--no-daemon", "--project", &project_arg], state, body))
             .collect(),
     );
     // Interleaved, one of each per round, so that a change in the machine's load falls on
@@ -387,31 +425,31 @@ fn main() {
             runs.push(spawn_forwarder(
                 exe,
                 &["--project", &project_arg],
-                state.path(),
-                &body,
+                state,
+                body,
             ));
         }
-        forwarded.push(spawn_claude(
-            &["--project", &project_arg],
-            state.path(),
-            &body,
-        ));
-        cat.push(spawn_floor(&body));
+        forwarded.push(spawn_claude(&["--project", &project_arg], state, body));
+        cat.push(spawn_floor(body));
         if let Some(minimal) = &minimal {
-            minimal_runs.push(spawn_timed(&mut Command::new(minimal), &body));
+            minimal_runs.push(spawn_timed(&mut Command::new(minimal), body));
         }
-        version.push(spawn_timed(
-            Command::new(env!("CARGO_BIN_EXE_hooks")).arg("--version"),
-            "",
-        ));
+        version.push(spawn_timed(Command::new(hooks_exe()).arg("--version"), ""));
     }
     let (forwarded, cat, version) = (stats(forwarded), stats(cat), stats(version));
     println!("process per event, {runs} runs each");
+    let faster = d50
+        .map(|d50| {
+            format!(
+                "daemon p50 is {:.0}x faster",
+                in_process.p50.as_secs_f64() / d50.as_secs_f64()
+            )
+        })
+        .unwrap_or_default();
     println!(
-        "  hooks claude --no-daemon   p50 {}  p99 {}   daemon p50 is {:.0}x faster",
+        "  hooks claude --no-daemon   p50 {}  p99 {}   {faster}",
         us(in_process.p50),
         us(in_process.p99),
-        in_process.p50.as_secs_f64() / d50.as_secs_f64()
     );
     println!(
         "  hooks claude -> daemon     p50 {}  p99 {}   {:.2}x cat",
@@ -456,14 +494,16 @@ fn main() {
         us(version.p99),
         version.p50.as_secs_f64() / cat.p50.as_secs_f64()
     );
+}
 
-    // 3. 64 concurrent keep-alive clients.
+/// 64 concurrent keep-alive clients: throughput and p99.
+fn concurrent(addr: SocketAddr, body: &str) {
     let clients = 64;
     let each = 500;
     let started = Instant::now();
     let threads: Vec<_> = (0..clients)
         .map(|_| {
-            let body = body.clone();
+            let body = body.to_owned();
             std::thread::spawn(move || {
                 let mut client = Client::new(addr, &body);
                 (0..each).map(|_| client.round_trip()).collect::<Vec<_>>()
@@ -483,13 +523,15 @@ fn main() {
         us(c.p50),
         us(c.p99)
     );
+}
 
-    // 4. Memory over a long run.
+/// The daemon's memory over a long run of requests.
+fn memory(addr: SocketAddr, body: &str, pid: u32) {
     let requests: usize = std::env::var("SERVE_BENCH_REQUESTS")
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(200_000);
-    let mut client = Client::new(addr, &body);
+    let mut client = Client::new(addr, body);
     let warm = requests / 10;
     for _ in 0..warm {
         client.round_trip();
@@ -503,6 +545,4 @@ fn main() {
         "RSS over {requests} requests: {before} KiB after {warm}, {after} KiB at the end ({:+.1} %)",
         (after as f64 - before as f64) / before as f64 * 100.0
     );
-    let _ = daemon.kill();
-    let _ = daemon.wait();
 }

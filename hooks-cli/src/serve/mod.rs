@@ -48,6 +48,7 @@ mod otel;
 mod routes;
 #[cfg(feature = "builtin")]
 mod saved;
+mod slow_clients;
 pub mod token;
 
 use std::net::SocketAddr;
@@ -96,7 +97,8 @@ pub struct ServeArgs {
     #[arg(long, value_name = "FILE")]
     pub token_file: Option<PathBuf>,
     /// How long a client may take to send a request's headers before the connection is
-    /// closed (slowloris).
+    /// closed (slowloris), counted from the connection's start or its last answer; it is
+    /// closed within a quarter of this (at most 1 s) after it runs out.
     #[arg(long, value_name = "DURATION", value_parser = parse_duration, default_value = "10s")]
     pub header_timeout: Duration,
     /// How long one request may take before it is answered "block" (`120s`, `500ms`).
@@ -308,27 +310,35 @@ pub async fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
         shutdown_signal().await;
         let _ = stop.send(true);
     });
-    let served = tokio::try_join!(
+    // Each accept loop is a task of its own, on a worker thread: awaited here, it would run on
+    // the thread that called `block_on`, and every new connection would wake that thread from
+    // the worker that saw it arrive, and then a worker for the connection (two wake-ups of
+    // idle CPUs before a forwarded event is read).
+    let tcp = tokio::spawn(serve_until(
         // Answers are small and latency is the point: no Nagle delay on them.
-        serve_until(
-            tcp.tap_io(|stream| {
-                if let Err(e) = stream.set_nodelay(true) {
-                    tracing::debug!("TCP_NODELAY: {e}");
-                }
-            }),
-            app.clone(),
-            args.header_timeout,
-            until(stopped.clone()),
-        ),
-        // Only what comes over the socket (this user's `hooks claude`) may name a
-        // `CLAUDE_ENV_FILE` for its hooks.
-        serve_until(
-            unix,
-            app.layer(axum::Extension(routes::OverSocket)),
-            args.header_timeout,
-            until(stopped),
-        ),
-    );
+        tcp.tap_io(|stream| {
+            if let Err(e) = stream.set_nodelay(true) {
+                tracing::debug!("TCP_NODELAY: {e}");
+            }
+        }),
+        app.clone(),
+        args.header_timeout,
+        until(stopped.clone()),
+    ));
+    // Only what comes over the socket (this user's `hooks claude`) may name a
+    // `CLAUDE_ENV_FILE` for its hooks.
+    let unix = tokio::spawn(serve_until(
+        unix,
+        app.layer(axum::Extension(routes::OverSocket)),
+        args.header_timeout,
+        until(stopped),
+    ));
+    let served = match tokio::try_join!(tcp, unix) {
+        Ok((tcp, unix)) => tcp.and(unix),
+        Err(e) => Err(CliError::Other(format!(
+            "a listener stopped abnormally: {e}"
+        ))),
+    };
     signals.abort();
     let _ = std::fs::remove_file(&socket);
     // The record goes only if it is still this daemon's (another may have replaced it).
@@ -365,7 +375,7 @@ pub async fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
 /// Serves `app` on `listener` (HTTP/1.1, keep-alive) until `stop` resolves, then stops
 /// accepting, lets the requests in flight finish and closes idle connections. A client that
 /// takes longer than `header_timeout` to send a request's headers (slowloris) is cut off
-/// instead of holding its connection open forever.
+/// instead of holding its connection open forever ([`slow_clients`]: no timer per request).
 async fn serve_until<L>(
     mut listener: L,
     app: axum::Router,
@@ -377,9 +387,9 @@ where
 {
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     let mut http = hyper::server::conn::http1::Builder::new();
-    http.timer(hyper_util::rt::TokioTimer::new())
-        .header_read_timeout(header_timeout)
-        .keep_alive(true);
+    http.keep_alive(true);
+    let sweeper = slow_clients::Sweeper::new(header_timeout);
+    let sweeping = tokio::spawn(Arc::clone(&sweeper).run());
     let slots = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
     tokio::pin!(stop);
     loop {
@@ -393,12 +403,20 @@ where
         };
         tokio::select! {
             (io, _) = listener.accept() => {
-                let service = hyper_util::service::TowerToHyperService::new(app.clone());
+                let clock = sweeper.clock();
+                let service = clocked(app.clone(), Arc::clone(&clock));
                 let connection =
                     graceful.watch(http.serve_connection(hyper_util::rt::TokioIo::new(io), service));
                 tokio::spawn(async move {
-                    if let Err(e) = connection.await {
-                        tracing::debug!("connection closed: {e}");
+                    tokio::select! {
+                        biased;
+                        closed = connection => if let Err(e) = closed {
+                            tracing::debug!("connection closed: {e}");
+                        },
+                        () = clock.cut_off() => tracing::debug!(
+                            "a client sent no complete request headers within {} ms (--header-timeout): connection closed",
+                            header_timeout.as_millis()
+                        ),
                     }
                     drop(slot);
                 });
@@ -407,8 +425,34 @@ where
         }
     }
     drop(listener);
+    // Still sweeping: a slow client would otherwise hold the shutdown open.
     graceful.shutdown().await;
+    sweeping.abort();
     Ok(())
+}
+
+/// `app` as one connection's service, keeping that connection's [`slow_clients::Clock`]: no
+/// deadline while a request is answered, a fresh one once its answer is ready.
+fn clocked(
+    app: axum::Router,
+    clock: Arc<slow_clients::Clock>,
+) -> impl hyper::service::Service<
+    hyper::Request<hyper::body::Incoming>,
+    Response = axum::response::Response,
+    Error = std::convert::Infallible,
+    Future = impl Future<Output = Result<axum::response::Response, std::convert::Infallible>> + Send,
+> + Clone {
+    let app = hyper_util::service::TowerToHyperService::new(app);
+    hyper::service::service_fn(move |request| {
+        clock.headers_arrived();
+        let answer = hyper::service::Service::call(&app, request);
+        let clock = Arc::clone(&clock);
+        async move {
+            let answered = answer.await;
+            clock.waiting();
+            answered
+        }
+    })
 }
 
 /// Watches the configuration's files; each good edit bumps the generation. Without a watcher

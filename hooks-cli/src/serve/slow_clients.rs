@@ -1,0 +1,164 @@
+//! `--header-timeout`: a client that takes too long to send a request's headers (slowloris)
+//! loses its connection, without a timer per request.
+//!
+//! hyper's own `header_read_timeout` starts a timer for every request. On a keep-alive
+//! connection that is a timer registered with the runtime's driver on every request, which
+//! wakes a parked worker thread each time (on this project's 2-vCPU VM, a trip through the
+//! hypervisor on the path of every decision). Here each connection keeps only the time its
+//! wait for headers began ([`Clock`], one clock read per request), and one task per listener
+//! ([`Sweeper`]) looks at every connection a few times per timeout and cuts off the late ones.
+//!
+//! The wait begins when the connection is accepted and when an answer is ready (the connection
+//! is then ready for its next request); it ends when a request's headers have arrived. An idle
+//! keep-alive connection is cut off too, as with hyper's timer. A client is cut off between
+//! the timeout and the timeout plus one sweep period (a quarter of the timeout, at most 1 s).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::time::Duration;
+
+use tokio::sync::Notify;
+use tokio::time::Instant;
+
+/// No wait under way: a request's headers have arrived and it is being answered.
+const ANSWERING: u64 = u64::MAX;
+
+/// The longest time between two sweeps.
+const MAX_PERIOD: Duration = Duration::from_secs(1);
+
+/// One connection's wait for headers.
+#[derive(Debug)]
+pub(super) struct Clock {
+    /// Milliseconds since the sweeper's epoch when the wait began, or [`ANSWERING`].
+    since: AtomicU64,
+    /// Told when the connection is to be closed.
+    cut: Notify,
+    epoch: Instant,
+}
+
+impl Clock {
+    /// A request's headers have arrived: no deadline while it is answered.
+    pub(super) fn headers_arrived(&self) {
+        self.since.store(ANSWERING, Ordering::Relaxed);
+    }
+
+    /// The answer is ready: the connection waits for its next request's headers from now.
+    pub(super) fn waiting(&self) {
+        self.since.store(millis(self.epoch), Ordering::Relaxed);
+    }
+
+    /// Resolves when the sweeper cut this connection off.
+    pub(super) async fn cut_off(&self) {
+        self.cut.notified().await;
+    }
+}
+
+/// The connections of one listener, swept for late ones.
+#[derive(Debug)]
+pub(super) struct Sweeper {
+    timeout: Duration,
+    epoch: Instant,
+    clocks: Mutex<Vec<Weak<Clock>>>,
+}
+
+impl Sweeper {
+    pub(super) fn new(timeout: Duration) -> Arc<Sweeper> {
+        Arc::new(Sweeper {
+            timeout,
+            epoch: Instant::now(),
+            clocks: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// The clock of a connection just accepted (its wait begins now).
+    pub(super) fn clock(&self) -> Arc<Clock> {
+        let clock = Arc::new(Clock {
+            since: AtomicU64::new(millis(self.epoch)),
+            cut: Notify::new(),
+            epoch: self.epoch,
+        });
+        self.clocks
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(Arc::downgrade(&clock));
+        clock
+    }
+
+    /// Sweeps until the task is aborted.
+    pub(super) async fn run(self: Arc<Self>) {
+        let period = (self.timeout / 4).clamp(Duration::from_millis(1), MAX_PERIOD);
+        let mut ticks = tokio::time::interval(period);
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            ticks.tick().await;
+            self.sweep();
+        }
+    }
+
+    /// Cuts off every connection whose wait is over the timeout, and forgets closed ones.
+    fn sweep(&self) {
+        let now = millis(self.epoch);
+        let limit = u64::try_from(self.timeout.as_millis()).unwrap_or(u64::MAX);
+        self.clocks
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .retain(|clock| {
+                let Some(clock) = clock.upgrade() else {
+                    return false;
+                };
+                let since = clock.since.load(Ordering::Relaxed);
+                if since != ANSWERING && now.saturating_sub(since) > limit {
+                    clock.cut.notify_one();
+                    return false;
+                }
+                true
+            });
+    }
+}
+
+fn millis(epoch: Instant) -> u64 {
+    u64::try_from(epoch.elapsed().as_millis()).unwrap_or(u64::MAX - 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_connection_is_cut_off_only_while_it_waits_for_headers() {
+        let timeout = Duration::from_millis(200);
+        // Generous: a loaded machine may sweep late, never early.
+        let patience = Duration::from_secs(10);
+        let sweeper = Sweeper::new(timeout);
+        let sweeping = tokio::spawn(Arc::clone(&sweeper).run());
+        let started = Instant::now();
+        let (idle, answering, answered) = (sweeper.clock(), sweeper.clock(), sweeper.clock());
+        answering.headers_arrived();
+        answered.headers_arrived();
+        tokio::time::sleep(timeout / 2).await;
+        let waiting = Instant::now();
+        answered.waiting();
+        tokio::time::timeout(patience, idle.cut_off())
+            .await
+            .expect("the idle connection is cut off");
+        assert!(started.elapsed() >= timeout, "cut off early");
+        // The one answered later waits from its answer on.
+        tokio::time::timeout(patience, answered.cut_off())
+            .await
+            .expect("the answered connection's wait for its next request runs out");
+        assert!(waiting.elapsed() >= timeout, "cut off early");
+        // A request being answered has no deadline.
+        let answering_cut = tokio::time::timeout(timeout * 2, answering.cut_off()).await;
+        assert!(answering_cut.is_err(), "cut off while answering");
+        // Closed connections are forgotten.
+        drop(answering);
+        tokio::time::timeout(patience, async {
+            while !sweeper.clocks.lock().unwrap().is_empty() {
+                tokio::time::sleep(timeout / 4).await;
+            }
+        })
+        .await
+        .expect("the closed connection is forgotten");
+        sweeping.abort();
+    }
+}
