@@ -252,6 +252,12 @@ fn static_floor(dir: &std::path::Path) -> Option<std::path::PathBuf> {
 /// without run-time CPU detection (each `cpuid` traps to the hypervisor on a VM).
 const STATIC_FORWARDER_FLAGS: &str = "-C target-feature=+crt-static --cfg sha2_backend=\"soft\"";
 
+/// The profile settings of that build: link-time optimization in one codegen unit.
+const STATIC_FORWARDER_PROFILE: [(&str, &str); 2] = [
+    ("CARGO_PROFILE_RELEASE_LTO", "true"),
+    ("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "1"),
+];
+
 fn forwarder(crt_static: bool, dir: &std::path::Path) -> Option<std::path::PathBuf> {
     let workspace = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let target = std::env::var_os("CARGO_TARGET_DIR")
@@ -289,6 +295,12 @@ fn forwarder(crt_static: bool, dir: &std::path::Path) -> Option<std::path::PathB
             } else {
                 ""
             },
+        )
+        .envs(
+            STATIC_FORWARDER_PROFILE
+                .iter()
+                .filter(|_| crt_static)
+                .copied(),
         )
         .current_dir(&workspace)
         .status();

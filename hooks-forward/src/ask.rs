@@ -58,7 +58,7 @@ pub enum AskError {
 ///
 /// `identity` is what the daemon must say it serves ([`crate::daemon::identity`] of the
 /// caller's own project and sources), `token` the bearer token, `exe` the executable the
-/// daemon must be running (its canonical path), and `headers` any further request headers.
+/// daemon must be running (any path to that file), and `headers` any further request headers.
 ///
 /// # Errors
 ///
@@ -233,13 +233,18 @@ fn check_peer(stream: &UnixStream, pid: u32) -> Result<(), String> {
     Ok(())
 }
 
-/// The recorded daemon's process must run the executable `exe`, with the dynamic loader's
-/// variables of this process. Anything else (a record pointing at a socket of another program)
-/// is refused before anything is sent.
+/// The recorded daemon's process must run the executable `exe` (the same file: compared by
+/// device and inode, so `exe` may be any path to it, a link included), with the dynamic
+/// loader's variables of this process. Anything else (a record pointing at a socket of another
+/// program) is refused before anything is sent.
 fn check_process(pid: u32, exe: &Path) -> Result<(), String> {
+    use std::os::unix::fs::MetadataExt;
     let proc = Path::new("/proc").join(pid.to_string());
-    let theirs = std::fs::read_link(proc.join("exe")).ok();
-    if theirs.as_deref() != Some(exe) {
+    // Two `stat`s: resolving `exe` to compare paths walked every component of it.
+    let file = |path: &Path| std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()));
+    let ours = file(exe);
+    if ours.is_none() || file(&proc.join("exe")) != ours {
+        let theirs = std::fs::read_link(proc.join("exe")).ok();
         return Err(format!(
             "its executable {theirs:?} is not {}",
             exe.display()
@@ -287,7 +292,25 @@ fn peer_credentials(_: &UnixStream) -> Result<(u32, u32), String> {
 
 #[cfg(test)]
 mod tests {
-    use super::env_file_header;
+    use super::{check_process, env_file_header};
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_daemon_s_executable_is_the_same_file_by_any_path_and_no_other() {
+        let me = std::env::current_exe().unwrap();
+        let pid = std::process::id();
+        assert_eq!(check_process(pid, &me), Ok(()));
+        let dir = tempfile::tempdir().unwrap();
+        let link = dir.path().join("hooks");
+        std::os::unix::fs::symlink(&me, &link).unwrap();
+        assert_eq!(check_process(pid, &link), Ok(()));
+        let copy = dir.path().join("copy");
+        std::fs::copy(&me, &copy).unwrap();
+        let refused = check_process(pid, &copy).unwrap_err();
+        assert!(refused.contains("is not"), "{refused}");
+        let missing = check_process(pid, &dir.path().join("missing")).unwrap_err();
+        assert!(missing.contains("is not"), "{missing}");
+    }
 
     #[test]
     fn the_env_file_is_sent_as_it_is_unless_a_header_cannot_carry_it() {

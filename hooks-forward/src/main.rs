@@ -81,17 +81,19 @@ fn main() -> ExitCode {
     }
 }
 
-/// The `hooks` executable in this one's directory, canonical (the daemon's `/proc/PID/exe`
-/// is compared with it).
+/// The `hooks` executable in this one's directory (the daemon's `/proc/PID/exe` must be that
+/// file).
 fn hooks_beside_me() -> Result<PathBuf, String> {
     let me = std::env::current_exe().map_err(|e| format!("cannot tell where it is: {e}"))?;
     let hooks = me.with_file_name(format!("hooks{}", std::env::consts::EXE_SUFFIX));
-    std::fs::canonicalize(&hooks).map_err(|e| {
-        format!(
-            "`hooks` is not beside it ({}: {e}); install both, e.g. `cargo install hookrail-cli hookrail-forward`",
-            hooks.display()
-        )
-    })
+    match std::fs::metadata(&hooks) {
+        Ok(meta) if meta.is_file() => Ok(hooks),
+        found => Err(format!(
+            "`hooks` is not beside it ({}: {}); install both, e.g. `cargo install hookrail-cli hookrail-forward`",
+            hooks.display(),
+            found.map_or_else(|e| e.to_string(), |_| "not a file".to_owned())
+        )),
+    }
 }
 
 /// The options that choose the hooks, and `--no-daemon`; `None` for anything else, or

@@ -37,9 +37,7 @@ pub fn forward(
     payload: &[u8],
 ) -> Result<CommandAnswer, ForwardError> {
     let token = token::client_token()?;
-    let exe = std::env::current_exe()
-        .and_then(std::fs::canonicalize)
-        .map_err(ForwardError::Exe)?;
+    let exe = std::env::current_exe().map_err(ForwardError::Exe)?;
     let env_file = match ask::env_file_header(std::env::var_os(super::ENV_FILE_VAR)) {
         Ok(env_file) => env_file,
         Err(value) => {
