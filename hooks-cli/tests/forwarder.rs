@@ -79,6 +79,14 @@ fn payloads(project: &Project) -> Vec<(&'static str, Value)> {
             "no tool name",
             json!({"hook_event_name": "PreToolUse", "session_id": "s", "cwd": cwd}),
         ),
+        (
+            // Read in several pieces: one lost or cut would make it fail to parse.
+            "a payload larger than one read",
+            json!({"hook_event_name": "PostToolUse", "session_id": "s", "cwd": cwd,
+                   "tool_name": "Bash", "tool_input": {"command": "ls"},
+                   "tool_response": {"stdout": "x".repeat(100_000), "stderr": ""},
+                   "tool_use_id": "t"}),
+        ),
     ]
 }
 

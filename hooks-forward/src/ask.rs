@@ -134,7 +134,8 @@ pub fn ask(
         stream.read(chunk).map_err(|e| io(format!("reading: {e}")))
     };
     let mut received = Vec::with_capacity(4096);
-    let mut chunk = [0u8; 16 * 1024];
+    // Small (see `payload::read_stdin`): most answers are a few hundred bytes.
+    let mut chunk = [0u8; 8 * 1024];
     let (status, served, body_at, length) = loop {
         let n = read_some(&mut stream, &mut chunk)?;
         if n == 0 {

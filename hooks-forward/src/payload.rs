@@ -36,6 +36,10 @@ pub enum ReadError {
     },
 }
 
+/// The bytes read from stdin at a time.
+#[cfg(unix)]
+const READ_CHUNK: usize = 8 * 1024;
+
 /// Reads stdin to its end: at most `max_bytes`, within `timeout`.
 ///
 /// # Errors
@@ -48,7 +52,9 @@ pub fn read_stdin(max_bytes: usize, timeout: Duration) -> Result<Vec<u8>, ReadEr
     let mut input = stdin.lock();
     let deadline = Instant::now() + timeout;
     let mut out = Vec::new();
-    let mut chunk = [0u8; 64 * 1024];
+    // Small: a stack buffer is zeroed and each of its pages faulted in at start, and most
+    // payloads are a few KiB (a larger one takes more reads).
+    let mut chunk = [0u8; READ_CHUNK];
     loop {
         let left = deadline
             .checked_duration_since(Instant::now())
