@@ -415,7 +415,7 @@ fn per_process(
     d50: Option<Duration>,
 ) {
     let project_arg = project.display().to_string();
-    let runs = 100;
+    let runs = 300;
     let in_process = stats(
         (0..runs)
             .map(|_| spawn_claude(&["--no-daemon", "--project", &project_arg], state, body))
@@ -432,21 +432,30 @@ fn per_process(
     let mut forwarder_runs: Vec<Vec<Duration>> = vec![Vec::new(); forwarders.len()];
     let (mut forwarded, mut cat, mut minimal_runs, mut version) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    for _ in 0..runs {
-        for ((_, exe), runs) in forwarders.iter().zip(&mut forwarder_runs) {
-            runs.push(spawn_forwarder(
-                exe,
-                &["--project", &project_arg],
-                state,
-                body,
-            ));
+    // Each round starts with the next program: what runs just before one (a large binary
+    // exiting, say) then falls on all of them alike too.
+    let programs = forwarders.len() + 4;
+    for round in 0..runs {
+        for turn in 0..programs {
+            match (turn + round) % programs {
+                f if f < forwarders.len() => forwarder_runs[f].push(spawn_forwarder(
+                    &forwarders[f].1,
+                    &["--project", &project_arg],
+                    state,
+                    body,
+                )),
+                p => match p - forwarders.len() {
+                    0 => forwarded.push(spawn_claude(&["--project", &project_arg], state, body)),
+                    1 => cat.push(spawn_floor(body)),
+                    2 => {
+                        if let Some(minimal) = &minimal {
+                            minimal_runs.push(spawn_timed(&mut Command::new(minimal), body));
+                        }
+                    }
+                    _ => version.push(spawn_timed(Command::new(hooks_exe()).arg("--version"), "")),
+                },
+            }
         }
-        forwarded.push(spawn_claude(&["--project", &project_arg], state, body));
-        cat.push(spawn_floor(body));
-        if let Some(minimal) = &minimal {
-            minimal_runs.push(spawn_timed(&mut Command::new(minimal), body));
-        }
-        version.push(spawn_timed(Command::new(hooks_exe()).arg("--version"), ""));
     }
     let (forwarded, cat, version) = (stats(forwarded), stats(cat), stats(version));
     println!("process per event, {runs} runs each");
