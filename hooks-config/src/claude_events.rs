@@ -169,6 +169,10 @@ pub struct ClaudeEventInfo {
     /// and `|` (`FileChanged`, `StopFailure`): there a `-`, `,` or space makes it a regex, and
     /// only `|` separates names. Elsewhere `-`, `,` and spaces are name-list characters too.
     pub narrow_names: bool,
+    /// Whether a command hook's plain stdout (exit 0, not JSON) is context for the model, as
+    /// `additionalContext` would be (`SessionStart`, `UserPromptSubmit`,
+    /// `UserPromptExpansion`, `PostModelSwitch`); elsewhere it is only shown in the transcript.
+    pub plain_stdout_is_context: bool,
 }
 
 const fn event(
@@ -185,6 +189,7 @@ const fn event(
         block,
         exit_2_blocks,
         narrow_names: false,
+        plain_stdout_is_context: false,
     }
 }
 
@@ -192,6 +197,12 @@ const fn event(
 /// ([`ClaudeEventInfo::narrow_names`]).
 const fn narrow(mut e: ClaudeEventInfo) -> ClaudeEventInfo {
     e.narrow_names = true;
+    e
+}
+
+/// `e`, whose hooks' plain stdout is context ([`ClaudeEventInfo::plain_stdout_is_context`]).
+const fn context(mut e: ClaudeEventInfo) -> ClaudeEventInfo {
+    e.plain_stdout_is_context = true;
     e
 }
 
@@ -204,7 +215,12 @@ const fn field(name: &'static str) -> Option<Target> {
 /// Every Claude Code event, in the order of Claude Code's hooks reference. The first event
 /// of a point is the name answered for it ([`crate::events::claude_event_name`]).
 pub const CLAUDE_EVENTS: &[ClaudeEventInfo] = &[
-    event("SessionStart", "session_start", field("source"), Block::No),
+    context(event(
+        "SessionStart",
+        "session_start",
+        field("source"),
+        Block::No,
+    )),
     event("Setup", "setup", field("trigger"), Block::No),
     event(
         "InstructionsLoaded",
@@ -212,18 +228,18 @@ pub const CLAUDE_EVENTS: &[ClaudeEventInfo] = &[
         field("load_reason"),
         Block::No,
     ),
-    event(
+    context(event(
         "UserPromptSubmit",
         "user_prompt_submit",
         None,
         Block::Decision,
-    ),
-    event(
+    )),
+    context(event(
         "UserPromptExpansion",
         "user_prompt_expansion",
         field("command_name"),
         Block::Decision,
-    ),
+    )),
     event(
         "PreToolUse",
         "pre_tool_use",
@@ -315,13 +331,56 @@ pub const CLAUDE_EVENTS: &[ClaudeEventInfo] = &[
         MODEL,
         Block::PermissionDecision,
     ),
-    event("PostModelSwitch", "post_model_switch", MODEL, Block::No),
+    context(event(
+        "PostModelSwitch",
+        "post_model_switch",
+        MODEL,
+        Block::No,
+    )),
     event("SessionEnd", "session_end", field("reason"), Block::No),
 ];
 
 /// The event named `name` (case-sensitive, as in Claude Code).
 pub fn claude_event(name: &str) -> Option<&'static ClaudeEventInfo> {
     CLAUDE_EVENTS.iter().find(|e| e.name == name)
+}
+
+/// Whether a command hook's plain stdout is context at `point`: true where an event of the
+/// point takes it ([`ClaudeEventInfo::plain_stdout_is_context`]).
+///
+/// ```
+/// use hookrail_config::claude_events::plain_stdout_is_context;
+///
+/// assert!(plain_stdout_is_context("user_prompt_submit"));
+/// assert!(!plain_stdout_is_context("pre_tool_use"));
+/// ```
+pub const fn plain_stdout_is_context(point: &str) -> bool {
+    // `const`, so that a runner's hooks read it from the table once, at compile time.
+    let mut i = 0;
+    while i < CLAUDE_EVENTS.len() {
+        let e = &CLAUDE_EVENTS[i];
+        if e.plain_stdout_is_context && same(e.point, point) {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+/// `a == b`, in a `const fn`.
+const fn same(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
 }
 
 /// Whether a hook's exit code 2 decides nothing at `point`: true where every Claude Code
@@ -408,6 +467,28 @@ mod tests {
             let blocks = !cells[3].starts_with("nothing");
             assert_eq!(blocks, e.block != Block::No, "{row}");
         }
+    }
+
+    #[test]
+    fn the_docs_name_the_events_whose_plain_stdout_is_context() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/claude-events.md");
+        let doc = std::fs::read_to_string(path).unwrap();
+        let row = doc
+            .lines()
+            .find(|l| l.starts_with("| plain stdout (exit 0) |"))
+            .expect("the plain stdout row");
+        let events = row.split(" | ").nth(1).unwrap();
+        let context = &events[..events
+            .find("(context")
+            .expect("the events it is context at")];
+        for e in CLAUDE_EVENTS {
+            let listed = context.contains(&format!("`{}`", e.name));
+            assert_eq!(listed, e.plain_stdout_is_context, "{}: {row}", e.name);
+            if e.plain_stdout_is_context {
+                assert!(plain_stdout_is_context(e.point), "{}", e.point);
+            }
+        }
+        assert!(!plain_stdout_is_context("pre_tool_use"));
     }
 
     #[test]

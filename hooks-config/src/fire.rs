@@ -699,9 +699,9 @@ pub fn claude_answer(fired: &Fired) -> (Value, i32) {
     }
     if !crate::runner::applies_context(fired.point) {
         added.extend(hooks.additional_context.iter().map(String::as_str));
-        // Claude Code also gives the model a `PostModelSwitch` hook's plain stdout (its hooks
-        // reference); the point has no context of its own to carry it.
-        if event == "PostModelSwitch"
+        // An event whose hooks' plain stdout is context, at a point with no context of its own
+        // to carry it (`PostModelSwitch`).
+        if crate::claude_events::claude_event(event).is_some_and(|e| e.plain_stdout_is_context)
             && let Some(text) = hooks.plain_text.as_deref()
         {
             added.push(text);

@@ -27,6 +27,7 @@ use hookrail_core::{HookError, HookPoint, IntoHookResult, OnError, Verdict};
 use serde_json::Value;
 
 use super::{ENTRY_NAME, Ran, RunnerError, Shared};
+use crate::claude_events::plain_stdout_is_context;
 use crate::protocol::{Answer, Decision};
 
 /// Registers the entry for `point` on `hooks`; `None` for a name that is not a standard point
@@ -47,8 +48,7 @@ pub(super) fn register(
         };
         (@ guard $name:ident) => {
             hooks.register(mutating::<crate::generic::$name::Point>(s, order, verdict, |c, a| {
-                // Plain stdout is context where Claude Code takes it (`UserPromptExpansion`).
-                let plain = stringify!($name) == "user_prompt_expansion";
+                let plain = const { plain_stdout_is_context(stringify!($name)) };
                 add_context(a, plain, |t| c.additional_context.push(t));
             }))
         };
@@ -78,7 +78,8 @@ pub(super) fn register(
             order,
             verdict,
             |c, a| {
-                add_context(a, true, |t| c.additional_context.push(t));
+                let plain = const { plain_stdout_is_context("user_prompt_submit") };
+                add_context(a, plain, |t| c.additional_context.push(t));
                 for signal in &a.hook_signals {
                     c.add_signal(signal.clone());
                 }
@@ -128,7 +129,8 @@ pub(super) fn register(
             order,
             nothing,
             |c, a| {
-                add_context(a, true, |t| c.additional_context.push(t));
+                let plain = const { plain_stdout_is_context("session_start") };
+                add_context(a, plain, |t| c.additional_context.push(t));
             },
         ))?,
         "post_tool_use" => hooks.register(mutating::<post_tool_use::Point>(
