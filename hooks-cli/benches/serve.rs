@@ -133,8 +133,11 @@ fn floor_server() -> SocketAddr {
 
 /// The `hooks` binary under test: `SERVE_BENCH_HOOKS`, or the one cargo built for this bench.
 fn hooks_exe() -> std::path::PathBuf {
-    std::env::var_os("SERVE_BENCH_HOOKS")
-        .map_or_else(|| env!("CARGO_BIN_EXE_hooks").into(), Into::into)
+    // Absolute: the forwarders' directories link to it.
+    std::env::var_os("SERVE_BENCH_HOOKS").map_or_else(
+        || env!("CARGO_BIN_EXE_hooks").into(),
+        |path| std::path::absolute(path).expect("SERVE_BENCH_HOOKS"),
+    )
 }
 
 /// Whether `SERVE_BENCH_ONLY` (when set) names this part.

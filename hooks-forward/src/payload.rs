@@ -3,7 +3,6 @@
 //! event whose project it cannot tell). Nothing else about it changes: the daemon reads the
 //! bytes as they came, duplicate keys and unknown fields included.
 
-use std::io::Read;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -49,7 +48,9 @@ const READ_CHUNK: usize = 8 * 1024;
 pub fn read_stdin(max_bytes: usize, timeout: Duration) -> Result<Vec<u8>, ReadError> {
     use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
     let stdin = std::io::stdin();
-    let mut input = stdin.lock();
+    // Read from the descriptor itself, not through std's buffered `Stdin`: bytes left in a
+    // buffer would not make the descriptor readable again, and `poll` would wait for them.
+    let fd = std::os::fd::AsFd::as_fd(&stdin);
     let deadline = Instant::now() + timeout;
     let mut out = Vec::new();
     // Small: a stack buffer is zeroed and each of its pages faulted in at start, and most
@@ -61,20 +62,17 @@ pub fn read_stdin(max_bytes: usize, timeout: Duration) -> Result<Vec<u8>, ReadEr
             .ok_or(ReadError::TimedOut { after: timeout })?;
         let ms = PollTimeout::try_from(left.as_millis().min(i32::MAX as u128) as i32)
             .unwrap_or(PollTimeout::MAX);
-        let mut fds = [PollFd::new(
-            std::os::fd::AsFd::as_fd(&stdin),
-            PollFlags::POLLIN,
-        )];
+        let mut fds = [PollFd::new(fd, PollFlags::POLLIN)];
         match poll(&mut fds, ms) {
             Ok(0) => return Err(ReadError::TimedOut { after: timeout }),
             Ok(_) => {}
             Err(nix::errno::Errno::EINTR) => continue,
             Err(e) => return Err(ReadError::Read(e.into())),
         }
-        let n = match input.read(&mut chunk) {
+        let n = match nix::unistd::read(fd, &mut chunk) {
             Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e.into()),
+            Err(nix::errno::Errno::EINTR) => continue,
+            Err(e) => return Err(ReadError::Read(e.into())),
         };
         if n == 0 {
             return Ok(out);

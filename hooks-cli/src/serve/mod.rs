@@ -333,11 +333,18 @@ pub async fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
         args.header_timeout,
         until(stopped),
     ));
+    let aborts = [tcp.abort_handle(), unix.abort_handle()];
     let served = match tokio::try_join!(tcp, unix) {
         Ok((tcp, unix)) => tcp.and(unix),
-        Err(e) => Err(CliError::Other(format!(
-            "a listener stopped abnormally: {e}"
-        ))),
+        Err(e) => {
+            // The other listener must not go on serving while the daemon shuts down.
+            for listener in &aborts {
+                listener.abort();
+            }
+            Err(CliError::Other(format!(
+                "a listener stopped abnormally: {e}"
+            )))
+        }
     };
     signals.abort();
     let _ = std::fs::remove_file(&socket);
@@ -408,15 +415,29 @@ where
                 let connection =
                     graceful.watch(http.serve_connection(hyper_util::rt::TokioIo::new(io), service));
                 tokio::spawn(async move {
-                    tokio::select! {
-                        biased;
-                        closed = connection => if let Err(e) = closed {
-                            tracing::debug!("connection closed: {e}");
-                        },
-                        () = clock.cut_off() => tracing::debug!(
-                            "a client sent no complete request headers within {} ms (--header-timeout): connection closed",
-                            header_timeout.as_millis()
-                        ),
+                    tokio::pin!(connection);
+                    loop {
+                        tokio::select! {
+                            biased;
+                            closed = &mut connection => {
+                                if let Err(e) = closed {
+                                    tracing::debug!("connection closed: {e}");
+                                }
+                                break;
+                            }
+                            () = clock.cut_off() => {
+                                // The sweeper read the clock just before a request's headers
+                                // arrived: that request is answered, not cut off.
+                                if clock.answering() {
+                                    continue;
+                                }
+                                tracing::debug!(
+                                    "a client sent no complete request headers within {} ms (--header-timeout): connection closed",
+                                    header_timeout.as_millis()
+                                );
+                                break;
+                            }
+                        }
                     }
                     drop(slot);
                 });

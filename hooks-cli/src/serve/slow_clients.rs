@@ -6,7 +6,10 @@
 //! wakes a parked worker thread each time (on this project's 2-vCPU VM, a trip through the
 //! hypervisor on the path of every decision). Here each connection keeps only the time its
 //! wait for headers began ([`Clock`], one clock read per request), and one task per listener
-//! ([`Sweeper`]) looks at every connection a few times per timeout and cuts off the late ones.
+//! ([`Sweeper`]) looks at every connection every quarter of the timeout (at least once a
+//! second) and cuts off the late ones. So an idle daemon's sweepers wake once a second each:
+//! waking a sweeper only when a connection arrives would instead add a wake-up of the
+//! runtime to every new connection, which is every forwarded event.
 //!
 //! The wait begins when the connection is accepted and when an answer is ready (the connection
 //! is then ready for its next request); it ends when a request's headers have arrived. An idle
@@ -47,7 +50,13 @@ impl Clock {
         self.since.store(millis(self.epoch), Ordering::Relaxed);
     }
 
-    /// Resolves when the sweeper cut this connection off.
+    /// Whether a request is being answered (its headers arrived).
+    pub(super) fn answering(&self) -> bool {
+        self.since.load(Ordering::Relaxed) == ANSWERING
+    }
+
+    /// Resolves when the sweeper cut this connection off. The sweeper may have read the
+    /// clock just before a request's headers arrived: check [`Clock::answering`] then.
     pub(super) async fn cut_off(&self) {
         self.cut.notified().await;
     }
@@ -95,7 +104,9 @@ impl Sweeper {
         }
     }
 
-    /// Cuts off every connection whose wait is over the timeout, and forgets closed ones.
+    /// Cuts off every connection whose wait is over the timeout, and forgets closed ones (a
+    /// connection cut off is forgotten once it closes; one whose request arrived meanwhile
+    /// stays).
     fn sweep(&self) {
         let now = millis(self.epoch);
         let limit = u64::try_from(self.timeout.as_millis()).unwrap_or(u64::MAX);
@@ -109,7 +120,6 @@ impl Sweeper {
                 let since = clock.since.load(Ordering::Relaxed);
                 if since != ANSWERING && now.saturating_sub(since) > limit {
                     clock.cut.notify_one();
-                    return false;
                 }
                 true
             });
@@ -150,8 +160,14 @@ mod tests {
         // A request being answered has no deadline.
         let answering_cut = tokio::time::timeout(timeout * 2, answering.cut_off()).await;
         assert!(answering_cut.is_err(), "cut off while answering");
+        assert!(answering.answering() && !idle.answering());
+        // A connection cut off is kept until it closes: headers that arrived just as it was
+        // swept make it one being answered, which its task checks before closing it.
+        assert_eq!(sweeper.clocks.lock().unwrap().len(), 3);
+        answered.headers_arrived();
+        assert!(answered.answering());
         // Closed connections are forgotten.
-        drop(answering);
+        drop((idle, answered, answering));
         tokio::time::timeout(patience, async {
             while !sweeper.clocks.lock().unwrap().is_empty() {
                 tokio::time::sleep(timeout / 4).await;
