@@ -87,6 +87,37 @@ fn slow_senders_are_cut_off_and_others_are_served_meanwhile() {
 }
 
 #[test]
+fn slow_and_silent_clients_do_not_hold_the_shutdown_open() {
+    let project = Project::new();
+    let mut daemon = Daemon::start(&project, &["--header-timeout", "500ms"]);
+    // Half a request's headers, then nothing; and a connection that never sends a byte
+    // (hyper's graceful shutdown waits for both: only the header timeout ends them).
+    let mut slow = TcpStream::connect(daemon.addr).unwrap();
+    slow.write_all(b"POST /claude HTTP/1.1\r\nHost: local")
+        .unwrap();
+    let _silent = TcpStream::connect(daemon.addr).unwrap();
+    let (status, _) = daemon.get("/health");
+    assert_eq!(status, 200);
+    let pid = i32::try_from(daemon.child.id()).unwrap();
+    // SAFETY: a plain kill(2) of our own child.
+    assert_eq!(unsafe { libc_kill(pid, 15) }, 0);
+    // Generous: the clients are cut off within a second; a daemon still running after this
+    // waits for them.
+    let patience = Instant::now() + Duration::from_secs(30);
+    let exited = loop {
+        if let Some(status) = daemon.child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            Instant::now() < patience,
+            "the daemon did not stop within 30 s of SIGTERM with a slow client connected"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(exited.code(), Some(0));
+}
+
+#[test]
 fn ten_thousand_malformed_payloads_are_each_blocked() {
     let project = Project::new();
     let daemon = Daemon::start(&project, &[]);

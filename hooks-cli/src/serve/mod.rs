@@ -299,6 +299,7 @@ pub async fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
             None
         }
     };
+    let shutdown = shutdown_signal();
     // The lines a supervisor or a test reads to find the port (with `:0`) and the socket.
     eprintln!("hooks serve: listening on unix:{}", socket.display());
     eprintln!("hooks serve: listening on http://{local}");
@@ -307,7 +308,7 @@ pub async fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
         let _ = stopped.wait_for(|stop| *stop).await;
     };
     let signals = tokio::spawn(async move {
-        shutdown_signal().await;
+        shutdown.await;
         let _ = stop.send(true);
     });
     // Each accept loop is a task of its own, on a worker thread: awaited here, it would run on
@@ -415,30 +416,34 @@ where
                 let connection =
                     graceful.watch(http.serve_connection(hyper_util::rt::TokioIo::new(io), service));
                 tokio::spawn(async move {
-                    tokio::pin!(connection);
-                    loop {
-                        tokio::select! {
-                            biased;
-                            closed = &mut connection => {
-                                if let Err(e) = closed {
-                                    tracing::debug!("connection closed: {e}");
+                    {
+                        tokio::pin!(connection);
+                        loop {
+                            tokio::select! {
+                                biased;
+                                closed = &mut connection => {
+                                    if let Err(e) = closed {
+                                        tracing::debug!("connection closed: {e}");
+                                    }
+                                    break;
                                 }
-                                break;
-                            }
-                            () = clock.cut_off() => {
-                                // The sweeper read the clock just before a request's headers
-                                // arrived: that request is answered, not cut off.
-                                if clock.answering() {
-                                    continue;
+                                () = clock.cut_off() => {
+                                    // The sweeper read the clock just before a request's headers
+                                    // arrived: that request is answered, not cut off.
+                                    if clock.answering() {
+                                        continue;
+                                    }
+                                    tracing::debug!(
+                                        "a client sent no complete request headers within {} ms (--header-timeout): connection closed",
+                                        header_timeout.as_millis()
+                                    );
+                                    break;
                                 }
-                                tracing::debug!(
-                                    "a client sent no complete request headers within {} ms (--header-timeout): connection closed",
-                                    header_timeout.as_millis()
-                                );
-                                break;
                             }
                         }
                     }
+                    // Last: the connection and its service (a handle on the daemon's state)
+                    // are gone once its slot is back (see the end of this function).
                     drop(slot);
                 });
             }
@@ -448,6 +453,11 @@ where
     drop(listener);
     // Still sweeping: a slow client would otherwise hold the shutdown open.
     graceful.shutdown().await;
+    // Every connection's task has ended once every slot is back: none holds the daemon's
+    // state any more, so the caller's handle is the last and dropping it stores the audit
+    // before the process exits.
+    let all = u32::try_from(MAX_CONNECTIONS).unwrap_or(u32::MAX);
+    let _ = slots.acquire_many(all).await;
     sweeping.abort();
     Ok(())
 }
@@ -566,28 +576,43 @@ fn bind_socket(path: &std::path::Path) -> Result<tokio::net::UnixListener, CliEr
     Ok(listener)
 }
 
-/// Resolves on SIGTERM or SIGINT (Ctrl-C).
-async fn shutdown_signal() {
-    let interrupt = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
-            }
-            Err(e) => {
-                tracing::warn!("cannot listen for SIGTERM: {e}");
-                std::future::pending::<()>().await;
-            }
+/// Listens for SIGTERM and SIGINT (Ctrl-C) at once, and resolves on the first. Called before
+/// the daemon says it listens: a signal sent once a supervisor (or a test) has read that is a
+/// clean shutdown, never the signal's default action of killing the process.
+#[cfg(unix)]
+fn shutdown_signal() -> impl Future<Output = ()> + Send + 'static {
+    use tokio::signal::unix::{Signal, SignalKind, signal};
+    let listen = |kind: SignalKind, name: &str| match signal(kind) {
+        Ok(listening) => Some(listening),
+        Err(e) => {
+            tracing::warn!("cannot listen for {name}: {e}");
+            None
         }
     };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        () = interrupt => {}
-        () = terminate => {}
+    let terminate = listen(SignalKind::terminate(), "SIGTERM");
+    let interrupt = listen(SignalKind::interrupt(), "SIGINT");
+    async fn received(signal: Option<Signal>) {
+        match signal {
+            Some(mut signal) => {
+                signal.recv().await;
+            }
+            None => std::future::pending().await,
+        }
     }
-    tracing::info!("shutting down: finishing the requests in flight");
+    async move {
+        tokio::select! {
+            () = received(terminate) => {}
+            () = received(interrupt) => {}
+        }
+        tracing::info!("shutting down: finishing the requests in flight");
+    }
+}
+
+/// Resolves on Ctrl-C.
+#[cfg(not(unix))]
+fn shutdown_signal() -> impl Future<Output = ()> + Send + 'static {
+    async {
+        let _ = tokio::signal::ctrl_c().await;
+        tracing::info!("shutting down: finishing the requests in flight");
+    }
 }
