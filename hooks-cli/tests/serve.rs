@@ -348,17 +348,12 @@ fn sigterm_stops_the_daemon_cleanly() {
     let mut daemon = Daemon::start(&project, &[]);
     let (status, _) = daemon.post("/claude", bash(&project, "ls").to_string().as_bytes());
     assert_eq!(status, 200);
-    let pid = i32::try_from(daemon.child.id()).unwrap();
-    // SAFETY: a plain kill(2) of our own child.
-    assert_eq!(unsafe { libc_kill(pid, 15) }, 0);
-    let deadline = Instant::now() + Duration::from_secs(20);
-    let status = loop {
-        if let Some(status) = daemon.child.try_wait().unwrap() {
-            break status;
-        }
-        assert!(Instant::now() < deadline, "the daemon did not stop");
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = stop_within(
+        &mut daemon,
+        15,
+        Duration::from_secs(20),
+        "the daemon did not stop",
+    );
     assert_eq!(status.code(), Some(0));
 }
 

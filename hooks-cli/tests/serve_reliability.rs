@@ -98,22 +98,14 @@ fn slow_and_silent_clients_do_not_hold_the_shutdown_open() {
     let _silent = TcpStream::connect(daemon.addr).unwrap();
     let (status, _) = daemon.get("/health");
     assert_eq!(status, 200);
-    let pid = i32::try_from(daemon.child.id()).unwrap();
-    // SAFETY: a plain kill(2) of our own child.
-    assert_eq!(unsafe { libc_kill(pid, 15) }, 0);
     // Generous: the clients are cut off within a second; a daemon still running after this
     // waits for them.
-    let patience = Instant::now() + Duration::from_secs(30);
-    let exited = loop {
-        if let Some(status) = daemon.child.try_wait().unwrap() {
-            break status;
-        }
-        assert!(
-            Instant::now() < patience,
-            "the daemon did not stop within 30 s of SIGTERM with a slow client connected"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let exited = stop_within(
+        &mut daemon,
+        15,
+        Duration::from_secs(30),
+        "the daemon did not stop within 30 s of SIGTERM with a slow client connected",
+    );
     assert_eq!(exited.code(), Some(0));
 }
 

@@ -236,6 +236,27 @@ pub fn stop(daemon: &mut Daemon, signal: i32) -> Option<i32> {
     daemon.child.wait().unwrap().code()
 }
 
+/// Sends `signal` to the daemon and waits at most `patience` for it to exit: its exit status.
+/// Panics, saying `what`, when it is still running then (a test must not hang on it).
+pub fn stop_within(
+    daemon: &mut Daemon,
+    signal: i32,
+    patience: std::time::Duration,
+    what: &str,
+) -> std::process::ExitStatus {
+    let pid = i32::try_from(daemon.child.id()).unwrap();
+    // SAFETY: a plain kill(2) of our own child.
+    assert_eq!(unsafe { libc_kill(pid, signal) }, 0);
+    let deadline = std::time::Instant::now() + patience;
+    loop {
+        if let Some(status) = daemon.child.try_wait().unwrap() {
+            return status;
+        }
+        assert!(std::time::Instant::now() < deadline, "{what}");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
 unsafe extern "C" {
     #[link_name = "kill"]
     pub fn libc_kill(pid: i32, signal: i32) -> i32;

@@ -204,14 +204,7 @@ impl Sources {
                     .map(|name| root.join(name)),
             );
         }
-        candidates.extend(self.files.iter().cloned());
-        candidates.extend(self.claude_settings.iter().cloned());
-        candidates.extend(self.managed.iter().cloned());
-        candidates.extend(
-            self.plugins
-                .iter()
-                .map(|p| p.join("hooks").join("hooks.json")),
-        );
+        candidates.extend(self.named_files());
         let dirs = self
             .layers
             .iter()
@@ -250,15 +243,23 @@ impl Sources {
             paths.push(root.clone());
             paths.push(root.join(".hooks"));
         }
-        paths.extend(self.files.iter().cloned());
-        paths.extend(self.claude_settings.iter().cloned());
-        paths.extend(self.managed.iter().cloned());
-        paths.extend(
-            self.plugins
-                .iter()
-                .map(|p| p.join("hooks").join("hooks.json")),
-        );
+        paths.extend(self.named_files());
         paths
+    }
+
+    /// The files named one by one: `--config` files, Claude settings and managed settings,
+    /// and each plugin's `hooks/hooks.json`.
+    fn named_files(&self) -> impl Iterator<Item = PathBuf> + '_ {
+        self.files
+            .iter()
+            .chain(&self.claude_settings)
+            .chain(&self.managed)
+            .cloned()
+            .chain(
+                self.plugins
+                    .iter()
+                    .map(|p| p.join("hooks").join("hooks.json")),
+            )
     }
 }
 
