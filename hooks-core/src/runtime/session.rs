@@ -9,9 +9,8 @@ use std::time::{Duration, Instant};
 
 use crate::context::{
     CompactTrigger, ErrorKind, ErrorOccurred, Message, Meta, ModelStreamChunk, Notification,
-    PostModelCall, PostQueueDrain, PreCompact, PreModelCall, PreQueueDrain, SessionEnd,
-    SessionEndReason, SessionStart, StepEnd, StepStatus, Stop, SubagentStart, SubagentStatus,
-    SubagentStop, TokenUsage, UserPromptSubmit,
+    PostModelCall, PreCompact, PreModelCall, SessionEnd, SessionEndReason, SessionStart, StepEnd,
+    StepStatus, Stop, TokenUsage, UserPromptSubmit,
 };
 use crate::outcome::{HookFailure, HookName, Outcome, Recovery, Verdict};
 use crate::points;
@@ -19,13 +18,17 @@ use crate::points;
 use super::Hooks;
 
 mod ability;
+mod queue;
 mod reply;
 mod retry;
 mod signals;
+mod subagent;
 mod tool;
 
 pub use ability::{AbilityRunner, execute_ability};
+pub use queue::QueueDrain;
 pub use reply::{AgentError, ModelReply};
+pub use subagent::Subagent;
 pub use tool::{ToolError, ToolErrorKind, ToolRun};
 
 /// Why a session operation did not go ahead.
@@ -511,116 +514,6 @@ impl Session {
         Ok(ctx)
     }
 
-    /// Spawn a subagent: `subagent_start` (which may deny it or switch its model). Run the
-    /// subagent's work through the returned [`Subagent`]'s session, then hand it to
-    /// [`finish_subagent`](Session::finish_subagent).
-    ///
-    /// # Errors
-    ///
-    /// [`SessionError::Denied`] when a guard refuses the spawn.
-    pub async fn start_subagent(
-        &mut self,
-        name: impl Into<String>,
-        task: impl Into<String>,
-    ) -> Result<Subagent, SessionError> {
-        let name = name.into();
-        let mut ctx = SubagentStart::new(self.meta.next(), name.clone(), self.model.clone(), task);
-        let out = self
-            .hooks
-            .dispatch_async::<points::subagent_start::Point>(&mut ctx)
-            .await;
-        self.pass("subagent_start", out)?;
-        let meta = self.meta.next().with_agent(name.as_str());
-        let mut session = Session::fresh(
-            self.hooks.clone(),
-            meta,
-            ctx.model.get().clone(),
-            ctx.additional_context.clone(),
-        );
-        session.max_attempts = self.max_attempts;
-        session.max_stop_blocks = self.max_stop_blocks;
-        session.approver = self.approver.clone();
-        Ok(Subagent {
-            name,
-            session,
-            start: ctx,
-        })
-    }
-
-    /// The subagent finished: `subagent_stop` with its counters, which are also added to this
-    /// session's.
-    pub async fn finish_subagent(
-        &mut self,
-        subagent: Subagent,
-        status: SubagentStatus,
-        last_message: Option<String>,
-    ) -> SubagentStop {
-        let Subagent { name, session, .. } = subagent;
-        let mut ctx = SubagentStop::new(self.meta.next(), name, session.model.clone(), status);
-        ctx.duration_ms = millis(session.started.elapsed());
-        ctx.tokens = session.stats.tokens;
-        ctx.tool_calls = session.stats.tool_calls;
-        ctx.files_modified = session.stats.files_modified.iter().cloned().collect();
-        ctx.last_assistant_message = last_message;
-        self.stats.tokens += session.stats.tokens;
-        self.stats.tool_calls = self
-            .stats
-            .tool_calls
-            .saturating_add(session.stats.tool_calls);
-        self.stats.denied_tool_calls = self
-            .stats
-            .denied_tool_calls
-            .saturating_add(session.stats.denied_tool_calls);
-        self.stats.model_calls = self
-            .stats
-            .model_calls
-            .saturating_add(session.stats.model_calls);
-        self.stats.errors = self.stats.errors.saturating_add(session.stats.errors);
-        self.stats
-            .files_modified
-            .extend(session.stats.files_modified);
-        let out = self
-            .hooks
-            .dispatch_async::<points::subagent_stop::Point>(&mut ctx)
-            .await;
-        log_closed(&out);
-        ctx
-    }
-
-    /// A queue of pending work (queued prompts, inbox messages) is about to be drained:
-    /// `pre_queue_drain`. Drain it through this session, then hand the returned
-    /// [`QueueDrain`] to [`finish_queue_drain`](Session::finish_queue_drain).
-    pub async fn start_queue_drain(&mut self, queue: &str, pending: usize) -> QueueDrain {
-        let mut ctx = PreQueueDrain::new(self.meta.next(), queue, pending);
-        log_closed(
-            &self
-                .hooks
-                .dispatch_async::<points::pre_queue_drain::Point>(&mut ctx)
-                .await,
-        );
-        QueueDrain {
-            queue: queue.to_owned(),
-            started: Instant::now(),
-        }
-    }
-
-    /// The queue was drained: `post_queue_drain` with the count and the duration.
-    pub async fn finish_queue_drain(
-        &mut self,
-        drain: QueueDrain,
-        drained: usize,
-    ) -> PostQueueDrain {
-        let duration = millis(drain.started.elapsed());
-        let mut ctx = PostQueueDrain::new(self.meta.next(), drain.queue, drained, duration);
-        log_closed(
-            &self
-                .hooks
-                .dispatch_async::<points::post_queue_drain::Point>(&mut ctx)
-                .await,
-        );
-        ctx
-    }
-
     /// Tell observers something (`notification`).
     pub async fn notify(&mut self, notification_type: &str, message: impl Into<String>) {
         let mut ctx = Notification::new(self.meta.next(), notification_type, message);
@@ -740,24 +633,6 @@ impl fmt::Debug for Session {
             .field("stats", &self.stats)
             .finish_non_exhaustive()
     }
-}
-
-/// A queue drain in progress, from [`Session::start_queue_drain`].
-#[derive(Debug)]
-pub struct QueueDrain {
-    queue: String,
-    started: Instant,
-}
-
-/// A running subagent: its own [`Session`] (same hooks, its own counters) and the
-/// `subagent_start` context its hooks left (task, model, added context).
-#[derive(Debug)]
-pub struct Subagent {
-    name: String,
-    /// The subagent's session: run its model and tool calls through it.
-    pub session: Session,
-    /// `subagent_start` after its hooks.
-    pub start: SubagentStart,
 }
 
 /// A transform's outcome: a hook that failed closed stops the operation.
