@@ -9,7 +9,7 @@ mod common;
 
 use std::path::PathBuf;
 
-use common::daemon::{Daemon, TOKEN, bash, decided, state_home};
+use common::daemon::{Daemon, bash, client_env, decided, state_home};
 use common::{EXE, Project};
 use serde_json::{Value, json};
 
@@ -33,11 +33,7 @@ fn forward(
     let state = state_home(project);
     let mut all = vec!["--project", project.path().to_str().unwrap()];
     all.extend(args);
-    let mut vars = vec![
-        ("XDG_STATE_HOME", state.to_str().unwrap()),
-        ("HOOKS_TOKEN", TOKEN),
-    ];
-    vars.extend(env);
+    let vars = client_env(&state, env);
     common::run(project.command_of(forwarder(), &all, &vars), payload)
 }
 

@@ -103,12 +103,21 @@ pub fn claude_with_env(
     let state = state_home(project);
     let mut all = vec!["claude", "--project", project.path().to_str().unwrap()];
     all.extend(args);
+    project.hooks(&all, &client_env(&state, env), payload)
+}
+
+/// The environment of a client of the test's daemons (their state directory `state`, their
+/// token), then `env`.
+pub fn client_env<'a>(
+    state: &'a std::path::Path,
+    env: &[(&'a str, &'a str)],
+) -> Vec<(&'a str, &'a str)> {
     let mut vars = vec![
         ("XDG_STATE_HOME", state.to_str().unwrap()),
         ("HOOKS_TOKEN", TOKEN),
     ];
     vars.extend(env);
-    project.hooks(&all, &vars, payload)
+    vars
 }
 
 /// One request on its own connection (`Connection: close`).
