@@ -32,6 +32,8 @@ pub mod budget;
 pub mod command_guard;
 #[cfg(feature = "context-inject")]
 pub mod context_inject;
+#[cfg(any(feature = "secrets-guard", feature = "write-guard"))]
+mod globs;
 #[cfg(feature = "pii-scrub")]
 pub mod pii_scrub;
 #[cfg(feature = "rate-limit")]
@@ -42,6 +44,12 @@ pub mod resilience;
 pub mod reviewer_lockout;
 #[cfg(feature = "secrets-guard")]
 pub mod secrets_guard;
+#[cfg(any(
+    feature = "secrets-guard",
+    feature = "write-guard",
+    feature = "reviewer-lockout"
+))]
+mod shown;
 #[cfg(feature = "task-tracker")]
 pub mod task_tracker;
 #[cfg(feature = "write-guard")]

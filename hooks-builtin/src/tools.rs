@@ -81,6 +81,33 @@ pub fn paths_in(input: &Value) -> Vec<&str> {
     out
 }
 
+/// The name of a path field of `input` ([`paths_in`]'s `file_path`, `path`, `notebook_path`,
+/// `paths`) whose value is neither a string (`paths`: a list of strings) nor absent or null.
+/// [`paths_in`] skips such a value, yet the tool may still act on some path: a guard that
+/// cannot tell which refuses the call.
+///
+/// ```
+/// use serde_json::json;
+/// use hookrail_builtin::tools::malformed_path_field;
+///
+/// assert_eq!(malformed_path_field(&json!({"file_path": [".env"]})), Some("file_path"));
+/// assert_eq!(malformed_path_field(&json!({"paths": ["a", 3]})), Some("paths"));
+/// assert_eq!(malformed_path_field(&json!({"file_path": "a", "paths": null})), None);
+/// ```
+pub fn malformed_path_field(input: &Value) -> Option<&'static str> {
+    for key in ["file_path", "path", "notebook_path"] {
+        match input.get(key) {
+            None | Some(Value::Null | Value::String(_)) => {}
+            Some(_) => return Some(key),
+        }
+    }
+    match input.get("paths") {
+        None | Some(Value::Null) => None,
+        Some(Value::Array(items)) if items.iter().all(Value::is_string) => None,
+        Some(_) => Some("paths"),
+    }
+}
+
 /// The files an `apply_patch` patch touches.
 fn patch_paths(patch: &str) -> impl Iterator<Item = &str> {
     const HEADERS: [&str; 4] = [

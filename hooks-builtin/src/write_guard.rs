@@ -71,9 +71,9 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
-use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+use globset::Candidate;
 use hookrail_core::context::PreToolUse;
 use hookrail_core::runtime::{HooksProvider, PointSet};
 use hookrail_core::{HookResult, Verdict};
@@ -81,8 +81,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::ConfigError;
+use crate::globs::{PathGlobs, strip_root};
 use crate::paths::{self, resolve};
-use crate::tools::{WRITE_TOOLS, owned, paths_in};
+use crate::shown::{one_line, show};
+use crate::tools::{WRITE_TOOLS, malformed_path_field, owned, paths_in};
 
 /// The policy's name in config files and [`ConfigError`]s.
 const POLICY: &str = "write_guard";
@@ -319,16 +321,11 @@ impl HooksProvider for WriteGuard {
     }
 }
 
-/// A list of globs, split into the ones matched against root-relative paths and the ones
-/// matched against absolute paths, each remembering its place in the configured list.
+/// A configured list of globs ([`PathGlobs`]), with the globs as configured for reasons.
 #[derive(Debug, Clone)]
 struct Rules {
-    /// The globs as configured, for reasons.
     patterns: Vec<String>,
-    relative: GlobSet,
-    relative_idx: Vec<usize>,
-    absolute: GlobSet,
-    absolute_idx: Vec<usize>,
+    globs: PathGlobs,
 }
 
 impl Rules {
@@ -338,142 +335,24 @@ impl Rules {
         case_insensitive: bool,
         home: Option<&Path>,
     ) -> Result<Self, ConfigError> {
-        let mut relative = GlobSetBuilder::new();
-        let mut absolute = GlobSetBuilder::new();
-        let (mut relative_idx, mut absolute_idx) = (Vec::new(), Vec::new());
-        for (i, pattern) in patterns.iter().enumerate() {
-            let err = |msg: String| ConfigError::new(POLICY, format!("{field}[{i}]"), msg);
-            let (text, is_absolute) = prepare(pattern, home).map_err(err)?;
-            let glob = GlobBuilder::new(&text)
-                .literal_separator(true)
-                .case_insensitive(case_insensitive)
-                .build()
-                .map_err(|e| err(e.kind().to_string()))?;
-            if is_absolute {
-                absolute.add(glob);
-                absolute_idx.push(i);
-            } else {
-                relative.add(glob);
-                relative_idx.push(i);
-            }
-        }
-        let build = |b: GlobSetBuilder| {
-            b.build()
-                .map_err(|e| ConfigError::new(POLICY, field, e.to_string()))
-        };
         Ok(Rules {
             patterns: patterns.to_vec(),
-            relative: build(relative)?,
-            relative_idx,
-            absolute: build(absolute)?,
-            absolute_idx,
+            globs: PathGlobs::compile(POLICY, field, patterns, case_insensitive, home)?,
         })
     }
 
     /// The first configured glob matching `rel` (relative globs) or `abs` (absolute globs).
     fn first_match(&self, rel: &Path, abs: &Path) -> Option<&str> {
-        let r = first(&self.relative, &self.relative_idx, rel);
-        let a = first(&self.absolute, &self.absolute_idx, abs);
-        let i = match (r, a) {
-            (Some(r), Some(a)) => r.min(a),
-            (r, a) => r.or(a)?,
-        };
+        let i = self
+            .globs
+            .first(Some(&Candidate::new(rel)), &Candidate::new(abs))?;
         self.patterns.get(i).map(String::as_str)
     }
 
     fn first_absolute(&self, abs: &Path) -> Option<&str> {
-        let i = first(&self.absolute, &self.absolute_idx, abs)?;
+        let i = self.globs.first_absolute(&Candidate::new(abs))?;
         self.patterns.get(i).map(String::as_str)
     }
-}
-
-/// The configured index of the first glob of `set` matching `path`.
-fn first(set: &GlobSet, idx: &[usize], path: &Path) -> Option<usize> {
-    if !set.is_match(path) {
-        return None;
-    }
-    set.matches(path)
-        .into_iter()
-        .filter_map(|m| idx.get(m).copied())
-        .min()
-}
-
-/// Turns a configured glob into the text to compile and whether it is absolute: `~` expanded,
-/// the literal leading directories of an absolute glob resolved, relative `./` dropped.
-fn prepare(pattern: &str, home: Option<&Path>) -> Result<(String, bool), String> {
-    if pattern.is_empty() {
-        return Err("empty glob".to_owned());
-    }
-    if pattern.contains('\0') {
-        return Err("glob contains a NUL byte".to_owned());
-    }
-    let is_absolute = pattern.starts_with('~') || Path::new(pattern).is_absolute();
-    if !is_absolute {
-        let text = pattern.trim_start_matches("./");
-        if Path::new(text)
-            .components()
-            .any(|c| matches!(c, Component::ParentDir))
-        {
-            return Err(format!(
-                "`{pattern}`: relative globs are matched inside the project root and may not \
-                 contain `..`; use an absolute glob for a place outside it"
-            ));
-        }
-        if text.is_empty() {
-            return Err(format!("`{pattern}` names no path"));
-        }
-        return Ok((text.to_owned(), false));
-    }
-    // Resolve the directories before the first wildcard, so the glob matches resolved paths.
-    let meta = |c: char| matches!(c, '*' | '?' | '[' | ']' | '{' | '}' | '\\');
-    let literal_end = match pattern.find(meta) {
-        Some(at) => pattern[..at].rfind('/').unwrap_or(0),
-        None => pattern.len(),
-    };
-    let (literal, rest) = pattern.split_at(literal_end);
-    let literal = if literal.is_empty() { "/" } else { literal };
-    let resolved = resolve(literal, Path::new("/"), home).map_err(|e| e.to_string())?;
-    let resolved = resolved
-        .to_str()
-        .ok_or_else(|| format!("`{pattern}` expands to a path that is not UTF-8"))?;
-    let mut text = globset::escape(resolved);
-    let rest = rest.trim_start_matches('/');
-    if !rest.is_empty() {
-        if !text.ends_with('/') {
-            text.push('/');
-        }
-        text.push_str(rest);
-    }
-    Ok((text, true))
-}
-
-/// The name of a path field of `input` whose value is neither a string nor absent/null
-/// (`paths`: not a list of strings): the tool may still write somewhere, so the guard cannot
-/// tell where.
-fn malformed_path_field(input: &Value) -> Option<&'static str> {
-    for key in ["file_path", "path", "notebook_path"] {
-        match input.get(key) {
-            None | Some(Value::Null | Value::String(_)) => {}
-            Some(_) => return Some(key),
-        }
-    }
-    match input.get("paths") {
-        None | Some(Value::Null) => None,
-        Some(Value::Array(items)) if items.iter().all(Value::is_string) => None,
-        Some(_) => Some("paths"),
-    }
-}
-
-/// `abs` without its root (`/a/b` → `a/b`), for matching relative deny globs.
-fn strip_root(abs: &Path) -> &Path {
-    let mut comps = abs.components();
-    while matches!(
-        comps.clone().next(),
-        Some(Component::RootDir | Component::Prefix(_))
-    ) {
-        comps.next();
-    }
-    comps.as_path()
 }
 
 /// ` (resolves to rel)` when the raw path is not already the root-relative path.
@@ -483,27 +362,6 @@ fn resolved_note(raw: &str, rel: &Path) -> String {
     } else {
         format!(" (resolves to {})", show(rel))
     }
-}
-
-/// A path for a reason: lossy UTF-8 with control characters escaped, so a crafted file name
-/// cannot forge lines in logs or in the agent's transcript.
-fn show(p: &Path) -> String {
-    one_line(&p.to_string_lossy())
-}
-
-/// `s` with control and bidi-override characters escaped (`\n`, `\u{202e}`).
-fn one_line(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        if c.is_control() {
-            out.extend(c.escape_debug());
-        } else if matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}') {
-            out.extend(c.escape_unicode());
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
 
 #[cfg(test)]
@@ -763,20 +621,5 @@ mod tests {
             serde_json::from_value(json!({"allow": ["src/**"]})).unwrap();
         assert_eq!(partial.deny, WriteGuardConfig::default().deny);
         assert!(serde_json::from_value::<WriteGuardConfig>(json!({"alow": []})).is_err());
-    }
-
-    #[test]
-    fn prepare_resolves_only_the_literal_prefix_of_absolute_globs() {
-        let home = Path::new("/nonexistent/h[1]");
-        assert_eq!(
-            prepare("~/a/*.md", Some(home)).unwrap(),
-            ("/nonexistent/h[[]1[]]/a/*.md".to_owned(), true)
-        );
-        assert_eq!(prepare("/x/y", None).unwrap(), ("/x/y".to_owned(), true));
-        assert_eq!(prepare("/**", None).unwrap(), ("/**".to_owned(), true));
-        assert_eq!(
-            prepare("./src/**", None).unwrap(),
-            ("src/**".to_owned(), false)
-        );
     }
 }

@@ -101,12 +101,11 @@ use serde_json::Value;
 
 use crate::ConfigError;
 use crate::paths::{self, PathError, resolve};
-use crate::tools::{SHELL_TOOLS, WRITE_TOOLS, owned, paths_in};
+use crate::tools::{SHELL_TOOLS, WRITE_TOOLS, malformed_path_field, owned, paths_in};
 
+use crate::shown::{one_line, show};
 use lru::Lru;
-use text::{
-    clip, denial, denial_text, display_in, malformed_path_field, one_line, show, verdict_lines,
-};
+use text::{clip, denial, denial_text, display_in, verdict_lines};
 
 /// The policy's name in config files and [`ConfigError`]s.
 const POLICY: &str = "reviewer_lockout";

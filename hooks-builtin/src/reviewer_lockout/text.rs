@@ -2,10 +2,9 @@
 
 use std::path::Path;
 
-use serde_json::Value;
-
 use super::Lock;
 use crate::paths;
+use crate::shown::{one_line, show};
 
 /// The reason for refusing a write of `raw` (resolved: `abs`) because of `lock`.
 pub(super) fn denial(raw: &str, abs: &Path, lock: &Lock, root: &Path) -> String {
@@ -68,45 +67,11 @@ pub(super) fn verdict_lines(message: &str) -> impl Iterator<Item = (&str, Option
     })
 }
 
-/// The name of a path field of `input` whose value is neither a string nor absent/null.
-pub(super) fn malformed_path_field(input: &Value) -> Option<&'static str> {
-    for key in ["file_path", "path", "notebook_path"] {
-        match input.get(key) {
-            None | Some(Value::Null | Value::String(_)) => {}
-            Some(_) => return Some(key),
-        }
-    }
-    match input.get("paths") {
-        None | Some(Value::Null) => None,
-        Some(Value::Array(items)) if items.iter().all(Value::is_string) => None,
-        Some(_) => Some("paths"),
-    }
-}
-
 /// At most `max` characters of `s` (an ellipsis marks a cut).
 pub(super) fn clip(s: &str, max: usize) -> String {
     let mut out: String = s.chars().take(max).collect();
     if s.chars().nth(max).is_some() {
         out.push('…');
-    }
-    out
-}
-
-pub(super) fn show(p: &Path) -> String {
-    one_line(&p.to_string_lossy())
-}
-
-/// `s` with control and bidi-override characters escaped.
-pub(super) fn one_line(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        if c.is_control() {
-            out.extend(c.escape_debug());
-        } else if matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}') {
-            out.extend(c.escape_unicode());
-        } else {
-            out.push(c);
-        }
     }
     out
 }

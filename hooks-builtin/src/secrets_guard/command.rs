@@ -7,9 +7,10 @@ use std::path::{Component, Path, PathBuf};
 use serde_json::Value;
 
 use super::rules::{GlobCache, GlobUse};
-use super::{Access, Base, ENV_DUMP, ENV_SECRET, EnvDumps, Judged, SecretsGuard, one_line, rules};
+use super::{Access, Base, ENV_DUMP, ENV_SECRET, EnvDumps, Judged, SecretsGuard, rules};
 use crate::paths::Dir;
 use crate::shell::{self, Command, RedirectOp};
+use crate::shown::one_line;
 
 /// Most working directories a command line is judged against (its own, the tool's, `cd`s).
 const MAX_BASES: usize = 8;

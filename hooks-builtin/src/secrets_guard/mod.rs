@@ -188,7 +188,8 @@ use serde_json::Value;
 
 use crate::ConfigError;
 use crate::paths::{self, Dir, PathError, resolve};
-use crate::tools::{READ_TOOLS, SHELL_TOOLS, WRITE_TOOLS, owned, paths_in};
+use crate::shown::{one_line, show};
+use crate::tools::{READ_TOOLS, SHELL_TOOLS, WRITE_TOOLS, malformed_path_field, owned, paths_in};
 
 use globset::GlobSet;
 use rules::{
@@ -717,21 +718,6 @@ fn glob_filters(input: &Value) -> Vec<(&'static str, &str)> {
         .collect()
 }
 
-/// The name of a path field of `input` whose value is neither a string nor absent/null.
-fn malformed_path_field(input: &Value) -> Option<&'static str> {
-    for key in ["file_path", "path", "notebook_path"] {
-        match input.get(key) {
-            None | Some(Value::Null | Value::String(_)) => {}
-            Some(_) => return Some(key),
-        }
-    }
-    match input.get("paths") {
-        None | Some(Value::Null) => None,
-        Some(Value::Array(items)) if items.iter().all(Value::is_string) => None,
-        Some(_) => Some("paths"),
-    }
-}
-
 /// ` (resolves to X)` when `path` is not what `raw` says, X root-relative when inside.
 fn note(raw: &str, path: &Path, root: &Path) -> String {
     let shown = match paths::inside(path, root) {
@@ -743,25 +729,6 @@ fn note(raw: &str, path: &Path, root: &Path) -> String {
     } else {
         format!(" (resolves to {})", show(shown))
     }
-}
-
-fn show(p: &Path) -> String {
-    one_line(&p.to_string_lossy())
-}
-
-/// `s` with control and bidi-override characters escaped.
-fn one_line(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        if c.is_control() {
-            out.extend(c.escape_debug());
-        } else if matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}') {
-            out.extend(c.escape_unicode());
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
 
 #[cfg(test)]

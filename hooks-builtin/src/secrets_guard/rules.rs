@@ -9,7 +9,8 @@ use globset::{Candidate, GlobBuilder, GlobMatcher, GlobSet, GlobSetBuilder};
 
 use super::POLICY;
 use crate::ConfigError;
-use crate::paths::{self, PathError, resolve};
+use crate::globs::{PathGlobs, strip_root};
+use crate::paths::{self, PathError};
 
 /// The builtin secrets rules: the name shown in reasons, and the globs matched (anywhere in
 /// the absolute path, case-insensitively).
@@ -133,16 +134,13 @@ const CREDENTIAL_KEYS: &[&str] = &[
 /// The most bytes [`credential_in`] reads; a larger file is taken for a secret.
 const MAX_CONTENT: u64 = 64 * 1024;
 
-/// A compiled list of named rules. Relative globs match the path relative to the project root
-/// (or, outside it, the absolute path without its leading `/`); absolute ones the absolute
-/// path.
+/// A compiled list of named rules ([`PathGlobs`]). Relative globs match the path relative to
+/// the project root (or, outside it, the absolute path without its leading `/`); absolute ones
+/// the absolute path.
 #[derive(Debug, Clone)]
 pub(super) struct Rules {
     names: Vec<String>,
-    relative: GlobSet,
-    relative_idx: Vec<usize>,
-    absolute: GlobSet,
-    absolute_idx: Vec<usize>,
+    globs: PathGlobs,
     /// Relative globs also match paths outside the root (deny lists and builtin rules).
     relative_outside: bool,
 }
@@ -166,12 +164,10 @@ impl Rules {
                 }
             }
         }
+        let set = set.build().unwrap_or_else(|_| GlobSet::empty());
         Rules {
             names,
-            relative: set.build().unwrap_or_else(|_| GlobSet::empty()),
-            relative_idx: idx,
-            absolute: GlobSet::empty(),
-            absolute_idx: Vec::new(),
+            globs: PathGlobs::relative(set, idx),
             relative_outside: true,
         }
     }
@@ -183,35 +179,9 @@ impl Rules {
         relative_outside: bool,
         home: Option<&Path>,
     ) -> Result<Rules, ConfigError> {
-        let mut relative = GlobSetBuilder::new();
-        let mut absolute = GlobSetBuilder::new();
-        let (mut relative_idx, mut absolute_idx) = (Vec::new(), Vec::new());
-        for (i, pattern) in patterns.iter().enumerate() {
-            let err = |msg: String| ConfigError::new(POLICY, format!("{field}[{i}]"), msg);
-            let (text, is_absolute) = prepare(pattern, home).map_err(err)?;
-            let glob = GlobBuilder::new(&text)
-                .literal_separator(true)
-                .case_insensitive(true)
-                .build()
-                .map_err(|e| err(e.kind().to_string()))?;
-            if is_absolute {
-                absolute.add(glob);
-                absolute_idx.push(i);
-            } else {
-                relative.add(glob);
-                relative_idx.push(i);
-            }
-        }
-        let build = |b: GlobSetBuilder| {
-            b.build()
-                .map_err(|e| ConfigError::new(POLICY, field, e.to_string()))
-        };
         Ok(Rules {
             names: patterns.to_vec(),
-            relative: build(relative)?,
-            relative_idx,
-            absolute: build(absolute)?,
-            absolute_idx,
+            globs: PathGlobs::compile(POLICY, field, patterns, true, home)?,
             relative_outside,
         })
     }
@@ -219,12 +189,7 @@ impl Rules {
     /// The name of the first rule matching `subject`.
     pub(super) fn first_match(&self, subject: &Subject<'_>) -> Option<&str> {
         let rel = (subject.inside || self.relative_outside).then_some(&subject.relative);
-        let r = rel.and_then(|rel| first(&self.relative, &self.relative_idx, rel));
-        let a = first(&self.absolute, &self.absolute_idx, &subject.absolute);
-        let i = match (r, a) {
-            (Some(r), Some(a)) => r.min(a),
-            (r, a) => r.or(a)?,
-        };
+        let i = self.globs.first(rel, &subject.absolute)?;
         self.names.get(i).map(String::as_str)
     }
 }
@@ -248,76 +213,6 @@ impl<'a> Subject<'a> {
             absolute: Candidate::new(abs),
         }
     }
-}
-
-/// The configured index of the first glob of `set` matching `path`.
-fn first(set: &GlobSet, idx: &[usize], path: &Candidate<'_>) -> Option<usize> {
-    if set.is_empty() || !set.is_match_candidate(path) {
-        return None;
-    }
-    set.matches_candidate(path)
-        .into_iter()
-        .filter_map(|m| idx.get(m).copied())
-        .min()
-}
-
-/// A configured glob as text to compile, and whether it is absolute (`/…`, `~/…`; the literal
-/// directories before its first wildcard are resolved, so it matches resolved paths).
-fn prepare(pattern: &str, home: Option<&Path>) -> Result<(String, bool), String> {
-    if pattern.is_empty() {
-        return Err("empty glob".to_owned());
-    }
-    if pattern.contains('\0') {
-        return Err("glob contains a NUL byte".to_owned());
-    }
-    let is_absolute = pattern.starts_with('~') || Path::new(pattern).is_absolute();
-    if !is_absolute {
-        let text = pattern.trim_start_matches("./");
-        if Path::new(text)
-            .components()
-            .any(|c| matches!(c, Component::ParentDir))
-        {
-            return Err(format!(
-                "`{pattern}`: relative globs may not contain `..`; use an absolute glob"
-            ));
-        }
-        if text.is_empty() {
-            return Err(format!("`{pattern}` names no path"));
-        }
-        return Ok((text.to_owned(), false));
-    }
-    let meta = |c: char| matches!(c, '*' | '?' | '[' | ']' | '{' | '}' | '\\');
-    let literal_end = match pattern.find(meta) {
-        Some(at) => pattern[..at].rfind('/').unwrap_or(0),
-        None => pattern.len(),
-    };
-    let (literal, rest) = pattern.split_at(literal_end);
-    let literal = if literal.is_empty() { "/" } else { literal };
-    let resolved = resolve(literal, Path::new("/"), home).map_err(|e| e.to_string())?;
-    let resolved = resolved
-        .to_str()
-        .ok_or_else(|| format!("`{pattern}` expands to a path that is not UTF-8"))?;
-    let mut text = globset::escape(resolved);
-    let rest = rest.trim_start_matches('/');
-    if !rest.is_empty() {
-        if !text.ends_with('/') {
-            text.push('/');
-        }
-        text.push_str(rest);
-    }
-    Ok((text, true))
-}
-
-/// `abs` without its root (`/a/b` → `a/b`).
-pub(super) fn strip_root(abs: &Path) -> &Path {
-    let mut comps = abs.components();
-    while matches!(
-        comps.clone().next(),
-        Some(Component::RootDir | Component::Prefix(_))
-    ) {
-        comps.next();
-    }
-    comps.as_path()
 }
 
 /// `raw` as an absolute path without following symlinks: `~` expanded when there is a home
