@@ -648,31 +648,27 @@ mod tests {
     }
 
     #[test]
-    fn a_command_in_two_settings_files_runs_once_and_each_plugin_s_copy_apart() {
-        let [user, project, fmt, lint] =
-            copies(&serde_json::json!({ "type": "command", "command": "./check.sh" }));
-        assert!(same_run(&user, &project));
-        assert!(
-            !same_run(&user, &fmt),
-            "a plugin's copy and a settings file's"
-        );
-        assert!(!same_run(&fmt, &lint), "two plugins' copies");
-        assert!(same_run(&fmt, &fmt.clone()));
+    fn a_command_or_url_in_two_settings_files_runs_once_and_each_plugin_s_copy_apart() {
+        for handler in [
+            serde_json::json!({ "type": "command", "command": "./check.sh" }),
+            serde_json::json!({ "type": "http", "url": "http://127.0.0.1:9/hook" }),
+        ] {
+            let [user, project, fmt, lint] = copies(&handler);
+            assert!(same_run(&user, &project), "{handler}");
+            assert!(
+                !same_run(&user, &fmt),
+                "{handler}: a plugin's copy and a settings file's"
+            );
+            assert!(!same_run(&fmt, &lint), "{handler}: two plugins' copies");
+            assert!(same_run(&fmt, &fmt.clone()), "{handler}");
+        }
     }
 
     #[test]
-    fn a_url_in_two_settings_files_runs_once_and_each_plugin_s_copy_apart() {
-        let [user, project, fmt, lint] =
+    fn another_say_over_the_outcome_runs_both() {
+        let [user, project, ..] =
             copies(&serde_json::json!({ "type": "http", "url": "http://127.0.0.1:9/hook" }));
-        assert!(same_run(&user, &project));
-        assert!(
-            !same_run(&user, &fmt),
-            "a plugin's copy and a settings file's"
-        );
-        assert!(!same_run(&fmt, &lint), "two plugins' copies");
-        assert!(same_run(&fmt, &fmt.clone()));
-        // Another say over the outcome still runs both, plugin or not.
-        let mut strict = project.clone();
+        let mut strict = project;
         strict.on_error = Some(crate::spec::OnError::Deny);
         assert!(!same_run(&user, &strict));
     }
