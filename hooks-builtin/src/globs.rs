@@ -135,8 +135,8 @@ fn prepare(pattern: &str, home: Option<&Path>) -> Result<(String, bool), String>
             .any(|c| matches!(c, Component::ParentDir))
         {
             return Err(format!(
-                "`{pattern}`: relative globs are matched inside the project root and may not \
-                 contain `..`; use an absolute glob for a place outside it"
+                "`{pattern}`: relative globs may not contain `..`; use an absolute glob (`/…` \
+                 or `~/…`) for a place outside the project root"
             ));
         }
         if text.is_empty() {
