@@ -237,12 +237,16 @@ pub fn decision(code: Option<i32>, answer: &Value) -> &'static str {
     }
 }
 
-/// Sends `signal` to the daemon and waits for it: its exit code (`None` when a signal ended it).
+/// Sends `signal` to the daemon and waits for it (a minute at most): its exit code (`None` when a
+/// signal ended it).
 pub fn stop(daemon: &mut Daemon, signal: i32) -> Option<i32> {
-    let pid = i32::try_from(daemon.child.id()).unwrap();
-    // SAFETY: a plain kill(2) of our own child.
-    assert_eq!(unsafe { libc_kill(pid, signal) }, 0);
-    daemon.child.wait().unwrap().code()
+    stop_within(
+        daemon,
+        signal,
+        std::time::Duration::from_secs(60),
+        &format!("the daemon did not exit within 60 s of signal {signal}"),
+    )
+    .code()
 }
 
 /// Sends `signal` to the daemon and waits at most `patience` for it to exit: its exit status.
