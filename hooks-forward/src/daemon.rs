@@ -11,9 +11,13 @@
 //! write it: before sending a payload, a client checks that the socket's peer is the recorded
 //! process, of this user, running the `hooks` executable the client trusts, with no preloaded
 //! library ([`crate::ask`]), and takes its answer only if the daemon names the same project and
-//! options ([`identity`]). A forged record can only point at a real daemon of the same binary
-//! serving the same project with the same options. The token is `$HOOKS_TOKEN` or the default
-//! token file, never a file the record names.
+//! options ([`identity`]). That stops stale records, records naming another user's process or
+//! any other program, and a real daemon serving another project or other options. It does not
+//! stop code already running as the user: a process can listen, hand the socket to a child,
+//! then exec the `hooks` binary, and the peer credentials (taken at `listen`) then name a
+//! `hooks` process while the child answers. Such code could as well rewrite the agent's
+//! settings; docs/decisions.md ("Who the peer check stops") says what would close it. The
+//! token is `$HOOKS_TOKEN` or the default token file, never a file the record names.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};

@@ -49,6 +49,8 @@ mod routes;
 #[cfg(feature = "builtin")]
 mod saved;
 mod slow_clients;
+#[cfg(test)]
+mod tests;
 pub mod token;
 
 use std::net::SocketAddr;
@@ -72,8 +74,10 @@ pub use hookrail_forward::IDENTITY_HEADER;
 
 pub use hookrail_forward::{ENV_FILE_HEADER, ENV_FILE_VAR};
 
-/// The most connections served at once; more wait in the listen backlog (a local client
-/// cannot exhaust the daemon's descriptors).
+/// The most connections served at once, per listener, so a local client cannot exhaust the
+/// daemon's descriptors. At the cap, a new connection is served in place of the one that has
+/// waited longest for a request's headers (an idle or slow client): anyone on the machine can
+/// open connections without the token, and they must not keep an agent's hooks waiting.
 pub const MAX_CONNECTIONS: usize = 1024;
 
 /// The address `hooks serve` listens on by default.
@@ -324,6 +328,7 @@ pub async fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
         }),
         app.clone(),
         args.header_timeout,
+        MAX_CONNECTIONS,
         until(stopped.clone()),
     ));
     // Only what comes over the socket (this user's `hooks claude`) may name a
@@ -332,6 +337,7 @@ pub async fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
         unix,
         app.layer(axum::Extension(routes::OverSocket)),
         args.header_timeout,
+        MAX_CONNECTIONS,
         until(stopped),
     ));
     let aborts = [tcp.abort_handle(), unix.abort_handle()];
@@ -384,10 +390,14 @@ pub async fn run(args: ServeArgs) -> Result<ExitCode, CliError> {
 /// accepting, lets the requests in flight finish and closes idle connections. A client that
 /// takes longer than `header_timeout` to send a request's headers (slowloris) is cut off
 /// instead of holding its connection open forever ([`slow_clients`]: no timer per request).
+/// At most `max_connections` are served at once; at the cap, a new one takes the place of the
+/// connection that has waited longest for its request's headers, and waits only while every
+/// connection is answering a request.
 async fn serve_until<L>(
     mut listener: L,
     app: axum::Router,
     header_timeout: Duration,
+    max_connections: usize,
     stop: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> Result<(), CliError>
 where
@@ -398,57 +408,71 @@ where
     http.keep_alive(true);
     let sweeper = slow_clients::Sweeper::new(header_timeout);
     let sweeping = tokio::spawn(Arc::clone(&sweeper).run());
-    let slots = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
+    let slots = Arc::new(tokio::sync::Semaphore::new(max_connections));
     tokio::pin!(stop);
     loop {
-        // At the cap, stop accepting until a connection ends.
-        let slot = tokio::select! {
-            slot = Arc::clone(&slots).acquire_owned() => match slot {
-                Ok(slot) => slot,
-                Err(_) => break,
-            },
+        let io = tokio::select! {
+            (io, _) = listener.accept() => io,
             () = &mut stop => break,
         };
-        tokio::select! {
-            (io, _) = listener.accept() => {
-                let clock = sweeper.clock();
-                let service = clocked(app.clone(), Arc::clone(&clock));
-                let connection =
-                    graceful.watch(http.serve_connection(hyper_util::rt::TokioIo::new(io), service));
-                tokio::spawn(async move {
-                    {
-                        tokio::pin!(connection);
-                        loop {
-                            tokio::select! {
-                                biased;
-                                closed = &mut connection => {
-                                    if let Err(e) = closed {
-                                        tracing::debug!("connection closed: {e}");
-                                    }
-                                    break;
-                                }
-                                () = clock.cut_off() => {
-                                    // The sweeper read the clock just before a request's headers
-                                    // arrived: that request is answered, not cut off.
-                                    if clock.answering() {
-                                        continue;
-                                    }
-                                    tracing::debug!(
-                                        "a client sent no complete request headers within {} ms (--header-timeout): connection closed",
-                                        header_timeout.as_millis()
-                                    );
-                                    break;
-                                }
+        let slot = match Arc::clone(&slots).try_acquire_owned() {
+            Ok(slot) => slot,
+            Err(tokio::sync::TryAcquireError::Closed) => break,
+            Err(tokio::sync::TryAcquireError::NoPermits) => {
+                // Connections cost nothing to open and need no token: at the cap, one that
+                // is not answering a request makes room (its client may reconnect), or the
+                // token-less could keep every agent's hooks waiting for `--header-timeout`.
+                if sweeper.evict_longest_waiting() {
+                    tracing::debug!(
+                        "{max_connections} connections open: the one waiting longest for a request was closed for a new one"
+                    );
+                }
+                tokio::select! {
+                    slot = Arc::clone(&slots).acquire_owned() => match slot {
+                        Ok(slot) => slot,
+                        Err(_) => break,
+                    },
+                    () = &mut stop => break,
+                }
+            }
+        };
+        let clock = sweeper.clock();
+        let service = clocked(app.clone(), Arc::clone(&clock));
+        let connection =
+            graceful.watch(http.serve_connection(hyper_util::rt::TokioIo::new(io), service));
+        tokio::spawn(async move {
+            {
+                tokio::pin!(connection);
+                loop {
+                    tokio::select! {
+                        biased;
+                        closed = &mut connection => {
+                            if let Err(e) = closed {
+                                tracing::debug!("connection closed: {e}");
                             }
+                            break;
+                        }
+                        () = clock.cut_off() => {
+                            // The sweeper read the clock just before a request's headers
+                            // arrived: that request is answered, not cut off.
+                            if clock.answering() {
+                                continue;
+                            }
+                            if !clock.evicted() {
+                                tracing::debug!(
+                                    "a client sent no complete request headers within {} ms (--header-timeout): connection closed",
+                                    header_timeout.as_millis()
+                                );
+                            }
+                            break;
                         }
                     }
-                    // Last: the connection and its service (a handle on the daemon's state)
-                    // are gone once its slot is back (see the end of this function).
-                    drop(slot);
-                });
+                }
             }
-            () = &mut stop => break,
-        }
+            // Last: the connection and its service (a handle on the daemon's state)
+            // are gone once its slot is back (see the end of this function).
+            drop(slot);
+        });
     }
     drop(listener);
     // Still sweeping: a slow client would otherwise hold the shutdown open.
@@ -456,7 +480,7 @@ where
     // Every connection's task has ended once every slot is back: none holds the daemon's
     // state any more, so the caller's handle is the last and dropping it stores the audit
     // before the process exits.
-    let all = u32::try_from(MAX_CONNECTIONS).unwrap_or(u32::MAX);
+    let all = u32::try_from(max_connections).unwrap_or(u32::MAX);
     let _ = slots.acquire_many(all).await;
     sweeping.abort();
     Ok(())

@@ -15,8 +15,13 @@
 //! is then ready for its next request); it ends when a request's headers have arrived. An idle
 //! keep-alive connection is cut off too, as with hyper's timer. A client is cut off between
 //! the timeout and the timeout plus one sweep period (a quarter of the timeout, at most 1 s).
+//!
+//! At the listener's connection cap, the connection that has waited longest is cut off at
+//! once for a new one ([`Sweeper::evict_longest_waiting`]): connections need no token, so
+//! without it anyone on the machine could hold every slot and keep the agent's hooks waiting
+//! in the backlog, reconnecting each time one is swept.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::Duration;
 
@@ -36,6 +41,9 @@ pub(super) struct Clock {
     since: AtomicU64,
     /// Told when the connection is to be closed.
     cut: Notify,
+    /// Cut off to make room for a new connection ([`Sweeper::evict_longest_waiting`]), not
+    /// for its own slowness; cleared when its next wait begins.
+    evicted: AtomicBool,
     epoch: Instant,
 }
 
@@ -47,7 +55,13 @@ impl Clock {
 
     /// The answer is ready: the connection waits for its next request's headers from now.
     pub(super) fn waiting(&self) {
+        self.evicted.store(false, Ordering::Relaxed);
         self.since.store(millis(self.epoch), Ordering::Relaxed);
+    }
+
+    /// Whether the cut-off was to make room for a new connection.
+    pub(super) fn evicted(&self) -> bool {
+        self.evicted.load(Ordering::Relaxed)
     }
 
     /// Whether a request is being answered (its headers arrived).
@@ -84,6 +98,7 @@ impl Sweeper {
         let clock = Arc::new(Clock {
             since: AtomicU64::new(millis(self.epoch)),
             cut: Notify::new(),
+            evicted: AtomicBool::new(false),
             epoch: self.epoch,
         });
         self.clocks
@@ -102,6 +117,26 @@ impl Sweeper {
             ticks.tick().await;
             self.sweep();
         }
+    }
+
+    /// At the connection cap: cuts off the connection that has waited longest for a request's
+    /// headers (not one being answered, nor one already cut off for room), so that a new one
+    /// can be served. False when there is none.
+    pub(super) fn evict_longest_waiting(&self) -> bool {
+        let clocks = self.clocks.lock().unwrap_or_else(PoisonError::into_inner);
+        let longest = clocks
+            .iter()
+            .filter_map(Weak::upgrade)
+            .filter(|clock| !clock.evicted())
+            .map(|clock| (clock.since.load(Ordering::Relaxed), clock))
+            .filter(|(since, _)| *since != ANSWERING)
+            .min_by_key(|(since, _)| *since);
+        let Some((_, clock)) = longest else {
+            return false;
+        };
+        clock.evicted.store(true, Ordering::Relaxed);
+        clock.cut.notify_one();
+        true
     }
 
     /// Cuts off every connection whose wait is over the timeout, and forgets closed ones (a
@@ -133,6 +168,36 @@ fn millis(epoch: Instant) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn at_the_cap_the_connection_waiting_longest_makes_room() {
+        let sweeper = Sweeper::new(Duration::from_secs(60));
+        let oldest = sweeper.clock();
+        tokio::time::sleep(Duration::from_millis(5)).await;
+        let (answering, newer) = (sweeper.clock(), sweeper.clock());
+        answering.headers_arrived();
+        let patience = Duration::from_secs(10);
+        // The oldest first; one being answered never.
+        assert!(sweeper.evict_longest_waiting());
+        tokio::time::timeout(patience, oldest.cut_off())
+            .await
+            .expect("the oldest is cut off");
+        assert!(oldest.evicted() && !newer.evicted() && !answering.evicted());
+        // A connection already cut off for room is not chosen again.
+        assert!(sweeper.evict_longest_waiting());
+        tokio::time::timeout(patience, newer.cut_off())
+            .await
+            .expect("then the newer one");
+        assert!(
+            !sweeper.evict_longest_waiting(),
+            "only a request being answered is left"
+        );
+        // One whose request arrived as it was chosen is a candidate again after its answer.
+        newer.headers_arrived();
+        newer.waiting();
+        assert!(!newer.evicted());
+        assert!(sweeper.evict_longest_waiting());
+    }
 
     #[tokio::test]
     async fn a_connection_is_cut_off_only_while_it_waits_for_headers() {
