@@ -544,10 +544,15 @@ fn push_file(out: &mut Vec<(String, Access)>, file: &str) {
     }
 }
 
-/// The local path a word names: `file://x` is `x`; other URLs name no local file.
+/// The local path a word names: `file://x` is `x`; other URLs name no local file. A URL's
+/// scheme is case-insensitive (`FILE:///x` is read by curl as `file:///x`).
 fn local_path(word: &str) -> Option<&str> {
-    if let Some(rest) = word.strip_prefix("file://") {
-        return Some(rest);
+    const FILE: &str = "file://";
+    if word
+        .get(..FILE.len())
+        .is_some_and(|scheme| scheme.eq_ignore_ascii_case(FILE))
+    {
+        return word.get(FILE.len()..);
     }
     (!word.contains("://")).then_some(word)
 }

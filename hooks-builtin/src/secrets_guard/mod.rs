@@ -18,7 +18,9 @@
 //! | `credentials.json`, `secrets.json`, `secrets.yml`, `secrets.yaml`, `service-account*.json` | credential and secrets files of applications and cloud service accounts |
 //! | `.npmrc`, `.pypirc` | only when the file holds a credential (below) |
 //! | `~/.ssh/**`, `~/.aws/**`, `~/.config/gcloud/**`, `~/.azure/**`, `~/.gnupg/**` | the directories and everything in them (`*.pub` excepted; `~/.ssh/config`, `~/.ssh/known_hosts` and `known_hosts.old` excepted for reading) |
-//! | `~/.kube/config`, `~/.docker/config.json`, `~/.config/gh/hosts.yml`, `~/.gem/credentials`, `~/.cargo/credentials*` | cluster, registry and package-host credentials |
+//! | `~/.kube/config`, `~/.docker/config.json`, `~/.config/gh/hosts.yml`, `~/.gem/credentials`, `~/.cargo/credentials*`, `~/.config/git/credentials` | cluster, registry and package-host credentials |
+//! | `~/.claude/.credentials.json`, `~/.codex/auth.json`, `~/.gemini/oauth_creds.json` | agent CLIs' sign-in tokens |
+//! | `/etc/shadow` (`shadow-`, `gshadow`, `gshadow-`), `ssh_host_*_key`, `kubernetes.io/serviceaccount/token` | password hashes, SSH host keys, a pod's service-account token (anywhere: a mounted root too) |
 //! | `~/.local/state/hookrail/**` (`hookrail/token`, `hookrail/daemons/`, wherever `$XDG_STATE_HOME` is) | `hooks serve`'s bearer token and daemon records |
 //! | hook configuration: `hooks.{yaml,yml,toml,json}`, `.hooks/**`, `~/.config/hookrail/**`, `~/.config/agent-hooks/**` (the approvals file), `.claude/settings.json`, `.claude/settings.local.json`, `managed-settings.json`, `.gemini/settings.json` | the hooks' own configuration: readable, never written, replaced or deleted (below) |
 //!
@@ -707,6 +709,13 @@ const SECRET_PROBES: &[&str] = &[
     ".gem/credentials",
     ".local/state/hookrail/token",
     ".cargo/credentials.toml",
+    ".config/git/credentials",
+    ".claude/.credentials.json",
+    ".codex/auth.json",
+    ".gemini/oauth_creds.json",
+    "etc/shadow",
+    "etc/ssh/ssh_host_ed25519_key",
+    "var/run/secrets/kubernetes.io/serviceaccount/token",
 ];
 
 /// The `glob` (Claude Code `Grep`) and `include` (Gemini CLI `search_file_content`) filters.

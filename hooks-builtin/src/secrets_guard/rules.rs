@@ -53,6 +53,32 @@ pub(super) const BUILTIN_DENY: &[(&str, &[&str])] = &[
     ("~/.config/gh/hosts.yml", &["**/.config/gh/hosts.yml"]),
     ("~/.gem/credentials", &["**/.gem/credentials"]),
     ("~/.cargo/credentials*", &["**/.cargo/credentials*"]),
+    ("~/.config/git/credentials", &["**/.config/git/credentials"]),
+    // Agent CLIs' own sign-in tokens.
+    (
+        "~/.claude/.credentials.json",
+        &["**/.claude/.credentials.json"],
+    ),
+    ("~/.codex/auth.json", &["**/.codex/auth.json"]),
+    (
+        "~/.gemini/oauth_creds.json",
+        &["**/.gemini/oauth_creds.json"],
+    ),
+    // The system's password hashes, SSH host keys and a pod's service-account token.
+    (
+        "/etc/shadow",
+        &[
+            "**/etc/shadow",
+            "**/etc/shadow-",
+            "**/etc/gshadow",
+            "**/etc/gshadow-",
+        ],
+    ),
+    ("ssh_host_*_key", &["**/ssh_host_*_key"]),
+    (
+        "kubernetes.io/serviceaccount/token",
+        &["**/kubernetes.io/serviceaccount/token"],
+    ),
     // `hooks serve`'s bearer token and its daemon records: whoever holds the token can post
     // events to the daemon that guards the agent.
     (

@@ -345,7 +345,8 @@ fn invocation(command: &Command) -> Option<Invocation<'_>> {
     let args = &command.args;
     Some(match Lang::of(program) {
         Some(Lang::Python) => python(args),
-        Some(Lang::Perl) => perl_ruby(args, "eE", "MmIiFxdDCV", &[]),
+        // `perl -I dir` takes the next word too (`-Idir` its cluster's rest).
+        Some(Lang::Perl) => perl_ruby(args, "eE", "MmIiFxdDCV", &["-I"]),
         Some(Lang::Ruby) => perl_ruby(args, "e", "rICEFKTWxi", &["-r", "-I", "-C", "-E"]),
         Some(Lang::Js) if program == "deno" => deno(args),
         Some(Lang::Js) if program == "bun" => bun(args),
@@ -418,8 +419,12 @@ fn perl_ruby<'a>(
                         }
                         break;
                     }
-                    if c == '0' || c == 'l' {
+                    // `-l[octal]` and `-0[octal]` or `-0x[hex]` take digits, not letters:
+                    // the `e` of `-le` is the code option, not a hex digit.
+                    if c == '0' && chars.next_if(|(_, d)| matches!(d, 'x' | 'X')).is_some() {
                         while chars.next_if(|(_, d)| d.is_ascii_hexdigit()).is_some() {}
+                    } else if c == '0' || c == 'l' {
+                        while chars.next_if(|(_, d)| ('0'..='7').contains(d)).is_some() {}
                     } else if valued.contains(c) {
                         break;
                     }
@@ -436,12 +441,16 @@ fn perl_ruby<'a>(
     }
 }
 
-fn node(args: &[String]) -> Invocation<'_> {
-    let mut args = args.iter().map(String::as_str);
-    while let Some(arg) = args.next() {
+fn node(all: &[String]) -> Invocation<'_> {
+    let mut args = all.iter().map(String::as_str).enumerate();
+    // The previous word was a long option the guard does not know, without `=value`: it may
+    // take this word as its value (`node --title x -e …`).
+    let mut after_long = false;
+    while let Some((at, arg)) = args.next() {
+        let unknown_long = std::mem::replace(&mut after_long, false);
         match arg {
             "-e" | "--eval" | "-p" | "--print" | "-pe" => {
-                return Invocation::Inline(args.next().into_iter().collect());
+                return Invocation::Inline(args.next().map(|(_, a)| a).into_iter().collect());
             }
             "-r"
             | "--require"
@@ -449,11 +458,23 @@ fn node(args: &[String]) -> Invocation<'_> {
             | "--loader"
             | "--experimental-loader"
             | "-C"
-            | "--conditions" => {
+            | "--conditions"
+            | "--title"
+            | "--env-file"
+            | "--input-type"
+            | "--inspect-port"
+            | "--watch-path"
+            | "--disable-warning"
+            | "--redirect-warnings"
+            | "--unhandled-rejections" => {
                 args.next();
             }
             "-" => return Invocation::Stdin,
-            "--" => return args.next().map_or(Invocation::Stdin, Invocation::File),
+            "--" => {
+                return args
+                    .next()
+                    .map_or(Invocation::Stdin, |(_, a)| Invocation::File(a));
+            }
             a => {
                 if let Some(code) = a
                     .strip_prefix("--eval=")
@@ -462,8 +483,16 @@ fn node(args: &[String]) -> Invocation<'_> {
                     return Invocation::Inline(vec![code]);
                 }
                 if !a.starts_with('-') {
-                    return Invocation::File(a);
+                    // Perhaps that option's value: if code follows, judge the code rather
+                    // than miss it.
+                    return match unknown_long.then(|| node(&all[at + 1..])) {
+                        Some(Invocation::Inline(code)) if !code.is_empty() => {
+                            Invocation::Inline(code)
+                        }
+                        _ => Invocation::File(a),
+                    };
                 }
+                after_long = a.starts_with("--") && !a.contains('=');
             }
         }
     }

@@ -38,6 +38,14 @@ fn invocations_find_the_code() {
     assert_eq!(inv("python3"), "Some(Stdin)");
     assert_eq!(inv("perl -lne 'a' f"), r#"Some(Inline(["a"]))"#);
     assert_eq!(inv("perl -e a -e b"), r#"Some(Inline(["a", "b"]))"#);
+    // `-l` and `-0` take octal digits (`-0x` hex ones): the `e` after them is the code option.
+    assert_eq!(inv("perl -le a"), r#"Some(Inline(["a"]))"#);
+    assert_eq!(inv("perl -l015e a"), r#"Some(Inline(["a"]))"#);
+    assert_eq!(inv("perl -0777ne a f"), r#"Some(Inline(["a"]))"#);
+    assert_eq!(inv("perl -0x1Fne a f"), r#"Some(Inline(["a"]))"#);
+    assert_eq!(inv("ruby -le a"), r#"Some(Inline(["a"]))"#);
+    assert_eq!(inv("perl -I lib -e a"), r#"Some(Inline(["a"]))"#);
+    assert_eq!(inv("perl -I lib x.pl"), r#"Some(File("x.pl"))"#);
     assert_eq!(
         inv("perl -MFile::Path=rmtree -e a"),
         r#"Some(Inline(["a"]))"#
@@ -45,6 +53,11 @@ fn invocations_find_the_code() {
     assert_eq!(inv("ruby -rjson -e a"), r#"Some(Inline(["a"]))"#);
     assert_eq!(inv("ruby -E utf-8 x.rb"), r#"Some(File("x.rb"))"#);
     assert_eq!(inv("node --eval=a"), r#"Some(Inline(["a"]))"#);
+    assert_eq!(inv("node --title x -e a"), r#"Some(Inline(["a"]))"#);
+    // An option the guard does not know may take the next word: code after it is judged.
+    assert_eq!(inv("node --some-flag x -e a"), r#"Some(Inline(["a"]))"#);
+    assert_eq!(inv("node --some-flag x.js -p"), r#"Some(File("x.js"))"#);
+    assert_eq!(inv("node x.js -e a"), r#"Some(File("x.js"))"#);
     assert_eq!(
         inv("node -r ts-node/register x.ts"),
         r#"Some(File("x.ts"))"#
