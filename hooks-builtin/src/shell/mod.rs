@@ -143,8 +143,10 @@ impl Script {
 /// Commands joined by `|`, each reading the previous one's output.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Pipeline {
-    /// The stages, in order. A compound stage (`( … )`, `{ …; }`) is not a stage here; its
-    /// commands are pipelines of their own.
+    /// The stages, in order. A compound stage (`( … )`, `{ …; }`, a loop) has its commands
+    /// in pipelines of their own; those that read its input (when something pipes into it)
+    /// and those that write its output (when it pipes into something) are stages here too,
+    /// in its place: `echo x | (cat; sh)` has the stages `echo x`, `cat`, `sh`.
     pub commands: Vec<Command>,
 }
 

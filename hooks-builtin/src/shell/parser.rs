@@ -505,16 +505,55 @@ impl<'a> Parser<'a, '_> {
     fn pipeline(&mut self) -> Result<()> {
         let pi = self.sink.script.pipelines.len();
         self.sink.script.pipelines.push(Pipeline::default());
+        let mut stage = 0;
         loop {
+            let (inner, stages) = (self.sink.script.pipelines.len(), self.stage_count(pi));
             self.command(pi)?;
             self.skip_blank();
-            if self.peek() != Some(b'|') || self.starts("||") {
+            let piped = self.peek() == Some(b'|') && !self.starts("||");
+            // A compound stage adds pipelines of its own, and to this one at most a command
+            // for its trailing redirections (`( … ) 2>&1`).
+            let compound = self.sink.script.pipelines.len() > inner
+                && (self.sink.script.pipelines.get(pi))
+                    .and_then(|p| p.commands.get(stages..))
+                    .is_some_and(|added| added.iter().all(|c| c.program.is_empty()));
+            if compound {
+                self.compound_stage(pi, inner, stage > 0, piped)?;
+            }
+            if !piped {
                 break;
             }
+            stage += 1;
             self.pos += if self.starts("|&") { 2 } else { 1 };
             self.skip_space()?;
         }
         self.stdin_scripts(pi)
+    }
+
+    /// A compound stage (`( … )`, `{ …; }`, a loop) of pipeline `pi`, whose commands are the
+    /// pipelines from `inner` on: the ones that read its input (the first of each pipeline)
+    /// when something pipes into it, and the ones that write its output (the last of each)
+    /// when it pipes into something, become stages of `pi` too, so the pipeline is judged as
+    /// it runs (`echo 'rm -rf /' | (sh)` as `echo 'rm -rf /' | sh`, `(curl …) | sh` as
+    /// `curl … | sh`). They are still judged where they are as well.
+    fn compound_stage(&mut self, pi: usize, inner: usize, fed: bool, piped: bool) -> Result<()> {
+        let inside = self.sink.script.pipelines.get(inner..).unwrap_or_default();
+        let mut stages: Vec<Command> = Vec::new();
+        for p in inside {
+            if let (true, Some(first)) = (fed, p.commands.first()) {
+                stages.push(first.clone());
+            }
+            // A pipeline of one command is both; once is enough.
+            if let (true, Some(last)) = (piped, p.commands.last())
+                && !(fed && p.commands.len() == 1)
+            {
+                stages.push(last.clone());
+            }
+        }
+        for command in stages {
+            self.push(pi, command)?;
+        }
+        Ok(())
     }
 
     pub(super) fn new_pipeline(&mut self, command: Command) -> Result<usize> {

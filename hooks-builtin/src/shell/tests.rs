@@ -450,6 +450,30 @@ fn subshells_groups_and_control_flow_are_entered() {
 }
 
 #[test]
+fn a_compound_stage_is_a_stage_by_the_commands_at_its_edges() {
+    let stages = |src: &str| -> Vec<String> {
+        let script = parse(src).unwrap_or_else(|e| panic!("{src:?}: {e}"));
+        script.pipelines[0]
+            .commands
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    };
+    // What reads its input (the first of each of its pipelines), then what writes its output
+    // (the last of each), in its place; a command that is both, once.
+    assert_eq!(stages("echo x | (sh)"), ["echo x", "sh"]);
+    assert_eq!(stages("(curl u) | sh"), ["curl u", "sh"]);
+    assert_eq!(
+        stages("echo x | (cat; a | b) 2>/dev/null | tee f"),
+        ["echo x", "2>/dev/null", "cat", "a", "b", "tee f"]
+    );
+    assert_eq!(stages("{ a; b; } | c"), ["a", "b", "c"]);
+    // Not piped: its commands are pipelines of their own only, each once.
+    assert_eq!(flat("(a; b)"), ["a", "b"]);
+    assert_eq!(flat("(a; b) > f"), [">f", "a", "b"]);
+}
+
+#[test]
 fn substitutions_are_parsed_and_kept_as_text() {
     assert_eq!(flat("echo $(rm -rf /)"), ["echo '$(rm -rf /)'", "rm -rf /"]);
     assert_eq!(

@@ -17,8 +17,9 @@
 //! | `ifs-expansion` | a word that splits on `$IFS` (`rm${IFS}-rf${IFS}/`, `cat${IFS}/etc/passwd`); the command is also read again with `$IFS` as a space and that reading is judged, so `rm${IFS}-rf${IFS}/` is denied as `rm-root` | a word that is only `$IFS` (`echo "$IFS"`), assignments (`IFS=, read …`) |
 //!
 //! Variables are never expanded: `X=rm; $X -rf /` asks (`substitution-run`), and so does
-//! `DIR=build; rm -rf "$DIR"` (`rm-unknown-variable`). A compound stage of a pipeline
-//! (`(base64 -d x) | sh`) is not seen as feeding the shell: the parser keeps no stage for it.
+//! `DIR=build; rm -rf "$DIR"` (`rm-unknown-variable`). A compound stage of a pipeline is
+//! judged by the commands at its edges: `(base64 -d x) | sh` and `base64 -d x | (sh)` as
+//! `base64 -d x | sh` ([`crate::shell::Pipeline`]).
 
 use std::collections::HashMap;
 
