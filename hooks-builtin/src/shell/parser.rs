@@ -166,6 +166,7 @@ fn run(
         positional,
         sink,
         heredocs: Vec::new(),
+        xargs_heredocs: Vec::new(),
     };
     parser.list(End::Eof)?;
     // A here-document still open at the end of the input is empty, as in bash.
@@ -187,6 +188,17 @@ pub(super) struct Parser<'a, 's> {
     pub(super) sink: &'s mut Sink,
     /// Here-documents whose body starts after the next newline.
     heredocs: Vec<HereDoc>,
+    /// `xargs` commands whose input is a here-document not read yet: what they run is known
+    /// once it is ([`Parser::read_heredocs`]).
+    pub(super) xargs_heredocs: Vec<XargsHereDoc>,
+}
+
+/// An `xargs` command reading a here-document (`xargs rm <<EOF`, `cat <<EOF | xargs rm`).
+pub(super) struct XargsHereDoc {
+    pub(super) input: Slot,
+    pub(super) args: Vec<String>,
+    pub(super) privileged: bool,
+    pub(super) dir: Option<String>,
 }
 
 struct HereDoc {
@@ -404,6 +416,12 @@ impl<'a> Parser<'a, '_> {
                     "a here-document whose body starts inside its own command",
                 ))?;
             redirect.target = body;
+        }
+        for xargs in std::mem::take(&mut self.xargs_heredocs) {
+            let input = (self.sink.redirect_mut(xargs.input))
+                .map(|r| r.target.clone())
+                .unwrap_or_default();
+            self.xargs_runs_of(&xargs.args, &input, xargs.privileged, &xargs.dir)?;
         }
         Ok(())
     }

@@ -4,7 +4,7 @@
 use std::rc::Rc;
 
 use super::lex::is_assignment;
-use super::parser::{Parser, Result, Sink, Source};
+use super::parser::{Parser, Result, Sink, Source, XargsHereDoc};
 use super::{Command, Redirect, RedirectOp, ShellScript, quote};
 
 /// A program that runs the command given after its options.
@@ -1479,6 +1479,15 @@ impl Parser<'_, '_> {
                         runs.push((run, command.privileged, command.dir.clone()));
                     }
                 }
+                // Its body comes after the line: what xargs runs is added once it is read.
+                (None, Some(Source::HereDoc(input))) => {
+                    self.xargs_heredocs.push(XargsHereDoc {
+                        input,
+                        args: command.args.clone(),
+                        privileged: command.privileged,
+                        dir: command.dir.clone(),
+                    });
+                }
                 _ => {}
             }
         }
@@ -1487,6 +1496,23 @@ impl Parser<'_, '_> {
         }
         for (words, privileged, dir) in runs {
             self.nested_command(words, privileged, &dir)?;
+        }
+        Ok(())
+    }
+
+    /// Adds what `xargs ARGS` runs with `input` on its standard input.
+    pub(super) fn xargs_runs_of(
+        &mut self,
+        args: &[String],
+        input: &str,
+        privileged: bool,
+        dir: &Option<String>,
+    ) -> Result<()> {
+        self.sink.charge(input.len())?;
+        let runs =
+            xargs_runs(args, input, self.sink.fuel()).ok_or(super::ShellError::TooComplex)?;
+        for run in runs {
+            self.nested_command(run, privileged, dir)?;
         }
         Ok(())
     }

@@ -210,6 +210,11 @@ fn xargs_runs_with_the_input_it_is_given() {
     has(r"printf '/\n' | xargs -I{} rm -rf {}", "rm -rf /");
     has(r"printf '%s\n' x / | xargs -I % rm -rf %/", "rm -rf //");
     has("xargs rm -rf <<< /etc", "rm -rf /etc");
+    // A here-document's body comes after the line; what xargs runs is added once it is read.
+    has("xargs rm -rf <<EOF\n/etc\nEOF", "rm -rf /etc");
+    has("xargs rm -rf <<-EOF\n\t/etc\n\tEOF\necho next", "rm -rf /etc");
+    has("cat <<'EOF' | xargs -I{} sh -c {}\nrm -rf /\nEOF", "rm -rf /");
+    has("xargs rm <<EOF", "rm");
     has("echo / | xargs -n1 -P4 sudo rm -rf", "!rm -rf /");
     has("xargs -a list rm -rf", "rm -rf");
     assert_eq!(flat("echo a | xargs"), ["echo a", "xargs"]);
