@@ -947,10 +947,30 @@ impl<'a> Parser<'a, '_> {
         if matches!(command.program.as_str(), "cd" | "pushd") {
             self.change_dir(&command.args);
         }
+        self.exported_functions(&command)?;
         self.push(pi, command)?;
         if let Some(words) = expanded {
             let command = self.resolve(words, Vec::new(), self.privileged)?;
             self.new_pipeline(command)?;
+        }
+        Ok(())
+    }
+
+    /// Bash imports a variable `BASH_FUNC_NAME%%='() { body; }'` in its environment as the
+    /// function NAME, which then runs in place of the program of that name (`env
+    /// 'BASH_FUNC_ls%%=() { rm -rf /; }' bash -c ls`; only `env` and `sudo` can set such a
+    /// name): such a body is parsed as a script.
+    fn exported_functions(&mut self, command: &Command) -> Result<()> {
+        let bodies: Vec<String> = (command.assignments.iter())
+            .filter_map(|a| {
+                let (name, value) = a.split_once('=')?;
+                let body = value.trim_start().strip_prefix("()")?;
+                name.starts_with("BASH_FUNC_").then(|| body.to_owned())
+            })
+            .collect();
+        for body in bodies {
+            let dir = command.dir.clone();
+            self.queue_task(Source::Text(body), command.privileged, dir, false)?;
         }
         Ok(())
     }

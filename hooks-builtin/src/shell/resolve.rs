@@ -3,7 +3,6 @@
 
 use std::rc::Rc;
 
-use super::lex::is_assignment;
 use super::parser::{Parser, Result, Sink, Source, XargsHereDoc};
 use super::{Command, Redirect, RedirectOp, ShellScript, quote};
 
@@ -939,7 +938,7 @@ fn strip(mut words: Vec<String>, mut privileged: bool, sink: &mut Sink) -> Resul
         if w.assignments {
             skip += words[(i + skip).min(words.len())..]
                 .iter()
-                .take_while(|a| is_assignment(a))
+                .take_while(|a| is_env_assignment(a))
                 .count();
         }
         skip += w.operands;
@@ -959,7 +958,7 @@ fn strip(mut words: Vec<String>, mut privileged: bool, sink: &mut Sink) -> Resul
         }
         i += skip;
     }
-    let assignments = words.drain(..i).filter(|w| is_assignment(w)).collect();
+    let assignments = words.drain(..i).filter(|w| is_env_assignment(w)).collect();
     Ok(Stripped {
         words,
         privileged,
@@ -1096,6 +1095,12 @@ fn parallel_scripts(args: &[String], max: usize) -> Option<Vec<String>> {
         scripts.push(script);
     }
     Some(scripts)
+}
+
+/// An assignment to `env` or `sudo`: any word with a `=` after its first character, a name
+/// the shell would not take included (`BASH_FUNC_ls%%=…`), as both programs read it.
+fn is_env_assignment(word: &str) -> bool {
+    word.find('=').is_some_and(|at| at > 0)
 }
 
 /// What `xargs` runs, given the input it reads: one command with every input word added, or

@@ -212,9 +212,25 @@ fn xargs_runs_with_the_input_it_is_given() {
     has("xargs rm -rf <<< /etc", "rm -rf /etc");
     // A here-document's body comes after the line; what xargs runs is added once it is read.
     has("xargs rm -rf <<EOF\n/etc\nEOF", "rm -rf /etc");
-    has("xargs rm -rf <<-EOF\n\t/etc\n\tEOF\necho next", "rm -rf /etc");
-    has("cat <<'EOF' | xargs -I{} sh -c {}\nrm -rf /\nEOF", "rm -rf /");
+    has(
+        "xargs rm -rf <<-EOF\n\t/etc\n\tEOF\necho next",
+        "rm -rf /etc",
+    );
+    has(
+        "cat <<'EOF' | xargs -I{} sh -c {}\nrm -rf /\nEOF",
+        "rm -rf /",
+    );
     has("xargs rm <<EOF", "rm");
+    // An environment variable bash imports as a function: its body runs.
+    has(
+        "env 'BASH_FUNC_ls%%=() { rm -rf /; }' bash -c ls",
+        "rm -rf /",
+    );
+    has(
+        "sudo 'BASH_FUNC_x%%=() { rm -rf ~; }' bash -c x",
+        "!rm -rf ~",
+    );
+    assert_eq!(first("env A%=1 ls").program, "ls");
     has("echo / | xargs -n1 -P4 sudo rm -rf", "!rm -rf /");
     has("xargs -a list rm -rf", "rm -rf");
     assert_eq!(flat("echo a | xargs"), ["echo a", "xargs"]);
