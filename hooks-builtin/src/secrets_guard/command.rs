@@ -6,7 +6,7 @@ use std::path::{Component, Path, PathBuf};
 
 use serde_json::Value;
 
-use super::rules::{GlobCache, GlobUse};
+use super::rules::{GlobCache, GlobUse, HOOK_CONFIG, SETTINGS_DIRS};
 use super::{Access, Base, ENV_DUMP, ENV_SECRET, EnvDumps, Judged, SecretsGuard, rules};
 use crate::paths::Dir;
 use crate::shell::{self, Command, RedirectOp};
@@ -138,6 +138,19 @@ pub(super) fn check(
         }
     }
     for cmd in script.commands() {
+        // The directory the parser knows the command runs in: a wrapper's (`env -C dir`,
+        // `sudo -D dir`, `git -C`-like ones) or a `cd` before it.
+        if let Some(dir) = &cmd.dir {
+            run.add_base(rules::lexical(&substitute(dir), cwd, home));
+        }
+        if let Some((raw, path)) = removed_settings_dir(cmd, cwd, home) {
+            return Err(format!(
+                "secrets-guard: `{}` removes or moves `{}`{}, which holds agent settings: secrets rule \"{HOOK_CONFIG}\"",
+                shown(cmd),
+                one_line(&raw),
+                super::note(&raw, &path, run.root),
+            ));
+        }
         if matches!(cmd.program.as_str(), "cd" | "pushd") {
             match cmd.args.iter().find(|a| !a.starts_with('-')) {
                 Some(dir) => run.add_base(rules::lexical(&substitute(dir), cwd, home)),
@@ -166,6 +179,36 @@ pub(super) fn check(
         }
     }
     Ok(ask)
+}
+
+/// Programs that remove, or move away, what they are given.
+const REMOVERS: &[&str] = &["rm", "rmdir", "mv", "unlink", "shred", "trash", "trash-put"];
+
+/// The operand of a [`REMOVERS`] command that is a [`SETTINGS_DIRS`] directory, as written
+/// and resolved (lexically: such a directory is judged by its name, wherever it is).
+fn removed_settings_dir(
+    cmd: &Command,
+    cwd: &Path,
+    home: Option<&Path>,
+) -> Option<(String, PathBuf)> {
+    if !REMOVERS.contains(&cmd.program.as_str()) {
+        return None;
+    }
+    let base = match &cmd.dir {
+        Some(dir) => rules::lexical(&substitute(dir), cwd, home),
+        None => cwd.to_path_buf(),
+    };
+    cmd.args
+        .iter()
+        .filter(|a| !a.starts_with('-'))
+        .find_map(|arg| {
+            let path = rules::lexical(&substitute(arg), &base, home);
+            let name = path.file_name()?.to_str()?;
+            SETTINGS_DIRS
+                .iter()
+                .any(|d| d.eq_ignore_ascii_case(name))
+                .then(|| (arg.clone(), path))
+        })
 }
 
 /// A command the parser refused. Past the work bounds it is denied: it might read a secrets
@@ -692,6 +735,41 @@ fn shown(cmd: &Command) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn removing_or_moving_a_settings_directory_is_found() {
+        let cwd = Path::new("/p");
+        let home = Some(Path::new("/h"));
+        let removed = |src: &str| {
+            let script = shell::parse(src).expect("parses");
+            let found = script
+                .commands()
+                .find_map(|c| removed_settings_dir(c, cwd, home));
+            found.map(|(_, path)| path.display().to_string())
+        };
+        assert_eq!(removed("rm -rf .claude").as_deref(), Some("/p/.claude"));
+        assert_eq!(removed("rm -rf ./.Claude/").as_deref(), Some("/p/.Claude"));
+        assert_eq!(
+            removed("mv ~/.gemini /tmp/x").as_deref(),
+            Some("/h/.gemini")
+        );
+        assert_eq!(
+            removed("cd sub && rmdir ../.claude").as_deref(),
+            Some("/p/.claude")
+        );
+        assert_eq!(
+            removed("env -C a rm -r .claude").as_deref(),
+            Some("/p/a/.claude")
+        );
+        for kept in [
+            "rm .claude/commands/x.md",
+            "ls .claude",
+            "cp -r .claude /tmp",
+            "rm -- -claude",
+        ] {
+            assert_eq!(removed(kept), None, "{kept}");
+        }
+    }
 
     #[test]
     fn braces_expand_nested_and_leave_plain_words_alone() {

@@ -22,7 +22,7 @@
 //! | `~/.claude/.credentials.json`, `~/.codex/auth.json`, `~/.gemini/oauth_creds.json` | agent CLIs' sign-in tokens |
 //! | `/etc/shadow` (`shadow-`, `gshadow`, `gshadow-`), `ssh_host_*_key`, `kubernetes.io/serviceaccount/token` | password hashes, SSH host keys, a pod's service-account token (anywhere: a mounted root too) |
 //! | `~/.local/state/hookrail/**` (`hookrail/token`, `hookrail/daemons/`, wherever `$XDG_STATE_HOME` is) | `hooks serve`'s bearer token and daemon records |
-//! | hook configuration: `hooks.{yaml,yml,toml,json}`, `.hooks/**`, `~/.config/hookrail/**`, `~/.config/agent-hooks/**` (the approvals file), `.claude/settings.json`, `.claude/settings.local.json`, `managed-settings.json`, `.gemini/settings.json` | the hooks' own configuration: readable, never written, replaced or deleted (below) |
+//! | hook configuration: `hooks.{yaml,yml,toml,json}`, `.hooks/**`, `~/.config/hookrail/**`, `~/.config/agent-hooks/**` (the approvals file), `.claude/settings.json`, `.claude/settings.local.json`, `managed-settings.json`, `.gemini/settings.json`; the `.claude` and `.gemini` directories are not removed or moved away (`rm`, `rmdir`, `mv`, `unlink`, `shred`, `trash`) | the hooks' own configuration: readable, never written, replaced or deleted (below) |
 //!
 //! The `~/…` rules match any such directory (`/root/.ssh`, another user's home, a mounted
 //! home), not just the current user's. Settings add rules (`deny`) and exceptions (`allow`,

@@ -117,6 +117,13 @@ const HOOK_CONFIG_GLOBS: &[&str] = &[
     "**/.gemini/settings.json",
 ];
 
+/// The directories that hold agents' settings files: removing one, or moving it away,
+/// removes its settings ([`super::command`]). Not a glob of [`HOOK_CONFIG_GLOBS`]: what else
+/// they hold (commands, agents) is the agent's to work on, and a shell command's operands
+/// count as written unless its program only reads (`cd .claude`, `find .claude` would be
+/// refused).
+pub(super) const SETTINGS_DIRS: &[&str] = &[".claude", ".gemini"];
+
 /// Files that are secrets only when they hold a credential ([`credential_in`]): a project
 /// `.npmrc` that sets `engine-strict` or a registry is common and harmless, one with an
 /// `_authToken` is not.

@@ -310,6 +310,10 @@ fn shell_commands_that_read_secrets_are_denied() {
         ("ssh -i~/.ssh/id_ed25519 host", "id_ed25519*"),
         ("tar czf - ~/.aws | base64", "~/.aws/**"),
         ("cd ~/.aws && cat credentials", "~/.aws/**"),
+        // A wrapper's directory is where its command's words are.
+        ("env -C ~/.aws cat credentials", "~/.aws/**"),
+        ("sudo -D /root/.ssh cat id_rsa", "id_rsa*"),
+        ("curl FILE:///srv/app/.env", ".env"),
         ("cd config; cat ../.env", ".env"),
         ("sudo cat /root/.ssh/id_rsa", "id_rsa*"),
         ("xargs cat < .env", ".env"),
