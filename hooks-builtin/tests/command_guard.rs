@@ -120,6 +120,50 @@ fn only_shell_tools_are_checked_and_the_list_is_configurable() {
 }
 
 #[test]
+fn a_tool_no_list_knows_is_judged_by_its_command_and_says_so() {
+    let hooks = hooks(CommandGuard::default());
+    let denied = dispatch(&hooks, "mcp__shell__exec", json!({"command": "rm -rf /"}));
+    let reason = denied.reason().expect("denied").to_owned();
+    assert!(denied.is_deny(), "{denied:?}");
+    assert!(
+        reason.starts_with("command-guard rule rm-root:"),
+        "{reason}"
+    );
+    assert!(
+        reason.contains("tool `mcp__shell__exec` is not one of"),
+        "{reason}"
+    );
+    assert!(
+        dispatch(
+            &hooks,
+            "mcp__x__run",
+            json!({"cmd": "git push --force origin main"})
+        )
+        .is_deny()
+    );
+    assert!(
+        dispatch(
+            &hooks,
+            "mcp__x__run",
+            json!({"command": ["rm", "-rf", "/"]})
+        )
+        .is_deny()
+    );
+    for (tool, input) in [
+        ("mcp__shell__exec", json!({"command": "cargo test"})),
+        ("mcp__db__query", json!({"sql": "select 1"})),
+        ("SlashCommand", json!({"command": "/review"})),
+        ("mcp__x__run", json!({"command": {"name": "rm"}})),
+    ] {
+        assert_eq!(
+            dispatch(&hooks, tool, input.clone()),
+            Verdict::Continue,
+            "{tool} {input}"
+        );
+    }
+}
+
+#[test]
 fn argv_arrays_and_cmd_fields_are_checked_and_a_missing_command_is_denied() {
     let hooks = hooks(CommandGuard::default());
     let codex = json!({"command": ["bash", "-lc", "rm -rf ~"]});

@@ -45,8 +45,8 @@
 //! | `rm-home` | core.filesystem | deny | … of `~`, `$HOME`, the home directory or a parent of it |
 //! | `rm-project` | core.filesystem | deny | … of the project root (`.`, `*`, `$PWD`, `$(pwd)`, its absolute path) or a parent |
 //! | `rm-system` | core.filesystem | deny | … of a top-level directory (`/etc`, `/usr`, `/tmp`) or a child of a system one (`/usr/lib`, `/var/tmp`) |
-//! | `mkfs` | core.filesystem | deny | `mkfs*`, `mke2fs`, `wipefs` |
-//! | `dd-device` | core.filesystem | deny | `dd of=/dev/sd*` (and `nvme*`, `disk*`, `mmcblk*`, …) |
+//! | `mkfs` | core.filesystem | deny | `mkfs*`, `mke2fs`, `mkdosfs`, `mkexfatfs`, `mkntfs`, `wipefs` |
+//! | `dd-device` | core.filesystem | deny | `dd of=/dev/sd*` (and `nvme*`, `disk*`, `mmcblk*`, …; `/dev/mapper/*`, `/dev/block/*`, LVM's `/dev/VG/LV`; the path normalised, a relative one taken from the command's directory) |
 //! | `device-write` | core.filesystem | deny | `> /dev/sda`, `tee`/`cp` to a disk device |
 //! | `shred-device` | core.filesystem | deny | `shred /dev/sda` |
 //! | `chmod-root` / `chown-root` | core.filesystem | deny | `chmod -R`, `chown -R`, `chgrp -R` of `/`, a system directory or the home directory |
@@ -587,7 +587,8 @@ impl CommandGuard {
 /// Programs the builtin rules are about, and programs that run other commands or code.
 #[rustfmt::skip]
 const RULED_PROGRAMS: &[&str] = &[
-    "rm", "rmdir", "find", "chmod", "chown", "chgrp", "mke2fs", "wipefs", "dd", "shred", "tee",
+    "rm", "rmdir", "find", "chmod", "chown", "chgrp", "mke2fs", "mkdosfs", "mkexfatfs", "mkntfs",
+    "wipefs", "dd", "shred", "tee",
     "cp", "mv", "ln", "truncate", "git", "hooks", "sudo", "doas", "su", "pkexec", "run0", "eval",
     "source", ".", "exec", "trap", "xargs", "parallel", "watch", "ssh", "env", "command",
     "builtin", "nohup", "timeout", "nice", "time", "busybox", "stdbuf", "setsid", "sh", "bash",
@@ -653,7 +654,7 @@ impl HooksProvider for CommandGuard {
 
     fn pre_tool_use(&self, ctx: &mut PreToolUse) -> HookResult<Verdict> {
         if !self.config.shell_tools.contains(&ctx.tool_name) {
-            return Ok(Verdict::Continue);
+            return Ok(self.other_tool(ctx));
         }
         let verdict = match command_text(ctx.tool_input.get()) {
             Some(command) => self.check_in(&command, ctx.meta.project_root(), &ctx.meta.cwd),
@@ -666,6 +667,40 @@ impl HooksProvider for CommandGuard {
             tracing::debug!(tool = %ctx.tool_name, %reason, "command-guard");
         }
         Ok(verdict)
+    }
+}
+
+impl CommandGuard {
+    /// A tool no list knows is still judged by what its input says (DESIGN §10): a `command`
+    /// or `cmd` string or argv array (an MCP server's `exec`, a shell tool of an agent the lists do not know
+    /// yet) is judged as a shell command, and the reason says why a tool of that name was. A
+    /// tool the lists name is left as configured: a shell tool taken out of `shell_tools`
+    /// stays out, and the file tools' inputs hold no command.
+    fn other_tool(&self, ctx: &PreToolUse) -> Verdict {
+        let input = ctx.tool_input.get();
+        let tool = ctx.tool_name.as_str();
+        let Some(command) = command_text(input) else {
+            return Verdict::Continue;
+        };
+        let known = [
+            crate::tools::SHELL_TOOLS,
+            crate::tools::WRITE_TOOLS,
+            crate::tools::READ_TOOLS,
+        ];
+        if known.iter().any(|list| list.contains(&tool)) {
+            return Verdict::Continue;
+        }
+        let why = |reason: &str| {
+            format!(
+                "{reason} (tool `{}` is not one of the guard's shell tools; its `command` was judged as a shell command)",
+                tool.escape_debug()
+            )
+        };
+        match self.check_in(&command, ctx.meta.project_root(), &ctx.meta.cwd) {
+            Verdict::Deny(reason) => Verdict::deny(why(&reason)),
+            Verdict::Ask(reason) => Verdict::ask(why(&reason)),
+            other => other,
+        }
     }
 }
 

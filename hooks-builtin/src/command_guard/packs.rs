@@ -44,8 +44,9 @@ use super::user::{UserRule, wildcard};
 /// (the home directory or a parent), `system` (either of those, or a system directory),
 /// `system-path` (a `system` place, or any path inside a system tree: `/etc/ssh/sshd_config`,
 /// `/usr/bin/python3`, `/var/lib/dpkg/status`; not the home directory's contents),
-/// `outside-project`, `disk` (a block device), `protected-branch` (a `protected_branches`
-/// name). **Operand_at** says which operands are looked at: `any` (the default), `last` (the
+/// `outside-project`, `disk` (a block device; a relative path starts where the command runs),
+/// `protected-branch` (a `protected_branches` name, or its ref: `refs/heads/main`).
+/// **Operand_at** says which operands are looked at: `any` (the default), `last` (the
 /// destination of `rsync`, `ln`, `mount`), `not-last` (the sources of `mv`, not where they
 /// go). Operands are the arguments that do not start with `-`, so the value of a flag written
 /// as a separate word (`-e ssh`) is one.
@@ -110,7 +111,7 @@ pub enum OperandPlace {
     OutsideProject,
     /// A block device (`/dev/sda`).
     Disk,
-    /// A branch `protected_branches` names.
+    /// A branch `protected_branches` names, or its ref (`refs/heads/main`).
     ProtectedBranch,
 }
 
@@ -407,8 +408,11 @@ impl CompiledRule {
             OperandAt::NotLast => &operands[..operands.len().saturating_sub(1)],
         };
         let operand = candidates.iter().find(|o| match place {
-            OperandPlace::Disk => super::rules::is_disk(o),
-            OperandPlace::ProtectedBranch => env.is_protected(o),
+            OperandPlace::Disk => env.is_disk_at(o, dir),
+            // `git update-ref refs/heads/main …` names the branch by its ref.
+            OperandPlace::ProtectedBranch => {
+                env.is_protected(o.strip_prefix("refs/heads/").unwrap_or(o))
+            }
             _ => {
                 let (at, path) = env.place(o, dir);
                 match place {

@@ -8,6 +8,12 @@ use crate::shell::{self, Command, Pipeline, RedirectOp, Script, ShellScript};
 
 use super::user::wildcard;
 
+mod find;
+mod git;
+
+use find::find_delete;
+use git::git;
+
 /// How a builtin rule decides by default.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Class {
@@ -97,15 +103,9 @@ pub(super) const DOWNLOADERS: &[&str] = &["curl", "wget", "fetch", "aria2c", "ht
 const INTERPRETERS: &[&str] = &[
     "perl", "ruby", "node", "nodejs", "php", "lua", "deno", "bun", "pwsh", "Rscript",
 ];
-/// `find` tests that select some files, so a `-delete` does not take the whole tree (`-type`
-/// does not: `find . -type f -delete` empties the tree).
-#[rustfmt::skip]
-const FIND_TESTS: &[&str] = &[
-    "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex",
-    "-mtime", "-mmin", "-atime", "-amin", "-ctime", "-cmin", "-newer",
-    "-size", "-empty", "-user", "-group", "-uid", "-gid", "-perm", "-links", "-inum", "-lname",
-    "-samefile", "-nouser", "-nogroup", "-used",
-];
+
+/// Programs that format or wipe a disk, besides the `mkfs*` family (`mkfs.ext4`, `mkfs.vfat`).
+const FORMATTERS: &[&str] = &["mke2fs", "mkdosfs", "mkexfatfs", "mkntfs", "wipefs"];
 
 /// Where the command runs: the project root, the working directory, the home directory and
 /// the git branch.
@@ -169,9 +169,8 @@ impl<'a> Env<'a> {
         });
     }
 
-    /// Where `operand` of a command running in `dir` (see [`Command::dir`]) points; a glob
-    /// (`/*`, `*`, `~/{a,b}`) counts as its directory.
-    pub(super) fn place(&self, operand: &str, dir: Option<&str>) -> (Place, PathBuf) {
+    /// The project root (or why it cannot be one) and the home directory, resolved once.
+    fn resolved(&self) -> (&Result<PathBuf, String>, Option<&Path>) {
         let (root, home) = self.resolved.get_or_init(|| {
             let home = paths::home_dir().map(|h| paths::resolve(".", &h, None).unwrap_or(h));
             let root =
@@ -182,16 +181,34 @@ impl<'a> Env<'a> {
                 };
             (root, home)
         });
-        let home = home.as_deref();
+        (root, home.as_deref())
+    }
+
+    /// Where `operand` of a command running in `dir` (see [`Command::dir`]) points. A glob
+    /// counts as its directory (`/*`, `*`, `~/{a,b}`, `/u*`), unless [`Env::glob_entries`]
+    /// says it takes entries of the directory only (`*.log`, `/tmp/pytest-*`).
+    pub(super) fn place(&self, operand: &str, dir: Option<&str>) -> (Place, PathBuf) {
+        let (_, home) = self.resolved();
         let base = dir.and_then(|d| paths::resolve(&expand_variables(d), self.cwd, home).ok());
+        let base = base.as_deref().unwrap_or(self.cwd);
         let operand = expand_variables(operand);
         let dir = glob_dir(&operand);
-        let path = match paths::resolve(dir, base.as_deref().unwrap_or(self.cwd), home) {
+        let (place, path) = self.locate(dir, base);
+        if dir != operand && self.glob_entries(&operand, place, &path) {
+            return self.locate(&operand, base);
+        }
+        (place, path)
+    }
+
+    /// Where the path `raw`, relative to `base`, points.
+    fn locate(&self, raw: &str, base: &Path) -> (Place, PathBuf) {
+        let (root, home) = self.resolved();
+        let path = match paths::resolve(raw, base, home) {
             Ok(path) => path,
             Err(PathError::OtherUsersHome(_) | PathError::NoHome(_)) => {
-                return (Place::Home, PathBuf::from(dir));
+                return (Place::Home, PathBuf::from(raw));
             }
-            Err(_) => return (Place::Outside, PathBuf::from(dir)),
+            Err(_) => return (Place::Outside, PathBuf::from(raw)),
         };
         let is_root = !path.components().any(|c| matches!(c, Component::Normal(_)));
         let place = if is_root {
@@ -222,6 +239,47 @@ impl<'a> Env<'a> {
             Place::Outside
         };
         (place, path)
+    }
+
+    /// True when the glob `operand`, whose directory (the part before its first wildcard) is
+    /// `dir` at `place`, takes entries of that directory and not everything in it, so it is
+    /// judged as a path inside it: `*.egg-info`, `build*` and `*/node_modules` in the project,
+    /// `pytest-*` in a temporary directory. Its last component must hold text besides
+    /// wildcards (`*`, `.*`, `?*` take everything), and it must not be able to match what
+    /// deleting would be worse: the project root or a parent of it (`/work/pro*`), the
+    /// repository or the hooks' configuration (`.g*`, `hooks*`). A glob in `/`, the home
+    /// directory or a system directory (`/*bin`, `/u*`, `~/.ss*`) stays the directory: what
+    /// it can match there is protected, but for scratch in a temporary directory.
+    fn glob_entries(&self, operand: &str, place: Place, dir: &Path) -> bool {
+        let parts = glob_parts(operand);
+        let Some(last) = parts.last() else {
+            return false;
+        };
+        // `*/..` is the directory itself again.
+        if is_pure_wildcard(last) || parts.iter().any(|p| matches!(*p, "." | "..")) {
+            return false;
+        }
+        match place {
+            Place::Project => {
+                let Ok(root) = self.resolved().0 else {
+                    return false;
+                };
+                let Ok(below) = root.strip_prefix(dir) else {
+                    return false;
+                };
+                let below: Vec<_> = below.iter().map(|c| c.to_string_lossy()).collect();
+                if below.is_empty() {
+                    return !could_match_kept(&parts);
+                }
+                // Each part could match the root's path below `dir`, and it stops at the root or
+                // above: it could take the project.
+                let takes_root = parts.len() <= below.len()
+                    && parts.iter().zip(&below).all(|(p, b)| could_match(p, b));
+                !takes_root
+            }
+            Place::System => TEMP_DIRS.iter().any(|t| Path::new(t) == dir),
+            _ => false,
+        }
     }
 
     /// The hit for deleting `operand` with everything under it (`how`: `recursive delete`).
@@ -294,6 +352,16 @@ impl<'a> Env<'a> {
 
     pub(super) fn is_protected(&self, branch: &str) -> bool {
         self.protected.iter().any(|p| wildcard(p, branch))
+    }
+
+    /// True when `path`, written in a command that runs in `dir`, is a disk device
+    /// ([`is_disk`]): a relative path starts at that directory (`cd /dev && dd of=sda`).
+    pub(super) fn is_disk_at(&self, path: &str, dir: Option<&str>) -> bool {
+        let base = match dir {
+            Some(dir) => self.cwd.join(expand_variables(dir)),
+            None => self.cwd.to_owned(),
+        };
+        is_disk(&base.join(path).to_string_lossy())
     }
 }
 
@@ -385,6 +453,57 @@ fn glob_dir(operand: &str) -> &str {
     operand
 }
 
+/// The components of a glob from the first one with a wildcard on (`*.log` in `./*.log`,
+/// `*`, `node_modules` in `*/node_modules`), empty ones left out.
+fn glob_parts(operand: &str) -> Vec<&str> {
+    operand
+        .split('/')
+        .skip_while(|part| !part.contains(['*', '?', '[']))
+        .filter(|part| !part.is_empty())
+        .collect()
+}
+
+/// True when a glob component matches any name but for its dots: `*`, `.*`, `**`, `?*`,
+/// `*.*`, `[a-z]*`; not `*.log` or `build*`.
+fn is_pure_wildcard(part: &str) -> bool {
+    let mut class = false;
+    part.chars().all(|c| {
+        match c {
+            '[' => class = true,
+            ']' => class = false,
+            _ => {}
+        }
+        class || matches!(c, '*' | '?' | '.' | ']')
+    })
+}
+
+/// True when the glob component `pattern` could match `name`; a bracket class is taken to
+/// match anything.
+fn could_match(pattern: &str, name: &str) -> bool {
+    pattern.contains('[') || wildcard(pattern, name)
+}
+
+/// True when the parts of a glob in the project root ([`glob_parts`]) could take the
+/// repository or the hooks' configuration: the first part matches one of [`KEPT_DIRS`], or
+/// it is the only one and matches one of [`KEPT_FILES`]. Names are matched as shells do by
+/// default: a leading dot only by a pattern that starts with one (`.g*`, not `*/x`).
+fn could_match_kept(parts: &[&str]) -> bool {
+    let Some(first) = parts.first() else {
+        return false;
+    };
+    let matches = |name: &&str| {
+        (!name.starts_with('.') || first.starts_with(['.', '['])) && could_match(first, name)
+    };
+    KEPT_DIRS.iter().any(matches) || (parts.len() == 1 && KEPT_FILES.iter().any(matches))
+}
+
+/// Directories at the project root that a glob deleting entries there must not be able to
+/// take: the repository and the hooks' own configuration (DESIGN §8).
+const KEPT_DIRS: &[&str] = &[".git", ".hooks", ".claude", ".gemini", ".codex", ".config"];
+
+/// Files at the project root a glob must not be able to take: the hooks' project files.
+const KEPT_FILES: &[&str] = &["hooks.toml", "hooks.yaml", "hooks.yml", "hooks.json"];
+
 /// Flags (before `--`) and operands of `args`.
 pub(super) fn split_args(args: &[String]) -> (Vec<&str>, Vec<&str>) {
     let (mut flags, mut operands) = (Vec::new(), Vec::new());
@@ -426,14 +545,50 @@ pub(super) fn has_long_abbreviated(flags: &[&str], name: &str, min: usize) -> bo
     })
 }
 
-/// A block device: a disk, a partition, a volume (`/dev/sda1`, `/dev/nvme0n1`, `/dev/disk2`).
+/// A block device: a disk, a partition, a volume (`/dev/sda1`, `/dev/nvme0n1`, `/dev/disk2`,
+/// `/dev/mapper/x`, LVM's `/dev/vg/lv`, `/dev/block/8:0`, `/dev/disk/by-id/…`). The path is
+/// read lexically (`/dev//sda`, `/dev/./sda`, `/dev/x/../sda` are `/dev/sda`); a relative one
+/// is no device (see [`Env::is_disk_at`]).
 pub(super) fn is_disk(path: &str) -> bool {
     const DISKS: &[&str] = &[
-        "sd", "hd", "vd", "xvd", "nvme", "mmcblk", "disk", "rdisk", "md", "dm-", "mapper/", "loop",
-        "nbd", "root",
+        "sd", "hd", "vd", "xvd", "nvme", "mmcblk", "disk", "rdisk", "md", "dm-", "loop", "nbd",
+        "root", "zd", "rbd", "drbd", "bcache",
     ];
-    path.strip_prefix("/dev/")
-        .is_some_and(|name| DISKS.iter().any(|d| name.starts_with(d)))
+    // Directories of /dev that hold no disk: descriptors, terminals, shared memory, bash's
+    // sockets (`/dev/tcp/host/port`), and character devices; every other one (`mapper`,
+    // `block`, `disk`, an LVM volume group, `zvol`) holds volumes.
+    #[rustfmt::skip]
+    const NOT_DISKS: &[&str] = &[
+        "fd", "pts", "shm", "tcp", "udp", "mqueue", "hugepages", "net", "snd", "input", "dri",
+        "char", "bus", "cpu", "usb", "serial", "vfio", "v4l", "hidraw", "dma_heap",
+    ];
+    let path = lexical(Path::new(path));
+    let Ok(name) = path.strip_prefix("/dev") else {
+        return false;
+    };
+    let names: Vec<_> = name.iter().map(|c| c.to_string_lossy()).collect();
+    match names.as_slice() {
+        [name] => DISKS.iter().any(|d| name.starts_with(d)),
+        [dir, _, ..] => !NOT_DISKS.contains(&dir.as_ref()),
+        [] => false,
+    }
+}
+
+/// The absolute `path` with `.`, `..` and repeated slashes taken out, without looking at the
+/// disk (`/..` is `/`). A relative path loses the `..` it cannot go up from, and stays
+/// relative.
+fn lexical(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 /// The hits of script-wide rules: fork bombs, downloads piped into an interpreter, and the
@@ -538,7 +693,7 @@ pub(super) fn command_hits(command: &Command, env: &Env<'_>) -> Vec<Hit> {
     for r in command
         .redirects
         .iter()
-        .filter(|r| r.writes_file() && is_disk(&r.target))
+        .filter(|r| r.writes_file() && env.is_disk_at(&r.target, dir))
     {
         hits.push(hit(
             DEVICE_WRITE,
@@ -576,25 +731,25 @@ pub(super) fn command_hits(command: &Command, env: &Env<'_>) -> Vec<Hit> {
                 }
             }
         }
-        p if p.starts_with("mkfs") || matches!(p, "mke2fs" | "wipefs") => {
+        p if p.starts_with("mkfs") || FORMATTERS.contains(&p) => {
             hits.push(hit(MKFS, format!("{p} formats or wipes a disk")));
         }
         "dd" => hits.extend(
             operands
                 .iter()
-                .filter_map(|o| o.strip_prefix("of=").filter(|d| is_disk(d)))
+                .filter_map(|o| o.strip_prefix("of=").filter(|d| env.is_disk_at(d, dir)))
                 .map(|d| hit(DD_DEVICE, format!("dd writes to disk device {d}"))),
         ),
         "shred" => hits.extend(
             operands
                 .iter()
-                .filter(|o| is_disk(o))
+                .filter(|o| env.is_disk_at(o, dir))
                 .map(|d| hit(SHRED_DEVICE, format!("shred overwrites disk device {d}"))),
         ),
         "tee" | "cp" => hits.extend(
             operands
                 .iter()
-                .filter(|o| is_disk(o))
+                .filter(|o| env.is_disk_at(o, dir))
                 .map(|d| hit(DEVICE_WRITE, format!("{program} writes to disk device {d}"))),
         ),
         "git" => hits.extend(git(&command.args, env)),
@@ -627,74 +782,6 @@ pub(super) fn command_hits(command: &Command, env: &Env<'_>) -> Vec<Hit> {
     hits.extend(super::opaque::command_hits(command, env));
     hits.extend(super::interp::command_hits(command, env));
     hits
-}
-
-/// `find PATH -delete` or `find PATH -exec rm …`: with no test, the whole tree goes.
-fn find_delete(args: &[String], dir: Option<&str>, env: &Env<'_>) -> Vec<Hit> {
-    let mut rest = args.iter().map(String::as_str).peekable();
-    while let Some(option) =
-        rest.next_if(|a| matches!(*a, "-H" | "-L" | "-P" | "-D") || a.starts_with("-O"))
-    {
-        if option == "-D" {
-            rest.next();
-        }
-    }
-    let mut starts: Vec<&str> = Vec::new();
-    while let Some(path) = rest.next_if(|a| !a.starts_with(['-', '(', '!', ')', ','])) {
-        starts.push(path);
-    }
-    let expression: Vec<&str> = rest.collect();
-    let deletes = outside_actions(&expression).any(|a| a == "-delete")
-        || expression.windows(2).any(|w| {
-            matches!(w[0], "-exec" | "-execdir" | "-ok" | "-okdir")
-                && w[1].rsplit('/').next() == Some("rm")
-        });
-    if !deletes {
-        return Vec::new();
-    }
-    if starts.is_empty() {
-        starts.push(".");
-    }
-    let filtered = outside_actions(&expression).any(|a| FIND_TESTS.contains(&a));
-    starts
-        .into_iter()
-        .filter_map(|start| {
-            if !filtered {
-                return env.delete_hit(start, dir, "recursive delete (find)");
-            }
-            if let Some(hit) = super::opaque::unknown_variable(start, "find deletes files") {
-                return Some(hit);
-            }
-            let (place, path) = env.place(start, dir);
-            if place == Place::Unknown {
-                env.cannot_decide(start, &path);
-                return None;
-            }
-            (!matches!(place, Place::Inside | Place::Project)).then(|| {
-                hit(
-                    RM_OUTSIDE_PROJECT,
-                    format!(
-                        "find deletes files outside the project root ({})",
-                        path.display()
-                    ),
-                )
-            })
-        })
-        .collect()
-}
-
-/// The words of a `find` expression that are not part of an `-exec`/`-execdir`/`-ok`/`-okdir`
-/// command (`find . -exec echo -delete \;` runs `echo`; it does not delete).
-fn outside_actions<'a>(expression: &'a [&'a str]) -> impl Iterator<Item = &'a str> + 'a {
-    let mut in_action = false;
-    expression.iter().copied().filter(move |word| {
-        if in_action {
-            in_action = !matches!(*word, ";" | "+");
-            return false;
-        }
-        in_action = matches!(*word, "-exec" | "-execdir" | "-ok" | "-okdir");
-        !in_action
-    })
 }
 
 /// `hooks trust … --approve`: approving hooks is a person's review of what they run; an agent
@@ -738,146 +825,5 @@ fn hooks_daemon(program: &str, args: &[String]) -> Option<Hit> {
     })
 }
 
-/// `git push --force` and friends, `git reset --hard`, `git clean -fd`, `git checkout -- .`.
-fn git(args: &[String], env: &Env<'_>) -> Vec<Hit> {
-    const WITH_VALUE: &[&str] = &[
-        "-C",
-        "-c",
-        "--git-dir",
-        "--work-tree",
-        "--namespace",
-        "--super-prefix",
-        "--config-env",
-        "--exec-path",
-    ];
-    let mut i = 0;
-    while let Some(arg) = args.get(i).filter(|a| a.starts_with('-')) {
-        i += if WITH_VALUE.contains(&arg.as_str()) {
-            2
-        } else {
-            1
-        };
-    }
-    let Some((sub, rest)) = args.get(i..).and_then(<[String]>::split_first) else {
-        return Vec::new();
-    };
-    let (flags, operands) = split_args(rest);
-    let discards = |ops: &[&str]| {
-        ops.iter()
-            .any(|o| matches!(*o, "." | "./" | "*" | ":/" | ":/*" | ":(top)"))
-    };
-    match sub.as_str() {
-        "push" => push(&flags, &operands, env),
-        "reset" if has_long(&flags, "hard") => {
-            vec![hit(
-                GIT_RESET_HARD,
-                "git reset --hard discards uncommitted changes",
-            )]
-        }
-        "clean"
-            if (has_short(&flags, 'f') || has_long(&flags, "force"))
-                && ['d', 'x', 'X'].iter().any(|x| has_short(&flags, *x)) =>
-        {
-            vec![hit(
-                GIT_CLEAN,
-                "git clean deletes untracked directories or ignored files",
-            )]
-        }
-        "checkout" if discards(&operands) => {
-            vec![hit(
-                GIT_DISCARD,
-                "git checkout of every path discards uncommitted changes",
-            )]
-        }
-        "restore"
-            if discards(&operands)
-                && (!(has_short(&flags, 'S') || has_long(&flags, "staged"))
-                    || has_short(&flags, 'W')
-                    || has_long(&flags, "worktree")) =>
-        {
-            vec![hit(
-                GIT_DISCARD,
-                "git restore of every path discards uncommitted changes",
-            )]
-        }
-        _ => Vec::new(),
-    }
-}
-
-fn push(flags: &[&str], operands: &[&str], env: &Env<'_>) -> Vec<Hit> {
-    // A lease (`--force-with-lease`, `--force-if-includes` with it) refuses to overwrite work
-    // the pusher has not seen, so it is only refused on protected branches.
-    let hard = has_short(flags, 'f') || has_long(flags, "force") || has_long(flags, "mirror");
-    let lease = has_long(flags, "force-with-lease");
-    // `--prune` deletes the remote branches that have no local counterpart.
-    let delete = has_short(flags, 'd') || has_long(flags, "delete") || has_long(flags, "prune");
-    let all = ["all", "mirror", "branches"]
-        .iter()
-        .any(|f| has_long(flags, f));
-    // (branch, force: hard or by lease, deleted); `None` is every branch, or a current
-    // branch not known.
-    let mut targets: Vec<(Option<String>, Option<Force>, bool)> = Vec::new();
-    let force = if hard {
-        Some(Force::Hard)
-    } else if lease {
-        Some(Force::Lease)
-    } else {
-        None
-    };
-    for spec in operands.iter().skip(1) {
-        let (plus, spec) = match spec.strip_prefix('+') {
-            Some(spec) => (true, spec),
-            None => (false, *spec),
-        };
-        let (src, dst) = spec.split_once(':').unwrap_or((spec, spec));
-        let dst = dst.strip_prefix("refs/heads/").unwrap_or(dst);
-        let branch = if dst == "HEAD" {
-            env.current_branch()
-        } else if dst.contains('*') {
-            None // `refs/heads/*`: every branch
-        } else {
-            Some(dst.to_owned())
-        };
-        let forced = if plus { Some(Force::Hard) } else { force };
-        targets.push((branch, forced, delete || src.is_empty()));
-    }
-    if targets.is_empty() && (force.is_some() || delete) {
-        let branch = if all { None } else { env.current_branch() };
-        targets.push((branch, force, delete));
-    }
-    targets
-        .into_iter()
-        .filter(|(_, forced, deleted)| forced.is_some() || *deleted)
-        .filter_map(|(branch, forced, deleted)| {
-            let verb = if deleted {
-                "remote delete of"
-            } else {
-                "force push to"
-            };
-            Some(match branch {
-                Some(b) if !env.is_protected(&b) => {
-                    let hard = forced == Some(Force::Hard);
-                    return (!deleted && hard)
-                        .then(|| hit(GIT_FORCE_PUSH, format!("{verb} branch {b}")));
-                }
-                Some(b) => hit(
-                    GIT_FORCE_PUSH_PROTECTED,
-                    format!("{verb} protected branch {b}"),
-                ),
-                None => hit(
-                    GIT_FORCE_PUSH_PROTECTED,
-                    format!("{verb} every branch, or a current branch that cannot be told"),
-                ),
-            })
-        })
-        .collect()
-}
-
-/// How a push forces.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Force {
-    /// `--force`, `-f`, `--mirror`, `+refspec`: overwrites whatever is there.
-    Hard,
-    /// `--force-with-lease`: overwrites only what the pusher has seen.
-    Lease,
-}
+#[cfg(test)]
+mod tests;

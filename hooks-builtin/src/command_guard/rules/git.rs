@@ -1,0 +1,147 @@
+//! `git`: force pushes, hard resets, cleans and discards.
+
+use super::*;
+
+/// `git push --force` and friends, `git reset --hard`, `git clean -fd`, `git checkout -- .`.
+pub(super) fn git(args: &[String], env: &Env<'_>) -> Vec<Hit> {
+    const WITH_VALUE: &[&str] = &[
+        "-C",
+        "-c",
+        "--git-dir",
+        "--work-tree",
+        "--namespace",
+        "--super-prefix",
+        "--config-env",
+        "--exec-path",
+    ];
+    let mut i = 0;
+    while let Some(arg) = args.get(i).filter(|a| a.starts_with('-')) {
+        i += if WITH_VALUE.contains(&arg.as_str()) {
+            2
+        } else {
+            1
+        };
+    }
+    let Some((sub, rest)) = args.get(i..).and_then(<[String]>::split_first) else {
+        return Vec::new();
+    };
+    let (flags, operands) = split_args(rest);
+    let discards = |ops: &[&str]| {
+        ops.iter()
+            .any(|o| matches!(*o, "." | "./" | "*" | ":/" | ":/*" | ":(top)"))
+    };
+    match sub.as_str() {
+        "push" => push(&flags, &operands, env),
+        "reset" if has_long(&flags, "hard") => {
+            vec![hit(
+                GIT_RESET_HARD,
+                "git reset --hard discards uncommitted changes",
+            )]
+        }
+        "clean"
+            if (has_short(&flags, 'f') || has_long(&flags, "force"))
+                && ['d', 'x', 'X'].iter().any(|x| has_short(&flags, *x)) =>
+        {
+            vec![hit(
+                GIT_CLEAN,
+                "git clean deletes untracked directories or ignored files",
+            )]
+        }
+        "checkout" if discards(&operands) => {
+            vec![hit(
+                GIT_DISCARD,
+                "git checkout of every path discards uncommitted changes",
+            )]
+        }
+        "restore"
+            if discards(&operands)
+                && (!(has_short(&flags, 'S') || has_long(&flags, "staged"))
+                    || has_short(&flags, 'W')
+                    || has_long(&flags, "worktree")) =>
+        {
+            vec![hit(
+                GIT_DISCARD,
+                "git restore of every path discards uncommitted changes",
+            )]
+        }
+        _ => Vec::new(),
+    }
+}
+
+fn push(flags: &[&str], operands: &[&str], env: &Env<'_>) -> Vec<Hit> {
+    // A lease (`--force-with-lease`, `--force-if-includes` with it) refuses to overwrite work
+    // the pusher has not seen, so it is only refused on protected branches.
+    let hard = has_short(flags, 'f') || has_long(flags, "force") || has_long(flags, "mirror");
+    let lease = has_long(flags, "force-with-lease");
+    // `--prune` deletes the remote branches that have no local counterpart.
+    let delete = has_short(flags, 'd') || has_long(flags, "delete") || has_long(flags, "prune");
+    let all = ["all", "mirror", "branches"]
+        .iter()
+        .any(|f| has_long(flags, f));
+    // (branch, force: hard or by lease, deleted); `None` is every branch, or a current
+    // branch not known.
+    let mut targets: Vec<(Option<String>, Option<Force>, bool)> = Vec::new();
+    let force = if hard {
+        Some(Force::Hard)
+    } else if lease {
+        Some(Force::Lease)
+    } else {
+        None
+    };
+    for spec in operands.iter().skip(1) {
+        let (plus, spec) = match spec.strip_prefix('+') {
+            Some(spec) => (true, spec),
+            None => (false, *spec),
+        };
+        let (src, dst) = spec.split_once(':').unwrap_or((spec, spec));
+        let dst = dst.strip_prefix("refs/heads/").unwrap_or(dst);
+        let branch = if dst == "HEAD" {
+            env.current_branch()
+        } else if dst.contains('*') {
+            None // `refs/heads/*`: every branch
+        } else {
+            Some(dst.to_owned())
+        };
+        let forced = if plus { Some(Force::Hard) } else { force };
+        targets.push((branch, forced, delete || src.is_empty()));
+    }
+    if targets.is_empty() && (force.is_some() || delete) {
+        let branch = if all { None } else { env.current_branch() };
+        targets.push((branch, force, delete));
+    }
+    targets
+        .into_iter()
+        .filter(|(_, forced, deleted)| forced.is_some() || *deleted)
+        .filter_map(|(branch, forced, deleted)| {
+            let verb = if deleted {
+                "remote delete of"
+            } else {
+                "force push to"
+            };
+            Some(match branch {
+                Some(b) if !env.is_protected(&b) => {
+                    let hard = forced == Some(Force::Hard);
+                    return (!deleted && hard)
+                        .then(|| hit(GIT_FORCE_PUSH, format!("{verb} branch {b}")));
+                }
+                Some(b) => hit(
+                    GIT_FORCE_PUSH_PROTECTED,
+                    format!("{verb} protected branch {b}"),
+                ),
+                None => hit(
+                    GIT_FORCE_PUSH_PROTECTED,
+                    format!("{verb} every branch, or a current branch that cannot be told"),
+                ),
+            })
+        })
+        .collect()
+}
+
+/// How a push forces.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Force {
+    /// `--force`, `-f`, `--mirror`, `+refspec`: overwrites whatever is there.
+    Hard,
+    /// `--force-with-lease`: overwrites only what the pusher has seen.
+    Lease,
+}
