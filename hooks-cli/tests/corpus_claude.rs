@@ -68,7 +68,9 @@ fn hooks_claude_gives_the_corpus_answers() {
         // Two levels up (`../..`, `cd .. && cd ..`) is `/` from /work/project only.
         // In a temporary directory, one level up is the temporary directory itself, where
         // deletes pass (`rimraf ../other-project`).
+        // `/work` itself is the project's parent there, and a system directory here.
         text.matches("..").count() >= 2
+            || text.replace(ROOT, "").contains("/work")
             || (in_temp
                 && ["/tmp", "/var/tmp", "TMPDIR", "/dev/shm", ".."]
                     .iter()
