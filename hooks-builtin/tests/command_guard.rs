@@ -149,9 +149,14 @@ fn a_tool_no_list_knows_is_judged_by_its_command_and_says_so() {
         )
         .is_deny()
     );
+    let split = json!({"command": "bash", "args": ["-c", "rm -rf /"]});
+    assert!(dispatch(&hooks, "mcp__shell__exec", split).is_deny());
     for (tool, input) in [
         ("mcp__shell__exec", json!({"command": "cargo test"})),
         ("mcp__db__query", json!({"sql": "select 1"})),
+        // Not shell: a syntax error says nothing.
+        ("mcp__db__query", json!({"command": "SELECT 'it''s'"})),
+        ("SlashCommand", json!({"command": "/commit don't push"})),
         ("SlashCommand", json!({"command": "/review"})),
         ("mcp__x__run", json!({"command": {"name": "rm"}})),
     ] {

@@ -679,9 +679,16 @@ impl CommandGuard {
     fn other_tool(&self, ctx: &PreToolUse) -> Verdict {
         let input = ctx.tool_input.get();
         let tool = ctx.tool_name.as_str();
-        let Some(command) = command_text(input) else {
+        let Some(mut command) = command_text(input) else {
             return Verdict::Continue;
         };
+        // The usual shape of an MCP server's exec tool: `{"command": "rm", "args": [...]}`.
+        if let Some(Value::Array(args)) = input.get("args") {
+            let words: Option<Vec<_>> = args.iter().map(|a| a.as_str().map(shell::quote)).collect();
+            if let Some(words) = words.filter(|w| !w.is_empty()) {
+                command = Cow::Owned(format!("{command} {}", words.join(" ")));
+            }
+        }
         let known = [
             crate::tools::SHELL_TOOLS,
             crate::tools::WRITE_TOOLS,
@@ -697,6 +704,12 @@ impl CommandGuard {
             )
         };
         match self.check_in(&command, ctx.meta.project_root(), &ctx.meta.cwd) {
+            // Text that is not shell (a query, a slash command) says nothing about a shell.
+            Verdict::Deny(reason) | Verdict::Ask(reason)
+                if reason.starts_with("command-guard rule parse-error") =>
+            {
+                Verdict::Continue
+            }
             Verdict::Deny(reason) => Verdict::deny(why(&reason)),
             Verdict::Ask(reason) => Verdict::ask(why(&reason)),
             other => other,

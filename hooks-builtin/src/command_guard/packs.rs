@@ -35,7 +35,7 @@ use super::user::{UserRule, wildcard};
 /// text = '(?i)\bdelete\s+from\b'                   # the command's text must match
 /// text_unless = '(?i)\bwhere\b'                    # … and must not match this
 /// operand = "system"                               # some operand must be such a place
-/// operand_at = "any"                               # which operands: any | last | not-last
+/// operand_at = "any"                               # which operands: any | last | not-last | first
 /// ```
 ///
 /// The **text** of a command is its arguments joined by spaces, then the bodies of its
@@ -48,7 +48,8 @@ use super::user::{UserRule, wildcard};
 /// `protected-branch` (a `protected_branches` name, or its ref: `refs/heads/main`).
 /// **Operand_at** says which operands are looked at: `any` (the default), `last` (the
 /// destination of `rsync`, `ln`, `mount`), `not-last` (the sources of `mv`, not where they
-/// go). Operands are the arguments that do not start with `-`, so the value of a flag written
+/// go), `first` (the one right after the operands the matching command pattern names: the
+/// branch of `git switch -C main x`, not its start point). Operands are the arguments that do not start with `-`, so the value of a flag written
 /// as a separate word (`-e ssh`) is one.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -140,6 +141,9 @@ pub enum OperandAt {
     Last,
     /// All but the last: what `mv` or `rsync` take from.
     NotLast,
+    /// The one right after the words the rule's command names: the branch of `git switch -C
+    /// main x` (after `switch`), not its start point.
+    First,
 }
 
 impl OperandAt {
@@ -154,6 +158,7 @@ impl fmt::Display for OperandAt {
             OperandAt::Any => "any",
             OperandAt::Last => "last",
             OperandAt::NotLast => "not-last",
+            OperandAt::First => "first",
         })
     }
 }
@@ -360,9 +365,7 @@ impl CompiledRule {
         stdin: Option<&str>,
         env: &Env<'_>,
     ) -> Option<String> {
-        if !self.command.iter().any(|r| r.matches(command)) {
-            return None;
-        }
+        let pattern = self.command.iter().find(|r| r.matches(command))?;
         let (flags, operands) = split_args(&command.args);
         let exempt = self.unless.iter().any(|u| {
             if let Some(long) = u.strip_prefix("--") {
@@ -406,6 +409,18 @@ impl CompiledRule {
             OperandAt::Any => &operands[..],
             OperandAt::Last => &operands[operands.len().saturating_sub(1)..],
             OperandAt::NotLast => &operands[..operands.len().saturating_sub(1)],
+            OperandAt::First => {
+                // After the last operand the pattern names (`switch`), in order.
+                let mut at = 0;
+                for word in pattern.operands() {
+                    if let Some(i) = operands[at..].iter().position(|o| wildcard(word, o)) {
+                        at += i + 1;
+                    }
+                }
+                operands
+                    .get(at..(at + 1).min(operands.len()))
+                    .unwrap_or_default()
+            }
         };
         let operand = candidates.iter().find(|o| match place {
             OperandPlace::Disk => env.is_disk_at(o, dir),
@@ -660,6 +675,7 @@ operand_at = "last"
                         OperandAt::Any => "an operand",
                         OperandAt::Last => "the last operand",
                         OperandAt::NotLast => "an operand but the last",
+                        OperandAt::First => "the operand after the command's words",
                     };
                     matches.push_str(&format!("; {which} is {}", code(&place.to_string())));
                 }

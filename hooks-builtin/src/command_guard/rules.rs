@@ -255,8 +255,14 @@ impl<'a> Env<'a> {
         let Some(last) = parts.last() else {
             return false;
         };
-        // `*/..` is the directory itself again.
-        if is_pure_wildcard(last) || parts.iter().any(|p| matches!(*p, "." | "..")) {
+        // `*/..` is the directory itself again. zsh's and ksh's glob syntax (`*(D)` takes
+        // dot files too, `@(*)`, `!(keep)`, `*~x`, `<1-9>`) is not read here, and `**` reaches
+        // any depth (`**/.git`): such a glob stays its directory.
+        let unread = |p: &&str| *p == "**" || p.contains(['(', ')', '~', '^', '#', '|', '<', '>']);
+        if is_pure_wildcard(last)
+            || parts.iter().any(|p| matches!(*p, "." | ".."))
+            || parts.iter().any(unread)
+        {
             return false;
         }
         match place {

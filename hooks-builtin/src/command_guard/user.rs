@@ -61,6 +61,11 @@ impl UserRule {
         &self.program
     }
 
+    /// The operand globs, in order (`delete`, `namespace`, `*` of `kubectl delete namespace *`).
+    pub(super) fn operands(&self) -> &[String] {
+        &self.operands
+    }
+
     /// True when `command` runs the rule's program (a glob) with all of its flags, in any
     /// order and form, and its operands (globs) in order, other arguments allowed in between; a
     /// `--` in the rule needs one in the command.

@@ -143,7 +143,7 @@ pub(super) fn check(
         if let Some(dir) = &cmd.dir {
             run.add_base(rules::lexical(&substitute(dir), cwd, home));
         }
-        if let Some((raw, path)) = removed_settings_dir(cmd, cwd, home) {
+        if let Some((raw, path)) = removed_settings_dir(cmd, cwd, run.root, home) {
             return Err(format!(
                 "secrets-guard: `{}` removes or moves `{}`{}, which holds agent settings: secrets rule \"{HOOK_CONFIG}\"",
                 shown(cmd),
@@ -184,11 +184,15 @@ pub(super) fn check(
 /// Programs that remove, or move away, what they are given.
 const REMOVERS: &[&str] = &["rm", "rmdir", "mv", "unlink", "shred", "trash", "trash-put"];
 
-/// The operand of a [`REMOVERS`] command that is a [`SETTINGS_DIRS`] directory, as written
-/// and resolved (lexically: such a directory is judged by its name, wherever it is).
+/// The operand of a [`REMOVERS`] command that is an agent's [`SETTINGS_DIRS`] directory, as
+/// written and resolved (lexically). An agent reads its settings from the project root and
+/// the home directory, so only a settings directory there (or in a parent of the root) counts:
+/// a fixture's or a package's `.claude` is the agent's to change. `mv`'s destination is not
+/// removed (`mv notes.md .claude/`); the settings files moved onto are judged as written.
 fn removed_settings_dir(
     cmd: &Command,
     cwd: &Path,
+    root: &Path,
     home: Option<&Path>,
 ) -> Option<(String, PathBuf)> {
     if !REMOVERS.contains(&cmd.program.as_str()) {
@@ -198,17 +202,32 @@ fn removed_settings_dir(
         Some(dir) => rules::lexical(&substitute(dir), cwd, home),
         None => cwd.to_path_buf(),
     };
-    cmd.args
-        .iter()
-        .filter(|a| !a.starts_with('-'))
-        .find_map(|arg| {
-            let path = rules::lexical(&substitute(arg), &base, home);
-            let name = path.file_name()?.to_str()?;
-            SETTINGS_DIRS
-                .iter()
-                .any(|d| d.eq_ignore_ascii_case(name))
-                .then(|| (arg.clone(), path))
-        })
+    let mut operands: Vec<&String> = Vec::new();
+    let mut target_given = false;
+    let mut args = cmd.args.iter();
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--" => operands.extend(args.by_ref()),
+            "-t" | "--target-directory" => {
+                target_given = true;
+                args.next();
+            }
+            a if a.starts_with("--target-directory=") => target_given = true,
+            a if a.starts_with('-') && a.len() > 1 => {}
+            _ => operands.push(arg),
+        }
+    }
+    if cmd.program == "mv" && !target_given {
+        operands.pop();
+    }
+    operands.into_iter().find_map(|arg| {
+        let path = rules::lexical(&substitute(arg), &base, home);
+        let name = path.file_name()?.to_str()?;
+        let parent = path.parent()?;
+        let read_there = root.starts_with(parent) || home.is_some_and(|h| h == parent);
+        (read_there && SETTINGS_DIRS.iter().any(|d| d.eq_ignore_ascii_case(name)))
+            .then(|| (arg.clone(), path))
+    })
 }
 
 /// A command the parser refused. Past the work bounds it is denied: it might read a secrets
@@ -744,7 +763,7 @@ mod tests {
             let script = shell::parse(src).expect("parses");
             let found = script
                 .commands()
-                .find_map(|c| removed_settings_dir(c, cwd, home));
+                .find_map(|c| removed_settings_dir(c, cwd, cwd, home));
             found.map(|(_, path)| path.display().to_string())
         };
         assert_eq!(removed("rm -rf .claude").as_deref(), Some("/p/.claude"));
@@ -758,14 +777,22 @@ mod tests {
             Some("/p/.claude")
         );
         assert_eq!(
-            removed("env -C a rm -r .claude").as_deref(),
-            Some("/p/a/.claude")
+            removed("env -C /h rm -r .claude").as_deref(),
+            Some("/h/.claude")
         );
+        assert_eq!(removed("mv -t /tmp .claude").as_deref(), Some("/p/.claude"));
         for kept in [
             "rm .claude/commands/x.md",
             "ls .claude",
             "cp -r .claude /tmp",
             "rm -- -claude",
+            // Moved into, not away.
+            "mv review.md .claude/",
+            "mv agents docs .claude",
+            // Not where an agent reads its settings.
+            "rm -rf packages/web/.claude",
+            "env -C a rm -r .claude",
+            "rm -rf /tmp/fixture/.gemini",
         ] {
             assert_eq!(removed(kept), None, "{kept}");
         }

@@ -557,15 +557,32 @@ impl<'a> Parser<'a, '_> {
     fn compound_stage(&mut self, pi: usize, inner: usize, fed: bool, piped: bool) -> Result<()> {
         let inside = self.sink.script.pipelines.get(inner..).unwrap_or_default();
         let mut stages: Vec<Command> = Vec::new();
-        for p in inside {
-            if let (true, Some(first)) = (fed, p.commands.first()) {
-                stages.push(first.clone());
-            }
-            // A pipeline of one command is both; once is enough.
-            if let (true, Some(last)) = (piped, p.commands.last())
-                && !(fed && p.commands.len() == 1)
-            {
-                stages.push(last.clone());
+        if fed {
+            // Builtins that read nothing (`cd sub && bash`) leave the input to what follows.
+            const NO_INPUT: &[&str] = &[
+                "cd", "pushd", "popd", "set", "export", "unset", "shopt", "umask", "true", ":",
+            ];
+            let readers = inside.iter().filter_map(|p| p.commands.first());
+            stages.extend(
+                readers
+                    .filter(|c| !NO_INPUT.contains(&c.program.as_str()))
+                    .cloned(),
+            );
+        }
+        if piped {
+            let writers: Vec<&Command> = inside.iter().filter_map(|p| p.commands.last()).collect();
+            match writers[..] {
+                // A pipeline of one command is both reader and writer; once is enough.
+                [_] if fed && inside.iter().all(|p| p.commands.len() == 1) => {}
+                [writer] => stages.push(writer.clone()),
+                [] => {}
+                // What several commands write together is no one stage's output: a `cat` of
+                // unknown input stands for it (`(echo a; echo b) | sh` is not `echo b | sh`).
+                _ => stages.push(Command {
+                    program: "cat".to_owned(),
+                    dir: self.dir.clone(),
+                    ..Command::default()
+                }),
             }
         }
         for command in stages {

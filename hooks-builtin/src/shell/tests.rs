@@ -481,14 +481,18 @@ fn a_compound_stage_is_a_stage_by_the_commands_at_its_edges() {
             .collect()
     };
     // What reads its input (the first of each of its pipelines), then what writes its output
-    // (the last of each), in its place; a command that is both, once.
+    // (the last of its one pipeline, or an unknown `cat` for what several write together),
+    // in its place; a command that is both, once.
     assert_eq!(stages("echo x | (sh)"), ["echo x", "sh"]);
     assert_eq!(stages("(curl u) | sh"), ["curl u", "sh"]);
     assert_eq!(
         stages("echo x | (cat; a | b) 2>/dev/null | tee f"),
-        ["echo x", "2>/dev/null", "cat", "a", "b", "tee f"]
+        ["echo x", "2>/dev/null", "cat", "a", "cat", "tee f"]
     );
-    assert_eq!(stages("{ a; b; } | c"), ["a", "b", "c"]);
+    assert_eq!(stages("{ a; b; } | c"), ["cat", "c"]);
+    assert_eq!(stages("(a | b) | c"), ["b", "c"]);
+    assert_eq!(stages("x | (a | b) | c"), ["x", "a", "b", "c"]);
+    assert_eq!(stages("x | (cd sub && sh)"), ["x", "sh"]);
     // Not piped: its commands are pipelines of their own only, each once.
     assert_eq!(flat("(a; b)"), ["a", "b"]);
     assert_eq!(flat("(a; b) > f"), [">f", "a", "b"]);

@@ -194,6 +194,13 @@ fn globs_that_could_take_something_protected_stay_their_directory() {
         ("rm -rf /work/pro*", "deny rm-project"),
         ("rm -rf /work/*/", "deny rm-project"),
         ("rm -rf ../proj*", "deny rm-project"),
+        // zsh qualifiers and ksh patterns are not read; `**` reaches any depth.
+        ("rm -rf *(D)", "deny rm-project"),
+        ("rm -rf *(N)", "deny rm-project"),
+        ("rm -rf @(*)", "deny rm-project"),
+        ("rm -rf *~x", "deny rm-project"),
+        ("rm -rf **/.git", "deny rm-project"),
+        ("rm -rf /tmp/*(D)", "deny rm-system"),
     ]);
 }
 
@@ -292,15 +299,15 @@ fn force_moves_of_a_protected_branch_are_denied() {
     expect(&[
         (
             "git branch -M feature main",
-            "deny git-branch-force-move-protected",
+            "deny git-branch-overwrite-protected",
         ),
         (
             "git branch -C feature main",
-            "deny git-branch-force-move-protected",
+            "deny git-branch-copy-over-protected",
         ),
         (
             "git branch -M main feature",
-            "deny git-branch-force-move-protected",
+            "deny git-branch-overwrite-protected",
         ),
         (
             "git checkout -B main origin/main~5",
