@@ -441,7 +441,7 @@ impl Run<'_> {
 }
 
 /// The command line of a shell tool's input: a `command` string, or an argv list (Codex).
-fn command_text(input: &Value) -> Option<String> {
+pub(super) fn command_text(input: &Value) -> Option<String> {
     match input.get("command")? {
         Value::String(s) => Some(s.clone()),
         Value::Array(items) if !items.is_empty() => {
@@ -522,7 +522,37 @@ fn words(cmd: &Command) -> Vec<(String, Access)> {
             out.push((r.target.clone(), access));
         }
     }
+    out.extend(copied_into(cmd).into_iter().map(|p| (p, Access::Write)));
     out
+}
+
+/// What `mv`, `cp`, `install` or `ln` write when their last operand is a directory: each
+/// source's name in it (`mv /tmp/x/settings.json .claude/` writes `.claude/settings.json`).
+/// Judged whether or not it is one: when it is not, the path names nothing.
+fn copied_into(cmd: &Command) -> Vec<String> {
+    if !matches!(cmd.program.as_str(), "mv" | "cp" | "install" | "ln") {
+        return Vec::new();
+    }
+    let operands: Vec<&str> = cmd
+        .args
+        .iter()
+        .map(String::as_str)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    let Some((dest, sources)) = operands.split_last() else {
+        return Vec::new();
+    };
+    // A glob's names are the ones it matches where it is written, not in the destination.
+    let glob = |w: &&str| w.contains(['*', '?', '[']);
+    if glob(dest) {
+        return Vec::new();
+    }
+    sources
+        .iter()
+        .filter(|s| !glob(s))
+        .filter_map(|s| Path::new(s).file_name()?.to_str())
+        .map(|name| format!("{}/{name}", dest.trim_end_matches('/')))
+        .collect()
 }
 
 /// Programs that only read (or print the names of) their operands, whatever the options:

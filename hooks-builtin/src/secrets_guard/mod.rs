@@ -69,7 +69,8 @@
 //! * **File tools.** Every path field ([`paths_in`]: `file_path`, `path`,
 //!   `notebook_path`, `paths`, patch headers) of a call of a `read_tools` or `write_tools` tool
 //!   (and, with `any_tool_paths`, the default, of every other non-shell tool: MCP file
-//!   servers are covered without listing them). For `read_tools`, a `glob` or `include` filter
+//!   servers are covered without listing them; such a tool's `command` string or argv, an
+//!   MCP server's exec, is judged as a shell tool's). For `read_tools`, a `glob` or `include` filter
 //!   that selects secrets files (`.env*`, `*.pem`, but not a catch-all like `*`) is denied.
 //! * **Shell tools** (`shell_tools`; `command` is a string, or an argv list as Codex sends
 //!   it). The command is parsed with [`crate::shell`], which sees through quotes, `bash -c`,
@@ -509,6 +510,17 @@ impl SecretsGuard {
         if !listed && !self.any_tool_paths {
             return Ok(None);
         }
+        // A tool no list knows that takes a `command` (an MCP server's exec) is judged as a
+        // shell tool too (DESIGN §10); a known shell tool taken out of `shell_tools` stays out.
+        let command_ask = if !listed
+            && !crate::tools::SHELL_TOOLS.contains(&tool)
+            && command::command_text(input).is_some()
+        {
+            let root = self.root(root, cwd)?;
+            command::check(self, tool, input, cwd, &root)?
+        } else {
+            None
+        };
         if listed && let Some(field) = malformed_path_field(input) {
             return Err(format!(
                 "secrets-guard: {tool} input field `{field}` is not a string (or list of \
@@ -525,7 +537,7 @@ impl SecretsGuard {
             Vec::new()
         };
         if raws.is_empty() && filters.is_empty() {
-            return Ok(None);
+            return Ok(command_ask);
         }
         let root = self.root(root, cwd)?;
         let base = Base::in_root(cwd, &root);
@@ -549,7 +561,7 @@ impl SecretsGuard {
         for (key, filter) in filters {
             self.check_filter(tool, key, filter, root)?;
         }
-        Ok(ask)
+        Ok(ask.or(command_ask))
     }
 
     /// The project root, resolved; an error when it cannot be one

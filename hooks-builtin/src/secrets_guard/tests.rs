@@ -192,6 +192,41 @@ fn every_builtin_glob_compiles() {
 }
 
 #[test]
+fn a_tool_no_list_knows_is_judged_by_its_command() {
+    let g = guard();
+    let root = Path::new(ROOT);
+    let denied = g.check(
+        "mcp__shell__exec",
+        &json!({"command": "cat ~/.ssh/id_rsa"}),
+        root,
+    );
+    assert!(denied.is_deny(), "{denied:?}");
+    let argv = json!({"command": ["cat", ".env"]});
+    assert!(g.check("mcp__shell__exec", &argv, root).is_deny());
+    for input in [
+        json!({"command": "cargo test"}),
+        json!({"command": "SELECT * FROM users WHERE note = 'it''s'"}),
+        json!({"command": [1, 2]}),
+    ] {
+        assert_eq!(
+            g.check("mcp__x__run", &input, root),
+            Verdict::Continue,
+            "{input}"
+        );
+    }
+    // A known shell tool taken out of `shell_tools` stays out.
+    let config = SecretsGuardConfig {
+        shell_tools: vec!["Terminal".into()],
+        ..SecretsGuardConfig::default()
+    };
+    let custom = SecretsGuard::new(config).expect("guard");
+    assert_eq!(
+        custom.check("Bash", &json!({"command": "cat .env"}), root),
+        Verdict::Continue
+    );
+}
+
+#[test]
 fn write_tools_and_other_tools_paths_are_checked() {
     let g = guard();
     let root = Path::new(ROOT);
