@@ -173,6 +173,45 @@ fn run(
     parser.read_heredocs()
 }
 
+/// The texts of the `$(…)` and backquoted substitutions in `text`, outermost ones, as written.
+fn substitutions_in(text: &str) -> Vec<String> {
+    let bytes = text.as_bytes();
+    let mut found = Vec::new();
+    let mut at = 0;
+    while at < bytes.len() {
+        if bytes[at] == b'`' {
+            let Some(len) = text[at + 1..].find('`') else {
+                break;
+            };
+            found.push(text[at + 1..at + 1 + len].to_owned());
+            at += len + 2;
+        } else if bytes[at..].starts_with(b"$(") && !bytes[at..].starts_with(b"$((") {
+            let mut depth = 0usize;
+            let start = at + 2;
+            let mut end = None;
+            for (i, b) in bytes.iter().enumerate().skip(start) {
+                match b {
+                    b'(' => depth += 1,
+                    b')' if depth == 0 => {
+                        end = Some(i);
+                        break;
+                    }
+                    b')' => depth -= 1,
+                    _ => {}
+                }
+            }
+            let Some(end) = end else {
+                break;
+            };
+            found.push(text[start..end].to_owned());
+            at = end + 1;
+        } else {
+            at += 1;
+        }
+    }
+    found
+}
+
 /// A parse of one script text.
 pub(super) struct Parser<'a, 's> {
     pub(super) src: &'a str,
@@ -965,6 +1004,7 @@ impl<'a> Parser<'a, '_> {
             self.change_dir(&command.args);
         }
         self.exported_functions(&command)?;
+        self.subscript_substitutions(&command)?;
         self.push(pi, command)?;
         if let Some(words) = expanded {
             let command = self.resolve(words, Vec::new(), self.privileged)?;
@@ -988,6 +1028,43 @@ impl<'a> Parser<'a, '_> {
         for body in bodies {
             let dir = command.dir.clone();
             self.queue_task(Source::Text(body), command.privileged, dir, false)?;
+        }
+        Ok(())
+    }
+
+    /// Builtins that take a variable name evaluate an array subscript in it as arithmetic,
+    /// and bash runs the command substitutions there, quoted or not (`printf -v 'a[$(cmd)]'
+    /// x`, `declare`, `test -v`, `read`, `unset`, `let`): those are parsed as scripts.
+    fn subscript_substitutions(&mut self, command: &Command) -> Result<()> {
+        const NAME_TAKERS: &[&str] = &[
+            "printf",
+            "declare",
+            "typeset",
+            "local",
+            "readonly",
+            "export",
+            "test",
+            "[",
+            "[[",
+            "unset",
+            "read",
+            "mapfile",
+            "readarray",
+            "let",
+        ];
+        if !NAME_TAKERS.contains(&command.program.as_str()) {
+            return Ok(());
+        }
+        let mut scripts = Vec::new();
+        for arg in &command.args {
+            let Some(open) = arg.find('[') else {
+                continue;
+            };
+            scripts.extend(substitutions_in(&arg[open..]));
+        }
+        for script in scripts {
+            let dir = command.dir.clone();
+            self.queue_task(Source::Text(script), command.privileged, dir, false)?;
         }
         Ok(())
     }

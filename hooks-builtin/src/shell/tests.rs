@@ -231,6 +231,11 @@ fn xargs_runs_with_the_input_it_is_given() {
         "!rm -rf ~",
     );
     assert_eq!(first("env A%=1 ls").program, "ls");
+    // A subscript in a name a builtin takes is arithmetic, and its substitutions run.
+    has("printf -v 'a[$(rm -rf /)]' x", "rm -rf /");
+    has("declare 'a[`rm -rf ~`]=1'", "rm -rf ~");
+    has("test -v 'é[$(rm -rf /x)]'", "rm -rf /x");
+    assert_eq!(flat("echo 'a[$(rm -rf /)]'"), ["echo 'a[$(rm -rf /)]'"]);
     has("echo / | xargs -n1 -P4 sudo rm -rf", "!rm -rf /");
     has("xargs -a list rm -rf", "rm -rf");
     assert_eq!(flat("echo a | xargs"), ["echo a", "xargs"]);
