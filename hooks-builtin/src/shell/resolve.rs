@@ -1108,6 +1108,7 @@ fn is_env_assignment(word: &str) -> bool {
 /// `None` past it.
 fn xargs_runs(args: &[String], input: &str, max: usize) -> Option<Vec<Vec<String>>> {
     let mut replace = None;
+    let mut quotes = true;
     let options = walk_options(
         args,
         XARGS_SHORT,
@@ -1116,6 +1117,8 @@ fn xargs_runs(args: &[String], input: &str, max: usize) -> Option<Vec<Vec<String
         |opt, value| match opt {
             Opt::Short('I') => replace = value,
             Opt::Short('i') | Opt::Long("replace") => replace = Some(value.unwrap_or("{}")),
+            // A delimiter turns quote processing off.
+            Opt::Short('0' | 'd') | Opt::Long("null" | "delimiter") => quotes = false,
             _ => {}
         },
     );
@@ -1131,7 +1134,12 @@ fn xargs_runs(args: &[String], input: &str, max: usize) -> Option<Vec<Vec<String
             let mut runs = Vec::new();
             for line in lines {
                 budget = budget.checked_sub(size + line.len())?;
-                let run: Vec<String> = command.iter().map(|w| w.replace(r, line)).collect();
+                let line = if quotes {
+                    xargs_words(line, false).concat()
+                } else {
+                    line.to_owned()
+                };
+                let run: Vec<String> = command.iter().map(|w| w.replace(r, &line)).collect();
                 budget = budget.checked_sub(run.iter().map(String::len).sum())?;
                 runs.push(run);
             }
@@ -1140,10 +1148,39 @@ fn xargs_runs(args: &[String], input: &str, max: usize) -> Option<Vec<Vec<String
         None => {
             max.checked_sub(size + input.len())?;
             let mut words = command.to_vec();
-            words.extend(input.split_whitespace().map(str::to_owned));
+            if quotes {
+                words.extend(xargs_words(input, true));
+            } else {
+                words.extend(input.split_whitespace().map(str::to_owned));
+            }
             Some(vec![words])
         }
     }
+}
+
+/// The items xargs reads from `input` by default: blank-separated (`split`; with `-I` a line
+/// is one item), with `'…'` and `"…"` quoting (no escapes inside) and a backslash escaping the
+/// next character outside them.
+fn xargs_words(input: &str, split: bool) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word: Option<String> = None;
+    let mut chars = input.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            c if split && c.is_whitespace() => words.extend(word.take()),
+            '\'' | '"' => {
+                let text = word.get_or_insert_with(String::new);
+                text.extend(chars.by_ref().take_while(|&q| q != c));
+            }
+            '\\' => {
+                let text = word.get_or_insert_with(String::new);
+                text.extend(chars.next());
+            }
+            c => word.get_or_insert_with(String::new).push(c),
+        }
+    }
+    words.extend(word);
+    words
 }
 
 /// What a command writes to standard output when it is a literal script: `echo` and

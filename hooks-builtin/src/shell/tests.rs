@@ -221,6 +221,13 @@ fn xargs_runs_with_the_input_it_is_given() {
         "rm -rf /",
     );
     has("xargs rm <<EOF", "rm");
+    // xargs removes quotes and backslashes from what it reads, unless given a delimiter.
+    has("xargs rm -rf <<< '\"/\"'", "rm -rf /");
+    has("echo \"'/'\" | xargs rm -rf", "rm -rf /");
+    has("xargs -I{} rm -rf {} <<EOF\n\"/\"\nEOF", "rm -rf /");
+    has("echo 'a\\ b' | xargs touch", "touch 'a b'");
+    let delimited = flat("printf '\"/\"' | xargs -0 rm -rf");
+    assert!(!delimited.iter().any(|c| c == "rm -rf /"), "{delimited:?}");
     // An environment variable bash imports as a function: its body runs.
     has(
         "env 'BASH_FUNC_ls%%=() { rm -rf /; }' bash -c ls",
