@@ -306,6 +306,32 @@ const WRAPPERS: &[Wrapper] = &[
         ..PLAIN
     },
     Wrapper {
+        name: "minikube",
+        sub: &["kubectl"],
+        sub_is_command: true,
+        ..PLAIN
+    },
+    // `uv tool run`: runs the tool named, with the rest of the words.
+    Wrapper {
+        name: "uvx",
+        short: "p",
+        long: &[
+            "from",
+            "with",
+            "python",
+            "with-requirements",
+            "index",
+            "index-url",
+        ],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "daemonize",
+        short: "ceoplEu",
+        chdir: ("c", &[]),
+        ..PLAIN
+    },
+    Wrapper {
         name: "microk8s",
         sub: &["kubectl", "helm", "helm3", "ctr"],
         sub_is_command: true,

@@ -77,6 +77,8 @@ fn more_wrappers_are_stripped_wherever_a_command_follows() {
         "nocorrect rm -rf /",
         "- rm -rf /",
         "repeat 3 rm -rf /",
+        "daemonize -c /tmp -o log /bin/rm -rf /",
+        "uvx --from x rm -rf /",
         "=rm -rf /",
         "time -f %e -- rm -rf /",
         "timeout --preserve-status 5 rm -rf /",
