@@ -687,6 +687,33 @@ fn downloads(word: &str) -> bool {
         })
 }
 
+/// `cargo clean` removes its target directory with everything in it: `--target-dir DIR`, or
+/// `CARGO_TARGET_DIR` set for the command.
+fn cargo_clean(command: &Command, env: &Env<'_>) -> Vec<Hit> {
+    let mut args = command.args.iter().map(String::as_str);
+    if !args.clone().any(|a| a == "clean") {
+        return Vec::new();
+    }
+    let mut targets: Vec<String> = command
+        .assignments
+        .iter()
+        .filter_map(|a| a.strip_prefix("CARGO_TARGET_DIR="))
+        .map(str::to_owned)
+        .collect();
+    while let Some(arg) = args.next() {
+        if arg == "--target-dir" {
+            targets.extend(args.next().map(str::to_owned));
+        } else if let Some(dir) = arg.strip_prefix("--target-dir=") {
+            targets.push(dir.to_owned());
+        }
+    }
+    let dir = command.dir.as_deref();
+    targets
+        .iter()
+        .filter_map(|t| env.delete_hit(t, dir, "recursive delete (cargo clean)"))
+        .collect()
+}
+
 /// The hits of one simple command.
 pub(super) fn command_hits(command: &Command, env: &Env<'_>) -> Vec<Hit> {
     let mut hits = Vec::new();
@@ -763,6 +790,29 @@ pub(super) fn command_hits(command: &Command, env: &Env<'_>) -> Vec<Hit> {
         "hooks" | "cargo" => {
             hits.extend(hooks_approve(&command.args));
             hits.extend(hooks_daemon(program, &command.args));
+            if program == "cargo" {
+                hits.extend(cargo_clean(command, env));
+            }
+        }
+        // Recursive deletes by other names: a global `rimraf`, `cmake -E rm -r`.
+        "rimraf" | "del-cli" => hits.extend(
+            operands
+                .iter()
+                .filter_map(|o| env.delete_hit(o, dir, "recursive delete")),
+        ),
+        "cmake" if command.args.first().is_some_and(|a| a == "-E") => {
+            let sub = command.args.get(1).map(String::as_str);
+            let recursive = match sub {
+                Some("remove_directory" | "rm_rf") => true,
+                Some("rm") => command.args[2..]
+                    .iter()
+                    .any(|a| a.starts_with('-') && a.contains(['r', 'R'])),
+                _ => false,
+            };
+            if recursive {
+                let paths = command.args[2..].iter().filter(|a| !a.starts_with('-'));
+                hits.extend(paths.filter_map(|o| env.delete_hit(o, dir, "recursive delete")));
+            }
         }
         _ => {}
     }

@@ -356,3 +356,20 @@ fn other_branch_commands_are_not_force_moves_of_a_protected_branch() {
         ("git update-ref -d refs/heads/topic", "ask git-ref-delete"),
     ]);
 }
+
+#[test]
+fn recursive_deletes_by_other_names_are_judged_as_rm_r() {
+    expect(&[
+        ("cargo clean --target-dir ~", "deny rm-home"),
+        ("cargo clean --target-dir=/", "deny rm-root"),
+        ("CARGO_TARGET_DIR=/etc cargo clean", "deny rm-system"),
+        ("cargo clean", "allow"),
+        ("cargo clean -p app --target-dir target/other", "allow"),
+        ("rimraf ~", "deny rm-home"),
+        ("rimraf dist", "allow"),
+        ("cmake -E rm -rf /", "deny rm-root"),
+        ("cmake -E remove_directory /usr", "deny rm-system"),
+        ("cmake -E rm -f /tmp/x.o", "allow"),
+        ("cmake -E rm -r build", "allow"),
+    ]);
+}
