@@ -766,15 +766,42 @@ fn program_name(word: &str) -> &str {
     command_name(word)
 }
 
+/// The value of the first of `names` in `args`: the next word, or after `=` for a long one.
+fn option_value<'a>(args: &'a [String], names: &[&str]) -> Option<&'a str> {
+    let mut words = args.iter().map(String::as_str);
+    while let Some(word) = words.next() {
+        for name in names {
+            if word == *name {
+                return words.next();
+            }
+            if let Some(value) = word
+                .strip_prefix(name)
+                .and_then(|rest| rest.strip_prefix('='))
+                .filter(|_| name.starts_with("--"))
+            {
+                return Some(value);
+            }
+        }
+    }
+    None
+}
+
 /// The program a plain command word runs: its file name, and for zsh's `=rm` (the path of
-/// `rm`), `rm`.
+/// `rm`), `rm`; for a program that is another under a new name ([`SAME_AS`]), that one.
 fn command_name(word: &str) -> &str {
     let word = word
         .strip_prefix('=')
         .filter(|rest| !rest.is_empty() && !rest.starts_with(['=', '(']))
         .unwrap_or(word);
-    basename(word)
+    let name = basename(word);
+    SAME_AS
+        .iter()
+        .find(|(alias, _)| *alias == name)
+        .map_or(name, |(_, program)| program)
 }
+
+/// Programs that take another's arguments and run it: judged as that one.
+const SAME_AS: &[(&str, &str)] = &[("kubecolor", "kubectl")];
 
 /// `rm` for `/bin/rm`; a word whose last part is a substitution (`$(curl …/x)`) is kept whole.
 fn basename(word: &str) -> &str {
@@ -1367,6 +1394,22 @@ impl Parser<'_, '_> {
                 if let Some(remote) = ssh_remote(args).filter(|r| !r.is_empty()) {
                     let script = remote.join(" ");
                     self.queue_script(text(&script), false, Some("~".into()), false, None)?;
+                }
+            }
+            // Other ways to run a command on another machine, judged there as `ssh host cmd`
+            // is: `gcloud compute ssh VM --command CMD`, `ansible HOSTS -a CMD` (the `command`,
+            // `shell` and `raw` modules take a command line).
+            "gcloud" | "ansible" => {
+                let script = if command.program == "gcloud" {
+                    args.iter()
+                        .any(|a| a == "ssh")
+                        .then(|| option_value(args, &["--command"]))
+                        .flatten()
+                } else {
+                    option_value(args, &["-a", "--args"])
+                };
+                if let Some(script) = script {
+                    self.queue_script(text(script), false, Some("~".into()), false, None)?;
                 }
             }
             "script" => {

@@ -266,6 +266,15 @@ fn ssh_runs_a_remote_script_in_the_remote_home() {
     );
     assert_eq!(at("ssh host -t rm -rf /")[1], "rm -rf /@~");
     assert_eq!(at("ssh -J jump host -- ls")[1], "ls@~");
+    // Other remote runners: gcloud's `--command`, ansible's `-a`.
+    assert_eq!(
+        at("gcloud compute ssh vm --zone z --command='rm -rf x'")[1],
+        "rm -rf x@~"
+    );
+    assert_eq!(at("ansible all -m shell -a 'rm -rf x'")[1], "rm -rf x@~");
+    assert_eq!(at("gcloud compute instances list").len(), 1);
+    // A program under another name is judged as that one.
+    assert_eq!(first("kubecolor delete ns x").program, "kubectl");
     assert_eq!(
         at("cd /x; ssh host <<'EOF'\nrm -rf y\nEOF")[2],
         "rm -rf y@~"
