@@ -286,6 +286,23 @@ const HOME_CREDENTIAL_DIRS: &[&str] = &[
 /// themselves (their subdirectories may be, `~/.config/nvim`).
 const HOME_SETTINGS_DIRS: &[&str] = &[".config", ".local", ".local/share"];
 
+/// `path` with `.` and `..` applied to its text and repeated slashes gone, without looking at
+/// the disk (`/..` is `/`; a relative path loses the `..` it cannot go up from).
+#[cfg(any(feature = "command-guard", feature = "secrets-guard"))]
+pub(crate) fn lexical(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
 /// True when the absolute, resolved `path` is a system directory: a top-level directory
 /// (`/etc`, `/usr`, `/tmp`, `/work`) or a direct child of a system one (`/usr/lib`, `/etc/ssh`,
 /// `/var/log`, `/home/alice`). `/` itself is not counted here (callers treat it apart).

@@ -568,7 +568,7 @@ pub(super) fn is_disk(path: &str) -> bool {
         "fd", "pts", "shm", "tcp", "udp", "mqueue", "hugepages", "net", "snd", "input", "dri",
         "char", "bus", "cpu", "usb", "serial", "vfio", "v4l", "hidraw", "dma_heap",
     ];
-    let path = lexical(Path::new(path));
+    let path = paths::lexical(Path::new(path));
     let Ok(name) = path.strip_prefix("/dev") else {
         return false;
     };
@@ -578,23 +578,6 @@ pub(super) fn is_disk(path: &str) -> bool {
         [dir, _, ..] => !NOT_DISKS.contains(&dir.as_ref()),
         [] => false,
     }
-}
-
-/// The absolute `path` with `.`, `..` and repeated slashes taken out, without looking at the
-/// disk (`/..` is `/`). A relative path loses the `..` it cannot go up from, and stays
-/// relative.
-fn lexical(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for component in path.components() {
-        match component {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
 }
 
 /// The hits of script-wide rules: fork bombs, downloads piped into an interpreter, and the

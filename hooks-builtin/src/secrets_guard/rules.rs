@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 use std::io::Read;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use globset::{Candidate, GlobBuilder, GlobMatcher, GlobSet, GlobSetBuilder};
@@ -261,17 +261,7 @@ pub(super) fn lexical(raw: &str, cwd: &Path, home: Option<&Path>) -> PathBuf {
     } else {
         cwd.join(expanded)
     };
-    let mut out = PathBuf::new();
-    for comp in joined.components() {
-        match comp {
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::CurDir => {}
-            other => out.push(other.as_os_str()),
-        }
-    }
-    out
+    paths::lexical(&joined)
 }
 
 /// A path resolved through symlinks ([`resolve`]); `Ok(None)` when it names another user's home
