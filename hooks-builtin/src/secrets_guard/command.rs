@@ -76,7 +76,8 @@ const ENV_PRINTERS: &[(&str, Prints)] = &[
     ("ps", Prints::BsdE),
 ];
 
-/// Programs that only test a variable (`[ -n "$API_KEY" ]`), never print it.
+/// Programs that only test a variable (`[ -n "$API_KEY" ]`), never print it, and only ask
+/// about a file (`test -f .env`), never read it.
 const TESTERS: &[&str] = &["test", "[", "[["];
 
 /// Segments of a variable name (split on `_`, trailing digits dropped) that say it holds a
@@ -475,7 +476,12 @@ fn words(cmd: &Command) -> Vec<(String, Access)> {
         .find(|s| s.programs.contains(&cmd.program.as_str()));
     let mut out = Vec::with_capacity(cmd.args.len() * 2 + cmd.redirects.len());
     let mut previous: Option<&str> = None;
-    for arg in &cmd.args {
+    let names_only = names_only(cmd);
+    for arg in cmd.args.iter().filter(|_| !names_only) {
+        if key_of_ssh(cmd, previous, arg) {
+            previous = Some(arg);
+            continue;
+        }
         let value_of = |opts: &[&str]| previous.is_some_and(|p| opts.contains(&p));
         let literal = sender.is_some_and(|s| value_of(s.literal));
         let name_at = sender.is_some_and(|s| {
@@ -524,6 +530,32 @@ fn words(cmd: &Command) -> Vec<(String, Access)> {
     }
     out.extend(copied_into(cmd).into_iter().map(|p| (p, Access::Write)));
     out
+}
+
+/// Whether `cmd` uses its operands' names and never their contents: `test -f .env`,
+/// `git rm --cached .env` (untracks it, the fix for a committed secret), `git check-ignore`.
+/// Its redirections are still judged.
+fn names_only(cmd: &Command) -> bool {
+    if TESTERS.contains(&cmd.program.as_str()) {
+        return true;
+    }
+    if cmd.program != "git" {
+        return false;
+    }
+    // Git's own options before the subcommand (`-C dir`) are not looked through: such a call
+    // is judged whole, as before.
+    match cmd.args.first().map(String::as_str) {
+        Some("check-ignore") => !cmd.args.iter().any(|a| a == "--stdin"),
+        Some("rm") => cmd.args.iter().any(|a| a == "--cached"),
+        _ => false,
+    }
+}
+
+/// Whether `arg` is the identity file of `ssh`/`scp`/`sftp` (`-i key`, `-ikey`): the client
+/// signs with the key and never prints or sends it, so naming it is no read.
+fn key_of_ssh(cmd: &Command, previous: Option<&str>, arg: &str) -> bool {
+    matches!(cmd.program.as_str(), "ssh" | "scp" | "sftp")
+        && (previous == Some("-i") || (arg.starts_with("-i") && arg.len() > 2))
 }
 
 /// What `mv`, `cp`, `install` or `ln` write when their last operand is a directory: each

@@ -80,7 +80,11 @@
 //!   `base64 ~/.ssh/id_rsa`, `tar c ~/.aws`, `bash -c 'cat .env'`, `dd if=.env`. Being
 //!   strict on purpose: `echo .env`, `ls .env` and `git add .env` are denied too, because
 //!   telling a harmless mention from a read would need a model of every program (and
-//!   `echo .env | xargs cat` reads it). Before matching, a leading `$HOME`/`${HOME}` becomes
+//!   `echo .env | xargs cat` reads it). The exceptions are the few that only use a name,
+//!   whose arguments are not judged (their redirections are): `test`, `[` and `[[`
+//!   (`test -f .env`), `git rm --cached` (untracking a committed `.env` is its fix) and
+//!   `git check-ignore`; and the identity file of `ssh`, `scp` and `sftp` (`-i key`, which
+//!   the client signs with and never prints or sends). Before matching, a leading `$HOME`/`${HOME}` becomes
 //!   `~`, `$PWD`/`$(pwd)` the working directory, braces are expanded (`.{env,x}`), and
 //!   wildcards are expanded against the file system as the shell would (`cat .en?`,
 //!   `cat *.pem`; a leading `*` skips dotfiles, as in bash). A relative argument is judged

@@ -40,7 +40,8 @@ pub(super) fn git(args: &[String], env: &Env<'_>) -> Vec<Hit> {
         }
         "clean"
             if (has_short(&flags, 'f') || has_long(&flags, "force"))
-                && ['d', 'x', 'X'].iter().any(|x| has_short(&flags, *x)) =>
+                && ['d', 'x', 'X'].iter().any(|x| has_short(&flags, *x))
+                && !clean_dry_run(&flags) =>
         {
             vec![hit(
                 GIT_CLEAN,
@@ -66,6 +67,20 @@ pub(super) fn git(args: &[String], env: &Env<'_>) -> Vec<Hit> {
         }
         _ => Vec::new(),
     }
+}
+
+/// `git clean -n`/`--dry-run`, which wins over `-f`: git only lists what it would remove.
+/// In a cluster, letters after `-e` are its pattern (`-enode_modules` is no `-n`).
+fn clean_dry_run(flags: &[&str]) -> bool {
+    flags.iter().any(|f| match f.strip_prefix("--") {
+        Some(long) => long == "dry-run",
+        None => f
+            .get(1..)
+            .unwrap_or_default()
+            .chars()
+            .take_while(|c| *c != 'e')
+            .any(|c| c == 'n'),
+    })
 }
 
 fn push(flags: &[&str], operands: &[&str], env: &Env<'_>) -> Vec<Hit> {
