@@ -49,7 +49,8 @@ use super::user::{UserRule, wildcard};
 /// **Operand_at** says which operands are looked at: `any` (the default), `last` (the
 /// destination of `rsync`, `ln`, `mount`), `not-last` (the sources of `mv`, not where they
 /// go), `first` (the one right after the operands the matching command pattern names: the
-/// branch of `git switch -C main x`, not its start point). Operands are the arguments that do not start with `-`, so the value of a flag written
+/// branch of `git switch -C main x`, not its start point; the value attached to one of the
+/// pattern's short flags, `-Cmain`, is looked at too). Operands are the arguments that do not start with `-`, so the value of a flag written
 /// as a separate word (`-e ssh`) is one.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -422,7 +423,25 @@ impl CompiledRule {
                     .unwrap_or_default()
             }
         };
-        let operand = candidates.iter().find(|o| match place {
+        // `first` is about the value of the pattern's flag (`git checkout -B main`), which can
+        // be attached to it (`-Bmain`): that value is looked at too. For a flag that takes no
+        // value the word is a cluster (`-fmain` is `-f -m …`); looking at it is only stricter.
+        let attached: Vec<&str> = match self.operand_at {
+            OperandAt::First => flags
+                .iter()
+                .filter(|f| !f.starts_with("--"))
+                .filter_map(|f| {
+                    let cluster = &f[1..];
+                    let (at, flag) = cluster
+                        .char_indices()
+                        .find(|(_, c)| pattern.short().contains(c))?;
+                    let value = &cluster[at + flag.len_utf8()..];
+                    (!value.is_empty()).then_some(value)
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        let operand = attached.iter().chain(candidates).find(|o| match place {
             OperandPlace::Disk => env.is_disk_at(o, dir),
             // `git update-ref refs/heads/main …` names the branch by its ref.
             OperandPlace::ProtectedBranch => {

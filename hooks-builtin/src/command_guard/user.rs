@@ -61,6 +61,11 @@ impl UserRule {
         &self.program
     }
 
+    /// The short flags, in order (`B` of `git checkout -B`).
+    pub(super) fn short(&self) -> &[char] {
+        &self.short
+    }
+
     /// The operand globs, in order (`delete`, `namespace`, `*` of `kubectl delete namespace *`).
     pub(super) fn operands(&self) -> &[String] {
         &self.operands

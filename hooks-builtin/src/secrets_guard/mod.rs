@@ -20,7 +20,7 @@
 //! | `~/.ssh/**`, `~/.aws/**`, `~/.config/gcloud/**`, `~/.azure/**`, `~/.gnupg/**` | the directories and everything in them (`*.pub` excepted; `~/.ssh/config`, `~/.ssh/known_hosts` and `known_hosts.old` excepted for reading) |
 //! | `~/.kube/config`, `~/.docker/config.json`, `~/.config/gh/hosts.yml`, `~/.gem/credentials`, `~/.cargo/credentials*`, `~/.config/git/credentials` | cluster, registry and package-host credentials |
 //! | `~/.claude/.credentials.json`, `~/.codex/auth.json`, `~/.gemini/oauth_creds.json` | agent CLIs' sign-in tokens |
-//! | `/etc/shadow` (`shadow-`, `gshadow`, `gshadow-`), `ssh_host_*_key`, `kubernetes.io/serviceaccount/token` | password hashes, SSH host keys, a pod's service-account token (anywhere: a mounted root too) |
+//! | `/etc/shadow` (`shadow-`, `gshadow`, `gshadow-`), `ssh_host_*_key`, `kubernetes.io/serviceaccount/token` | password hashes, SSH host keys, a pod's service-account token (anywhere: a mounted root too; also through `..data/` or its dated directory, and the `serviceaccount` directory whole) |
 //! | `~/.local/state/hookrail/**` (`hookrail/token`, `hookrail/daemons/`, wherever `$XDG_STATE_HOME` is) | `hooks serve`'s bearer token and daemon records |
 //! | hook configuration: `hooks.{yaml,yml,toml,json}`, `.hooks/**`, `~/.config/hookrail/**`, `~/.config/agent-hooks/**` (the approvals file), `.claude/settings.json`, `.claude/settings.local.json`, `managed-settings.json`, `.gemini/settings.json`; the `.claude` and `.gemini` directories are not removed or moved away (`rm`, `rmdir`, `mv`, `unlink`, `shred`, `trash`) | the hooks' own configuration: readable, never written, replaced or deleted (below) |
 //!

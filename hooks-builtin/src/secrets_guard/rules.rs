@@ -75,9 +75,15 @@ pub(super) const BUILTIN_DENY: &[(&str, &[&str])] = &[
         ],
     ),
     ("ssh_host_*_key", &["**/ssh_host_*_key"]),
+    // The token is a link into a dated directory through `..data` (`..data/token`,
+    // `..2026_11_28_00_00_00.1/token`); the directory whole (`tar c`, `cp -r`) holds it.
     (
         "kubernetes.io/serviceaccount/token",
-        &["**/kubernetes.io/serviceaccount/token"],
+        &[
+            "**/kubernetes.io/serviceaccount/token",
+            "**/kubernetes.io/serviceaccount/*/token",
+            "**/kubernetes.io/serviceaccount",
+        ],
     ),
     // `hooks serve`'s bearer token and its daemon records: whoever holds the token can post
     // events to the daemon that guards the agent.
