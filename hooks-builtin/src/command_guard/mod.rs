@@ -57,6 +57,7 @@
 //! | `git-clean` | core.git | `builtin_ask` (ask) | `git clean -f` with `-d`, `-x` or `-X` |
 //! | `git-discard` | core.git | `builtin_ask` (ask) | `git checkout -- .`, `git restore .` |
 //! | `git-force-push` | core.git | `builtin_ask` (ask) | `--force`, `-f` or `+branch` to a branch that is not protected (a `--force-with-lease` there passes) |
+//! | `git-hook-write` | core.git | `builtin_ask` (ask) | a shell write into `.git/hooks/` or to `.git/config` (a `>`/`>>` redirection, `tee`, the destination of `cp`/`mv`/`install`/`ln`, `dd of=`): git runs hooks, and the commands its config names, on a later git command (the write guard denies its tools there) |
 //! | `fork-bomb` | core.shell | deny | a function that calls itself (`:(){ :\|:& };:`, renamed or not) |
 //! | `curl-pipe-shell` | core.shell | deny | `curl … \| sh` (any downloader into any shell or interpreter reading stdin), `sh <(curl …)`, `bash -c "$(curl …)"`, `eval "$(wget …)"` |
 //! | `hooks-approve` | core.shell | deny | `hooks trust … --approve` (an agent approving the hooks that guard it) |
@@ -195,6 +196,7 @@ pub struct CommandGuardConfig {
     pub privileged: Action,
     /// What the rules that ask get: the builtin ones (`rm-outside-project`,
     /// `rm-unknown-variable`, `git-reset-hard`, `git-clean`, `git-discard`, `git-force-push`,
+    /// `git-hook-write`,
     /// `eval-computed`, `substitution-run`, `source-substitution`, `decode-to-shell`,
     /// `download-then-run`, `write-then-run`, `ifs-expansion`, `program-glob`,
     /// `interpreter-delete`, `interpreter-shell-out`)

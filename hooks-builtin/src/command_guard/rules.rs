@@ -63,6 +63,7 @@ rules! {
         GIT_CLEAN = "git-clean", Ask;
         GIT_DISCARD = "git-discard", Ask;
         GIT_FORCE_PUSH = "git-force-push", Ask;
+        GIT_HOOK_WRITE = "git-hook-write", Ask;
     }
     "core.shell" {
         FORK_BOMB = "fork-bomb", Deny;
@@ -716,6 +717,14 @@ pub(super) fn command_hits(command: &Command, env: &Env<'_>) -> Vec<Hit> {
             format!("writes to disk device {}", r.target),
         ));
     }
+    hits.extend(git_hook_writes(command, &operands).map(|path| {
+        hit(
+            GIT_HOOK_WRITE,
+            format!(
+                "writes {path}: git runs its hooks, and the commands its config names, on a later git command"
+            ),
+        )
+    }));
     match program {
         "rm" if has_short(&flags, 'r')
             || has_short(&flags, 'R')
@@ -821,6 +830,52 @@ pub(super) fn command_hits(command: &Command, env: &Env<'_>) -> Vec<Hit> {
     hits.extend(super::opaque::command_hits(command, env));
     hits.extend(super::interp::command_hits(command, env));
     hits
+}
+
+/// What `command` writes among the places git runs commands from ([`git_runs_from`]): its
+/// file redirections, what `tee` writes, and the destination of `cp`, `mv`, `install`, `ln`
+/// (the last operand, or `-t DIR`) and `dd of=`.
+fn git_hook_writes<'a>(
+    command: &'a Command,
+    operands: &'a [&'a str],
+) -> impl Iterator<Item = &'a str> + 'a {
+    let redirects = command
+        .redirects
+        .iter()
+        .filter(|r| r.writes_file())
+        .map(|r| r.target.as_str());
+    let written: Vec<&str> = match command.program.as_str() {
+        "tee" => operands.to_vec(),
+        "cp" | "mv" | "install" | "ln" => {
+            let target_dir = command.args.iter().enumerate().find_map(|(i, a)| {
+                a.strip_prefix("--target-directory=")
+                    .or_else(|| a.strip_prefix("-t").filter(|v| !v.is_empty()))
+                    .or_else(|| {
+                        matches!(a.as_str(), "-t" | "--target-directory")
+                            .then(|| command.args.get(i + 1).map(String::as_str))
+                            .flatten()
+                    })
+            });
+            target_dir
+                .into_iter()
+                .chain(operands.last().copied())
+                .collect()
+        }
+        "dd" => operands
+            .iter()
+            .filter_map(|o| o.strip_prefix("of="))
+            .collect(),
+        _ => Vec::new(),
+    };
+    redirects.chain(written).filter(|path| git_runs_from(path))
+}
+
+/// A git hook (`.git/hooks/…`, or the directory itself) or a repository's config
+/// (`.git/config`): git runs what they hold or name (`core.fsmonitor`, `core.hooksPath`,
+/// aliases) on a later git command. A bare repository's (`x.git/hooks/`) counts too.
+fn git_runs_from(path: &str) -> bool {
+    let path = path.trim_end_matches('/').to_ascii_lowercase();
+    path.contains(".git/hooks/") || path.ends_with(".git/hooks") || path.ends_with(".git/config")
 }
 
 /// `hooks trust … --approve`: approving hooks is a person's review of what they run; an agent
