@@ -491,6 +491,13 @@ fn words(cmd: &Command) -> Vec<(String, Access)> {
         if let Some((_, value)) = arg.split_once('=') {
             forms.push(value);
         }
+        // git names a file in a commit or the index as `REV:path`, `:path`, `:0:path`
+        // (`git show HEAD:.env`, `git cat-file -p :.env`).
+        if cmd.program == "git" && !arg.contains("://") {
+            let first = arg.split_once(':').map(|(_, path)| path);
+            let last = arg.rsplit_once(':').map(|(_, path)| path);
+            forms.extend(first.into_iter().chain(last).filter(|p| !p.is_empty()));
+        }
         if let Some(rest) = arg.strip_prefix('-')
             && !rest.starts_with('-')
             && let Some((i, _)) = rest.char_indices().nth(1)
