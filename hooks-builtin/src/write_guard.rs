@@ -40,8 +40,10 @@
 //!
 //! # What it does not catch
 //!
-//! Writes made through shell commands (`echo x > .git/config` through `Bash`): pair it with
-//! `command-guard`, or keep shell tools away from agents that must stay inside the root. A path
+//! Writes made through shell commands (`echo x > notes.txt` through `Bash`). `command-guard`
+//! judges the ones that land in system files, git hooks and config and shell startup files
+//! (`system-file-write`, `git-hook-write`, `shell-startup-write`), not every path this guard's
+//! globs would refuse; keep shell tools away from agents that must stay inside the root. A path
 //! that changes between the check and the write (a symlink swapped in by another process) is a
 //! race no pre-tool check can close. Hard links are not symlinks and are not followed.
 //!

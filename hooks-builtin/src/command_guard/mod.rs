@@ -50,6 +50,8 @@
 //! | `device-write` | core.filesystem | deny | `> /dev/sda`, `tee`/`cp` to a disk device |
 //! | `shred-device` | core.filesystem | deny | `shred /dev/sda` |
 //! | `chmod-root` / `chown-root` | core.filesystem | deny | `chmod -R`, `chown -R`, `chgrp -R` of `/`, a system directory or the home directory |
+//! | `system-file-write` | core.filesystem | deny | a write to a file right under a system directory (`> /etc/passwd`, `>> /etc/sudoers`, `tee /etc/fstab`, `cp x /etc/ld.so.preload`, `> /proc/sysrq-trigger`): file redirections, `tee`, the destination of `cp`/`install` (each source's name in it, for a directory) and `dd of=`; not `/dev/null`, the standard streams, the terminal, `/dev/fd/*`, `/dev/shm/*`, `/dev/tcp/*` |
+//! | `system-path-write` | core.filesystem | `builtin_ask` (ask) | … to a file deeper in a system tree (`/etc/cron.d/x`, `/etc/ssh/sshd_config`, `/usr/local/bin/x`, `/var/lib/…`) |
 //! | `rm-unknown-variable` | core.filesystem | `builtin_ask` (ask) | recursive delete (`rm -r`, `find … -delete`, interpreter deletions) of a path starting with a variable the guard cannot know (`rm -rf "$DIR/"*`, `${X:-}/`, `./$X`); not `$HOME`/`$PWD` (expanded) or a `$TMPDIR` that is a temporary directory |
 //! | `rm-outside-project` | core.filesystem | `builtin_ask` (ask) | recursive delete of anything else outside the project root (temporary directories excepted), or of a path computed by a substitution (`rm -rf $(…)`) |
 //! | `git-force-push-protected` | core.git | deny | `git push --force`/`-f`/`--force-with-lease`/`+branch`/`--delete` to a protected branch (`protected_branches`), or to a branch that cannot be told |
@@ -67,6 +69,7 @@
 //! | `substitution-run` | core.shell | `builtin_ask` (ask) | a program word that is a substitution or a variable (`$(echo rm) -rf /`, `` `cat cmd` ``, `$CMD args`, `"$@"`); not resolved lookups (`$(which rm)`) or `$VENV/bin/python` |
 //! | `source-substitution` | core.shell | `builtin_ask` (ask) | a script read from a process substitution or stdin: `source <(…)`, `. <(…)`, `source /dev/stdin`, `bash <(…)`, `python3 <(…)`; not shell setup (`source <(kubectl completion bash)`) |
 //! | `decode-to-shell` | core.shell | `builtin_ask` (ask) | a shell or interpreter reading stdin from anything but literal text (`base64 -d \| sh`, `xxd -r -p \| bash`, `gunzip -c x \| sh`, `cat f \| sh`), or a substitution or `eval` that decodes (`sh -c "$(… \| base64 -d)"`) |
+//! | `shell-startup-write` | core.shell | `builtin_ask` (ask) | a write (as `system-file-write` counts them) to a shell's startup file in the home directory (`~/.bashrc`, `~/.profile`, `~/.zshrc`, `~/.config/fish/config.fish`, …): it runs in every new shell |
 //! | `download-then-run` | core.shell | `builtin_ask` (ask) | a file a downloader writes (`curl -o`/`-O`, `wget`, `> f`, `\| tee f`) run in the same command line (`sh f`, `. f`, `python3 f`, `./f`) |
 //! | `program-glob` | core.shell | `builtin_ask` (ask) | a program named by a glob (`/bin/r? -rf /`, `/???/?m`): which program runs depends on the files there |
 //! | `write-then-run` | core.shell | `builtin_ask` (ask) | a file the same command line writes (`echo … > x.sh`, `cat > x.sh <<EOF`, `tee x.sh`) and then runs (`sh x.sh`, `./x.sh`, `. x.sh`) |
@@ -196,7 +199,7 @@ pub struct CommandGuardConfig {
     pub privileged: Action,
     /// What the rules that ask get: the builtin ones (`rm-outside-project`,
     /// `rm-unknown-variable`, `git-reset-hard`, `git-clean`, `git-discard`, `git-force-push`,
-    /// `git-hook-write`,
+    /// `git-hook-write`, `system-path-write`, `shell-startup-write`,
     /// `eval-computed`, `substitution-run`, `source-substitution`, `decode-to-shell`,
     /// `download-then-run`, `write-then-run`, `ifs-expansion`, `program-glob`,
     /// `interpreter-delete`, `interpreter-shell-out`)

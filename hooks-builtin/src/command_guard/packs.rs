@@ -1,17 +1,15 @@
 //! Rule packs: named sets of rules, as data (the format is documented on [`Pack`]).
 
 use std::fmt;
-use std::path::Path;
 use std::sync::OnceLock;
 
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 
-use crate::paths::{self, ProjectRootError};
 use crate::shell::{Command, RedirectOp};
 
 use super::Action;
-use super::rules::{Env, Place, has_long, has_short, split_args};
+use super::rules::{Env, Place, has_long, has_short, in_system_tree, split_args};
 use super::user::{UserRule, wildcard};
 
 /// A named set of rules. Builtin packs and `custom_packs` in settings have this shape.
@@ -468,17 +466,6 @@ impl CompiledRule {
     }
 }
 
-/// True when the absolute, resolved `path` lies in a tree that belongs to the system
-/// (`/etc/ssh/sshd_config`, `/usr/local/bin/x`), and not in the home directory.
-fn in_system_tree(path: &Path) -> bool {
-    let home = paths::home_dir().map(|h| paths::resolve(".", &h, None).unwrap_or(h));
-    !home.is_some_and(|h| path.starts_with(h))
-        && matches!(
-            paths::check_project_root(path, None),
-            Err(ProjectRootError::System(_))
-        )
-}
-
 /// The command's arguments, here-document and here-string bodies, and literal standard input.
 fn text_of(command: &Command, stdin: Option<&str>) -> String {
     let mut text = command.args.join(" ");
@@ -497,6 +484,8 @@ fn text_of(command: &Command, stdin: Option<&str>) -> String {
 
 #[cfg(test)]
 mod tests {
+    use std::path::Path;
+
     use super::*;
 
     #[test]

@@ -10,9 +10,12 @@ use super::user::wildcard;
 
 mod find;
 mod git;
+mod writes;
 
 use find::find_delete;
 use git::git;
+pub(super) use writes::in_system_tree;
+use writes::write_hits;
 
 /// How a builtin rule decides by default.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,6 +59,8 @@ rules! {
         CHOWN_ROOT = "chown-root", Deny;
         RM_OUTSIDE_PROJECT = "rm-outside-project", Ask;
         RM_UNKNOWN_VARIABLE = "rm-unknown-variable", Ask;
+        SYSTEM_FILE_WRITE = "system-file-write", Deny;
+        SYSTEM_PATH_WRITE = "system-path-write", Ask;
     }
     "core.git" {
         GIT_FORCE_PUSH_PROTECTED = "git-force-push-protected", Deny;
@@ -75,6 +80,7 @@ rules! {
         SUBSTITUTION_RUN = "substitution-run", Ask;
         SOURCE_SUBSTITUTION = "source-substitution", Ask;
         DECODE_TO_SHELL = "decode-to-shell", Ask;
+        SHELL_STARTUP_WRITE = "shell-startup-write", Ask;
         DOWNLOAD_THEN_RUN = "download-then-run", Ask;
         WRITE_THEN_RUN = "write-then-run", Ask;
         IFS_EXPANSION = "ifs-expansion", Ask;
@@ -717,14 +723,7 @@ pub(super) fn command_hits(command: &Command, env: &Env<'_>) -> Vec<Hit> {
             format!("writes to disk device {}", r.target),
         ));
     }
-    hits.extend(git_hook_writes(command, &operands).map(|path| {
-        hit(
-            GIT_HOOK_WRITE,
-            format!(
-                "writes {path}: git runs its hooks, and the commands its config names, on a later git command"
-            ),
-        )
-    }));
+    hits.extend(write_hits(command, &operands, env));
     match program {
         "rm" if has_short(&flags, 'r')
             || has_short(&flags, 'R')
@@ -830,52 +829,6 @@ pub(super) fn command_hits(command: &Command, env: &Env<'_>) -> Vec<Hit> {
     hits.extend(super::opaque::command_hits(command, env));
     hits.extend(super::interp::command_hits(command, env));
     hits
-}
-
-/// What `command` writes among the places git runs commands from ([`git_runs_from`]): its
-/// file redirections, what `tee` writes, and the destination of `cp`, `mv`, `install`, `ln`
-/// (the last operand, or `-t DIR`) and `dd of=`.
-fn git_hook_writes<'a>(
-    command: &'a Command,
-    operands: &'a [&'a str],
-) -> impl Iterator<Item = &'a str> + 'a {
-    let redirects = command
-        .redirects
-        .iter()
-        .filter(|r| r.writes_file())
-        .map(|r| r.target.as_str());
-    let written: Vec<&str> = match command.program.as_str() {
-        "tee" => operands.to_vec(),
-        "cp" | "mv" | "install" | "ln" => {
-            let target_dir = command.args.iter().enumerate().find_map(|(i, a)| {
-                a.strip_prefix("--target-directory=")
-                    .or_else(|| a.strip_prefix("-t").filter(|v| !v.is_empty()))
-                    .or_else(|| {
-                        matches!(a.as_str(), "-t" | "--target-directory")
-                            .then(|| command.args.get(i + 1).map(String::as_str))
-                            .flatten()
-                    })
-            });
-            target_dir
-                .into_iter()
-                .chain(operands.last().copied())
-                .collect()
-        }
-        "dd" => operands
-            .iter()
-            .filter_map(|o| o.strip_prefix("of="))
-            .collect(),
-        _ => Vec::new(),
-    };
-    redirects.chain(written).filter(|path| git_runs_from(path))
-}
-
-/// A git hook (`.git/hooks/…`, or the directory itself) or a repository's config
-/// (`.git/config`): git runs what they hold or name (`core.fsmonitor`, `core.hooksPath`,
-/// aliases) on a later git command. A bare repository's (`x.git/hooks/`) counts too.
-fn git_runs_from(path: &str) -> bool {
-    let path = path.trim_end_matches('/').to_ascii_lowercase();
-    path.contains(".git/hooks/") || path.ends_with(".git/hooks") || path.ends_with(".git/config")
 }
 
 /// `hooks trust … --approve`: approving hooks is a person's review of what they run; an agent

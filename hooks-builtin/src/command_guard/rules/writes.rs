@@ -1,0 +1,198 @@
+//! What a command writes (file redirections, `tee`, the destination of `cp`/`mv`/`install`/
+//! `ln`, `dd of=`), judged by where it lands: a system file, a git hook or config, a shell's
+//! startup file.
+
+use super::*;
+use crate::paths::ProjectRootError;
+
+/// Files a write to runs nothing and breaks nothing: the null device, the standard streams,
+/// the terminal, and bash's network pseudo-devices. Prefixes end in `/`.
+const HARMLESS: &[&str] = &[
+    "/dev/null",
+    "/dev/stdout",
+    "/dev/stderr",
+    "/dev/stdin",
+    "/dev/tty",
+    "/dev/zero",
+    "/dev/full",
+    "/dev/random",
+    "/dev/urandom",
+    "/dev/fd/",
+    "/proc/self/fd/",
+    "/dev/shm/",
+    "/dev/pts/",
+    "/dev/tcp/",
+    "/dev/udp/",
+    "/run/user/",
+];
+
+/// The startup files a shell reads, relative to the home directory: what is written there
+/// runs in every new shell (and the agent's next command).
+const SHELL_STARTUP: &[&str] = &[
+    ".bashrc",
+    ".bash_profile",
+    ".bash_login",
+    ".bash_logout",
+    ".profile",
+    ".zshrc",
+    ".zprofile",
+    ".zshenv",
+    ".zlogin",
+    ".zlogout",
+    ".kshrc",
+    ".mkshrc",
+    ".cshrc",
+    ".tcshrc",
+    ".login",
+    ".config/fish/config.fish",
+];
+
+/// The hits of what `command` writes.
+pub(super) fn write_hits(command: &Command, operands: &[&str], env: &Env<'_>) -> Vec<Hit> {
+    let mut hits = Vec::new();
+    let dir = command.dir.as_deref();
+    let (all, by_place) = written(command, operands, env);
+    for path in all.iter().filter(|p| git_runs_from(p)) {
+        hits.push(hit(
+            GIT_HOOK_WRITE,
+            format!(
+                "writes {path}: git runs its hooks, and the commands its config names, on a later git command"
+            ),
+        ));
+    }
+    for path in by_place {
+        if harmless(&path) || env.is_disk_at(&path, dir) {
+            continue;
+        }
+        let (place, resolved) = env.place(&path, dir);
+        let shown = resolved.display();
+        match place {
+            // A file right under a system directory (`/etc/passwd`, `/etc/sudoers`, `/boot/x`).
+            Place::System => hits.push(hit(
+                SYSTEM_FILE_WRITE,
+                format!("writes {path} ({shown}), a file the system runs or reads"),
+            )),
+            Place::Outside if in_system_tree(&resolved) => hits.push(hit(
+                SYSTEM_PATH_WRITE,
+                format!("writes {path} ({shown}), in a system tree"),
+            )),
+            Place::Outside if env.is_shell_startup(&resolved) => hits.push(hit(
+                SHELL_STARTUP_WRITE,
+                format!("writes {path} ({shown}), which every new shell runs"),
+            )),
+            _ => {}
+        }
+    }
+    hits
+}
+
+/// What `command` writes: every path it writes (for `git-hook-write`: file redirections,
+/// `tee`'s files, the destination of `cp`, `mv`, `install`, `ln` and `dd of=`), and the
+/// files among them judged by place. Moves and links into system places are the pack rules'
+/// (`mv-system-path`, `ln-force-system-path`); a copy into a directory writes each source's
+/// name there (`cp x /etc/cron.d/` writes `/etc/cron.d/x`).
+fn written<'a>(
+    command: &'a Command,
+    operands: &[&'a str],
+    env: &Env<'_>,
+) -> (Vec<&'a str>, Vec<String>) {
+    let redirects = command
+        .redirects
+        .iter()
+        .filter(|r| r.writes_file())
+        .map(|r| r.target.as_str());
+    let mut all: Vec<&str> = redirects.clone().collect();
+    let mut by_place: Vec<String> = redirects.map(str::to_owned).collect();
+    match command.program.as_str() {
+        "tee" => {
+            all.extend(operands);
+            by_place.extend(operands.iter().map(|o| (*o).to_owned()));
+        }
+        "cp" | "mv" | "install" | "ln" => {
+            let target_dir = command.args.iter().enumerate().find_map(|(i, a)| {
+                a.strip_prefix("--target-directory=")
+                    .or_else(|| a.strip_prefix("-t").filter(|v| !v.is_empty()))
+                    .or_else(|| {
+                        matches!(a.as_str(), "-t" | "--target-directory")
+                            .then(|| command.args.get(i + 1).map(String::as_str))
+                            .flatten()
+                    })
+            });
+            let (dest, sources) = match target_dir {
+                Some(dir) => (Some(dir), operands),
+                None => match operands.split_last() {
+                    Some((dest, sources)) => (Some(*dest), sources),
+                    None => (None, operands),
+                },
+            };
+            all.extend(dest);
+            if matches!(command.program.as_str(), "cp" | "install")
+                && let Some(dest) = dest
+            {
+                let into_dir = target_dir.is_some()
+                    || dest.ends_with('/')
+                    || sources.len() > 1
+                    || env.place(dest, command.dir.as_deref()).1.is_dir();
+                if into_dir {
+                    by_place.extend(
+                        sources
+                            .iter()
+                            .filter_map(|s| Path::new(s).file_name()?.to_str())
+                            .map(|name| format!("{}/{name}", dest.trim_end_matches('/'))),
+                    );
+                } else {
+                    by_place.push(dest.to_owned());
+                }
+            }
+        }
+        "dd" => {
+            let of = operands.iter().filter_map(|o| o.strip_prefix("of="));
+            all.extend(of.clone());
+            by_place.extend(of.map(str::to_owned));
+        }
+        _ => {}
+    }
+    (all, by_place)
+}
+
+/// A write to `path` that runs and breaks nothing ([`HARMLESS`]), judged on its text.
+fn harmless(path: &str) -> bool {
+    let path = paths::lexical(Path::new(path));
+    let Some(path) = path.to_str() else {
+        return false;
+    };
+    HARMLESS.iter().any(|h| match h.strip_suffix('/') {
+        Some(dir) => path
+            .strip_prefix(dir)
+            .is_some_and(|rest| rest.starts_with('/')),
+        None => path == *h,
+    })
+}
+
+/// A git hook (`.git/hooks/…`, or the directory itself) or a repository's config
+/// (`.git/config`): git runs what they hold or name (`core.fsmonitor`, `core.hooksPath`,
+/// aliases) on a later git command. A bare repository's (`x.git/hooks/`) counts too.
+fn git_runs_from(path: &str) -> bool {
+    let path = path.trim_end_matches('/').to_ascii_lowercase();
+    path.contains(".git/hooks/") || path.ends_with(".git/hooks") || path.ends_with(".git/config")
+}
+
+/// True when the absolute, resolved `path` lies in a tree that belongs to the system
+/// (`/etc/ssh/sshd_config`, `/usr/local/bin/x`), and not in the home directory.
+pub(in crate::command_guard) fn in_system_tree(path: &Path) -> bool {
+    let home = paths::home_dir().map(|h| paths::resolve(".", &h, None).unwrap_or(h));
+    !home.is_some_and(|h| path.starts_with(h))
+        && matches!(
+            paths::check_project_root(path, None),
+            Err(ProjectRootError::System(_))
+        )
+}
+
+impl Env<'_> {
+    /// True when the resolved `path` is one of the home directory's [`SHELL_STARTUP`] files.
+    fn is_shell_startup(&self, path: &Path) -> bool {
+        let (_, home) = self.resolved();
+        home.and_then(|h| path.strip_prefix(h).ok())
+            .is_some_and(|rest| SHELL_STARTUP.iter().any(|f| rest == Path::new(f)))
+    }
+}
