@@ -85,8 +85,10 @@
 //!   whose arguments are not judged (their redirections are): `test`, `[` and `[[`
 //!   (`test -f .env`), `git rm --cached` (untracking a committed `.env` is its fix) and
 //!   `git check-ignore`; and the identity file of `ssh`, `scp` and `sftp` (`-i key`, which
-//!   the client signs with and never prints or sends). Before matching, a leading `$HOME`/`${HOME}` becomes
-//!   `~`, `$PWD`/`$(pwd)` the working directory, braces are expanded (`.{env,x}`), and
+//!   the client signs with and never prints or sends). Before matching, a word that uses a
+//!   variable the command line gives a value (`f=.env; cat $f`, `export K=…`,
+//!   `for f in .env; do cat "$f"; done`) is judged with each of its values put in too, a
+//!   leading `$HOME`/`${HOME}` becomes `~`, `$PWD`/`$(pwd)` the working directory, braces are expanded (`.{env,x}`), and
 //!   wildcards are expanded against the file system as the shell would (`cat .en?`,
 //!   `cat *.pem`; a leading `*` skips dotfiles, as in bash). A relative argument is judged
 //!   against the working directory (`meta.cwd`), the tool's `workdir`/`cwd` input, and every `cd`/`pushd`

@@ -131,6 +131,12 @@ pub struct Script {
     pub pipelines: Vec<Pipeline>,
     /// Every function definition (`f() { …; }`, `function f { …; }`).
     pub functions: Vec<Function>,
+    /// The values the script gives variable names, as written with quotes removed, in order:
+    /// `f=.env`, `f=.env cmd`, `export f=.env` (and `declare`, `local`, `readonly`,
+    /// `typeset`), and each word of `for f in a b`. The parser expands no variable; a guard
+    /// that wants to see through `f=.env; cat $f` substitutes these. A name given more than
+    /// one value has each, and which one a word sees is not known.
+    pub variables: Vec<(String, String)>,
 }
 
 impl Script {

@@ -53,6 +53,7 @@ struct Task {
 struct Mark {
     pipelines: usize,
     functions: usize,
+    variables: usize,
     tasks: usize,
 }
 
@@ -86,6 +87,7 @@ impl Sink {
         Mark {
             pipelines: self.script.pipelines.len(),
             functions: self.script.functions.len(),
+            variables: self.script.variables.len(),
             tasks: self.tasks.len(),
         }
     }
@@ -93,6 +95,7 @@ impl Sink {
     fn rollback(&mut self, mark: &Mark) {
         self.script.pipelines.truncate(mark.pipelines);
         self.script.functions.truncate(mark.functions);
+        self.script.variables.truncate(mark.variables);
         self.tasks.truncate(mark.tasks);
     }
 
@@ -820,18 +823,36 @@ impl<'a> Parser<'a, '_> {
             }
             return self.arith();
         }
-        self.word()?.ok_or_else(|| self.unexpected())?;
+        let name = self.word()?.ok_or_else(|| self.unexpected())?.text;
         self.skip_blank();
         if self.keyword_ahead("in") {
             self.pos += 2;
             loop {
                 self.skip_blank();
-                if self.word()?.is_none() {
+                let Some(word) = self.word()? else {
                     return Ok(());
-                }
+                };
+                self.sink.script.variables.push((name.clone(), word.text));
             }
         }
         Ok(())
+    }
+
+    /// Records the `NAME=value` words among `words` in [`Script::variables`] (`NAME+=value`
+    /// and `a[0]=value` too, under `NAME` and `a`).
+    fn record_variables<'w>(&mut self, words: impl Iterator<Item = &'w str>) {
+        for word in words {
+            let Some((name, value)) = word.split_once('=') else {
+                continue;
+            };
+            let name = name.trim_end_matches('+');
+            let name = name.split_once('[').map_or(name, |(array, _)| array);
+            let valid = name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+                && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+            if valid {
+                (self.sink.script.variables).push((name.to_owned(), value.to_owned()));
+            }
+        }
     }
 
     fn case(&mut self, pi: usize) -> Result<()> {
@@ -989,6 +1010,7 @@ impl<'a> Parser<'a, '_> {
                 words.push(word.text);
             }
         }
+        self.record_variables(assignments.iter().map(String::as_str));
         if words.is_empty() && redirects.is_empty() {
             return if assigned || after_keyword {
                 Ok(())
@@ -999,6 +1021,12 @@ impl<'a> Parser<'a, '_> {
         let expanded = self.brace_reading(&words, &braces)?;
         let words = self.put_positional(&words)?.unwrap_or(words);
         let mut command = self.resolve(words, redirects, self.privileged)?;
+        if matches!(
+            command.program.as_str(),
+            "export" | "declare" | "local" | "readonly" | "typeset"
+        ) {
+            self.record_variables(command.args.iter().map(String::as_str));
+        }
         command.assignments.splice(0..0, assignments);
         if matches!(command.program.as_str(), "cd" | "pushd") {
             self.change_dir(&command.args);

@@ -29,6 +29,28 @@ fn quotes_and_escapes_are_removed() {
 }
 
 #[test]
+fn variables_record_the_values_given_them() {
+    let vars = |src: &str| -> Vec<(String, String)> { parse(src).expect(src).variables };
+    let pair = |n: &str, v: &str| (n.to_owned(), v.to_owned());
+    assert_eq!(vars("f=.env; cat $f"), [pair("f", ".env")]);
+    assert_eq!(vars("f='a b' g+=c cmd"), [pair("f", "a b"), pair("g", "c")]);
+    assert_eq!(
+        vars("export A=1 B; declare -x C=2; local d[0]=x"),
+        [pair("A", "1"), pair("C", "2"), pair("d", "x")]
+    );
+    assert_eq!(
+        vars("for f in .env \"x y\"; do cat $f; done"),
+        [pair("f", ".env"), pair("f", "x y")]
+    );
+    // In a nested script too; an option or a bad name is no variable.
+    assert_eq!(
+        vars("bash -c 'k=~/.ssh/id_rsa; cat $k'"),
+        [pair("k", "~/.ssh/id_rsa")]
+    );
+    assert!(vars("export -p; echo 1=2; declare 9x=1").is_empty());
+}
+
+#[test]
 fn wrappers_are_stripped_with_their_options() {
     for src in [
         "/bin/rm -rf /",
