@@ -127,6 +127,8 @@ pub(super) struct Env<'a> {
     /// The first operand whose place needed a project root that was refused, and why.
     undecided: RefCell<Option<String>>,
     protected: &'a [String],
+    /// The values the command line gives variables ([`shell::Script::variables`]).
+    variables: &'a [(String, String)],
 }
 
 /// Where a path operand points, from most to least dangerous to delete.
@@ -154,7 +156,15 @@ impl<'a> Env<'a> {
             resolved: OnceCell::new(),
             undecided: RefCell::new(None),
             protected,
+            variables: &[],
         }
+    }
+
+    /// The values the command line gives variables: a deleted path that uses one is judged
+    /// with them put in too (`X=/; rm -rf $X` is `rm-root`).
+    pub(super) fn with_variables(mut self, variables: &'a [(String, String)]) -> Self {
+        self.variables = variables;
+        self
     }
 
     /// Why no verdict could be reached on a command that needs the project root, if so.
@@ -296,7 +306,19 @@ impl<'a> Env<'a> {
     }
 
     /// The hit for deleting `operand` with everything under it (`how`: `recursive delete`).
+    /// An operand that uses a variable the command line gives a value is judged with each
+    /// value put in too, and the first of those that is denied wins (a variable set elsewhere
+    /// still makes it `rm-unknown-variable`).
     pub(super) fn delete_hit(&self, operand: &str, dir: Option<&str>, how: &str) -> Option<Hit> {
+        let denied = shell::with_variables(operand, self.variables)
+            .into_iter()
+            .filter_map(|known| self.delete_hit_of(&known, dir, how))
+            .find(|hit| hit.rule.class == Class::Deny);
+        denied.or_else(|| self.delete_hit_of(operand, dir, how))
+    }
+
+    /// [`Env::delete_hit`], for the operand as written.
+    fn delete_hit_of(&self, operand: &str, dir: Option<&str>, how: &str) -> Option<Hit> {
         if let Some(hit) = super::opaque::unknown_variable(operand, how) {
             return Some(hit);
         }

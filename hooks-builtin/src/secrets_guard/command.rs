@@ -163,7 +163,7 @@ pub(super) fn check(
             }
         }
         for (word, access) in words(cmd).into_iter().flat_map(|(word, access)| {
-            let variants = with_variables(&word, &script.variables);
+            let variants = shell::with_variables(&word, &script.variables);
             std::iter::once(word)
                 .chain(variants)
                 .map(move |word| (word, access))
@@ -185,64 +185,6 @@ pub(super) fn check(
         }
     }
     Ok(ask)
-}
-
-/// At most this many readings of one word with variables put in ([`with_variables`]).
-const MAX_VARIANTS: usize = 16;
-
-/// `word` with the values the script gives its variables put in ([`shell::Script::variables`]:
-/// `cat $f` after `f=.env`, `for f in .env; do cat "$f"; done`): each value of each name it
-/// uses, one at a time, and every name at once at its first value. Empty when it uses none.
-fn with_variables(word: &str, variables: &[(String, String)]) -> Vec<String> {
-    if variables.is_empty() || !word.contains('$') {
-        return Vec::new();
-    }
-    let mut out = Vec::new();
-    let mut all = word.to_owned();
-    for (name, value) in variables {
-        if out.len() >= MAX_VARIANTS {
-            break;
-        }
-        out.extend(put_variable(word, name, value));
-        if let Some(more) = put_variable(&all, name, value) {
-            all = more;
-        }
-    }
-    if all != word && !out.contains(&all) {
-        out.push(all);
-    }
-    out
-}
-
-/// `word` with `$name` and `${name}` replaced by `value`, when it uses them.
-fn put_variable(word: &str, name: &str, value: &str) -> Option<String> {
-    let mut out = String::with_capacity(word.len() + value.len());
-    let mut rest = word;
-    let mut changed = false;
-    while let Some(at) = rest.find('$') {
-        out.push_str(&rest[..at]);
-        let after = &rest[at + 1..];
-        let braced = after
-            .strip_prefix('{')
-            .and_then(|a| a.strip_prefix(name))
-            .and_then(|a| a.strip_prefix('}'));
-        let bare = after
-            .strip_prefix(name)
-            .filter(|r| !r.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_'));
-        match braced.or(bare) {
-            Some(next) => {
-                out.push_str(value);
-                rest = next;
-                changed = true;
-            }
-            None => {
-                out.push('$');
-                rest = after;
-            }
-        }
-    }
-    out.push_str(rest);
-    changed.then_some(out)
 }
 
 /// Programs that remove, or move away, what they are given.

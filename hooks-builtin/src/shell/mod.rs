@@ -132,8 +132,8 @@ pub struct Script {
     /// Every function definition (`f() { …; }`, `function f { …; }`).
     pub functions: Vec<Function>,
     /// The values the script gives variable names, as written with quotes removed, in order:
-    /// `f=.env`, `f=.env cmd`, `export f=.env` (and `declare`, `local`, `readonly`,
-    /// `typeset`), and each word of `for f in a b`. The parser expands no variable; a guard
+    /// `f=.env`, `export f=.env` (and `declare`, `local`, `readonly`, `typeset`), and each
+    /// word of `for f in a b` (not `f=.env cmd`, which sets it for `cmd` alone). The parser expands no variable; a guard
     /// that wants to see through `f=.env; cat $f` substitutes these. A name given more than
     /// one value has each, and which one a word sees is not known.
     pub variables: Vec<(String, String)>,
@@ -329,6 +329,75 @@ pub struct Function {
 /// ```
 pub fn parse(src: &str) -> Result<Script, ShellError> {
     parser::parse(src)
+}
+
+/// At most this many readings of one word with variables put in ([`with_variables`]).
+pub const MAX_VARIANTS: usize = 16;
+
+/// `word` with the values a script gives its variables put in ([`Script::variables`]: `cat $f`
+/// after `f=.env`, `for f in .env; do cat "$f"; done`): each value of each name it uses, one
+/// at a time, and every name at once at its first value; at most [`MAX_VARIANTS`]. Empty when
+/// it uses none of them. A value is put in as written: `$` in it is not expanded again.
+///
+/// ```
+/// use hookrail_builtin::shell::{parse, with_variables};
+///
+/// let script = parse("f=.env; d=~/.aws; cat $f ${d}/credentials")?;
+/// assert_eq!(with_variables("$f", &script.variables), [".env"]);
+/// assert_eq!(with_variables("${d}/credentials", &script.variables), ["~/.aws/credentials"]);
+/// assert!(with_variables("$fe", &script.variables).is_empty());
+/// # Ok::<(), hookrail_builtin::shell::ShellError>(())
+/// ```
+pub fn with_variables(word: &str, variables: &[(String, String)]) -> Vec<String> {
+    if variables.is_empty() || !word.contains('$') {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    let mut all = word.to_owned();
+    for (name, value) in variables {
+        if out.len() >= MAX_VARIANTS {
+            break;
+        }
+        out.extend(put_variable(word, name, value));
+        if let Some(more) = put_variable(&all, name, value) {
+            all = more;
+        }
+    }
+    if all != word && !out.contains(&all) {
+        out.push(all);
+    }
+    out
+}
+
+/// `word` with `$name` and `${name}` replaced by `value`, when it uses them.
+fn put_variable(word: &str, name: &str, value: &str) -> Option<String> {
+    let mut out = String::with_capacity(word.len() + value.len());
+    let mut rest = word;
+    let mut changed = false;
+    while let Some(at) = rest.find('$') {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        let braced = after
+            .strip_prefix('{')
+            .and_then(|a| a.strip_prefix(name))
+            .and_then(|a| a.strip_prefix('}'));
+        let bare = after
+            .strip_prefix(name)
+            .filter(|r| !r.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_'));
+        match braced.or(bare) {
+            Some(next) => {
+                out.push_str(value);
+                rest = next;
+                changed = true;
+            }
+            None => {
+                out.push('$');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    changed.then_some(out)
 }
 
 /// `word` as a shell reads it back as one word: unchanged when that is safe, else

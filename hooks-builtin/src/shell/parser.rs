@@ -1010,7 +1010,11 @@ impl<'a> Parser<'a, '_> {
                 words.push(word.text);
             }
         }
-        self.record_variables(assignments.iter().map(String::as_str));
+        // `X=1 cmd $X` sets X for cmd only, after `$X` is expanded: only a bare assignment
+        // gives later words its value.
+        if words.is_empty() {
+            self.record_variables(assignments.iter().map(String::as_str));
+        }
         if words.is_empty() && redirects.is_empty() {
             return if assigned || after_keyword {
                 Ok(())

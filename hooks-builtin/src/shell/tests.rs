@@ -33,7 +33,12 @@ fn variables_record_the_values_given_them() {
     let vars = |src: &str| -> Vec<(String, String)> { parse(src).expect(src).variables };
     let pair = |n: &str, v: &str| (n.to_owned(), v.to_owned());
     assert_eq!(vars("f=.env; cat $f"), [pair("f", ".env")]);
-    assert_eq!(vars("f='a b' g+=c cmd"), [pair("f", "a b"), pair("g", "c")]);
+    assert_eq!(
+        vars("f='a b' g+=c; cmd"),
+        [pair("f", "a b"), pair("g", "c")]
+    );
+    // Set for the command alone, after its words are expanded.
+    assert!(vars("f=.env cat $f").is_empty());
     assert_eq!(
         vars("export A=1 B; declare -x C=2; local d[0]=x"),
         [pair("A", "1"), pair("C", "2"), pair("d", "x")]
