@@ -30,7 +30,8 @@
 //!   {} ;` are parsed in turn, as are here-documents, here-strings and `echo`/`printf` output
 //!   fed to a program that reads its script from standard input (`bash <<EOF`,
 //!   `echo 'rm -rf /' | sh`, `at now <<< …`, `ssh host <<EOF`), and `echo`/`printf`/here-string
-//!   input to `xargs` is added to its command (`echo / | xargs rm -rf` runs `rm -rf /`);
+//!   input to `xargs` is added to its command (`echo / | xargs rm -rf` runs `rm -rf /`), and to
+//!   `parallel`'s a line at a time when it has no `:::` inputs (`echo / | parallel rm -rf`);
 //! - `ssh host cmd …` runs its remaining words, joined with spaces, as a script on the remote
 //!   host: its commands run in the remote home directory ([`Command::dir`] is `~`), so
 //!   `ssh host rm -rf build` is not a delete in the project;

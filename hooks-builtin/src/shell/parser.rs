@@ -235,9 +235,12 @@ pub(super) struct Parser<'a, 's> {
     pub(super) xargs_heredocs: Vec<XargsHereDoc>,
 }
 
-/// An `xargs` command reading a here-document (`xargs rm <<EOF`, `cat <<EOF | xargs rm`).
+/// An `xargs` (or `parallel`) command reading a here-document (`xargs rm <<EOF`,
+/// `cat <<EOF | xargs rm`).
 pub(super) struct XargsHereDoc {
     pub(super) input: Slot,
+    /// It is `parallel`, which runs a script per line.
+    pub(super) parallel: bool,
     pub(super) args: Vec<String>,
     pub(super) privileged: bool,
     pub(super) dir: Option<String>,
@@ -463,7 +466,7 @@ impl<'a> Parser<'a, '_> {
             let input = (self.sink.redirect_mut(xargs.input))
                 .map(|r| r.target.clone())
                 .unwrap_or_default();
-            self.xargs_runs_of(&xargs.args, &input, xargs.privileged, &xargs.dir)?;
+            self.xargs_runs_of(&xargs, &input)?;
         }
         Ok(())
     }

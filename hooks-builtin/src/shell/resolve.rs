@@ -1084,10 +1084,11 @@ fn ssh_remote(args: &[String]) -> Option<&[String]> {
     rest.get(more..)
 }
 
-/// The scripts `parallel` runs: its command with each input (`::: a b`) put in place of `{}`
-/// (quoted, as parallel does) or added at the end, or each input itself when there is no
-/// command. `max` bounds the bytes produced; `None` past it.
-fn parallel_scripts(args: &[String], max: usize) -> Option<Vec<String>> {
+/// The scripts `parallel` runs: its command with each input (`::: a b`; without those, each
+/// line of `stdin` when it is known) put in place of `{}` (quoted, as parallel does) or added
+/// at the end, or each input itself when there is no command. `max` bounds the bytes
+/// produced; `None` past it.
+fn parallel_scripts(args: &[String], stdin: Option<&str>, max: usize) -> Option<Vec<String>> {
     let (mut replace, mut arg_sep, mut file_sep) = (None, ":::", "::::");
     let options = walk_options(
         args,
@@ -1118,6 +1119,12 @@ fn parallel_scripts(args: &[String], max: usize) -> Option<Vec<String>> {
         } else if values {
             inputs.push(arg.as_str());
         }
+    }
+    // With no `:::` input, parallel reads its inputs from standard input, a line each.
+    if end == rest.len()
+        && let Some(stdin) = stdin
+    {
+        inputs.extend(stdin.lines().filter(|l| !l.trim().is_empty()));
     }
     if template.is_empty() {
         return Some(inputs.into_iter().map(str::to_owned).collect());
@@ -1379,7 +1386,7 @@ impl Parser<'_, '_> {
                 self.nested_command(nested.to_vec(), privileged, dir)?;
             }
             "parallel" => {
-                let scripts = parallel_scripts(args, self.sink.fuel())
+                let scripts = parallel_scripts(args, None, self.sink.fuel())
                     .ok_or(super::ShellError::TooComplex)?;
                 for script in scripts {
                     self.queue_task(Source::Text(script), privileged, dir.clone(), false)?;
@@ -1554,7 +1561,8 @@ impl Parser<'_, '_> {
         let candidates: Vec<usize> = (pipeline.commands.iter().enumerate())
             .filter(|(_, c)| {
                 let program = c.program.as_str();
-                SHELLS.contains(&program) || matches!(program, "at" | "batch" | "ssh" | "xargs")
+                SHELLS.contains(&program)
+                    || matches!(program, "at" | "batch" | "ssh" | "xargs" | "parallel")
             })
             .map(|(ci, _)| ci)
             .collect();
@@ -1564,7 +1572,8 @@ impl Parser<'_, '_> {
             let command = self.sink.script.pipelines[pi].commands[ci].clone();
             self.sink.charge(command.args.len())?;
             let reader = self.stdin_reader(&command)?;
-            if reader.is_none() && command.program != "xargs" {
+            let takes_items = matches!(command.program.as_str(), "xargs" | "parallel");
+            if reader.is_none() && !takes_items {
                 continue;
             }
             let pipeline = &self.sink.script.pipelines[pi];
@@ -1583,6 +1592,14 @@ impl Parser<'_, '_> {
                     };
                     scripts.push((source, reader.privileged, dir));
                 }
+                (None, Some(Source::Text(input))) if command.program == "parallel" => {
+                    self.sink.charge(input.len())?;
+                    let parallel = parallel_scripts(&command.args, Some(&input), self.sink.fuel());
+                    for script in parallel.ok_or(super::ShellError::TooComplex)? {
+                        let source = Source::Text(script);
+                        scripts.push((source, command.privileged, command.dir.clone()));
+                    }
+                }
                 (None, Some(Source::Text(input))) => {
                     self.sink.charge(input.len())?;
                     let xargs = xargs_runs(&command.args, &input, self.sink.fuel());
@@ -1594,6 +1611,7 @@ impl Parser<'_, '_> {
                 (None, Some(Source::HereDoc(input))) => {
                     self.xargs_heredocs.push(XargsHereDoc {
                         input,
+                        parallel: command.program == "parallel",
                         args: command.args.clone(),
                         privileged: command.privileged,
                         dir: command.dir.clone(),
@@ -1611,15 +1629,25 @@ impl Parser<'_, '_> {
         Ok(())
     }
 
-    /// Adds what `xargs ARGS` runs with `input` on its standard input.
-    pub(super) fn xargs_runs_of(
-        &mut self,
-        args: &[String],
-        input: &str,
-        privileged: bool,
-        dir: &Option<String>,
-    ) -> Result<()> {
+    /// Adds what `xargs ARGS` (or `parallel ARGS`) runs with `input` on its standard input.
+    pub(super) fn xargs_runs_of(&mut self, xargs: &XargsHereDoc, input: &str) -> Result<()> {
+        let XargsHereDoc {
+            args,
+            privileged,
+            dir,
+            parallel,
+            ..
+        } = xargs;
         self.sink.charge(input.len())?;
+        if *parallel {
+            let scripts = parallel_scripts(args, Some(input), self.sink.fuel())
+                .ok_or(super::ShellError::TooComplex)?;
+            for script in scripts {
+                self.queue_task(Source::Text(script), *privileged, dir.clone(), false)?;
+            }
+            return Ok(());
+        }
+        let privileged = *privileged;
         let runs =
             xargs_runs(args, input, self.sink.fuel()).ok_or(super::ShellError::TooComplex)?;
         for run in runs {
