@@ -28,7 +28,8 @@
 //!   directly), `parallel` (its command with each `:::` input in place of `{}`, or each input
 //!   when there is no command), `xargs cmd` and `find … -exec`/`-execdir`/`-ok`/`-okdir cmd
 //!   {} ;` are parsed in turn, as are here-documents, here-strings and `echo`/`printf` output
-//!   fed to a program that reads its script from standard input (`bash <<EOF`,
+//!   fed to a program that reads its script from standard input (or from another descriptor
+//!   it names as its script file, `bash 3<<<'…' /dev/fd/3`) (`bash <<EOF`,
 //!   `echo 'rm -rf /' | sh`, `at now <<< …`, `ssh host <<EOF`), and `echo`/`printf`/here-string
 //!   input to `xargs` is added to its command (`echo / | xargs rm -rf` runs `rm -rf /`), and to
 //!   `parallel`'s a line at a time when it has no `:::` inputs (`echo / | parallel rm -rf`);

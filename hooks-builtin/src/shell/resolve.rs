@@ -1311,6 +1311,36 @@ fn stdin_script((pi, ci): (usize, usize), command: &Command) -> Option<Option<So
     })
 }
 
+/// The script a shell reads from one of its own descriptors (`bash 3<<<'…' /dev/fd/3`,
+/// `sh /proc/self/fd/4 4<<EOF`): the here-string or here-document on it.
+fn fd_script((pi, ci): (usize, usize), command: &Command) -> Option<Source> {
+    let Some(ShellScript::File(file)) = command.shell_script() else {
+        return None;
+    };
+    let fd: u32 = (file.strip_prefix("/dev/fd/"))
+        .or_else(|| file.strip_prefix("/proc/self/fd/"))?
+        .parse()
+        .ok()?;
+    // The last redirection of that descriptor is the one it holds.
+    let reads = |op| {
+        matches!(
+            op,
+            RedirectOp::In
+                | RedirectOp::ReadWrite
+                | RedirectOp::DupIn
+                | RedirectOp::HereDoc
+                | RedirectOp::HereString
+        )
+    };
+    let (ri, r) = (command.redirects.iter().enumerate().rev())
+        .find(|(_, r)| r.fd.unwrap_or(if reads(r.op) { 0 } else { 1 }) == fd)?;
+    match r.op {
+        RedirectOp::HereString => Some(Source::Text(r.target.clone())),
+        RedirectOp::HereDoc => Some(Source::HereDoc((pi, ci, ri))),
+        _ => None,
+    }
+}
+
 /// A command that runs the script it reads on standard input.
 struct StdinReader {
     privileged: bool,
@@ -1571,6 +1601,10 @@ impl Parser<'_, '_> {
         for ci in candidates {
             let command = self.sink.script.pipelines[pi].commands[ci].clone();
             self.sink.charge(command.args.len())?;
+            if let Some(source) = fd_script((pi, ci), &command) {
+                scripts.push((source, command.privileged, command.dir.clone()));
+                continue;
+            }
             let reader = self.stdin_reader(&command)?;
             let takes_items = matches!(command.program.as_str(), "xargs" | "parallel");
             if reader.is_none() && !takes_items {
