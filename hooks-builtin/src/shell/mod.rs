@@ -33,6 +33,11 @@
 //!   `echo 'rm -rf /' | sh`, `at now <<< …`, `ssh host <<EOF`), and `echo`/`printf`/here-string
 //!   input to `xargs` is added to its command (`echo / | xargs rm -rf` runs `rm -rf /`), and to
 //!   `parallel`'s a line at a time when it has no `:::` inputs (`echo / | parallel rm -rf`);
+//! - terminals and multiplexers run what they are given: `xterm -e cmd` (and `uxterm`,
+//!   `rxvt`, `urxvt`, `alacritty`, `konsole`, `st`; `--` too), `screen [-dmS name] cmd`,
+//!   `screen -X stuff 'text^M'`, `tmux -c 'cmd'`, the shell command of `tmux new-session`,
+//!   `new-window`, `split-window`, `respawn-*`, `run-shell`, `display-popup`, `pipe-pane` and
+//!   `if-shell`, and the text `tmux send-keys` types (chained `\;` commands each);
 //! - `ssh host cmd …` runs its remaining words, joined with spaces, as a script on the remote
 //!   host: its commands run in the remote home directory ([`Command::dir`] is `~`), so
 //!   `ssh host rm -rf build` is not a delete in the project;
@@ -90,6 +95,7 @@ mod brace;
 mod lex;
 mod parser;
 mod resolve;
+mod terminals;
 
 use std::borrow::Cow;
 use std::fmt;

@@ -4,6 +4,7 @@
 use std::rc::Rc;
 
 use super::parser::{Parser, Result, Sink, Source, XargsHereDoc};
+use super::terminals::Runs;
 use super::{Command, Redirect, RedirectOp, ShellScript, quote};
 
 /// A program that runs the command given after its options.
@@ -370,11 +371,6 @@ const WRAPPERS: &[Wrapper] = &[
     },
     Wrapper {
         name: "entr",
-        ..PLAIN
-    },
-    Wrapper {
-        name: "screen",
-        short: "SclpTte",
         ..PLAIN
     },
     Wrapper {
@@ -823,7 +819,7 @@ fn basename(word: &str) -> &str {
 
 /// An option, as [`walk_options`] reports it.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Opt<'a> {
+pub(super) enum Opt<'a> {
     Short(char),
     Long(&'a str),
 }
@@ -831,7 +827,7 @@ enum Opt<'a> {
 /// Walks the options at the start of `args`, given the short and long options that take a
 /// value: `f` gets each option with its value (`None` for a flag). Returns how many words they
 /// span; a `--` is counted and ends them. With `dash`, a lone `-` is an option.
-fn walk_options<'a>(
+pub(super) fn walk_options<'a>(
     args: &'a [String],
     short: &str,
     long: &[&str],
@@ -1411,6 +1407,16 @@ impl Parser<'_, '_> {
                     self.queue_task(text(&script), privileged, dir.clone(), false)?;
                 }
             }
+            "xterm" | "uxterm" | "rxvt" | "urxvt" | "alacritty" | "konsole" | "st" | "tmux"
+            | "screen" => match super::terminals::runs(&command.program, args) {
+                Some(Runs::Words(words)) => self.nested_command(words, privileged, dir)?,
+                Some(Runs::Scripts(scripts)) => {
+                    for script in scripts {
+                        self.queue_task(Source::Text(script), privileged, dir.clone(), false)?;
+                    }
+                }
+                None => {}
+            },
             "xargs" => {
                 let nested = &args[options(args, XARGS_SHORT, XARGS_LONG)..];
                 self.nested_command(nested.to_vec(), privileged, dir)?;

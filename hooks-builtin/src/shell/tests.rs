@@ -56,6 +56,28 @@ fn variables_record_the_values_given_them() {
 }
 
 #[test]
+fn terminals_and_multiplexers_run_what_they_are_given() {
+    assert_eq!(flat("xterm -e rm -rf x"), ["xterm -e rm -rf x", "rm -rf x"]);
+    assert_eq!(
+        flat("tmux new -d -s w 'rm -rf x'"),
+        ["tmux new -d -s w 'rm -rf x'", "rm -rf x"]
+    );
+    assert_eq!(
+        flat("tmux send-keys -t 0 'rm -rf x' Enter"),
+        ["tmux send-keys -t 0 'rm -rf x' Enter", "rm -rf x"]
+    );
+    assert_eq!(
+        flat("screen -S job -X stuff 'rm -rf x^M'"),
+        ["screen -S job -X stuff 'rm -rf x^M'", "rm -rf x"]
+    );
+    assert_eq!(
+        flat("screen -dmS job rm -rf x"),
+        ["screen -dmS job rm -rf x", "rm -rf x"]
+    );
+    assert_eq!(flat("tmux attach -t 0"), ["tmux attach -t 0"]);
+}
+
+#[test]
 fn wrappers_are_stripped_with_their_options() {
     for src in [
         "/bin/rm -rf /",
