@@ -26,9 +26,12 @@
 //! - Python's `exec`/`eval` of a literal is scanned as Python; of anything else asks,
 //!   `eval-computed`, as does code that is a shell expansion (`python3 -c "$CODE"`).
 //!
+//! Python's imports are followed: `import subprocess as sp; sp.run(…)`, `from os import
+//! system as s; s(…)`, `from subprocess import run`, `from os import *; system(…)`.
+//!
 //! What it does not do: follow the code's own variables (`p = '/'; shutil.rmtree(p)` asks, it
-//! is not denied), imports under another name (`import subprocess as sp; sp.run(…)`,
-//! `from subprocess import run`), `getattr` tricks, code in files (`python3 script.py`), or
+//! is not denied), other languages' imports under another name
+//! (`const {execSync: x} = require('child_process')`), `getattr` tricks, code in files (`python3 script.py`), or
 //! interpreters started by a runner (`uv run python -c`, `poetry run`). Harmless one-liners
 //! stay allowed: `python3 -c 'import sys; print(sys.version)'`, `node -e 'console.log(1)'`,
 //! `perl -ne 'print if /x/' f`, `ruby -e 'puts 1'`, `python3 -m http.server`.

@@ -92,6 +92,10 @@ pub(super) fn nested<T>(f: impl FnOnce() -> T) -> Option<T> {
 impl Scan<'_, '_> {
     pub(super) fn run(mut self, code: &str) -> Vec<Hit> {
         let toks = lex(self.lang, code);
+        let imports = match self.lang {
+            Lang::Python => python_imports(&toks),
+            _ => Imports::default(),
+        };
         for (i, tok) in toks.iter().enumerate() {
             match tok {
                 Tok::Cmd { text, interp } => {
@@ -103,8 +107,17 @@ impl Scan<'_, '_> {
                     self.shell_out("`…`", &args);
                 }
                 Tok::Name(name) => {
-                    let name = resolve_name(&toks, i, name);
-                    if let Some(kind) = classify(self.lang, &name) {
+                    let name = imports.unalias(&resolve_name(&toks, i, name));
+                    let found = classify(self.lang, &name).map(|kind| (name.clone(), kind));
+                    // A bare name may come from a `from m import *`.
+                    let found = found.or_else(|| {
+                        (!name.contains('.')).then_some(())?;
+                        imports.star.iter().find_map(|m| {
+                            let full = format!("{m}.{name}");
+                            classify(self.lang, &full).map(|kind| (full, kind))
+                        })
+                    });
+                    if let Some((name, kind)) = found {
                         self.call(&toks, i, &name, kind);
                     }
                 }
@@ -290,6 +303,97 @@ pub(super) fn receiver(toks: &[Tok], i: usize) -> Option<(&str, &str)> {
         ] => Some((ctor.as_str(), text.as_str())),
         _ => None,
     }
+}
+
+/// What a Python script's imports make its names stand for.
+#[derive(Default)]
+pub(super) struct Imports {
+    /// A name as written, and the qualified name it stands for: `sp` for `subprocess` after
+    /// `import subprocess as sp`, `s` for `os.system` after `from os import system as s`,
+    /// `run` for `subprocess.run` after `from subprocess import run`.
+    names: Vec<(String, String)>,
+    /// Modules imported whole into the namespace (`from os import *`).
+    star: Vec<String>,
+}
+
+impl Imports {
+    /// `name` with an imported name it starts with replaced by what that stands for (the
+    /// latest import wins).
+    fn unalias(&self, name: &str) -> String {
+        for (alias, target) in self.names.iter().rev() {
+            if name == alias {
+                return target.clone();
+            }
+            if let Some(rest) = name.strip_prefix(alias.as_str())
+                && rest.starts_with('.')
+            {
+                return format!("{target}{rest}");
+            }
+        }
+        name.to_owned()
+    }
+}
+
+/// The imports of a Python script: `import a.b as c, d as e`, `from m import x as y, z`,
+/// `from m import (x, y)`, `from m import *`.
+pub(super) fn python_imports(toks: &[Tok]) -> Imports {
+    let name = |i: usize| match toks.get(i) {
+        Some(Tok::Name(n)) => Some(n.as_str()),
+        _ => None,
+    };
+    let comma = |i: usize| matches!(toks.get(i), Some(Tok::Punct(',')));
+    let mut imports = Imports::default();
+    let mut i = 0;
+    while i < toks.len() {
+        match (name(i), name(i + 1), name(i + 2)) {
+            (Some("import"), _, _) => {
+                let mut j = i + 1;
+                while let Some(module) = name(j) {
+                    if name(j + 1) == Some("as")
+                        && let Some(alias) = name(j + 2)
+                    {
+                        imports.names.push((alias.to_owned(), module.to_owned()));
+                        j += 3;
+                    } else {
+                        j += 1;
+                    }
+                    if !comma(j) {
+                        break;
+                    }
+                    j += 1;
+                }
+                i = j.max(i + 1);
+            }
+            (Some("from"), Some(module), Some("import")) => {
+                let mut j = i + 3;
+                if matches!(toks.get(j), Some(Tok::Punct('*'))) {
+                    imports.star.push(module.to_owned());
+                }
+                if matches!(toks.get(j), Some(Tok::Punct('('))) {
+                    j += 1;
+                }
+                while let Some(item) = name(j) {
+                    let target = format!("{module}.{item}");
+                    if name(j + 1) == Some("as")
+                        && let Some(alias) = name(j + 2)
+                    {
+                        imports.names.push((alias.to_owned(), target));
+                        j += 3;
+                    } else {
+                        imports.names.push((item.to_owned(), target));
+                        j += 1;
+                    }
+                    if !comma(j) {
+                        break;
+                    }
+                    j += 1;
+                }
+                i = j;
+            }
+            _ => i += 1,
+        }
+    }
+    imports
 }
 
 /// The name at `i`, with a module loaded just before it put in front
