@@ -23,8 +23,10 @@
 //!   several literal arguments (`system('rm', '-rf', '/')`) are joined as the argv; anything
 //!   else asks, rule `interpreter-shell-out` (as do `os.exec*`, `os.spawn*` and
 //!   `new Deno.Command`).
-//! - Python's `exec`/`eval` of a literal is scanned as Python; of anything else asks,
-//!   `eval-computed`, as does code that is a shell expansion (`python3 -c "$CODE"`).
+//! - `eval` of a literal (Python's `exec` and `eval`, Perl's `eval q{…}`, Ruby's, PHP's,
+//!   JavaScript's `eval` and `Function`) is scanned as the same language; of anything else
+//!   asks, `eval-computed`, as does code that is a shell expansion (`python3 -c "$CODE"`).
+//!   An `eval { … }` block (Perl's exception handling) is code scanned in place.
 //!
 //! Python's imports are followed: `import subprocess as sp; sp.run(…)`, `from os import
 //! system as s; s(…)`, `from subprocess import run`, `from os import *; system(…)`.
@@ -138,7 +140,7 @@ const PERL: Table = Table {
     shell: &["CORE.system", "CORE.exec", "CORE.readpipe"],
     shell_bare: &["system", "exec", "readpipe"],
     opaque: &[],
-    code_bare: &[],
+    code_bare: &["eval"],
 };
 
 const RUBY: Table = Table {
@@ -177,7 +179,7 @@ const RUBY: Table = Table {
     ],
     shell_bare: &["system", "exec", "spawn"],
     opaque: &[],
-    code_bare: &[],
+    code_bare: &["eval"],
 };
 
 const JS: Table = Table {
@@ -219,7 +221,7 @@ const JS: Table = Table {
     ],
     shell_bare: &["exec", "spawn", "$"],
     opaque: &["Deno.Command"],
-    code_bare: &[],
+    code_bare: &["eval", "Function"],
 };
 
 const PHP: Table = Table {
@@ -237,7 +239,7 @@ const PHP: Table = Table {
         "pcntl_exec",
     ],
     opaque: &[],
-    code_bare: &[],
+    code_bare: &["eval"],
 };
 
 impl Lang {

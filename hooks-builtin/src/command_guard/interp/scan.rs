@@ -148,6 +148,8 @@ impl Scan<'_, '_> {
                     None => {}
                 }
             }
+            // `eval { … }` (Perl's exception block, Ruby's block) is code already scanned here.
+            Kind::Code if matches!(toks.get(i + 1), Some(Tok::Punct('{'))) => {}
             _ => {
                 let Some(args) = args else { return };
                 match kind {
