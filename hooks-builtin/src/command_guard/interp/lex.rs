@@ -407,18 +407,19 @@ impl Lexer<'_> {
                     'n' => text.push('\n'),
                     't' => text.push('\t'),
                     'r' => text.push('\r'),
-                    '0' => text.push('\0'),
                     '\n' => {}
-                    'x' => {
-                        let hex: String = self.s[j..].iter().take(2).collect();
-                        match u8::from_str_radix(&hex, 16) {
-                            Ok(b) if hex.len() == 2 => {
-                                text.push(char::from(b));
-                                j += 2;
-                            }
-                            _ => text.push_str("\\x"),
+                    // Code points by number hide a name as well as `\x72m` does (`\u0072m`,
+                    // `\x{72}m`, `\162m`).
+                    'x' | 'u' | 'U' | '0'..='7' => match code_point(n, &self.s[j..]) {
+                        Some((c, used)) => {
+                            text.push(c);
+                            j += used;
                         }
-                    }
+                        None => {
+                            text.push('\\');
+                            text.push(n);
+                        }
+                    },
                     '$' | '@' | '{' | '#'
                         if matches!(lang, Lang::Perl | Lang::Php | Lang::Ruby | Lang::Js) =>
                     {
@@ -485,4 +486,38 @@ pub(super) fn perl_interpolates(body: &str) -> bool {
     b.windows(2).any(|w| {
         matches!(w[0], b'$' | b'@') && (w[1].is_ascii_alphanumeric() || b"_{:".contains(&w[1]))
     })
+}
+
+/// The character an escape `\{kind}…` stands for and how many characters after `kind` it
+/// spans: `\x72` (two hex digits), `\x{72}`, `\u0072`, `\u{72}`, `\U00000072`, octal `\162`
+/// (`kind` is its first digit; `\0` alone is NUL). `None` when it is not such an escape.
+fn code_point(kind: char, rest: &[char]) -> Option<(char, usize)> {
+    let hex = |digits: &[char]| {
+        if digits.is_empty() || !digits.iter().all(char::is_ascii_hexdigit) {
+            return None;
+        }
+        let text: String = digits.iter().collect();
+        u32::from_str_radix(&text, 16).ok().and_then(char::from_u32)
+    };
+    match kind {
+        'x' | 'u' if rest.first() == Some(&'{') => {
+            let end = rest.iter().take(9).position(|c| *c == '}')?;
+            Some((hex(&rest[1..end])?, end + 1))
+        }
+        'x' => Some((hex(rest.get(..2)?)?, 2)),
+        'u' => Some((hex(rest.get(..4)?)?, 4)),
+        'U' => Some((hex(rest.get(..8)?)?, 8)),
+        _ => {
+            let digits = rest
+                .iter()
+                .take(2)
+                .take_while(|c| ('0'..='7').contains(*c))
+                .count();
+            let text: String = std::iter::once(kind)
+                .chain(rest[..digits].iter().copied())
+                .collect();
+            let value = u32::from_str_radix(&text, 8).ok()?;
+            Some((char::from_u32(value)?, digits))
+        }
+    }
 }

@@ -7,7 +7,9 @@
 //! (`python3 <<EOF`, `python3 - <<'EOF'`, `node <<< '…'`), or from literal text piped into it
 //! (`echo '…' | python3`, see [`super::opaque`]). That code is scanned lexically,
 //! string literals and all (single, double and triple quotes, raw and f-strings, template
-//! literals, Perl's `q`/`qq`/`qw`/`qx`, Ruby's `%w`/`%x`), for the calls in the tables below:
+//! literals, Perl's `q`/`qq`/`qw`/`qx`, Ruby's `%w`/`%x`; escapes decoded, code points by
+//! number included: `\x72`, `\x{72}`, `\u0072`, `\u{72}`, `\U00000072`, octal `\162`), for
+//! the calls in the tables below:
 //!
 //! - **deletions** ([`Table::delete`]: `shutil.rmtree`, `os.remove`, `os.unlink`, `os.rmdir`,
 //!   `Path('x').unlink()`, `fs.rmSync`, `fs.rm`, `rimraf`, `FileUtils.rm_rf`, `File.delete`,
