@@ -20,7 +20,8 @@
 //! - **shell-outs** ([`Table::shell`]: `os.system`, `os.popen`, `subprocess.run`/`call`/
 //!   `Popen`/`check_call`/`check_output`, `execSync`, `spawnSync`, `exec(`, `system(`,
 //!   `Kernel.system`, `IO.popen`, `shell_exec`, `passthru`, backquotes, `qx(…)`, `%x(…)`,
-//!   `` Bun.$`…` ``). A literal string is parsed as a shell script and judged by every rule,
+//!   `` Bun.$`…` ``, Perl's `open` with a pipe mode or a `|` string: `open(F, "|-", "cmd")`,
+//!   `open(F, "cmd |")`; one that writes into a shell asks, as what it prints is the script). A literal string is parsed as a shell script and judged by every rule,
 //!   so `os.system('rm -rf /')` is `rm-root`; a list (`subprocess.run(['rm', '-rf', '/'])`) or
 //!   several literal arguments (`system('rm', '-rf', '/')`) are joined as the argv; anything
 //!   else asks, rule `interpreter-shell-out` (as do `os.exec*`, `os.spawn*` and

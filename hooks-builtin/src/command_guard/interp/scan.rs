@@ -119,6 +119,10 @@ impl Scan<'_, '_> {
                     });
                     if let Some((name, kind)) = found {
                         self.call(&toks, i, &name, kind);
+                    } else if self.lang == Lang::Perl
+                        && matches!(name.as_str(), "open" | "CORE.open")
+                    {
+                        self.perl_open(&toks, i);
                     }
                 }
                 _ => {}
@@ -208,6 +212,48 @@ impl Scan<'_, '_> {
                 self.hits.extend(self.env.delete_hit(path, dir, &how));
             }
         }
+    }
+
+    /// Perl's `open` runs a command for a pipe mode (`open(F, "|-", "cmd")`, `"-|"`) or a
+    /// two-argument mode string that starts or ends with `|` (`open(F, "cmd |")`); a file
+    /// open runs nothing.
+    fn perl_open(&mut self, toks: &[Tok], i: usize) {
+        let Some(args) = call_args(self.lang, toks, i + 1) else {
+            return;
+        };
+        // The handle, then the mode (and the command) or the two-argument string.
+        let rest = args.get(1..).unwrap_or_default();
+        let (command, writes_to) = match rest {
+            [Arg::Str(mode), command @ ..] if matches!(mode.trim(), "|-" | "-|") => {
+                (command.to_vec(), mode.trim() == "|-")
+            }
+            [Arg::Str(spec)] => {
+                let spec = spec.trim();
+                match (spec.strip_prefix('|'), spec.strip_suffix('|')) {
+                    (Some(command), _) => (vec![Arg::Str(command.trim().to_owned())], true),
+                    (None, Some(command)) => (vec![Arg::Str(command.trim().to_owned())], false),
+                    (None, None) => return,
+                }
+            }
+            _ => return,
+        };
+        // What the program prints into a shell is its script: computed when it runs.
+        if writes_to
+            && let [Arg::Str(text)] = command.as_slice()
+            && shell::parse(text).is_ok_and(|script| {
+                script
+                    .commands()
+                    .any(|c| c.shell_script() == Some(shell::ShellScript::Stdin))
+            })
+        {
+            self.hits.push(hit(
+                INTERPRETER_SHELL_OUT,
+                format!(
+                    "perl open writes to a shell (`{text}`), which runs what the program prints"
+                ),
+            ));
+        }
+        self.shell_out("open", &command);
     }
 
     fn shell_out(&mut self, name: &str, args: &[Arg]) {
