@@ -7,6 +7,9 @@
 //! flattened. Flattening sees through what hides a command from a naive reader:
 //!
 //! - quoting and escapes (`\rm`, `'r'm`, `"rm"`, `$'\x72m'`) are removed;
+//! - a name `hash -p PATH NAME` bound runs PATH from then on (`hash -p /bin/rm ls; ls -rf /`
+//!   runs `rm`); a `cd` to a relative name with `CDPATH` set goes where the guard cannot know
+//!   (its [`Command::dir`] starts with `$CDPATH/`);
 //! - wrappers are stripped and their options skipped, wherever a command can follow them:
 //!   `/bin/rm`, zsh's `=rm`, `command`, `builtin`, `exec`, `coproc`, `nohup`, `time`, `nice`,
 //!   `env` (`-`, `-i`, `-0`, `-u X`, `-P dir`, `-S '…'`, `X=1 …`), `timeout`, `stdbuf`,

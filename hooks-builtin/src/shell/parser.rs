@@ -35,6 +35,8 @@ pub(super) struct Sink {
     pub(super) script: Script,
     tasks: VecDeque<Task>,
     fuel: usize,
+    /// Names `hash -p PATH NAME` made run another program: NAME, and PATH.
+    pub(super) hashed: Vec<(String, String)>,
 }
 
 /// A script to parse after the current one: the text of `bash -c`, `eval`, a backquote, …
@@ -118,6 +120,7 @@ pub(super) fn parse(src: &str) -> Result<Script> {
         script: Script::default(),
         tasks: VecDeque::new(),
         fuel: FUEL_PER_BYTE * src.len() + FUEL_BASE,
+        hashed: Vec::new(),
     };
     run(src, &mut sink, 0, false, None, None)?;
     while let Some(task) = sink.tasks.pop_front() {
@@ -1035,8 +1038,24 @@ impl<'a> Parser<'a, '_> {
             self.record_variables(command.args.iter().map(String::as_str));
         }
         command.assignments.splice(0..0, assignments);
+        // `hash -p /bin/rm ls` makes `ls` run `/bin/rm` from then on.
+        if command.program == "hash"
+            && let Some(at) = command.args.iter().position(|a| a == "-p")
+            && let Some(path) = command.args.get(at + 1)
+        {
+            for name in command.args[at + 2..]
+                .iter()
+                .filter(|a| !a.starts_with('-'))
+            {
+                self.sink.hashed.push((name.clone(), path.clone()));
+            }
+        }
         if matches!(command.program.as_str(), "cd" | "pushd") {
-            self.change_dir(&command.args);
+            let is_cdpath = |name: &str| name == "CDPATH";
+            let cdpath = (command.assignments.iter())
+                .any(|a| a.split_once('=').is_some_and(|(n, _)| is_cdpath(n)))
+                || self.sink.script.variables.iter().any(|(n, _)| is_cdpath(n));
+            self.change_dir(&command.args, cdpath);
         }
         self.exported_functions(&command)?;
         self.subscript_substitutions(&command)?;

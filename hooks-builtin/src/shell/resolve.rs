@@ -1354,6 +1354,19 @@ impl Parser<'_, '_> {
         redirects: Vec<Redirect>,
         privileged: bool,
     ) -> Result<Command> {
+        // A name `hash -p` bound runs that program (the shell's own lookup: not after a
+        // wrapper, which looks the name up itself).
+        let mut words = words;
+        if let Some(first) = words.first_mut()
+            && let Some((_, path)) = self
+                .sink
+                .hashed
+                .iter()
+                .rev()
+                .find(|(name, _)| name == first)
+        {
+            *first = path.clone();
+        }
         let stripped = strip(words, privileged, self.sink)?;
         let (mut words, privileged) = (stripped.words, stripped.privileged);
         let dir = match stripped.dir {
@@ -1503,11 +1516,16 @@ impl Parser<'_, '_> {
     }
 
     /// Follows `cd DIR`: relative directories add up, `cd` alone goes home.
-    pub(super) fn change_dir(&mut self, args: &[String]) {
+    pub(super) fn change_dir(&mut self, args: &[String], cdpath: bool) {
         let target = args.iter().find(|a| !a.starts_with('-') || *a == "-");
         let target = match target.map(String::as_str) {
             None => "~",
             Some("-") => "$OLDPWD",
+            // With `CDPATH` set, `cd usr` may go to `/usr`: where is not known.
+            Some(t) if cdpath && !t.starts_with(['/', '~', '.', '$']) => {
+                self.dir = Some(join_dir(self.dir.take(), &format!("$CDPATH/{t}")));
+                return;
+            }
             Some(t) => t,
         };
         self.dir = Some(join_dir(self.dir.take(), target));
