@@ -36,6 +36,8 @@
 //!   `echo 'rm -rf /' | sh`, `at now <<< …`, `ssh host <<EOF`), and `echo`/`printf`/here-string
 //!   input to `xargs` is added to its command (`echo / | xargs rm -rf` runs `rm -rf /`), and to
 //!   `parallel`'s a line at a time when it has no `:::` inputs (`echo / | parallel rm -rf`);
+//!   the entries of a table piped or here-documented into `crontab -` run their commands
+//!   (after the schedule, up to the first `%`) in the home directory;
 //! - terminals and multiplexers run what they are given: `xterm -e cmd` (and `uxterm`,
 //!   `rxvt`, `urxvt`, `alacritty`, `konsole`, `st`; `--` too), `screen [-dmS name] cmd`,
 //!   `screen -X stuff 'text^M'`, `tmux -c 'cmd'`, the shell command of `tmux new-session`,

@@ -238,12 +238,22 @@ pub(super) struct Parser<'a, 's> {
     pub(super) xargs_heredocs: Vec<XargsHereDoc>,
 }
 
-/// An `xargs` (or `parallel`) command reading a here-document (`xargs rm <<EOF`,
+/// What a program that takes its items from a here-document does with them.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum ItemsFor {
+    /// `xargs`: adds them to its command.
+    Xargs,
+    /// `parallel`: runs its command with each line.
+    Parallel,
+    /// `crontab -`: installs each entry's command.
+    Crontab,
+}
+
+/// An `xargs` (or `parallel`, `crontab -`) command reading a here-document (`xargs rm <<EOF`,
 /// `cat <<EOF | xargs rm`).
 pub(super) struct XargsHereDoc {
     pub(super) input: Slot,
-    /// It is `parallel`, which runs a script per line.
-    pub(super) parallel: bool,
+    pub(super) reads: ItemsFor,
     pub(super) args: Vec<String>,
     pub(super) privileged: bool,
     pub(super) dir: Option<String>,

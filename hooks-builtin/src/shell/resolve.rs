@@ -3,7 +3,7 @@
 
 use std::rc::Rc;
 
-use super::parser::{Parser, Result, Sink, Source, XargsHereDoc};
+use super::parser::{ItemsFor, Parser, Result, Sink, Source, XargsHereDoc};
 use super::terminals::Runs;
 use super::{Command, Redirect, RedirectOp, ShellScript, quote};
 
@@ -1337,6 +1337,51 @@ fn fd_script((pi, ci): (usize, usize), command: &Command) -> Option<Source> {
     }
 }
 
+/// `crontab -` (or `crontab` with no file) installs the table it reads on standard input.
+fn crontab_reads_stdin(args: &[String]) -> bool {
+    let n = options(args, "u", &[]);
+    let other = (args[..n].iter()).any(|a| !a.starts_with("--") && a.contains(['l', 'r', 'e']));
+    !other && args.len() <= n + 1 && args.get(n).is_none_or(|a| a == "-")
+}
+
+/// The commands of a crontab: each entry's text after its schedule (five fields, or one
+/// `@reboot`-like word), up to its first unescaped `%` (the rest is the command's input). The
+/// commands run in the home directory. Comments and `NAME=value` lines run nothing.
+fn crontab_commands(table: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in table.lines().map(str::trim_start) {
+        if line.is_empty() || line.starts_with('#') || super::lex::is_assignment(line) {
+            continue;
+        }
+        let fields = if line.starts_with('@') { 1 } else { 5 };
+        let mut rest = line;
+        for _ in 0..fields {
+            rest = rest.trim_start();
+            rest = rest.find(char::is_whitespace).map_or("", |at| &rest[at..]);
+        }
+        let mut command = String::new();
+        let mut chars = rest.trim().chars();
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' => match chars.next() {
+                    Some('%') => command.push('%'),
+                    Some(n) => {
+                        command.push('\\');
+                        command.push(n);
+                    }
+                    None => command.push('\\'),
+                },
+                '%' => break,
+                c => command.push(c),
+            }
+        }
+        if !command.is_empty() {
+            out.push(command);
+        }
+    }
+    out
+}
+
 /// A command that runs the script it reads on standard input.
 struct StdinReader {
     privileged: bool,
@@ -1616,7 +1661,10 @@ impl Parser<'_, '_> {
             .filter(|(_, c)| {
                 let program = c.program.as_str();
                 SHELLS.contains(&program)
-                    || matches!(program, "at" | "batch" | "ssh" | "xargs" | "parallel")
+                    || matches!(
+                        program,
+                        "at" | "batch" | "ssh" | "xargs" | "parallel" | "crontab"
+                    )
             })
             .map(|(ci, _)| ci)
             .collect();
@@ -1630,7 +1678,8 @@ impl Parser<'_, '_> {
                 continue;
             }
             let reader = self.stdin_reader(&command)?;
-            let takes_items = matches!(command.program.as_str(), "xargs" | "parallel");
+            let takes_items = matches!(command.program.as_str(), "xargs" | "parallel")
+                || (command.program == "crontab" && crontab_reads_stdin(&command.args));
             if reader.is_none() && !takes_items {
                 continue;
             }
@@ -1650,6 +1699,13 @@ impl Parser<'_, '_> {
                     };
                     scripts.push((source, reader.privileged, dir));
                 }
+                (None, Some(Source::Text(input))) if command.program == "crontab" => {
+                    self.sink.charge(input.len())?;
+                    for script in crontab_commands(&input) {
+                        let source = Source::Text(script);
+                        scripts.push((source, command.privileged, Some("~".to_owned())));
+                    }
+                }
                 (None, Some(Source::Text(input))) if command.program == "parallel" => {
                     self.sink.charge(input.len())?;
                     let parallel = parallel_scripts(&command.args, Some(&input), self.sink.fuel());
@@ -1667,9 +1723,14 @@ impl Parser<'_, '_> {
                 }
                 // Its body comes after the line: what xargs runs is added once it is read.
                 (None, Some(Source::HereDoc(input))) => {
+                    let reads = match command.program.as_str() {
+                        "parallel" => ItemsFor::Parallel,
+                        "crontab" => ItemsFor::Crontab,
+                        _ => ItemsFor::Xargs,
+                    };
                     self.xargs_heredocs.push(XargsHereDoc {
                         input,
-                        parallel: command.program == "parallel",
+                        reads,
                         args: command.args.clone(),
                         privileged: command.privileged,
                         dir: command.dir.clone(),
@@ -1693,13 +1754,24 @@ impl Parser<'_, '_> {
             args,
             privileged,
             dir,
-            parallel,
+            reads,
             ..
         } = xargs;
         self.sink.charge(input.len())?;
-        if *parallel {
-            let scripts = parallel_scripts(args, Some(input), self.sink.fuel())
-                .ok_or(super::ShellError::TooComplex)?;
+        let scripts = match reads {
+            ItemsFor::Xargs => None,
+            ItemsFor::Parallel => Some(
+                parallel_scripts(args, Some(input), self.sink.fuel())
+                    .ok_or(super::ShellError::TooComplex)?,
+            ),
+            ItemsFor::Crontab => Some(crontab_commands(input)),
+        };
+        if let Some(scripts) = scripts {
+            let dir = if *reads == ItemsFor::Crontab {
+                Some("~".to_owned())
+            } else {
+                dir.clone()
+            };
             for script in scripts {
                 self.queue_task(Source::Text(script), *privileged, dir.clone(), false)?;
             }
