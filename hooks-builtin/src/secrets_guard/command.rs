@@ -496,6 +496,11 @@ fn words(cmd: &Command) -> Vec<(String, Access)> {
         if let Some((_, value)) = arg.split_once('=') {
             forms.push(value);
         }
+        // A container's bind mount makes a host path readable inside it (`-v ~/.aws:/a`,
+        // `--mount type=bind,src=~/.aws,dst=/a`).
+        if let Some(source) = bind_source(cmd, previous, arg) {
+            forms.push(source);
+        }
         // git names a file in a commit or the index as `REV:path`, `:path`, `:0:path`
         // (`git show HEAD:.env`, `git cat-file -p :.env`).
         if cmd.program == "git" && !arg.contains("://") {
@@ -561,6 +566,32 @@ fn names_only(cmd: &Command) -> bool {
         Some("rm") => cmd.args.iter().any(|a| a == "--cached"),
         _ => false,
     }
+}
+
+/// The host path of a container engine's bind mount in `arg` (after `previous`): the
+/// part before the first `:` of a `-v`/`--volume` value, the `source=`/`src=` of a `--mount`.
+fn bind_source<'a>(cmd: &Command, previous: Option<&str>, arg: &'a str) -> Option<&'a str> {
+    if !matches!(
+        cmd.program.as_str(),
+        "docker" | "podman" | "nerdctl" | "finch"
+    ) {
+        return None;
+    }
+    let value = match previous {
+        Some("-v" | "--volume" | "--mount") => arg,
+        _ => (arg.strip_prefix("--volume="))
+            .or_else(|| arg.strip_prefix("--mount="))
+            .or_else(|| {
+                arg.strip_prefix("-v")
+                    .filter(|v| !v.is_empty() && !v.starts_with('-'))
+            })?,
+    };
+    if previous == Some("--mount") || arg.starts_with("--mount=") {
+        return value.split(',').find_map(|field| {
+            (field.strip_prefix("source=")).or_else(|| field.strip_prefix("src="))
+        });
+    }
+    value.split(':').next().filter(|s| !s.is_empty())
 }
 
 /// Whether `arg` is the identity file of `ssh`/`scp`/`sftp` (`-i key`, `-ikey`): the client

@@ -78,7 +78,8 @@
 //!   program, and every file redirection target** (`< .env`, `> .env`) is checked as a path:
 //!   `cat .env`, `grep KEY .env`, `source .env`, `. .env`, `cp .env /tmp/x`,
 //!   `base64 ~/.ssh/id_rsa`, `tar c ~/.aws`, `bash -c 'cat .env'`, `dd if=.env`, and the
-//!   path of a git `REV:path` (`git show HEAD:.env`, `git cat-file -p :0:.env`). Being
+//!   path of a git `REV:path` (`git show HEAD:.env`, `git cat-file -p :0:.env`) and the host
+//!   path of a container's bind mount (`docker run -v ~/.aws:/a`, `--mount src=…`). Being
 //!   strict on purpose: `echo .env`, `ls .env` and `git add .env` are denied too, because
 //!   telling a harmless mention from a read would need a model of every program (and
 //!   `echo .env | xargs cat` reads it). The exceptions are the few that only use a name,
