@@ -180,6 +180,9 @@ pub(super) fn check(
                 });
             }
         }
+        for (key, filter) in search_filters(cmd) {
+            guard.check_filter(&format!("`{}`", shown(cmd)), key, filter, run.root)?;
+        }
         if env && ask.is_none() {
             ask = env_print(cmd);
         }
@@ -201,13 +204,16 @@ fn removed_settings_dir(
     root: &Path,
     home: Option<&Path>,
 ) -> Option<(String, PathBuf)> {
-    if !REMOVERS.contains(&cmd.program.as_str()) {
-        return None;
-    }
     let base = match &cmd.dir {
         Some(dir) => rules::lexical(&substitute(dir), cwd, home),
         None => cwd.to_path_buf(),
     };
+    if cmd.program == "find" {
+        return find_removes_settings(cmd, &base, root, home);
+    }
+    if !REMOVERS.contains(&cmd.program.as_str()) {
+        return None;
+    }
     let mut operands: Vec<&String> = Vec::new();
     let mut target_given = false;
     let mut args = cmd.args.iter();
@@ -233,6 +239,64 @@ fn removed_settings_dir(
         let read_there = root.starts_with(parent) || home.is_some_and(|h| h == parent);
         (read_there && SETTINGS_DIRS.iter().any(|d| d.eq_ignore_ascii_case(name)))
             .then(|| (arg.clone(), path))
+    })
+}
+
+/// `find` that removes what it finds (`-delete`, or `-exec rm`/`-execdir mv`/… of a
+/// [`REMOVERS`] program) by a name filter that matches a settings directory (`-name .claude`,
+/// `-iname '.gem*'`), from a start directory above where the agent reads one (the project
+/// root, a parent, the home directory): the start directory as written, and where the
+/// settings directory it reaches is.
+fn find_removes_settings(
+    cmd: &Command,
+    base: &Path,
+    root: &Path,
+    home: Option<&Path>,
+) -> Option<(String, PathBuf)> {
+    let args = &cmd.args;
+    let removes = args.iter().zip(args.iter().skip(1)).any(|(a, next)| {
+        a == "-delete"
+            || (matches!(a.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir")
+                && (Path::new(next).file_name().and_then(|n| n.to_str()))
+                    .is_some_and(|n| REMOVERS.contains(&n)))
+    }) || args.last().is_some_and(|a| a == "-delete");
+    if !removes {
+        return None;
+    }
+    let names = args
+        .iter()
+        .zip(args.iter().skip(1))
+        .filter_map(|(a, value)| {
+            matches!(a.as_str(), "-name" | "-iname" | "-path" | "-ipath").then_some(value)
+        });
+    let settings = names.filter_map(|pattern| {
+        let glob = globset::GlobBuilder::new(pattern.trim_start_matches("*/"))
+            .case_insensitive(true)
+            .build()
+            .ok()?
+            .compile_matcher();
+        SETTINGS_DIRS.iter().find(|d| glob.is_match(d))
+    });
+    let dir = settings.into_iter().next()?;
+    let starts: Vec<&String> = args
+        .iter()
+        .take_while(|a| !a.starts_with(['-', '(', '!']))
+        .collect();
+    let dot = String::from(".");
+    let starts = if starts.is_empty() {
+        vec![&dot]
+    } else {
+        starts
+    };
+    starts.into_iter().find_map(|start| {
+        let path = rules::lexical(&substitute(start), base, home);
+        let reaches = |place: &Path| place.starts_with(&path);
+        if reaches(root) {
+            Some((start.clone(), root.join(dir)))
+        } else {
+            home.filter(|h| reaches(h))
+                .map(|h| (start.clone(), h.join(dir)))
+        }
     })
 }
 
@@ -565,6 +629,65 @@ fn names_only(cmd: &Command) -> bool {
         Some("check-ignore") => !cmd.args.iter().any(|a| a == "--stdin"),
         Some("rm") => cmd.args.iter().any(|a| a == "--cached"),
         _ => false,
+    }
+}
+
+/// The name filters of a search that reads or runs something on what it finds: `find`'s
+/// `-name`/`-path` (and `-iname`, `-ipath`, `-wholename`) when it has an `-exec`/`-execdir`/
+/// `-ok`/`-okdir` action (`find ~ -name 'id_*' -exec cat {} +`), and `grep`'s `--include`
+/// and `rg`'s `-g`/`--glob`/`--iglob`, which choose the files read: each with its option.
+fn search_filters(cmd: &Command) -> Vec<(&str, &str)> {
+    let args = &cmd.args;
+    let pairs = args.iter().zip(args.iter().skip(1));
+    match cmd.program.as_str() {
+        "find" => {
+            let acts = args
+                .iter()
+                .any(|a| matches!(a.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir"));
+            if !acts {
+                return Vec::new();
+            }
+            const NAMES: &[&str] = &[
+                "-name",
+                "-iname",
+                "-path",
+                "-ipath",
+                "-wholename",
+                "-iwholename",
+            ];
+            pairs
+                .filter(|(option, _)| NAMES.contains(&option.as_str()))
+                .map(|(option, value)| (option.as_str(), value.as_str()))
+                .collect()
+        }
+        "grep" | "egrep" | "fgrep" | "rg" => {
+            let separate: &[&str] = if cmd.program == "rg" {
+                &["-g", "--glob", "--iglob"]
+            } else {
+                &["--include"]
+            };
+            let mut out: Vec<(&str, &str)> = pairs
+                .filter(|(option, _)| separate.contains(&option.as_str()))
+                .map(|(option, value)| (option.as_str(), value.as_str()))
+                .collect();
+            for arg in args {
+                for option in separate.iter().filter(|o| o.starts_with("--")) {
+                    if let Some(value) = arg.strip_prefix(option).and_then(|v| v.strip_prefix('='))
+                    {
+                        out.push((option, value));
+                    }
+                }
+                if cmd.program == "rg"
+                    && let Some(value) = arg.strip_prefix("-g").filter(|v| !v.is_empty())
+                {
+                    out.push(("-g", value));
+                }
+            }
+            // A negated glob (`-g '!*.env'`) leaves files out.
+            out.retain(|(_, value)| !value.starts_with('!'));
+            out
+        }
+        _ => Vec::new(),
     }
 }
 

@@ -22,7 +22,7 @@
 //! | `~/.claude/.credentials.json`, `~/.codex/auth.json`, `~/.gemini/oauth_creds.json` | agent CLIs' sign-in tokens |
 //! | `/etc/shadow` (`shadow-`, `gshadow`, `gshadow-`), `ssh_host_*_key`, `kubernetes.io/serviceaccount/token` | password hashes, SSH host keys, a pod's service-account token (anywhere: a mounted root too; also through `..data/` or its dated directory, and the `serviceaccount` directory whole) |
 //! | `~/.local/state/hookrail/**` (`hookrail/token`, `hookrail/daemons/`, wherever `$XDG_STATE_HOME` is) | `hooks serve`'s bearer token and daemon records |
-//! | hook configuration: `hooks.{yaml,yml,toml,json}`, `.hooks/**`, `~/.config/hookrail/**`, `~/.config/agent-hooks/**` (the approvals file), `.claude/settings.json`, `.claude/settings.local.json`, `managed-settings.json`, `.gemini/settings.json`; the `.claude` and `.gemini` directories are not removed or moved away (`rm`, `rmdir`, `mv`, `unlink`, `shred`, `trash`) | the hooks' own configuration: readable, never written, replaced or deleted (below) |
+//! | hook configuration: `hooks.{yaml,yml,toml,json}`, `.hooks/**`, `~/.config/hookrail/**`, `~/.config/agent-hooks/**` (the approvals file), `.claude/settings.json`, `.claude/settings.local.json`, `managed-settings.json`, `.gemini/settings.json`; the `.claude` and `.gemini` directories are not removed or moved away (`rm`, `rmdir`, `mv`, `unlink`, `shred`, `trash`, and `find -name .claude -delete`/`-exec rm` from the project root, a parent or the home) | the hooks' own configuration: readable, never written, replaced or deleted (below) |
 //!
 //! The `~/…` rules match any such directory (`/root/.ssh`, another user's home, a mounted
 //! home), not just the current user's. Settings add rules (`deny`) and exceptions (`allow`,
@@ -71,7 +71,9 @@
 //!   (and, with `any_tool_paths`, the default, of every other non-shell tool: MCP file
 //!   servers are covered without listing them; such a tool's `command` string or argv, an
 //!   MCP server's exec, is judged as a shell tool's). For `read_tools`, a `glob` or `include` filter
-//!   that selects secrets files (`.env*`, `*.pem`, but not a catch-all like `*`) is denied.
+//!   that selects secrets files (`.env*`, `*.pem`, but not a catch-all like `*`) is denied;
+//!   so is such a filter in a shell search that reads what it finds: `find`'s `-name`/`-path`
+//!   with an `-exec`/`-ok` action, `grep --include`, `rg -g`/`--glob`/`--iglob`.
 //! * **Shell tools** (`shell_tools`; `command` is a string, or an argv list as Codex sends
 //!   it). The command is parsed with [`crate::shell`], which sees through quotes, `bash -c`,
 //!   `eval`, `$(…)`, pipes and `xargs`. **Every argument of every simple command, whatever the
