@@ -9,6 +9,9 @@ pub(super) struct Word {
     pub(super) text: String,
     /// Written as `NAME=value` (unquoted name), so a variable assignment before a command.
     pub(super) assign: bool,
+    /// Holds a `$(` or a backquote that a quote or a backslash may have kept from running
+    /// (`x='$(cmd)'`): it runs if the text is expanded again.
+    pub(super) deferred: bool,
     /// The offsets in `text` of the unquoted `{`, `,`, `.` and `}`, which brace expansion
     /// reads; empty when there is no unquoted `{`.
     pub(super) braces: Vec<usize>,
@@ -77,9 +80,12 @@ impl Parser<'_, '_> {
         if text.len() != buf.len() {
             braces.clear(); // invalid UTF-8 was replaced, so the offsets moved
         }
+        let raw = self.since(start);
+        let deferred = raw.contains(['\'', '\\']) && (text.contains("$(") || text.contains('`'));
         Ok(Some(Word {
             text,
-            assign: is_assignment(self.since(start)),
+            assign: is_assignment(raw),
+            deferred,
             braces,
         }))
     }

@@ -7,6 +7,10 @@
 //! flattened. Flattening sees through what hides a command from a naive reader:
 //!
 //! - quoting and escapes (`\rm`, `'r'm`, `"rm"`, `$'\x72m'`) are removed;
+//! - a variable's value that holds a command substitution kept from running at the
+//!   assignment (`x='$(cmd)'`, `x="\$(cmd)"`) is parsed as a script too: bash runs it wherever
+//!   it expands the value again (`${x@P}`, `PS4` under `set -x`, `(( x ))` with
+//!   `x='a[$(cmd)]'`, `eval "$x"`); `mapfile -C cmd` runs its callback;
 //! - a name `hash -p PATH NAME` bound runs PATH from then on (`hash -p /bin/rm ls; ls -rf /`
 //!   runs `rm`); a `cd` to a relative name with `CDPATH` set goes where the guard cannot know
 //!   (its [`Command::dir`] starts with `$CDPATH/`);

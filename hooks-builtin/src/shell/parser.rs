@@ -865,10 +865,26 @@ impl<'a> Parser<'a, '_> {
             let name = name.split_once('[').map_or(name, |(array, _)| array);
             let valid = name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
                 && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
-            if valid {
-                (self.sink.script.variables).push((name.to_owned(), value.to_owned()));
+            if !valid {
+                continue;
+            }
+            (self.sink.script.variables).push((name.to_owned(), value.to_owned()));
+        }
+    }
+
+    /// Parses the values of `deferred` assignment words ([`Word::deferred`]) as scripts: a
+    /// value that holds a command substitution kept from running at the assignment
+    /// (`x='$(cmd)'`) runs it wherever bash expands the value again: as a prompt (`${x@P}`,
+    /// `PS4` under `set -x`), in arithmetic (`(( x ))` with `x='a[$(cmd)]'`), in `eval`. A
+    /// syntax error there drops the reading.
+    fn deferred_values(&mut self, deferred: &[String]) -> Result<()> {
+        for word in deferred {
+            if let Some((_, value)) = word.split_once('=') {
+                let source = Source::Text(value.to_owned());
+                self.queue_task(source, self.privileged, self.dir.clone(), true)?;
             }
         }
+        Ok(())
     }
 
     fn case(&mut self, pi: usize) -> Result<()> {
@@ -996,6 +1012,7 @@ impl<'a> Parser<'a, '_> {
         let ci = self.stage_count(pi);
         let (mut words, mut redirects, mut assigned) = (Vec::new(), Vec::new(), false);
         let mut assignments = Vec::new();
+        let mut deferred = Vec::new();
         let mut braces: Vec<(usize, Vec<usize>)> = Vec::new();
         loop {
             self.skip_blank();
@@ -1016,6 +1033,9 @@ impl<'a> Parser<'a, '_> {
                 Some(_) => {}
             }
             let word = self.word()?.ok_or_else(|| self.unexpected())?;
+            if word.deferred && word.text.contains('=') {
+                deferred.push(word.text.clone());
+            }
             if words.is_empty() && word.assign {
                 assigned = true;
                 assignments.push(word.text);
@@ -1030,6 +1050,7 @@ impl<'a> Parser<'a, '_> {
         // gives later words its value.
         if words.is_empty() {
             self.record_variables(assignments.iter().map(String::as_str));
+            self.deferred_values(&deferred)?;
         }
         if words.is_empty() && redirects.is_empty() {
             return if assigned || after_keyword {
@@ -1046,6 +1067,7 @@ impl<'a> Parser<'a, '_> {
             "export" | "declare" | "local" | "readonly" | "typeset"
         ) {
             self.record_variables(command.args.iter().map(String::as_str));
+            self.deferred_values(&deferred)?;
         }
         command.assignments.splice(0..0, assignments);
         // `hash -p /bin/rm ls` makes `ls` run `/bin/rm` from then on.

@@ -1475,6 +1475,18 @@ impl Parser<'_, '_> {
                 }
                 None => {}
             },
+            // `mapfile -C cmd` runs cmd (with words added) every `-c` lines.
+            "mapfile" | "readarray" => {
+                let mut callback = None;
+                walk_options(args, "dnOsuCc", &[], false, |opt, value| {
+                    if opt == Opt::Short('C') {
+                        callback = value;
+                    }
+                });
+                if let Some(callback) = callback {
+                    self.queue_task(text(callback), privileged, dir.clone(), false)?;
+                }
+            }
             "xargs" => {
                 let nested = &args[options(args, XARGS_SHORT, XARGS_LONG)..];
                 self.nested_command(nested.to_vec(), privileged, dir)?;
