@@ -634,13 +634,32 @@ impl<'a> Parser<'a, '_> {
                 [_] if fed && inside.iter().all(|p| p.commands.len() == 1) => {}
                 [writer] => stages.push(writer.clone()),
                 [] => {}
-                // What several commands write together is no one stage's output: a `cat` of
-                // unknown input stands for it (`(echo a; echo b) | sh` is not `echo b | sh`).
-                _ => stages.push(Command {
-                    program: "cat".to_owned(),
-                    dir: self.dir.clone(),
-                    ..Command::default()
-                }),
+                // What several commands write together is no one stage's output. When each
+                // prints literal text, a `cat` of all of it in order stands for them
+                // (`(echo 'rm -rf /'; echo) | sh`); else a `cat` of unknown input
+                // (`(echo a; cat f) | sh` is not `echo a | sh`).
+                _ => {
+                    let literal: Option<String> = inside
+                        .iter()
+                        .map(|p| match &p.commands[..] {
+                            [only] => super::resolve::literal_output(only),
+                            _ => None,
+                        })
+                        .collect();
+                    let redirects = literal.map_or_else(Vec::new, |text| {
+                        vec![Redirect {
+                            fd: None,
+                            op: RedirectOp::HereString,
+                            target: text,
+                        }]
+                    });
+                    stages.push(Command {
+                        program: "cat".to_owned(),
+                        dir: self.dir.clone(),
+                        redirects,
+                        ..Command::default()
+                    });
+                }
             }
         }
         for command in stages {

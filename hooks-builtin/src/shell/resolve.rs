@@ -1259,6 +1259,23 @@ fn output_script(slot: (usize, usize), command: &Command) -> Option<Source> {
     Some(Source::Text(text.replace("\\n", "\n")))
 }
 
+/// What an `echo` or `printf` of literal words prints, newline included; `None` for any
+/// other command.
+pub(super) fn literal_output(command: &Command) -> Option<String> {
+    let echo_newline = command.program == "echo"
+        && !command
+            .args
+            .iter()
+            .take_while(|a| a.len() > 1 && a.starts_with('-'))
+            .any(|a| a.contains('n'));
+    match output_script((0, 0), command)? {
+        Source::Text(text) if command.program != "cat" => {
+            Some(if echo_newline { text + "\n" } else { text })
+        }
+        _ => None,
+    }
+}
+
 /// What `printf FORMAT VALUES…` prints: each conversion (`%s`, `%d`, `%b`, `%-10s`, …) takes
 /// the next value, and the format is reused while values remain, as the shell does.
 fn printf(format: &str, values: &[String]) -> String {
