@@ -173,6 +173,9 @@ fn run(
         sink,
         heredocs: Vec::new(),
         xargs_heredocs: Vec::new(),
+        do_depth: 0,
+        loop_stage: false,
+        loop_feed: Vec::new(),
     };
     parser.list(End::Eof)?;
     // A here-document still open at the end of the input is empty, as in bash.
@@ -236,6 +239,14 @@ pub(super) struct Parser<'a, 's> {
     /// `xargs` commands whose input is a here-document not read yet: what they run is known
     /// once it is ([`Parser::read_heredocs`]).
     pub(super) xargs_heredocs: Vec<XargsHereDoc>,
+    /// How many `do … done` bodies the cursor is in.
+    do_depth: usize,
+    /// The last stage started with `while` or `until`.
+    loop_stage: bool,
+    /// A loop that a pipe feeds (`echo x | while read l; do sh; done`): the stage that feeds
+    /// it, and the `do` depth of its body. Its body's commands read what is left of that
+    /// input, so each body pipeline starts with a copy of the feeding stage.
+    loop_feed: Vec<(Command, usize)>,
 }
 
 /// What a program that takes its items from a here-document does with them.
@@ -584,7 +595,17 @@ impl<'a> Parser<'a, '_> {
         let mut stage = 0;
         loop {
             let (inner, stages) = (self.sink.script.pipelines.len(), self.stage_count(pi));
+            self.loop_stage = false;
             self.command(pi)?;
+            if self.loop_stage
+                && stage > 0
+                && let Some(feeder) = stages
+                    .checked_sub(1)
+                    .and_then(|at| self.sink.script.pipelines.get(pi)?.commands.get(at))
+            {
+                let feeder = feeder.clone();
+                self.loop_feed.push((feeder, self.do_depth + 1));
+            }
             self.skip_blank();
             let piped = self.peek() == Some(b'|') && !self.starts("||");
             // A compound stage adds pipelines of its own, and to this one at most a command
@@ -698,7 +719,19 @@ impl<'a> Parser<'a, '_> {
         loop {
             self.skip_blank();
             let len = match TRANSPARENT.iter().find(|kw| self.keyword_ahead(kw)) {
-                Some(kw) => kw.len(),
+                Some(kw) => {
+                    match *kw {
+                        "while" | "until" => self.loop_stage = true,
+                        "do" => self.do_depth += 1,
+                        "done" => {
+                            self.do_depth = self.do_depth.saturating_sub(1);
+                            let depth = self.do_depth;
+                            self.loop_feed.retain(|(_, d)| *d <= depth);
+                        }
+                        _ => {}
+                    }
+                    kw.len()
+                }
                 None => match self.prefix_keyword() {
                     Some(len) => len,
                     None => break,
@@ -706,6 +739,15 @@ impl<'a> Parser<'a, '_> {
             };
             self.pos += len;
             after_keyword = true;
+        }
+        // The first command of a pipeline in the body of a loop that a pipe feeds reads that
+        // input: a copy of the feeding stage goes first (`… | while read l; do sh; done`).
+        if self.stage_count(pi) == 0
+            && let Some((feeder, _)) =
+                (self.loop_feed.last()).filter(|(_, depth)| self.do_depth >= *depth)
+        {
+            let feeder = feeder.clone();
+            self.push(pi, feeder)?;
         }
         if self.peek() == Some(b'(') {
             self.subshell(pi)

@@ -63,6 +63,29 @@ fn variables_record_the_values_given_them() {
 }
 
 #[test]
+fn a_loop_that_a_pipe_feeds_gives_its_body_that_input() {
+    let script = parse("echo x | while read -r l; do sh; done | sort").unwrap();
+    let pipelines: Vec<Vec<String>> = (script.pipelines.iter())
+        .map(|p| p.commands.iter().map(ToString::to_string).collect())
+        .collect();
+    assert_eq!(
+        pipelines,
+        [
+            vec!["echo x", "read -r l"],
+            vec!["echo x", "sh"],
+            vec!["sort"],
+            // What `sh` reads, as its script.
+            vec!["x"]
+        ]
+    );
+    // Not fed: nothing added, and nothing after the loop.
+    assert_eq!(
+        flat("while read -r l; do sh; done < list; ls"),
+        ["read -r l", "sh", "<list", "ls"]
+    );
+}
+
+#[test]
 fn terminals_and_multiplexers_run_what_they_are_given() {
     assert_eq!(flat("xterm -e rm -rf x"), ["xterm -e rm -rf x", "rm -rf x"]);
     assert_eq!(
