@@ -56,7 +56,8 @@
 //! | `rm-outside-project` | core.filesystem | `builtin_ask` (ask) | recursive delete of anything else outside the project root (temporary directories excepted), or of a path computed by a substitution (`rm -rf $(…)`) |
 //! | `git-force-push-protected` | core.git | deny | `git push --force`/`-f`/`--force-with-lease`/`+branch`/`--delete` to a protected branch (`protected_branches`), or to a branch that cannot be told |
 //! | `git-reset-hard` | core.git | `builtin_ask` (ask) | `git reset --hard` |
-//! | `git-clean` | core.git | `builtin_ask` (ask) | `git clean -f` with `-d`, `-x` or `-X` |
+//! | `git-clean` | core.git | `builtin_ask` (ask) | `git clean -f` with `-d`, `-x` or `-X`; not a dry run (`-n`, `--dry-run`, the last of those and `--no-dry-run` counting; `-e`'s pattern is no option) |
+//! | `git-clean-files` | core.git | `builtin_ask` (ask) | `git clean -f` without them: untracked files (not a dry run) |
 //! | `git-discard` | core.git | `builtin_ask` (ask) | `git checkout -- .`, `git restore .` |
 //! | `git-force-push` | core.git | `builtin_ask` (ask) | `--force`, `-f` or `+branch` to a branch that is not protected (a `--force-with-lease` there passes) |
 //! | `git-hook-write` | core.git | `builtin_ask` (ask) | a shell write into `.git/hooks/` or to `.git/config` (a `>`/`>>` redirection, `tee`, the destination of `cp`/`mv`/`install`/`ln`, `dd of=`): git runs hooks, and the commands its config names, on a later git command (the write guard denies its tools there) |
@@ -198,7 +199,8 @@ pub struct CommandGuardConfig {
     /// What `sudo`, `doas`, `su` and `pkexec` get (rule `sudo`). Default: `deny`.
     pub privileged: Action,
     /// What the rules that ask get: the builtin ones (`rm-outside-project`,
-    /// `rm-unknown-variable`, `git-reset-hard`, `git-clean`, `git-discard`, `git-force-push`,
+    /// `rm-unknown-variable`, `git-reset-hard`, `git-clean`, `git-clean-files`, `git-discard`,
+    /// `git-force-push`,
     /// `git-hook-write`, `system-path-write`, `shell-startup-write`,
     /// `eval-computed`, `substitution-run`, `source-substitution`, `decode-to-shell`,
     /// `download-then-run`, `write-then-run`, `ifs-expansion`, `program-glob`,

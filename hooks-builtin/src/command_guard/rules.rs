@@ -66,6 +66,7 @@ rules! {
         GIT_FORCE_PUSH_PROTECTED = "git-force-push-protected", Deny;
         GIT_RESET_HARD = "git-reset-hard", Ask;
         GIT_CLEAN = "git-clean", Ask;
+        GIT_CLEAN_FILES = "git-clean-files", Ask;
         GIT_DISCARD = "git-discard", Ask;
         GIT_FORCE_PUSH = "git-force-push", Ask;
         GIT_HOOK_WRITE = "git-hook-write", Ask;
@@ -850,6 +851,15 @@ pub(super) fn command_hits(command: &Command, env: &Env<'_>) -> Vec<Hit> {
     }
     hits.extend(super::opaque::command_hits(command, env));
     hits.extend(super::interp::command_hits(command, env));
+    // The first hit of each rule is the one reported: a command with thousands of
+    // redirections to system files is one finding, not thousands of reasons that each
+    // quote it.
+    let mut seen: Vec<&str> = Vec::new();
+    hits.retain(|hit| {
+        let first = !seen.contains(&hit.rule.id);
+        seen.push(hit.rule.id);
+        first
+    });
     hits
 }
 

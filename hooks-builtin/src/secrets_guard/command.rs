@@ -132,6 +132,15 @@ pub(super) fn check(
         Err(e) => return unparsed(&mut run, tool, &text, &e),
     };
     let env = guard.env_dumps != EnvDumps::Allow;
+    // Names the script gives a meaning of its own: a call to one runs that.
+    let redefined: Vec<&str> = (script.functions.iter())
+        .map(|f| f.name.as_str())
+        .chain(
+            (script.commands())
+                .filter(|c| c.program == "alias")
+                .flat_map(|c| c.args.iter().filter_map(|a| Some(a.split_once('=')?.0))),
+        )
+        .collect();
     let mut ask = None;
     for key in ["workdir", "cwd", "dir"] {
         if let Some(dir) = input.get(key).and_then(Value::as_str) {
@@ -162,12 +171,15 @@ pub(super) fn check(
                 }
             }
         }
-        for (word, access) in words(cmd).into_iter().flat_map(|(word, access)| {
-            let variants = shell::with_variables(&word, &script.variables);
-            std::iter::once(word)
-                .chain(variants)
-                .map(move |word| (word, access))
-        }) {
+        for (word, access) in words(cmd, &redefined)
+            .into_iter()
+            .flat_map(|(word, access)| {
+                let variants = shell::with_variables(&word, &script.variables);
+                std::iter::once(word)
+                    .chain(variants)
+                    .map(move |word| (word, access))
+            })
+        {
             let found = run
                 .word(&word, access)
                 .map_err(|finding| format!("secrets-guard: `{}` names {finding}", shown(cmd)))?;
@@ -531,7 +543,7 @@ pub(super) fn command_text(input: &Value) -> Option<String> {
 /// written `@file` or `<file` (curl's `-d @f` and `-F x=<f`, httpie's `x=@f`, `gh api -F
 /// x=@f`, `gcc @f`; a `;type=…` suffix dropped), the `name@file` forms of [`SENDERS`], all
 /// read; and every file redirection target, written for `>`.
-fn words(cmd: &Command) -> Vec<(String, Access)> {
+fn words(cmd: &Command, redefined: &[&str]) -> Vec<(String, Access)> {
     // An argument of a program that may change its operands (`cp x ~/.ssh/config`,
     // `sed -i`, `rm hooks.yaml`, `tee`) is a write target: the read-only exceptions do not
     // apply to it. Only the programs of `READERS` read their operands.
@@ -545,9 +557,23 @@ fn words(cmd: &Command) -> Vec<(String, Access)> {
         .find(|s| s.programs.contains(&cmd.program.as_str()));
     let mut out = Vec::with_capacity(cmd.args.len() * 2 + cmd.redirects.len());
     let mut previous: Option<&str> = None;
-    let names_only = names_only(cmd);
-    for arg in cmd.args.iter().filter(|_| !names_only) {
-        if key_of_ssh(cmd, previous, arg) {
+    // What a program's name says it does holds only for that program: not for a file of that
+    // name run by path (`./test .env`) or a function or alias the script defines.
+    let trusted = !cmd.by_path && !redefined.contains(&cmd.program.as_str());
+    let names_only = trusted && names_only(cmd);
+    let ssh = trusted && matches!(cmd.program.as_str(), "ssh" | "scp" | "sftp");
+    let mut key_next = false;
+    for arg in &cmd.args {
+        // The operands of a program that uses only names; its options are still judged
+        // (`git rm --cached --pathspec-from-file=.env` reads the file).
+        let skip = (names_only
+            && !arg.starts_with('-')
+            && previous != Some("--pathspec-from-file"))
+            // The identity file of `ssh -i KEY` (`-iKEY`); a word taken as `-i`'s value is
+            // not itself a `-i` (`scp -i -i .env host:` sends `.env`).
+            || (ssh && (key_next || arg == "-i" || (arg.starts_with("-i") && arg.len() > 2)));
+        key_next = ssh && !key_next && arg == "-i";
+        if skip {
             previous = Some(arg);
             continue;
         }
@@ -715,13 +741,6 @@ fn bind_source<'a>(cmd: &Command, previous: Option<&str>, arg: &'a str) -> Optio
         });
     }
     value.split(':').next().filter(|s| !s.is_empty())
-}
-
-/// Whether `arg` is the identity file of `ssh`/`scp`/`sftp` (`-i key`, `-ikey`): the client
-/// signs with the key and never prints or sends it, so naming it is no read.
-fn key_of_ssh(cmd: &Command, previous: Option<&str>, arg: &str) -> bool {
-    matches!(cmd.program.as_str(), "ssh" | "scp" | "sftp")
-        && (previous == Some("-i") || (arg.starts_with("-i") && arg.len() > 2))
 }
 
 /// What `mv`, `cp`, `install` or `ln` write when their last operand is a directory: each
@@ -1119,7 +1138,7 @@ mod tests {
         )
         .unwrap();
         let cmd = script.commands().next().unwrap();
-        let words: Vec<String> = words(cmd).into_iter().map(|(w, _)| w).collect();
+        let words: Vec<String> = words(cmd, &[]).into_iter().map(|(w, _)| w).collect();
         for file in ["a", "b", "c"] {
             assert!(words.iter().any(|w| w == file), "{file}: {words:?}");
         }

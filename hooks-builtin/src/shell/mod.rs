@@ -180,6 +180,10 @@ pub struct Command {
     /// word's text when it is a substitution (`$(which rm)` becomes `rm`, other ones stay as
     /// written). Empty for a command that only redirects (`> /dev/sda`).
     pub program: String,
+    /// The program was named by a path (`./test`, `/usr/bin/ssh`), not by a name the shell
+    /// looks up: a guard that trusts what a builtin's name does (`test` reads nothing) trusts
+    /// only the name.
+    pub by_path: bool,
     /// The arguments, with quotes removed and escapes applied.
     pub args: Vec<String>,
     /// The redirections, in order.

@@ -1436,11 +1436,13 @@ impl Parser<'_, '_> {
             None => self.dir.clone(),
         };
         let program = words.first().map(|w| program_name(w).to_owned());
+        let by_path = words.first().is_some_and(|w| w.contains('/'));
         let args = words.split_off(words.len().min(1));
         let program = program.unwrap_or_default();
         let command = Command {
             privileged: privileged || matches!(program.as_str(), "su" | "runuser"),
             program,
+            by_path,
             args,
             redirects,
             dir,

@@ -39,14 +39,16 @@ pub(super) fn git(args: &[String], env: &Env<'_>) -> Vec<Hit> {
             )]
         }
         "clean"
-            if (has_short(&flags, 'f') || has_long(&flags, "force"))
-                && ['d', 'x', 'X'].iter().any(|x| has_short(&flags, *x))
-                && !clean_dry_run(&flags) =>
+            if (has_short(&flags, 'f') || has_long(&flags, "force")) && !clean_dry_run(rest) =>
         {
-            vec![hit(
-                GIT_CLEAN,
-                "git clean deletes untracked directories or ignored files",
-            )]
+            if ['d', 'x', 'X'].iter().any(|x| has_short(&flags, *x)) {
+                vec![hit(
+                    GIT_CLEAN,
+                    "git clean deletes untracked directories or ignored files",
+                )]
+            } else {
+                vec![hit(GIT_CLEAN_FILES, "git clean -f deletes untracked files")]
+            }
         }
         "checkout" if discards(&operands) => {
             vec![hit(
@@ -70,17 +72,40 @@ pub(super) fn git(args: &[String], env: &Env<'_>) -> Vec<Hit> {
 }
 
 /// `git clean -n`/`--dry-run`, which wins over `-f`: git only lists what it would remove.
-/// In a cluster, letters after `-e` are its pattern (`-enode_modules` is no `-n`).
-fn clean_dry_run(flags: &[&str]) -> bool {
-    flags.iter().any(|f| match f.strip_prefix("--") {
-        Some(long) => long == "dry-run",
-        None => f
-            .get(1..)
-            .unwrap_or_default()
-            .chars()
-            .take_while(|c| *c != 'e')
-            .any(|c| c == 'n'),
-    })
+/// The last of `-n`, `--dry-run` and `--no-dry-run` counts; the value of `-e`/`--exclude`
+/// (`-e -n`, `-enode_modules`) is a pattern, not an option.
+fn clean_dry_run(args: &[String]) -> bool {
+    let mut dry = false;
+    let mut words = args.iter();
+    while let Some(arg) = words.next() {
+        match arg.as_str() {
+            "--" => break,
+            "--dry-run" => dry = true,
+            "--no-dry-run" => dry = false,
+            "-e" | "--exclude" => {
+                words.next();
+            }
+            a if a.starts_with("--") => {}
+            a if a.starts_with('-') => {
+                let cluster = &a[1..];
+                for (at, c) in cluster.char_indices() {
+                    match c {
+                        'n' => dry = true,
+                        // The rest of the cluster, or the next word, is its pattern.
+                        'e' => {
+                            if at + 1 == cluster.len() {
+                                words.next();
+                            }
+                            break;
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    dry
 }
 
 fn push(flags: &[&str], operands: &[&str], env: &Env<'_>) -> Vec<Hit> {

@@ -66,6 +66,12 @@ pub(super) fn write_hits(command: &Command, operands: &[&str], env: &Env<'_>) ->
         }
         let (place, resolved) = env.place(&path, dir);
         let shown = resolved.display();
+        // A device other than a disk (`/dev/console`, `/dev/kmsg`, `/dev/mem`) is no file the
+        // system runs: asked about, not denied.
+        let place = match place {
+            Place::System if resolved.starts_with("/dev") => Place::Outside,
+            place => place,
+        };
         match place {
             // A file right under a system directory (`/etc/passwd`, `/etc/sudoers`, `/boot/x`).
             Place::System => hits.push(hit(
@@ -126,7 +132,14 @@ fn written<'a>(
                 },
             };
             all.extend(dest);
+            // `install -d DIR…` only makes directories.
+            let makes_dirs = command.program == "install"
+                && (command.args.iter()).any(|a| {
+                    a == "--directory"
+                        || (a.starts_with('-') && !a.starts_with("--") && a.contains('d'))
+                });
             if matches!(command.program.as_str(), "cp" | "install")
+                && !makes_dirs
                 && let Some(dest) = dest
             {
                 let into_dir = target_dir.is_some()
