@@ -70,6 +70,7 @@
 //! | `substitution-run` | core.shell | `builtin_ask` (ask) | a program word that is a substitution or a variable (`$(echo rm) -rf /`, `` `cat cmd` ``, `$CMD args`, `"$@"`); not resolved lookups (`$(which rm)`) or `$VENV/bin/python` |
 //! | `source-substitution` | core.shell | `builtin_ask` (ask) | a script read from a process substitution or stdin: `source <(…)`, `. <(…)`, `source /dev/stdin`, `bash <(…)`, `python3 <(…)`; not shell setup (`source <(kubectl completion bash)`) |
 //! | `decode-to-shell` | core.shell | `builtin_ask` (ask) | a shell or interpreter reading stdin from anything but literal text (`base64 -d \| sh`, `xxd -r -p \| bash`, `gunzip -c x \| sh`, `cat f \| sh`), or a substitution or `eval` that decodes (`sh -c "$(… \| base64 -d)"`) |
+//! | `editor-startup-command` | core.shell | `builtin_ask` (ask) | `vim`/`vi`/`nvim`/`ex`/`view`/… `+cmd` other than `+`, `+N`, `+$` and a search with nothing after it (`+/pattern`): an ex command can run a shell one (`+!cmd`, `+r !cmd`, `+5!cmd`, `+call system(…)`, `+/x/!cmd`); each argument judged alone |
 //! | `shell-startup-write` | core.shell | `builtin_ask` (ask) | a write (as `system-file-write` counts them) to a shell's startup file in the home directory (`~/.bashrc`, `~/.profile`, `~/.zshrc`, `~/.config/fish/config.fish`, …): it runs in every new shell |
 //! | `download-then-run` | core.shell | `builtin_ask` (ask) | a file a downloader writes (`curl -o`/`-O`, `wget`, `> f`, `\| tee f`) run in the same command line (`sh f`, `. f`, `python3 f`, `./f`) |
 //! | `program-glob` | core.shell | `builtin_ask` (ask) | a program named by a glob (`/bin/r? -rf /`, `/???/?m`): which program runs depends on the files there |
@@ -201,7 +202,7 @@ pub struct CommandGuardConfig {
     /// What the rules that ask get: the builtin ones (`rm-outside-project`,
     /// `rm-unknown-variable`, `git-reset-hard`, `git-clean`, `git-clean-files`, `git-discard`,
     /// `git-force-push`,
-    /// `git-hook-write`, `system-path-write`, `shell-startup-write`,
+    /// `git-hook-write`, `system-path-write`, `shell-startup-write`, `editor-startup-command`,
     /// `eval-computed`, `substitution-run`, `source-substitution`, `decode-to-shell`,
     /// `download-then-run`, `write-then-run`, `ifs-expansion`, `program-glob`,
     /// `interpreter-delete`, `interpreter-shell-out`)

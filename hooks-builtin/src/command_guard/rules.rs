@@ -82,6 +82,7 @@ rules! {
         SOURCE_SUBSTITUTION = "source-substitution", Ask;
         DECODE_TO_SHELL = "decode-to-shell", Ask;
         SHELL_STARTUP_WRITE = "shell-startup-write", Ask;
+        EDITOR_STARTUP_COMMAND = "editor-startup-command", Ask;
         DOWNLOAD_THEN_RUN = "download-then-run", Ask;
         WRITE_THEN_RUN = "write-then-run", Ask;
         IFS_EXPANSION = "ifs-expansion", Ask;
@@ -747,6 +748,7 @@ pub(super) fn command_hits(command: &Command, env: &Env<'_>) -> Vec<Hit> {
         ));
     }
     hits.extend(write_hits(command, &operands, env));
+    hits.extend(editor_startup_command(command));
     match program {
         "rm" if has_short(&flags, 'r')
             || has_short(&flags, 'R')
@@ -861,6 +863,62 @@ pub(super) fn command_hits(command: &Command, env: &Env<'_>) -> Vec<Hit> {
         first
     });
     hits
+}
+
+/// vi's family: what a `+cmd` argument runs is an ex command.
+const VI_EDITORS: &[&str] = &[
+    "vim",
+    "vi",
+    "nvim",
+    "ex",
+    "view",
+    "vimdiff",
+    "gvim",
+    "rvim",
+    "evim",
+    "vim.basic",
+    "vim.tiny",
+];
+
+/// `vim +cmd`: any ex command can run a shell one (`+!cmd`, `+r !cmd`, `+5!cmd`,
+/// `+call system(…)`, `+/x/!cmd`). Only `+`, `+N`, `+$` and a search with nothing after it
+/// (`+/pattern`, `+?pattern`, no `|` and no second delimiter) just move the cursor. Each
+/// argument is judged alone (`vim +/x 'a|b.txt'` is a search and a file).
+fn editor_startup_command(command: &Command) -> Option<Hit> {
+    if !VI_EDITORS.contains(&command.program.as_str()) {
+        return None;
+    }
+    let moves_only = |cmd: &str| {
+        if cmd.is_empty() || cmd == "$" || cmd.bytes().all(|b| b.is_ascii_digit()) {
+            return true;
+        }
+        let Some(delimiter) = cmd.chars().next().filter(|c| matches!(c, '/' | '?')) else {
+            return false;
+        };
+        let mut escaped = false;
+        for c in cmd.chars().skip(1) {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '|' => return false,
+                c if c == delimiter => return false,
+                _ => {}
+            }
+        }
+        true
+    };
+    let arg = (command.args.iter())
+        .take_while(|a| *a != "--")
+        .filter_map(|a| a.strip_prefix('+'))
+        .find(|cmd| !moves_only(cmd))?;
+    Some(hit(
+        EDITOR_STARTUP_COMMAND,
+        format!(
+            "{} runs the ex command `{}` given on its command line, and an ex command can run a shell one (`+!cmd`, `+r !cmd`, `+call system(…)`); only `+N` and `+/pattern` just move the cursor",
+            command.program,
+            arg.escape_debug()
+        ),
+    ))
 }
 
 /// `hooks trust … --approve`: approving hooks is a person's review of what they run; an agent
