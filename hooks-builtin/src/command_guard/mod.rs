@@ -60,6 +60,7 @@
 //! | `git-clean-files` | core.git | `builtin_ask` (ask) | `git clean -f` without them: untracked files (not a dry run) |
 //! | `git-discard` | core.git | `builtin_ask` (ask) | `git checkout -- .`, `git restore .` |
 //! | `git-force-push` | core.git | `builtin_ask` (ask) | `--force`, `-f` or `+branch` to a branch that is not protected (a `--force-with-lease` there passes) |
+//! | `git-pager-config` | core.git | `builtin_ask` (ask) | `core.pager` or `pager.<cmd>` set (`git config`, `git -c`, `--config-env`) to anything but a known pager with flags (`cat`, `less -FRX`, `delta`, …) or `true`/`false`: git runs it on every paged command, later and outside the agent's turn |
 //! | `git-hook-write` | core.git | `builtin_ask` (ask) | a shell write into `.git/hooks/` or to `.git/config` (a `>`/`>>` redirection, `tee`, the destination of `cp`/`mv`/`install`/`ln`, `dd of=`): git runs hooks, and the commands its config names, on a later git command (the write guard denies its tools there) |
 //! | `fork-bomb` | core.shell | deny | a function that calls itself (`:(){ :\|:& };:`, renamed or not) |
 //! | `curl-pipe-shell` | core.shell | deny | `curl … \| sh` (any downloader into any shell or interpreter reading stdin), `sh <(curl …)`, `bash -c "$(curl …)"`, `eval "$(wget …)"` |
@@ -202,7 +203,7 @@ pub struct CommandGuardConfig {
     /// What the rules that ask get: the builtin ones (`rm-outside-project`,
     /// `rm-unknown-variable`, `git-reset-hard`, `git-clean`, `git-clean-files`, `git-discard`,
     /// `git-force-push`,
-    /// `git-hook-write`, `system-path-write`, `shell-startup-write`, `editor-startup-command`,
+    /// `git-hook-write`, `git-pager-config`, `system-path-write`, `shell-startup-write`, `editor-startup-command`,
     /// `eval-computed`, `substitution-run`, `source-substitution`, `decode-to-shell`,
     /// `download-then-run`, `write-then-run`, `ifs-expansion`, `program-glob`,
     /// `interpreter-delete`, `interpreter-shell-out`)

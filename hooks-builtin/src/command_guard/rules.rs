@@ -70,6 +70,7 @@ rules! {
         GIT_DISCARD = "git-discard", Ask;
         GIT_FORCE_PUSH = "git-force-push", Ask;
         GIT_HOOK_WRITE = "git-hook-write", Ask;
+        GIT_PAGER_CONFIG = "git-pager-config", Ask;
     }
     "core.shell" {
         FORK_BOMB = "fork-bomb", Deny;
@@ -801,7 +802,10 @@ pub(super) fn command_hits(command: &Command, env: &Env<'_>) -> Vec<Hit> {
                 .filter(|o| env.is_disk_at(o, dir))
                 .map(|d| hit(DEVICE_WRITE, format!("{program} writes to disk device {d}"))),
         ),
-        "git" => hits.extend(git(&command.args, env)),
+        "git" => {
+            hits.extend(git(&command.args, env));
+            hits.extend(git::pager_config(&command.args));
+        }
         // `cargo run --bin hooks -- trust --approve` runs the same approval.
         "hooks" | "cargo" => {
             hits.extend(hooks_approve(&command.args));

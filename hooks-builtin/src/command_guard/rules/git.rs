@@ -185,3 +185,86 @@ enum Force {
     /// `--force-with-lease`: overwrites only what the pusher has seen.
     Lease,
 }
+
+/// Pagers that run nothing else: a pager setting of one of these, with only option flags
+/// (`less -FRX`), or `true`/`false`/empty (no pager) is left alone.
+const PAGERS: &[&str] = &[
+    "cat",
+    "less",
+    "more",
+    "most",
+    "delta",
+    "diff-so-fancy",
+    "bat",
+    "true",
+    "false",
+];
+
+/// `core.pager` or `pager.<cmd>` set to a command git runs on every paged command, later and
+/// outside the agent's turn (`git config core.pager 'cat; curl … | sh'`, `git -c
+/// core.pager=… log`, `--config-env`, whose value is the name of a variable): asked about
+/// unless it is a known pager with only flags ([`PAGERS`]). Each value is judged as the one
+/// argument it is, not the command line's joined text.
+pub(super) fn pager_config(args: &[String]) -> Option<Hit> {
+    let is_pager_key = |key: &str| {
+        let key = key.to_ascii_lowercase();
+        key == "core.pager" || key.strip_prefix("pager.").is_some_and(|k| !k.is_empty())
+    };
+    let safe = |value: &str| {
+        let mut words = value.split_whitespace();
+        let pager_ok = words.next().is_none_or(|w| PAGERS.contains(&w));
+        pager_ok
+            && words.all(|w| {
+                w.starts_with('-')
+                    && w[1..]
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b == b'-')
+            })
+    };
+    let mut settings: Vec<(String, Option<String>)> = Vec::new();
+    let mut words = args.iter().peekable();
+    // git's own options: `-c key=value`, `-ckey=value`, `--config-env key=VAR`.
+    while let Some(arg) = words.next_if(|a| a.starts_with('-')) {
+        let (option, value) = match arg.as_str() {
+            "-c" | "--config-env" => (arg.as_str(), words.next().map(String::as_str)),
+            a if a.starts_with("--config-env=") => {
+                ("--config-env", a.strip_prefix("--config-env="))
+            }
+            a if a.starts_with("-c") => ("-c", a.strip_prefix("-c")),
+            "-C" | "--git-dir" | "--work-tree" | "--namespace" | "--exec-path" => {
+                words.next();
+                continue;
+            }
+            _ => continue,
+        };
+        let Some((key, value)) = value.and_then(|v| v.split_once('=')) else {
+            continue;
+        };
+        if is_pager_key(key) {
+            let value = (option == "-c").then(|| value.to_owned());
+            settings.push((key.to_owned(), value));
+        }
+    }
+    // `git config [options] KEY VALUE`, `git config set KEY VALUE`.
+    if words.next().is_some_and(|sub| sub == "config") {
+        let rest: Vec<&String> = words.collect();
+        if let Some(at) = rest.iter().position(|w| is_pager_key(w)) {
+            if let Some(value) = rest.get(at + 1) {
+                settings.push((rest[at].to_string(), Some(value.to_string())));
+            }
+        }
+    }
+    let (key, value) = settings
+        .into_iter()
+        .find(|(_, value)| !value.as_deref().is_some_and(safe))?;
+    Some(hit(
+        GIT_PAGER_CONFIG,
+        match value {
+            Some(value) => format!(
+                "sets {key} to `{}`, which git runs on every paged command, later and outside the agent's turn",
+                value.escape_debug()
+            ),
+            None => format!("sets {key} from a variable, which git runs on every paged command"),
+        },
+    ))
+}
