@@ -248,10 +248,10 @@ pub(super) fn pager_config(args: &[String]) -> Option<Hit> {
     // `git config [options] KEY VALUE`, `git config set KEY VALUE`.
     if words.next().is_some_and(|sub| sub == "config") {
         let rest: Vec<&String> = words.collect();
-        if let Some(at) = rest.iter().position(|w| is_pager_key(w)) {
-            if let Some(value) = rest.get(at + 1) {
-                settings.push((rest[at].to_string(), Some(value.to_string())));
-            }
+        if let Some(at) = rest.iter().position(|w| is_pager_key(w))
+            && let Some(value) = rest.get(at + 1)
+        {
+            settings.push((rest[at].to_string(), Some(value.to_string())));
         }
     }
     let (key, value) = settings
