@@ -52,7 +52,7 @@
 //! | `chmod-root` / `chown-root` | core.filesystem | deny | `chmod -R`, `chown -R`, `chgrp -R` of `/`, a system directory or the home directory |
 //! | `system-file-write` | core.filesystem | deny | a write to a file right under a system directory (`> /etc/passwd`, `>> /etc/sudoers`, `tee /etc/fstab`, `cp x /etc/ld.so.preload`, `> /proc/sysrq-trigger`): file redirections, `tee`, the destination of `cp`/`install` (each source's name in it, for a directory) and `dd of=`; not `/dev/null`, the standard streams, the terminal, `/dev/fd/*`, `/dev/shm/*`, `/dev/tcp/*` |
 //! | `system-path-write` | core.filesystem | `builtin_ask` (ask) | … to a file deeper in a system tree (`/etc/cron.d/x`, `/etc/ssh/sshd_config`, `/usr/local/bin/x`, `/var/lib/…`) |
-//! | `rm-unknown-variable` | core.filesystem | `builtin_ask` (ask) | recursive delete (`rm -r`, `find … -delete`, interpreter deletions) of a path starting with a variable the guard cannot know (`rm -rf "$DIR/"*`, `${X:-}/`, `./$X`); not `$HOME`/`$PWD` (expanded) or a `$TMPDIR` that is a temporary directory; a variable the command line sets (`X=/; rm -rf $X`, `for d in …`) is judged with each of its values too, and one that is denied decides |
+//! | `rm-unknown-variable` | core.filesystem | `builtin_ask` (ask) | recursive delete (`rm -r`, `find … -delete`, interpreter deletions) of a path starting with a variable the guard cannot know (`rm -rf "$DIR/"*`, `${X:-}/`, `./$X`); not `$HOME`/`$PWD` (expanded) or a `$TMPDIR` that is a temporary directory; a variable the command line sets is judged with its values put in when the shell certainly reads it so (one assignment, or one `for` loop's values: `X=/; rm -rf $X` is `rm-root`), not when several statements set it |
 //! | `rm-outside-project` | core.filesystem | `builtin_ask` (ask) | recursive delete of anything else outside the project root (temporary directories excepted), or of a path computed by a substitution (`rm -rf $(…)`) |
 //! | `git-force-push-protected` | core.git | deny | `git push --force`/`-f`/`--force-with-lease`/`+branch`/`--delete` to a protected branch (`protected_branches`), or to a branch that cannot be told |
 //! | `git-reset-hard` | core.git | `builtin_ask` (ask) | `git reset --hard` |
@@ -483,8 +483,8 @@ impl CommandGuard {
             Ok(script) => script,
             Err(e) => return self.unparsed(command, &e),
         };
-        let env =
-            Env::new(root, cwd, &self.config.protected_branches).with_variables(&script.variables);
+        let env = Env::new(root, cwd, &self.config.protected_branches)
+            .with_variables(script.variables_by_name());
         let mut ask = None;
         for (action, reason) in self.findings(&script, command, &env) {
             match action {

@@ -131,7 +131,7 @@ pub(super) struct Env<'a> {
     undecided: RefCell<Option<String>>,
     protected: &'a [String],
     /// The values the command line gives variables ([`shell::Script::variables`]).
-    variables: &'a [(String, String)],
+    variables: shell::Variables<'a>,
 }
 
 /// Where a path operand points, from most to least dangerous to delete.
@@ -159,15 +159,22 @@ impl<'a> Env<'a> {
             resolved: OnceCell::new(),
             undecided: RefCell::new(None),
             protected,
-            variables: &[],
+            variables: shell::Variables::default(),
         }
     }
 
-    /// The values the command line gives variables: a deleted path that uses one is judged
-    /// with them put in too (`X=/; rm -rf $X` is `rm-root`).
-    pub(super) fn with_variables(mut self, variables: &'a [(String, String)]) -> Self {
+    /// The values the command line gives variables: a deleted or written path that uses
+    /// names with one value each is judged with them put in too (`X=/; rm -rf $X` is
+    /// `rm-root`).
+    pub(super) fn with_variables(mut self, variables: shell::Variables<'a>) -> Self {
         self.variables = variables;
         self
+    }
+
+    /// The readings of `word` through variables the shell certainly makes
+    /// ([`shell::Variables::certain`]).
+    pub(super) fn certain_readings(&self, word: &str) -> Vec<String> {
+        self.variables.certain(word).unwrap_or_default()
     }
 
     /// Why no verdict could be reached on a command that needs the project root, if so.
@@ -309,13 +316,13 @@ impl<'a> Env<'a> {
     }
 
     /// The hit for deleting `operand` with everything under it (`how`: `recursive delete`).
-    /// An operand that uses a variable the command line gives a value is judged with each
-    /// value put in too, and the first of those that is denied wins (a variable set elsewhere
-    /// still makes it `rm-unknown-variable`).
+    /// An operand that uses variables the command line gives values is judged with them put in
+    /// too, when the shell certainly reads it so ([`shell::Variables::certain`]: one
+    /// assignment, or one loop's values), and is denied when such a reading is (a variable set
+    /// elsewhere, or by several statements, still makes it `rm-unknown-variable`).
     pub(super) fn delete_hit(&self, operand: &str, dir: Option<&str>, how: &str) -> Option<Hit> {
-        let denied = shell::with_variables(operand, self.variables)
-            .into_iter()
-            .filter_map(|known| self.delete_hit_of(&known, dir, how))
+        let denied = (self.certain_readings(operand).iter())
+            .filter_map(|known| self.delete_hit_of(known, dir, how))
             .find(|hit| hit.rule.class == Class::Deny);
         denied.or_else(|| self.delete_hit_of(operand, dir, how))
     }

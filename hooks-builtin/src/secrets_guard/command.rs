@@ -132,6 +132,7 @@ pub(super) fn check(
         Err(e) => return unparsed(&mut run, tool, &text, &e),
     };
     let env = guard.env_dumps != EnvDumps::Allow;
+    let variables = script.variables_by_name();
     // Names the script gives a meaning of its own: a call to one runs that.
     let redefined: Vec<&str> = (script.functions.iter())
         .map(|f| f.name.as_str())
@@ -174,7 +175,7 @@ pub(super) fn check(
         for (word, access) in words(cmd, &redefined)
             .into_iter()
             .flat_map(|(word, access)| {
-                let variants = shell::with_variables(&word, &script.variables);
+                let variants = variables.readings(&word);
                 std::iter::once(word)
                     .chain(variants)
                     .map(move |word| (word, access))

@@ -12,6 +12,9 @@ pub(super) struct Word {
     /// Holds a `$(` or a backquote that a quote or a backslash may have kept from running
     /// (`x='$(cmd)'`): it runs if the text is expanded again.
     pub(super) deferred: bool,
+    /// An assignment whose quoted value keeps a leading `~` (or, single-quoted, a `$`) as
+    /// text (`X='~'`, `X='$HOME'`): the value is not what a reader would expand it to.
+    pub(super) unexpanded: bool,
     /// The offsets in `text` of the unquoted `{`, `,`, `.` and `}`, which brace expansion
     /// reads; empty when there is no unquoted `{`.
     pub(super) braces: Vec<usize>,
@@ -82,10 +85,18 @@ impl Parser<'_, '_> {
         }
         let raw = self.since(start);
         let deferred = raw.contains(['\'', '\\']) && (text.contains("$(") || text.contains('`'));
+        let assign = is_assignment(raw);
+        let unexpanded = assign && {
+            let raw_value = raw.split_once('=').map_or("", |(_, v)| v);
+            let value = text.split_once('=').map_or("", |(_, v)| v);
+            (raw_value.starts_with('\'') && (value.starts_with('~') || value.contains('$')))
+                || (raw_value.starts_with('"') && value.starts_with('~'))
+        };
         Ok(Some(Word {
             text,
-            assign: is_assignment(raw),
+            assign,
             deferred,
+            unexpanded,
             braces,
         }))
     }

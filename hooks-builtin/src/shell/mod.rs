@@ -153,7 +153,19 @@ pub struct Script {
     /// word of `for f in a b` (not `f=.env cmd`, which sets it for `cmd` alone). The parser expands no variable; a guard
     /// that wants to see through `f=.env; cat $f` substitutes these. A name given more than
     /// one value has each, and which one a word sees is not known.
-    pub variables: Vec<(String, String)>,
+    pub variables: Vec<Variable>,
+}
+
+/// A value a script gives a variable name ([`Script::variables`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Variable {
+    /// The name (an array's, for `a[0]=…`).
+    pub name: String,
+    /// The value, as written with quotes removed.
+    pub value: String,
+    /// The statement that gave it: the words of one `for` loop share one, so a name whose
+    /// values all come from one statement takes each of them in turn.
+    pub statement: usize,
 }
 
 impl Script {
@@ -352,42 +364,142 @@ pub fn parse(src: &str) -> Result<Script, ShellError> {
     parser::parse(src)
 }
 
-/// At most this many readings of one word with variables put in ([`with_variables`]).
-pub const MAX_VARIANTS: usize = 16;
+/// The values a script gives its variables ([`Script::variables`]), by name: what
+/// [`Variables::readings`] and [`Variables::single`] put in a word.
+#[derive(Debug, Default)]
+pub struct Variables<'a> {
+    by_name: std::collections::HashMap<&'a str, Vec<&'a Variable>>,
+}
 
-/// `word` with the values a script gives its variables put in ([`Script::variables`]: `cat $f`
-/// after `f=.env`, `for f in .env; do cat "$f"; done`): each value of each name it uses, one
-/// at a time, and every name at once at its first value; at most [`MAX_VARIANTS`]. Empty when
-/// it uses none of them. A value is put in as written: `$` in it is not expanded again.
-///
-/// ```
-/// use hookrail_builtin::shell::{parse, with_variables};
-///
-/// let script = parse("f=.env; d=~/.aws; cat $f ${d}/credentials")?;
-/// assert_eq!(with_variables("$f", &script.variables), [".env"]);
-/// assert_eq!(with_variables("${d}/credentials", &script.variables), ["~/.aws/credentials"]);
-/// assert!(with_variables("$fe", &script.variables).is_empty());
-/// # Ok::<(), hookrail_builtin::shell::ShellError>(())
-/// ```
-pub fn with_variables(word: &str, variables: &[(String, String)]) -> Vec<String> {
-    if variables.is_empty() || !word.contains('$') {
-        return Vec::new();
-    }
-    let mut out = Vec::new();
-    let mut all = word.to_owned();
-    for (name, value) in variables {
-        if out.len() >= MAX_VARIANTS {
-            break;
+impl Script {
+    /// The values this script gives its variables, by name.
+    pub fn variables_by_name(&self) -> Variables<'_> {
+        let mut by_name: std::collections::HashMap<&str, Vec<&Variable>> = Default::default();
+        for variable in &self.variables {
+            by_name.entry(&variable.name).or_default().push(variable);
         }
-        out.extend(put_variable(word, name, value));
-        if let Some(more) = put_variable(&all, name, value) {
-            all = more;
+        Variables { by_name }
+    }
+}
+
+/// At most this many readings of a word through variables are certain
+/// ([`Variables::certain`]); past it, none is.
+const MAX_CERTAIN: usize = 64;
+
+impl Variables<'_> {
+    /// `word` read with the values its variables are given put in (`cat $f` after
+    /// `f=.env`, `for f in .env; do cat "$f"; done`): each value of each name it uses, one at
+    /// a time, and every name at once at its first value. Empty when it uses none of them. A
+    /// value is put in as written: `$` in it is not expanded again. A word that is empty once
+    /// its values are in is left out (`rm -rf "$X"` after `X=` removes nothing).
+    ///
+    /// ```
+    /// use hookrail_builtin::shell::parse;
+    ///
+    /// let script = parse("f=.env; d=~/.aws; cat $f ${d}/credentials")?;
+    /// let vars = script.variables_by_name();
+    /// assert_eq!(vars.readings("$f"), [".env"]);
+    /// assert_eq!(vars.readings("${d}/credentials"), ["~/.aws/credentials"]);
+    /// assert!(vars.readings("$fe").is_empty());
+    /// # Ok::<(), hookrail_builtin::shell::ShellError>(())
+    /// ```
+    pub fn readings(&self, word: &str) -> Vec<String> {
+        let used = self.used(word);
+        let mut out = Vec::new();
+        let mut all = word.to_owned();
+        for (name, values) in &used {
+            for value in values.iter() {
+                out.extend(put_variable(word, name, &value.value));
+            }
+            if let Some(more) = values
+                .first()
+                .and_then(|v| put_variable(&all, name, &v.value))
+            {
+                all = more;
+            }
         }
+        if all != word && !out.contains(&all) {
+            out.push(all);
+        }
+        out.retain(|w| !w.is_empty());
+        out
     }
-    if all != word && !out.contains(&all) {
-        out.push(all);
+
+    /// The readings of `word` the shell certainly makes: with its variables put in when each
+    /// one it uses got its values from one statement (one assignment, or one `for` loop, whose
+    /// body takes each in turn). A name given values by several statements (set again, two
+    /// loops) may hold any of them where the word is: `None` then, or when it uses none, or
+    /// past [`MAX_CERTAIN`] readings. Empty readings are left out.
+    ///
+    /// ```
+    /// use hookrail_builtin::shell::parse;
+    ///
+    /// let script = parse("X=/; Y=a; Y=b; for d in b /; do rm -rf $X $Y $d; done")?;
+    /// let vars = script.variables_by_name();
+    /// assert_eq!(vars.certain("$X"), Some(vec!["/".to_owned()]));
+    /// assert_eq!(vars.certain("$Y"), None);
+    /// assert_eq!(vars.certain("$d"), Some(vec!["b".to_owned(), "/".to_owned()]));
+    /// # Ok::<(), hookrail_builtin::shell::ShellError>(())
+    /// ```
+    pub fn certain(&self, word: &str) -> Option<Vec<String>> {
+        let used = self.used(word);
+        if used.is_empty()
+            || used
+                .iter()
+                .any(|(_, values)| values.iter().any(|v| v.statement != values[0].statement))
+        {
+            return None;
+        }
+        let mut readings = vec![word.to_owned()];
+        for (name, values) in used {
+            if readings.len() * values.len() > MAX_CERTAIN {
+                return None;
+            }
+            readings = readings
+                .iter()
+                .flat_map(|r| {
+                    values
+                        .iter()
+                        .filter_map(move |v| put_variable(r, name, &v.value))
+                })
+                .collect();
+        }
+        readings.retain(|r| !r.is_empty());
+        Some(readings)
     }
-    out
+
+    /// The names `word` uses (`$name`, `${name}`) that have values, with those values.
+    fn used(&self, word: &str) -> Vec<(&str, &[&Variable])> {
+        let mut used: Vec<(&str, &[&Variable])> = Vec::new();
+        if self.by_name.is_empty() {
+            return used;
+        }
+        let mut rest = word;
+        while let Some(at) = rest.find('$') {
+            let after = &rest[at + 1..];
+            let braced = after.strip_prefix('{');
+            fn name_of(s: &str) -> &str {
+                let len = s
+                    .bytes()
+                    .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
+                    .count();
+                &s[..len]
+            }
+            let name = match braced {
+                Some(inner) => Some(name_of(inner)).filter(|n| inner[n.len()..].starts_with('}')),
+                None => Some(name_of(after)),
+            };
+            if let Some((key, values)) = name
+                .filter(|n| !n.is_empty())
+                .and_then(|n| self.by_name.get_key_value(n))
+                && !used.iter().any(|(n, _)| n == key)
+            {
+                used.push((key, values));
+            }
+            rest = after;
+        }
+        used
+    }
 }
 
 /// `word` with `$name` and `${name}` replaced by `value`, when it uses them.

@@ -5,6 +5,7 @@ use std::rc::Rc;
 
 use super::{
     Command, Function, MAX_DEPTH, MAX_LEN, Pipeline, Redirect, RedirectOp, Script, ShellError,
+    Variable,
 };
 
 pub(super) type Result<T> = std::result::Result<T, ShellError>;
@@ -37,6 +38,8 @@ pub(super) struct Sink {
     fuel: usize,
     /// Names `hash -p PATH NAME` made run another program: NAME, and PATH.
     pub(super) hashed: Vec<(String, String)>,
+    /// The statements that gave variables values so far ([`Variable::statement`]).
+    statements: usize,
 }
 
 /// A script to parse after the current one: the text of `bash -c`, `eval`, a backquote, …
@@ -75,6 +78,12 @@ pub(super) enum Source {
 }
 
 impl Sink {
+    /// A new statement id for [`Variable::statement`].
+    fn next_statement(&mut self) -> usize {
+        self.statements += 1;
+        self.statements
+    }
+
     pub(super) fn charge(&mut self, cost: usize) -> Result<()> {
         self.fuel = self.fuel.checked_sub(cost).ok_or(ShellError::TooComplex)?;
         Ok(())
@@ -121,6 +130,7 @@ pub(super) fn parse(src: &str) -> Result<Script> {
         tasks: VecDeque::new(),
         fuel: FUEL_PER_BYTE * src.len() + FUEL_BASE,
         hashed: Vec::new(),
+        statements: 0,
     };
     run(src, &mut sink, 0, false, None, None)?;
     while let Some(task) = sink.tasks.pop_front() {
@@ -901,6 +911,7 @@ impl<'a> Parser<'a, '_> {
             return self.arith();
         }
         let name = self.word()?.ok_or_else(|| self.unexpected())?.text;
+        let statement = self.sink.next_statement();
         self.skip_blank();
         if self.keyword_ahead("in") {
             self.pos += 2;
@@ -909,7 +920,11 @@ impl<'a> Parser<'a, '_> {
                 let Some(word) = self.word()? else {
                     return Ok(());
                 };
-                self.sink.script.variables.push((name.clone(), word.text));
+                self.sink.script.variables.push(Variable {
+                    name: name.clone(),
+                    value: word.text,
+                    statement,
+                });
             }
         }
         Ok(())
@@ -922,6 +937,7 @@ impl<'a> Parser<'a, '_> {
             let Some((name, value)) = word.split_once('=') else {
                 continue;
             };
+            let appends = name.ends_with('+');
             let name = name.trim_end_matches('+');
             let name = name.split_once('[').map_or(name, |(array, _)| array);
             let valid = name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
@@ -929,7 +945,18 @@ impl<'a> Parser<'a, '_> {
             if !valid {
                 continue;
             }
-            (self.sink.script.variables).push((name.to_owned(), value.to_owned()));
+            // `X+=v` appends to the value X has (the last one given).
+            let before = appends
+                .then(|| (self.sink.script.variables.iter().rev()).find(|v| v.name == name))
+                .flatten()
+                .map_or("", |v| v.value.as_str());
+            let value = format!("{before}{value}");
+            let statement = self.sink.next_statement();
+            (self.sink.script.variables).push(Variable {
+                name: name.to_owned(),
+                value,
+                statement,
+            });
         }
     }
 
@@ -1074,6 +1101,7 @@ impl<'a> Parser<'a, '_> {
         let (mut words, mut redirects, mut assigned) = (Vec::new(), Vec::new(), false);
         let mut assignments = Vec::new();
         let mut deferred = Vec::new();
+        let mut recordable = Vec::new();
         let mut braces: Vec<(usize, Vec<usize>)> = Vec::new();
         loop {
             self.skip_blank();
@@ -1099,6 +1127,9 @@ impl<'a> Parser<'a, '_> {
             }
             if words.is_empty() && word.assign {
                 assigned = true;
+                if !word.unexpanded {
+                    recordable.push(word.text.clone());
+                }
                 assignments.push(word.text);
             } else {
                 if !word.braces.is_empty() {
@@ -1110,7 +1141,7 @@ impl<'a> Parser<'a, '_> {
         // `X=1 cmd $X` sets X for cmd only, after `$X` is expanded: only a bare assignment
         // gives later words its value.
         if words.is_empty() {
-            self.record_variables(assignments.iter().map(String::as_str));
+            self.record_variables(recordable.iter().map(String::as_str));
             self.deferred_values(&deferred)?;
         }
         if words.is_empty() && redirects.is_empty() {
@@ -1147,7 +1178,12 @@ impl<'a> Parser<'a, '_> {
             let is_cdpath = |name: &str| name == "CDPATH";
             let cdpath = (command.assignments.iter())
                 .any(|a| a.split_once('=').is_some_and(|(n, _)| is_cdpath(n)))
-                || self.sink.script.variables.iter().any(|(n, _)| is_cdpath(n));
+                || self
+                    .sink
+                    .script
+                    .variables
+                    .iter()
+                    .any(|v| is_cdpath(&v.name));
             self.change_dir(&command.args, cdpath);
         }
         self.exported_functions(&command)?;

@@ -30,7 +30,11 @@ fn quotes_and_escapes_are_removed() {
 
 #[test]
 fn variables_record_the_values_given_them() {
-    let vars = |src: &str| -> Vec<(String, String)> { parse(src).expect(src).variables };
+    let vars = |src: &str| -> Vec<(String, String)> {
+        (parse(src).expect(src).variables.into_iter())
+            .map(|v| (v.name, v.value))
+            .collect()
+    };
     let pair = |n: &str, v: &str| (n.to_owned(), v.to_owned());
     assert_eq!(vars("f=.env; cat $f"), [pair("f", ".env")]);
     assert_eq!(

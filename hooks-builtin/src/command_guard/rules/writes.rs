@@ -51,7 +51,19 @@ const SHELL_STARTUP: &[&str] = &[
 pub(super) fn write_hits(command: &Command, operands: &[&str], env: &Env<'_>) -> Vec<Hit> {
     let mut hits = Vec::new();
     let dir = command.dir.as_deref();
-    let (all, by_place) = written(command, operands, env);
+    let (all, mut by_place) = written(command, operands, env);
+    // A path through variables is judged as the values the shell certainly puts in too
+    // (`f=/etc/passwd; echo x > $f`).
+    let readings: Vec<String> = (all.iter().copied())
+        .chain(by_place.iter().map(String::as_str))
+        .flat_map(|p| env.certain_readings(p))
+        .collect();
+    let all: Vec<&str> = all
+        .iter()
+        .copied()
+        .chain(readings.iter().map(String::as_str))
+        .collect();
+    by_place.extend(readings.iter().cloned());
     for path in all.iter().filter(|p| git_runs_from(p)) {
         hits.push(hit(
             GIT_HOOK_WRITE,
