@@ -39,7 +39,8 @@
 //!   it names as its script file, `bash 3<<<'…' /dev/fd/3`) (`bash <<EOF`,
 //!   `echo 'rm -rf /' | sh`, `at now <<< …`, `ssh host <<EOF`), and `echo`/`printf`/here-string
 //!   input to `xargs` is added to its command (`echo / | xargs rm -rf` runs `rm -rf /`), and to
-//!   `parallel`'s a line at a time when it has no `:::` inputs (`echo / | parallel rm -rf`);
+//!   `parallel`'s a line at a time when it has no `:::` inputs or reads `:::: -`
+//!   (`echo / | parallel rm -rf`; with `-q` its command's words are kept as they are);
 //!   the entries of a table piped or here-documented into `crontab -` run their commands
 //!   (after the schedule, up to the first `%`) in the home directory;
 //! - terminals and multiplexers run what they are given: `xterm -e cmd` (and `uxterm`,

@@ -1,6 +1,7 @@
 //! From a simple command's words to the command that runs: wrappers stripped, and the scripts
 //! and commands it runs in turn queued.
 
+use std::borrow::Cow;
 use std::rc::Rc;
 
 use super::parser::{ItemsFor, Parser, Result, Sink, Source, XargsHereDoc};
@@ -1086,6 +1087,7 @@ fn ssh_remote(args: &[String]) -> Option<&[String]> {
 /// produced; `None` past it.
 fn parallel_scripts(args: &[String], stdin: Option<&str>, max: usize) -> Option<Vec<String>> {
     let (mut replace, mut arg_sep, mut file_sep) = (None, ":::", "::::");
+    let mut quoted = false;
     let options = walk_options(
         args,
         PARALLEL_SHORT,
@@ -1095,6 +1097,8 @@ fn parallel_scripts(args: &[String], stdin: Option<&str>, max: usize) -> Option<
             (Opt::Short('I'), Some(v)) => replace = Some(v),
             (Opt::Long("arg-sep"), Some(v)) => arg_sep = v,
             (Opt::Long("arg-file-sep"), Some(v)) => file_sep = v,
+            // `-q` keeps the command's words as they are (`parallel -q sh -c 'rm {}'`).
+            (Opt::Short('q') | Opt::Long("quote"), _) => quoted = true,
             _ => {}
         },
     );
@@ -1106,20 +1110,27 @@ fn parallel_scripts(args: &[String], stdin: Option<&str>, max: usize) -> Option<
                 .is_some_and(|a| a == arg_sep || a == file_sep)
     };
     let end = rest.iter().position(|a| is_sep(a)).unwrap_or(rest.len());
-    let template = rest[..end].join(" ");
+    let template = if quoted {
+        let words: Vec<Cow<'_, str>> = rest[..end].iter().map(|w| quote(w)).collect();
+        words.join(" ")
+    } else {
+        rest[..end].join(" ")
+    };
     let mut inputs = Vec::new();
     let mut values = false;
+    // `:::: -` (or `/dev/stdin`) reads the inputs from standard input too.
+    let mut from_stdin = end == rest.len();
     for arg in &rest[end..] {
         if is_sep(arg) {
             values = arg.trim_end_matches('+') == arg_sep;
         } else if values {
             inputs.push(arg.as_str());
+        } else if matches!(arg.as_str(), "-" | "/dev/stdin" | "/dev/fd/0") {
+            from_stdin = true;
         }
     }
     // With no `:::` input, parallel reads its inputs from standard input, a line each.
-    if end == rest.len()
-        && let Some(stdin) = stdin
-    {
+    if from_stdin && let Some(stdin) = stdin {
         inputs.extend(stdin.lines().filter(|l| !l.trim().is_empty()));
     }
     if template.is_empty() {

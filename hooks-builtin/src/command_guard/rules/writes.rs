@@ -64,7 +64,11 @@ pub(super) fn write_hits(command: &Command, operands: &[&str], env: &Env<'_>) ->
         .chain(readings.iter().map(String::as_str))
         .collect();
     by_place.extend(readings.iter().cloned());
-    for path in all.iter().filter(|p| git_runs_from(p)) {
+    // As written, and where it lands (`cd .git && echo >> config`, `.git//hooks/x`).
+    let git_path = |path: &str| {
+        git_runs_from(path) || git_runs_from(&env.place(path, dir).1.to_string_lossy())
+    };
+    for path in all.iter().filter(|p| git_path(p)) {
         hits.push(hit(
             GIT_HOOK_WRITE,
             format!(
@@ -150,8 +154,19 @@ fn written<'a>(
                     a == "--directory"
                         || (a.starts_with('-') && !a.starts_with("--") && a.contains('d'))
                 });
-            if matches!(command.program.as_str(), "cp" | "install")
+            // `ln`'s destination is the pack's (`ln-force-system-path`: linking
+            // `/etc/localtime` is ordinary setup).
+            // Moving system files about is the pack's (`mv-system`, `mv-system-path`): a move
+            // is judged here when what it moves is not in a system place.
+            let moves_system = command.program == "mv"
+                && sources.iter().any(|s| {
+                    let (place, path) = env.place(s, command.dir.as_deref());
+                    matches!(place, Place::Root | Place::Home | Place::System)
+                        || in_system_tree(&path)
+                });
+            if matches!(command.program.as_str(), "cp" | "install" | "mv")
                 && !makes_dirs
+                && !moves_system
                 && let Some(dest) = dest
             {
                 let into_dir = target_dir.is_some()
@@ -159,9 +174,11 @@ fn written<'a>(
                     || sources.len() > 1
                     || env.place(dest, command.dir.as_deref()).1.is_dir();
                 if into_dir {
+                    // A glob's names are the ones it matches where it is written.
                     by_place.extend(
                         sources
                             .iter()
+                            .filter(|s| !s.contains(['*', '?', '[']))
                             .filter_map(|s| Path::new(s).file_name()?.to_str())
                             .map(|name| format!("{}/{name}", dest.trim_end_matches('/'))),
                     );
@@ -194,12 +211,23 @@ fn harmless(path: &str) -> bool {
     })
 }
 
-/// A git hook (`.git/hooks/…`, or the directory itself) or a repository's config
-/// (`.git/config`): git runs what they hold or name (`core.fsmonitor`, `core.hooksPath`,
-/// aliases) on a later git command. A bare repository's (`x.git/hooks/`) counts too.
+/// A git hook (`.git/hooks/…`, or the directory itself), a repository's config
+/// (`.git/config`, `config.worktree`, a submodule's under `.git/modules/`) or the user's
+/// (`~/.gitconfig`, `~/.config/git/config`): git runs what they hold or name
+/// (`core.fsmonitor`, `core.hooksPath`, aliases) on a later git command. A bare repository's
+/// (`x.git/hooks/`) counts too.
 fn git_runs_from(path: &str) -> bool {
     let path = path.trim_end_matches('/').to_ascii_lowercase();
-    path.contains(".git/hooks/") || path.ends_with(".git/hooks") || path.ends_with(".git/config")
+    let in_modules = path.contains(".git/modules/");
+    path.contains(".git/hooks/")
+        || path.ends_with(".git/hooks")
+        || path.ends_with(".git/config")
+        || path.ends_with(".git/config.worktree")
+        || (in_modules && (path.contains("/hooks/") || path.ends_with("/config")))
+        // The user's own: every repository reads them.
+        || path.ends_with("/.gitconfig")
+        || path == ".gitconfig"
+        || path.ends_with(".config/git/config")
 }
 
 /// True when the absolute, resolved `path` lies in a tree that belongs to the system
