@@ -637,6 +637,21 @@ fn words(cmd: &Command, redefined: &[&str]) -> Vec<(String, Access)> {
         }
     }
     out.extend(copied_into(cmd).into_iter().map(|p| (p, Access::Write)));
+    // `git cat-file --batch` prints the objects its input names (`<<< HEAD:.env`).
+    let batch = cmd.program == "git"
+        && cmd.args.iter().any(|a| a == "cat-file")
+        && cmd.args.iter().any(|a| a.starts_with("--batch"));
+    if batch {
+        let bodies = (cmd.redirects.iter())
+            .filter(|r| matches!(r.op, RedirectOp::HereDoc | RedirectOp::HereString))
+            .flat_map(|r| r.target.lines());
+        for object in bodies.filter_map(|line| line.trim().split_once(':')) {
+            let path = object.1.rsplit(':').next().unwrap_or(object.1);
+            if !path.is_empty() {
+                out.push((path.to_owned(), Access::Read));
+            }
+        }
+    }
     out
 }
 

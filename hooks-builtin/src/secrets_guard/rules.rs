@@ -83,6 +83,13 @@ pub(super) const BUILTIN_DENY: &[(&str, &[&str])] = &[
             "**/kubernetes.io/serviceaccount/token",
             "**/kubernetes.io/serviceaccount/*/token",
             "**/kubernetes.io/serviceaccount",
+            // EKS's web-identity token, and the directories that hold the tokens whole.
+            "**/eks.amazonaws.com/serviceaccount/token",
+            "**/eks.amazonaws.com/serviceaccount/*/token",
+            "**/eks.amazonaws.com/serviceaccount",
+            "**/run/secrets",
+            "**/run/secrets/kubernetes.io",
+            "**/run/secrets/eks.amazonaws.com",
         ],
     ),
     // `hooks serve`'s bearer token and its daemon records: whoever holds the token can post

@@ -1505,6 +1505,17 @@ impl Parser<'_, '_> {
                 }
                 None => {}
             },
+            // `npx -c 'cmd'`, `npm exec -c 'cmd'` (`npm x`) run a shell command.
+            "npx" | "npm"
+                if command.program == "npx"
+                    || args
+                        .first()
+                        .is_some_and(|a| matches!(a.as_str(), "exec" | "x")) =>
+            {
+                if let Some(script) = option_value(args, &["-c", "--call"]) {
+                    self.queue_task(text(script), privileged, dir.clone(), false)?;
+                }
+            }
             // `mapfile -C cmd` runs cmd (with words added) every `-c` lines.
             "mapfile" | "readarray" => {
                 let mut callback = None;
