@@ -44,7 +44,20 @@ const SHELL_STARTUP: &[&str] = &[
     ".cshrc",
     ".tcshrc",
     ".login",
+    ".bash_aliases",
     ".config/fish/config.fish",
+];
+
+/// Directories of the home directory whose files run at every shell or login: the
+/// startup files' drop-in directories, fish's functions (one replaces the command of its
+/// name), and the user's services and autostart entries.
+const STARTUP_DIRS: &[&str] = &[
+    ".bashrc.d",
+    ".zshrc.d",
+    ".config/fish/conf.d",
+    ".config/fish/functions",
+    ".config/systemd/user",
+    ".config/autostart",
 ];
 
 /// The hits of what `command` writes.
@@ -78,6 +91,19 @@ pub(super) fn write_hits(command: &Command, operands: &[&str], env: &Env<'_>) ->
     }
     for path in by_place {
         if harmless(&path) || env.is_disk_at(&path, dir) {
+            continue;
+        }
+        // `~user/…` (another user's home: `~root/../etc/passwd`, `~bin/sh`) and `~-/…` (the
+        // last directory) go where the guard does not resolve.
+        if path.starts_with('~')
+            && !path.starts_with("~/")
+            && path != "~"
+            && !path.starts_with("~+")
+        {
+            hits.push(hit(
+                SYSTEM_PATH_WRITE,
+                format!("writes {path}, under another user's home or a directory the guard cannot resolve"),
+            ));
             continue;
         }
         let (place, resolved) = env.place(&path, dir);
@@ -242,10 +268,16 @@ pub(in crate::command_guard) fn in_system_tree(path: &Path) -> bool {
 }
 
 impl Env<'_> {
-    /// True when the resolved `path` is one of the home directory's [`SHELL_STARTUP`] files.
+    /// True when the resolved `path` is one of the home directory's [`SHELL_STARTUP`] files,
+    /// or in one of its [`STARTUP_DIRS`].
     fn is_shell_startup(&self, path: &Path) -> bool {
         let (_, home) = self.resolved();
         home.and_then(|h| path.strip_prefix(h).ok())
-            .is_some_and(|rest| SHELL_STARTUP.iter().any(|f| rest == Path::new(f)))
+            .is_some_and(|rest| {
+                SHELL_STARTUP.iter().any(|f| rest == Path::new(f))
+                    || STARTUP_DIRS
+                        .iter()
+                        .any(|d| rest.starts_with(d) && rest != Path::new(d))
+            })
     }
 }
