@@ -133,6 +133,7 @@ pub(super) fn check(
     };
     let env = guard.env_dumps != EnvDumps::Allow;
     let variables = script.variables_by_name();
+    let links = symlinks_made(&script);
     // Names the script gives a meaning of its own: a call to one runs that.
     let redefined: Vec<&str> = (script.functions.iter())
         .map(|f| f.name.as_str())
@@ -175,7 +176,8 @@ pub(super) fn check(
         for (word, access) in words(cmd, &redefined)
             .into_iter()
             .flat_map(|(word, access)| {
-                let variants = variables.readings(&word);
+                let mut variants = variables.readings(&word);
+                variants.extend(through_links(&word, &links));
                 std::iter::once(word)
                     .chain(variants)
                     .map(move |word| (word, access))
@@ -201,6 +203,39 @@ pub(super) fn check(
         }
     }
     Ok(ask)
+}
+
+/// The symbolic links the script makes (`ln -s TARGET LINK`), as written: a later word
+/// through LINK reaches TARGET, which is not there to resolve when the guard looks
+/// (`ln -s .claude c && echo … > c/settings.local.json`).
+fn symlinks_made(script: &shell::Script) -> Vec<(String, String)> {
+    let mut links = Vec::new();
+    for cmd in script.commands().filter(|c| c.program == "ln") {
+        let symbolic = cmd.args.iter().any(|a| {
+            a == "--symbolic" || (a.starts_with('-') && !a.starts_with("--") && a.contains('s'))
+        });
+        let operands: Vec<&String> = cmd.args.iter().filter(|a| !a.starts_with('-')).collect();
+        if let (true, [target, link]) = (symbolic, operands.as_slice()) {
+            let link = link.trim_end_matches('/');
+            if !link.is_empty() {
+                links.push((link.to_owned(), target.to_string()));
+            }
+        }
+    }
+    links
+}
+
+/// `word` read through the links the script makes: its leading link replaced by the link's
+/// target (`c/settings.json` after `ln -s .claude c` is `.claude/settings.json`).
+fn through_links(word: &str, links: &[(String, String)]) -> Vec<String> {
+    links
+        .iter()
+        .filter_map(|(link, target)| {
+            let rest = word.strip_prefix(link.as_str())?;
+            (rest.is_empty() || rest.starts_with('/'))
+                .then(|| format!("{}{rest}", target.trim_end_matches('/')))
+        })
+        .collect()
 }
 
 /// Programs that remove, or move away, what they are given.

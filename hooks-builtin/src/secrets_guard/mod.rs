@@ -90,7 +90,9 @@
 //!   `git check-ignore`; and the identity file of `ssh`, `scp` and `sftp` (`-i key`, which
 //!   the client signs with and never prints or sends). Before matching, a word that uses a
 //!   variable the command line gives a value (`f=.env; cat $f`, `export K=…`,
-//!   `for f in .env; do cat "$f"; done`) is judged with each of its values put in too, a
+//!   `for f in .env; do cat "$f"; done`) is judged with each of its values put in too, so is
+//!   a word through a symbolic link the command line makes (`ln -s .claude c` then
+//!   `c/settings.json`, which is not there to resolve yet), a
 //!   leading `$HOME`/`${HOME}` becomes `~`, `$PWD`/`$(pwd)` the working directory, braces are expanded (`.{env,x}`), and
 //!   wildcards are expanded against the file system as the shell would (`cat .en?`,
 //!   `cat *.pem`; a leading `*` skips dotfiles, as in bash). A relative argument is judged
