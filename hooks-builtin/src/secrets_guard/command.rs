@@ -178,6 +178,7 @@ pub(super) fn check(
             .flat_map(|(word, access)| {
                 let mut variants = variables.readings(&word);
                 variants.extend(through_links(&word, &links));
+                variants.extend(extglob_readings(&word));
                 std::iter::once(word)
                     .chain(variants)
                     .map(move |word| (word, access))
@@ -203,6 +204,51 @@ pub(super) fn check(
         }
     }
     Ok(ask)
+}
+
+/// `word` with its first extglob group (`@(a|b)`, `?(…)`, `*(…)`, `+(…)`, `!(…)`, which bash
+/// matches with `shopt -s extglob`) read as each of its alternatives (`?(…)` and `*(…)` also
+/// as nothing; `!(…)` as `*`): `cat ~/.@(aws)/credentials` is `~/.aws/credentials`. Groups
+/// after the first are read the same way in turn, up to a few.
+fn extglob_readings(word: &str) -> Vec<String> {
+    const MAX: usize = 64;
+    let mut readings = vec![word.to_owned()];
+    let mut out = Vec::new();
+    while let Some(current) = readings.pop() {
+        let Some(open) = ["@(", "?(", "*(", "+(", "!("]
+            .iter()
+            .filter_map(|g| current.find(g))
+            .min()
+        else {
+            if current != word {
+                out.push(current);
+            }
+            continue;
+        };
+        let Some(len) = current[open + 2..].find(')') else {
+            continue;
+        };
+        let (head, body, tail) = (
+            &current[..open],
+            &current[open + 2..open + 2 + len],
+            &current[open + 3 + len..],
+        );
+        let kind = current.as_bytes()[open];
+        let mut alternatives: Vec<&str> = match kind {
+            b'!' => vec!["*"],
+            _ => body.split('|').collect(),
+        };
+        if matches!(kind, b'?' | b'*') {
+            alternatives.push("");
+        }
+        for alternative in alternatives {
+            if readings.len() + out.len() >= MAX {
+                break;
+            }
+            readings.push(format!("{head}{alternative}{tail}"));
+        }
+    }
+    out
 }
 
 /// The symbolic links the script makes (`ln -s TARGET LINK`), as written: a later word

@@ -93,7 +93,8 @@
 //!   `for f in .env; do cat "$f"; done`) is judged with each of its values put in too, so is
 //!   a word through a symbolic link the command line makes (`ln -s .claude c` then
 //!   `c/settings.json`, which is not there to resolve yet), a
-//!   leading `$HOME`/`${HOME}` becomes `~`, `$PWD`/`$(pwd)` the working directory, braces are expanded (`.{env,x}`), and
+//!   leading `$HOME`/`${HOME}` becomes `~`, `$PWD`/`$(pwd)` the working directory, braces are expanded (`.{env,x}`), extglob groups read as each
+//!   alternative (`.@(env|x)`), and
 //!   wildcards are expanded against the file system as the shell would (`cat .en?`,
 //!   `cat *.pem`; a leading `*` skips dotfiles, as in bash). A relative argument is judged
 //!   against the working directory (`meta.cwd`), the tool's `workdir`/`cwd` input, and every `cd`/`pushd`
