@@ -88,18 +88,19 @@
 //!   whose arguments are not judged (their redirections are): `test`, `[` and `[[`
 //!   (`test -f .env`), `git rm --cached` (untracking a committed `.env` is its fix) and
 //!   `git check-ignore`; and the identity file of `ssh`, `scp` and `sftp` (`-i key`, which
-//!   the client signs with and never prints or sends). Before matching, a word that uses a
-//!   variable the command line gives a value (`f=.env; cat $f`, `export K=…`,
-//!   `for f in .env; do cat "$f"; done`) is judged with each of its values put in too, so is
-//!   a word through a symbolic link the command line makes (`ln -s .claude c` then
-//!   `c/settings.json`, which is not there to resolve yet), a
-//!   leading `$HOME`/`${HOME}` becomes `~`, `$PWD`/`$(pwd)` the working directory, braces are expanded (`.{env,x}`), extglob groups read as each
-//!   alternative (`.@(env|x)`), and
-//!   wildcards are expanded against the file system as the shell would (`cat .en?`,
-//!   `cat *.pem`; a leading `*` skips dotfiles, as in bash). A relative argument is judged
-//!   against the working directory (`meta.cwd`), the tool's `workdir`/`cwd` input, and every `cd`/`pushd`
-//!   target of the command line. Allowed: `ls`, `grep -r TODO src`, `cat .env.example`,
-//!   `cat id_rsa.pub`.
+//!   the client signs with and never prints or sends), for the program of that name only (not
+//!   one run by path, `./test .env`, nor a function or alias the command line defines).
+//!   Before matching, a word that uses a variable the command line gives a value (`f=.env;
+//!   cat $f`, `export K=…`, `for f in .env; do cat "$f"; done`) is judged with each of its
+//!   values put in too, so is a word through a symbolic link the command line makes (`ln -s
+//!   .claude c` then `c/settings.json`, which is not there to resolve yet), a leading
+//!   `$HOME`/`${HOME}` becomes `~`, `$PWD`/`$(pwd)` the working directory, braces are
+//!   expanded (`.{env,x}`), extglob groups are read as each alternative (`.@(env|x)`), and
+//!   wildcards are expanded against the file system as the shell would (`cat .en?`, `cat
+//!   *.pem`; a leading `*` skips dotfiles, as in bash). A relative argument is judged against
+//!   the working directory (`meta.cwd`), the tool's `workdir`/`cwd` input, and every
+//!   `cd`/`pushd` target of the command line. Allowed: `ls`, `grep -r TODO src`, `cat
+//!   .env.example`, `cat id_rsa.pub`.
 //! * **Uploads.** The file in the forms programs read a file to send is judged too: in any
 //!   program's arguments `@file`, `--opt=@file`, `name=@file` and `name=<file` (a `;type=…`
 //!   suffix dropped): `curl -d @.env` (`--data`, `--data-binary`, `--json`, `-H @f`),
