@@ -38,7 +38,8 @@
 //!   fed to a program that reads its script from standard input (or from another descriptor
 //!   it names as its script file, `bash 3<<<'…' /dev/fd/3`) (`bash <<EOF`,
 //!   `echo 'rm -rf /' | sh`, `at now <<< …`, `ssh host <<EOF`), and `echo`/`printf`/here-string
-//!   input to `xargs` is added to its command (`echo / | xargs rm -rf` runs `rm -rf /`), and to
+//!   input to `xargs` is added to its command (`echo / | xargs rm -rf` runs `rm -rf /`; so is
+//!   what a literal process substitution prints, `xargs -a <(echo /) rm -rf`), and to
 //!   `parallel`'s a line at a time when it has no `:::` inputs or reads `:::: -`
 //!   (`echo / | parallel rm -rf`; with `-q` its command's words are kept as they are);
 //!   the entries of a table piped or here-documented into `crontab -` run their commands

@@ -1270,6 +1270,18 @@ fn output_script(slot: (usize, usize), command: &Command) -> Option<Source> {
     Some(Source::Text(text.replace("\\n", "\n")))
 }
 
+/// What `script` prints when it is one `echo` or `printf` of literal words.
+fn literal_script_output(script: &str) -> Option<String> {
+    let parsed = super::parse(script).ok()?;
+    match &parsed.pipelines[..] {
+        [pipeline] => match &pipeline.commands[..] {
+            [command] => literal_output(command),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// What an `echo` or `printf` of literal words prints, newline included; `None` for any
 /// other command.
 pub(super) fn literal_output(command: &Command) -> Option<String> {
@@ -1531,6 +1543,17 @@ impl Parser<'_, '_> {
             "xargs" => {
                 let nested = &args[options(args, XARGS_SHORT, XARGS_LONG)..];
                 self.nested_command(nested.to_vec(), privileged, dir)?;
+                // `xargs -a <(echo /) rm -rf`: the items are what a literal substitution prints.
+                if let Some(input) = option_value(args, &["-a", "--arg-file"])
+                    .and_then(|file| file.strip_prefix("<(")?.strip_suffix(')'))
+                    .and_then(literal_script_output)
+                {
+                    let runs = xargs_runs(args, &input, self.sink.fuel())
+                        .ok_or(super::ShellError::TooComplex)?;
+                    for run in runs {
+                        self.nested_command(run, privileged, dir)?;
+                    }
+                }
             }
             "parallel" => {
                 let scripts = parallel_scripts(args, None, self.sink.fuel())
