@@ -134,6 +134,7 @@ pub(super) fn check(
     let env = guard.env_dumps != EnvDumps::Allow;
     let variables = script.variables_by_name();
     let links = symlinks_made(&script);
+    let mut last: Option<&str> = None;
     // Names the script gives a meaning of its own: a call to one runs that.
     let redefined: Vec<&str> = (script.functions.iter())
         .map(|f| f.name.as_str())
@@ -173,17 +174,23 @@ pub(super) fn check(
                 }
             }
         }
-        for (word, access) in words(cmd, &redefined)
-            .into_iter()
-            .flat_map(|(word, access)| {
-                let mut variants = variables.readings(&word);
-                variants.extend(through_links(&word, &links));
-                variants.extend(extglob_readings(&word));
-                std::iter::once(word)
-                    .chain(variants)
-                    .map(move |word| (word, access))
-            })
-        {
+        let mut judged = Vec::new();
+        for (word, access) in words(cmd, &redefined) {
+            let Some(mut variants) = variables.readings(&word) else {
+                return Err(format!(
+                    "secrets-guard: `{}` uses variables with more values than can be checked; \
+                     cannot decide",
+                    shown(cmd)
+                ));
+            };
+            variants.extend(through_links(&word, &links));
+            variants.extend(extglob_readings(&word));
+            // `$_` is the last argument of the command before (`test -f .env && cat "$_"`).
+            variants.extend(last_argument(&word, last));
+            judged.extend(std::iter::once(word).chain(variants).map(|w| (w, access)));
+        }
+        last = cmd.args.last().map(String::as_str).or(last);
+        for (word, access) in judged {
             let found = run
                 .word(&word, access)
                 .map_err(|finding| format!("secrets-guard: `{}` names {finding}", shown(cmd)))?;
@@ -196,7 +203,14 @@ pub(super) fn check(
                 });
             }
         }
-        for (key, filter) in search_filters(cmd) {
+        let filters = search_filters(cmd);
+        if filters.len() > MAX_FILTERS {
+            return Err(format!(
+                "secrets-guard: `{}` has more than {MAX_FILTERS} name filters; cannot decide",
+                shown(cmd)
+            ));
+        }
+        for (key, filter) in filters {
             guard.check_filter(&format!("`{}`", shown(cmd)), key, filter, run.root)?;
         }
         if env && ask.is_none() {
@@ -249,6 +263,30 @@ fn extglob_readings(word: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// `word` with `$_`/`${_}` put in as `last`, the last argument of the command before.
+fn last_argument(word: &str, last: Option<&str>) -> Option<String> {
+    let last = last?;
+    let braced = word.contains("${_}");
+    let bare = word.match_indices("$_").any(|(at, _)| {
+        !word[at + 2..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
+    });
+    (braced || bare).then(|| {
+        let mut out = word.replace("${_}", last);
+        let mut at = 0;
+        while let Some(found) = out[at..].find("$_") {
+            let start = at + found;
+            let after = &out[start + 2..];
+            if after.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_') {
+                at = start + 2;
+                continue;
+            }
+            out.replace_range(start..start + 2, last);
+            at = start + last.len();
+        }
+        out
+    })
 }
 
 /// The symbolic links the script makes (`ln -s TARGET LINK`), as written: a later word
@@ -357,12 +395,18 @@ fn find_removes_settings(
     if !removes {
         return None;
     }
-    let names = args
-        .iter()
-        .zip(args.iter().skip(1))
-        .filter_map(|(a, value)| {
-            matches!(a.as_str(), "-name" | "-iname" | "-path" | "-ipath").then_some(value)
-        });
+    // A name followed by `-prune` is kept out (`-name .claude -prune -o … -delete`).
+    let names = args.windows(3).filter_map(|w| {
+        (matches!(w[0].as_str(), "-name" | "-iname" | "-path" | "-ipath") && w[2] != "-prune")
+            .then_some(&w[1])
+    });
+    let names = names.chain(
+        args.len()
+            .checked_sub(2)
+            .map(|at| &args[at..])
+            .filter(|w| matches!(w[0].as_str(), "-name" | "-iname" | "-path" | "-ipath"))
+            .map(|w| &w[1]),
+    );
     let settings = names.filter_map(|pattern| {
         let glob = globset::GlobBuilder::new(pattern.trim_start_matches("*/"))
             .case_insensitive(true)
@@ -650,7 +694,7 @@ fn words(cmd: &Command, redefined: &[&str]) -> Vec<(String, Access)> {
         // (`git rm --cached --pathspec-from-file=.env` reads the file).
         let skip = (names_only
             && !arg.starts_with('-')
-            && previous != Some("--pathspec-from-file"))
+            && !previous.is_some_and(|p| p.starts_with("--pathspec")))
             // The identity file of `ssh -i KEY` (`-iKEY`); a word taken as `-i`'s value is
             // not itself a `-i` (`scp -i -i .env host:` sends `.env`).
             || (ssh && (key_next || arg == "-i" || (arg.starts_with("-i") && arg.len() > 2)));
@@ -755,6 +799,9 @@ fn names_only(cmd: &Command) -> bool {
     }
 }
 
+/// At most this many name filters of one search are judged; past it the guard cannot decide.
+const MAX_FILTERS: usize = 64;
+
 /// The name filters of a search that reads or runs something on what it finds: `find`'s
 /// `-name`/`-path` (and `-iname`, `-ipath`, `-wholename`) when it has an `-exec`/`-execdir`/
 /// `-ok`/`-okdir` action (`find ~ -name 'id_*' -exec cat {} +`), and `grep`'s `--include`
@@ -783,6 +830,8 @@ fn search_filters(cmd: &Command) -> Vec<(&str, &str)> {
                 .map(|(option, value)| (option.as_str(), value.as_str()))
                 .collect()
         }
+        // `rg --files` lists the files it would search, reading none.
+        "rg" if args.iter().any(|a| a == "--files") => Vec::new(),
         "grep" | "egrep" | "fgrep" | "rg" => {
             let separate: &[&str] = if cmd.program == "rg" {
                 &["-g", "--glob", "--iglob"]

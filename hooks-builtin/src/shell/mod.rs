@@ -384,6 +384,12 @@ impl Script {
     }
 }
 
+/// Past this many variables used in one word, its readings are not written out.
+const MAX_USED: usize = 256;
+
+/// The most bytes [`Variables::readings`] writes out for one word.
+pub const MAX_READING_BYTES: usize = 1 << 20;
+
 /// At most this many readings of a word through variables are certain
 /// ([`Variables::certain`]); past it, none is.
 const MAX_CERTAIN: usize = 64;
@@ -400,13 +406,31 @@ impl Variables<'_> {
     ///
     /// let script = parse("f=.env; d=~/.aws; cat $f ${d}/credentials")?;
     /// let vars = script.variables_by_name();
-    /// assert_eq!(vars.readings("$f"), [".env"]);
-    /// assert_eq!(vars.readings("${d}/credentials"), ["~/.aws/credentials"]);
-    /// assert!(vars.readings("$fe").is_empty());
+    /// assert_eq!(vars.readings("$f").unwrap(), [".env"]);
+    /// assert_eq!(vars.readings("${d}/credentials").unwrap(), ["~/.aws/credentials"]);
+    /// assert!(vars.readings("$fe").unwrap().is_empty());
     /// # Ok::<(), hookrail_builtin::shell::ShellError>(())
     /// ```
-    pub fn readings(&self, word: &str) -> Vec<String> {
+    ///
+    /// `None` when the readings would take more than [`MAX_READING_BYTES`] to write out (a
+    /// loop of thousands of values into a word that uses its variable thousands of times), or
+    /// the word uses more than 256 of the variables: a guard that must judge every reading
+    /// cannot decide.
+    pub fn readings(&self, word: &str) -> Option<Vec<String>> {
         let used = self.used(word);
+        if used.len() > MAX_USED {
+            return None;
+        }
+        let size: usize = (used.iter())
+            .flat_map(|(_, values)| values.iter())
+            .map(|v| {
+                word.len()
+                    .saturating_add(v.value.len().saturating_mul(word.matches('$').count()))
+            })
+            .fold(0usize, usize::saturating_add);
+        if size > MAX_READING_BYTES {
+            return None;
+        }
         let mut out = Vec::new();
         let mut all = word.to_owned();
         for (name, values) in &used {
@@ -424,7 +448,7 @@ impl Variables<'_> {
             out.push(all);
         }
         out.retain(|w| !w.is_empty());
-        out
+        Some(out)
     }
 
     /// The readings of `word` the shell certainly makes: with its variables put in when each
@@ -445,6 +469,9 @@ impl Variables<'_> {
     /// ```
     pub fn certain(&self, word: &str) -> Option<Vec<String>> {
         let used = self.used(word);
+        if used.len() > MAX_CERTAIN {
+            return None;
+        }
         if used.is_empty()
             || used
                 .iter()
@@ -497,6 +524,10 @@ impl Variables<'_> {
                 && !used.iter().any(|(n, _)| n == key)
             {
                 used.push((key, values));
+                // Past this many names a word's readings are too many to write out anyway.
+                if used.len() > MAX_USED {
+                    break;
+                }
             }
             rest = after;
         }

@@ -932,7 +932,7 @@ impl<'a> Parser<'a, '_> {
 
     /// Records the `NAME=value` words among `words` in [`Script::variables`] (`NAME+=value`
     /// and `a[0]=value` too, under `NAME` and `a`).
-    fn record_variables<'w>(&mut self, words: impl Iterator<Item = &'w str>) {
+    fn record_variables<'w>(&mut self, words: impl Iterator<Item = &'w str>) -> Result<()> {
         for word in words {
             let Some((name, value)) = word.split_once('=') else {
                 continue;
@@ -951,6 +951,8 @@ impl<'a> Parser<'a, '_> {
                 .flatten()
                 .map_or("", |v| v.value.as_str());
             let value = format!("{before}{value}");
+            // What is kept is paid for, as parsed text is (`X+=…` thousands of times).
+            self.sink.charge(value.len())?;
             let statement = self.sink.next_statement();
             (self.sink.script.variables).push(Variable {
                 name: name.to_owned(),
@@ -958,6 +960,7 @@ impl<'a> Parser<'a, '_> {
                 statement,
             });
         }
+        Ok(())
     }
 
     /// Parses the values of `deferred` assignment words ([`Word::deferred`]) as scripts: a
@@ -967,9 +970,15 @@ impl<'a> Parser<'a, '_> {
     /// syntax error there drops the reading.
     fn deferred_values(&mut self, deferred: &[String]) -> Result<()> {
         for word in deferred {
-            if let Some((_, value)) = word.split_once('=') {
-                let source = Source::Text(value.to_owned());
-                self.queue_task(source, self.privileged, self.dir.clone(), true)?;
+            let Some((_, value)) = word.split_once('=') else {
+                continue;
+            };
+            // The value whole, and each substitution in it alone: text around one that does
+            // not parse (`x='$(cmd)"'`) must not drop it.
+            let source = Source::Text(value.to_owned());
+            self.queue_task(source, self.privileged, self.dir.clone(), true)?;
+            for inner in substitutions_in(value) {
+                self.queue_task(Source::Text(inner), self.privileged, self.dir.clone(), true)?;
             }
         }
         Ok(())
@@ -1141,7 +1150,7 @@ impl<'a> Parser<'a, '_> {
         // `X=1 cmd $X` sets X for cmd only, after `$X` is expanded: only a bare assignment
         // gives later words its value.
         if words.is_empty() {
-            self.record_variables(recordable.iter().map(String::as_str));
+            self.record_variables(recordable.iter().map(String::as_str))?;
             self.deferred_values(&deferred)?;
         }
         if words.is_empty() && redirects.is_empty() {
@@ -1158,7 +1167,7 @@ impl<'a> Parser<'a, '_> {
             command.program.as_str(),
             "export" | "declare" | "local" | "readonly" | "typeset"
         ) {
-            self.record_variables(command.args.iter().map(String::as_str));
+            self.record_variables(command.args.iter().map(String::as_str))?;
             self.deferred_values(&deferred)?;
         }
         command.assignments.splice(0..0, assignments);
@@ -1175,15 +1184,12 @@ impl<'a> Parser<'a, '_> {
             }
         }
         if matches!(command.program.as_str(), "cd" | "pushd") {
-            let is_cdpath = |name: &str| name == "CDPATH";
-            let cdpath = (command.assignments.iter())
-                .any(|a| a.split_once('=').is_some_and(|(n, _)| is_cdpath(n)))
-                || self
-                    .sink
-                    .script
-                    .variables
-                    .iter()
-                    .any(|v| is_cdpath(&v.name));
+            // An empty CDPATH searches nothing.
+            let cdpath = (command.assignments.iter()).any(|a| {
+                a.split_once('=')
+                    .is_some_and(|(n, v)| n == "CDPATH" && !v.is_empty())
+            }) || (self.sink.script.variables.iter())
+                .any(|v| v.name == "CDPATH" && !v.value.is_empty());
             self.change_dir(&command.args, cdpath);
         }
         self.exported_functions(&command)?;

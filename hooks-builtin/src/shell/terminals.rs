@@ -99,7 +99,8 @@ fn tmux(args: &[String]) -> Option<Runs> {
 }
 
 /// `screen [options] cmd args…` runs its command in a new window; `screen -X stuff TEXT` types
-/// TEXT into a running one (`^M` or a newline ends its line).
+/// TEXT into a running one (`^M` or a newline ends its line); `-X exec cmd` and `-X screen cmd`
+/// run cmd in it.
 fn screen(args: &[String]) -> Option<Runs> {
     let mut remote = None;
     let n = walk_options(args, SCREEN_SHORT, &[], false, |opt, value| {
@@ -116,6 +117,10 @@ fn screen(args: &[String]) -> Option<Runs> {
             Some((&"stuff", text)) if !text.is_empty() => Some(Runs::Scripts(vec![
                 text.join(" ").replace("^M", "\n").replace("\\n", "\n"),
             ])),
+            // `-X exec cmd` and `-X screen cmd` run a command in the session.
+            Some((&("exec" | "screen"), command)) if !command.is_empty() => Some(Runs::Words(
+                command.iter().map(|w| (*w).to_owned()).collect(),
+            )),
             _ => None,
         };
     }

@@ -59,9 +59,10 @@ fn variables_record_the_values_given_them() {
     assert!(vars("export -p; echo 1=2; declare 9x=1").is_empty());
     // A substitution quoted at the assignment runs where the value is expanded again.
     assert!(flat("x='a[$(rm x)]'; (( x ))").contains(&"rm x".to_owned()));
+    // The value whole, and the substitution alone.
     assert_eq!(
         flat("export P=\"\\$(id)\""),
-        ["export 'P=$(id)'", "'$(id)'", "id"]
+        ["export 'P=$(id)'", "'$(id)'", "id", "id"]
     );
     assert_eq!(flat("b=$(id) c=\"$(id)\""), ["id", "id"]);
 }

@@ -78,11 +78,13 @@ fn clean_dry_run(args: &[String]) -> bool {
     let mut dry = false;
     let mut words = args.iter();
     while let Some(arg) = words.next() {
+        // git takes a long option by any unambiguous prefix (`--dry`, `--no-d`, `--exc`).
+        let long = |name: &str, min: usize| arg.len() >= min && name.starts_with(arg.as_str());
         match arg.as_str() {
             "--" => break,
-            "--dry-run" => dry = true,
-            "--no-dry-run" => dry = false,
-            "-e" | "--exclude" => {
+            _ if long("--dry-run", 3) => dry = true,
+            _ if long("--no-dry-run", 6) => dry = false,
+            _ if arg == "-e" || long("--exclude", 3) => {
                 words.next();
             }
             a if a.starts_with("--") => {}
@@ -210,16 +212,15 @@ pub(super) fn pager_config(args: &[String]) -> Option<Hit> {
         let key = key.to_ascii_lowercase();
         key == "core.pager" || key.strip_prefix("pager.").is_some_and(|k| !k.is_empty())
     };
+    // Known pagers with flags (`less --tabs=4 -RFX`), piped into one another
+    // (`diff-so-fancy | less -RFX`).
     let safe = |value: &str| {
-        let mut words = value.split_whitespace();
-        let pager_ok = words.next().is_none_or(|w| PAGERS.contains(&w));
-        pager_ok
-            && words.all(|w| {
-                w.starts_with('-')
-                    && w[1..]
-                        .bytes()
-                        .all(|b| b.is_ascii_alphanumeric() || b == b'-')
-            })
+        value.split('|').all(|part| {
+            let mut words = part.split_whitespace();
+            let pager_ok = words.next().is_none_or(|w| PAGERS.contains(&w));
+            let flag = |b: u8| b.is_ascii_alphanumeric() || b"-=,._".contains(&b);
+            pager_ok && words.all(|w| w.starts_with('-') && w[1..].bytes().all(flag))
+        })
     };
     let mut settings: Vec<(String, Option<String>)> = Vec::new();
     let mut words = args.iter().peekable();

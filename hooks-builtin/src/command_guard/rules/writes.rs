@@ -183,12 +183,13 @@ fn written<'a>(
             // `ln`'s destination is the pack's (`ln-force-system-path`: linking
             // `/etc/localtime` is ordinary setup).
             // Moving system files about is the pack's (`mv-system`, `mv-system-path`): a move
-            // is judged here when what it moves is not in a system place.
+            // is judged here unless all it moves is in a system place (`/dev/shm` is none).
             let moves_system = command.program == "mv"
-                && sources.iter().any(|s| {
+                && !sources.is_empty()
+                && sources.iter().all(|s| {
                     let (place, path) = env.place(s, command.dir.as_deref());
                     matches!(place, Place::Root | Place::Home | Place::System)
-                        || in_system_tree(&path)
+                        || (place != Place::Temp && in_system_tree(&path))
                 });
             if matches!(command.program.as_str(), "cp" | "install" | "mv")
                 && !makes_dirs
