@@ -421,11 +421,12 @@ impl Variables<'_> {
         if used.len() > MAX_USED {
             return None;
         }
+        let dollars = word.matches('$').count();
         let size: usize = (used.iter())
             .flat_map(|(_, values)| values.iter())
             .map(|v| {
                 word.len()
-                    .saturating_add(v.value.len().saturating_mul(word.matches('$').count()))
+                    .saturating_add(v.value.len().saturating_mul(dollars))
             })
             .fold(0usize, usize::saturating_add);
         if size > MAX_READING_BYTES {
