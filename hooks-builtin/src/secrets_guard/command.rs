@@ -226,6 +226,9 @@ pub(super) fn check(
 /// after the first are read the same way in turn, up to a few.
 fn extglob_readings(word: &str) -> Vec<String> {
     const MAX: usize = 64;
+    if !word.contains('(') {
+        return Vec::new();
+    }
     let mut readings = vec![word.to_owned()];
     let mut out = Vec::new();
     while let Some(current) = readings.pop() {

@@ -418,6 +418,9 @@ impl Variables<'_> {
     /// cannot decide.
     pub fn readings(&self, word: &str) -> Option<Vec<String>> {
         let used = self.used(word);
+        if used.is_empty() {
+            return Some(Vec::new());
+        }
         if used.len() > MAX_USED {
             return None;
         }
@@ -501,7 +504,7 @@ impl Variables<'_> {
     /// The names `word` uses (`$name`, `${name}`) that have values, with those values.
     fn used(&self, word: &str) -> Vec<(&str, &[&Variable])> {
         let mut used: Vec<(&str, &[&Variable])> = Vec::new();
-        if self.by_name.is_empty() {
+        if self.by_name.is_empty() || !word.contains('$') {
             return used;
         }
         let mut rest = word;
