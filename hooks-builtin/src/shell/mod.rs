@@ -367,7 +367,7 @@ pub fn parse(src: &str) -> Result<Script, ShellError> {
 }
 
 /// The values a script gives its variables ([`Script::variables`]), by name: what
-/// [`Variables::readings`] and [`Variables::single`] put in a word.
+/// [`Variables::readings`] and [`Variables::certain`] put in a word.
 #[derive(Debug, Default)]
 pub struct Variables<'a> {
     by_name: std::collections::HashMap<&'a str, Vec<&'a Variable>>,
@@ -459,7 +459,7 @@ impl Variables<'_> {
     /// one it uses got its values from one statement (one assignment, or one `for` loop, whose
     /// body takes each in turn). A name given values by several statements (set again, two
     /// loops) may hold any of them where the word is: `None` then, or when it uses none, or
-    /// past [`MAX_CERTAIN`] readings. Empty readings are left out.
+    /// past 64 readings. Empty readings are left out.
     ///
     /// ```
     /// use hookrail_builtin::shell::parse;
