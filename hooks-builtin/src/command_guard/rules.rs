@@ -406,7 +406,9 @@ impl<'a> Env<'a> {
             Some(dir) => self.cwd.join(expand_variables(dir)),
             None => self.cwd.to_owned(),
         };
-        is_disk(&base.join(path).to_string_lossy())
+        // Through variables too, as the shell certainly reads them (`X=/dev/sda; … of=$X`).
+        let at = |p: &str| is_disk(&base.join(p).to_string_lossy());
+        at(path) || self.certain_readings(path).iter().any(|p| at(p))
     }
 }
 
@@ -779,12 +781,18 @@ pub(super) fn command_hits(command: &Command, env: &Env<'_>) -> Vec<Hit> {
             let mode_flag = |f: &&str| f.bytes().skip(1).all(|b| b"rwxXst".contains(&b));
             let skip = usize::from(!has_long(&flags, "reference") && !flags.iter().any(mode_flag));
             for operand in operands.iter().skip(skip) {
-                let (place, path) = env.place(operand, dir);
-                if matches!(place, Place::Root | Place::Home | Place::System) {
-                    hits.push(hit(
-                        rule,
-                        format!("recursive {program} of {}", path.display()),
-                    ));
+                // Through variables too, as the shell certainly reads them (`X=/; chmod -R … $X`).
+                let readings =
+                    std::iter::once(operand.to_string()).chain(env.certain_readings(operand));
+                for reading in readings {
+                    let (place, path) = env.place(&reading, dir);
+                    if matches!(place, Place::Root | Place::Home | Place::System) {
+                        hits.push(hit(
+                            rule,
+                            format!("recursive {program} of {}", path.display()),
+                        ));
+                        break;
+                    }
                 }
             }
         }
