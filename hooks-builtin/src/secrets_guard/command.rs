@@ -270,26 +270,7 @@ fn extglob_readings(word: &str) -> Vec<String> {
 
 /// `word` with `$_`/`${_}` put in as `last`, the last argument of the command before.
 fn last_argument(word: &str, last: Option<&str>) -> Option<String> {
-    let last = last?;
-    let braced = word.contains("${_}");
-    let bare = word.match_indices("$_").any(|(at, _)| {
-        !word[at + 2..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
-    });
-    (braced || bare).then(|| {
-        let mut out = word.replace("${_}", last);
-        let mut at = 0;
-        while let Some(found) = out[at..].find("$_") {
-            let start = at + found;
-            let after = &out[start + 2..];
-            if after.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_') {
-                at = start + 2;
-                continue;
-            }
-            out.replace_range(start..start + 2, last);
-            at = start + last.len();
-        }
-        out
-    })
+    shell::put_variable(word, "_", last?)
 }
 
 /// The symbolic links the script makes (`ln -s TARGET LINK`), as written: a later word

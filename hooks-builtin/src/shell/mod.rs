@@ -511,16 +511,11 @@ impl Variables<'_> {
         while let Some(at) = rest.find('$') {
             let after = &rest[at + 1..];
             let braced = after.strip_prefix('{');
-            fn name_of(s: &str) -> &str {
-                let len = s
-                    .bytes()
-                    .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
-                    .count();
-                &s[..len]
-            }
             let name = match braced {
-                Some(inner) => Some(name_of(inner)).filter(|n| inner[n.len()..].starts_with('}')),
-                None => Some(name_of(after)),
+                Some(inner) => {
+                    Some(variable_name(inner)).filter(|n| inner[n.len()..].starts_with('}'))
+                }
+                None => Some(variable_name(after)),
             };
             if let Some((key, values)) = name
                 .filter(|n| !n.is_empty())
@@ -539,8 +534,17 @@ impl Variables<'_> {
     }
 }
 
+/// The variable name at the start of `text` (letters, digits, `_`; empty when none).
+pub(crate) fn variable_name(text: &str) -> &str {
+    let len = text
+        .bytes()
+        .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
+        .count();
+    &text[..len]
+}
+
 /// `word` with `$name` and `${name}` replaced by `value`, when it uses them.
-fn put_variable(word: &str, name: &str, value: &str) -> Option<String> {
+pub(crate) fn put_variable(word: &str, name: &str, value: &str) -> Option<String> {
     let mut out = String::with_capacity(word.len() + value.len());
     let mut rest = word;
     let mut changed = false;

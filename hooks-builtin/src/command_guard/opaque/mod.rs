@@ -282,14 +282,14 @@ pub(super) fn unknown_variable(operand: &str, how: &str) -> Option<Hit> {
     };
     let (name, plain) = match rest.strip_prefix('{') {
         Some(inner) => {
-            let name = ident(inner);
+            let name = crate::shell::variable_name(inner);
             let plain = inner[name.len()..].starts_with('}')
                 && after_brace(inner).is_none_or(|r| r.is_empty() || r.starts_with('/'));
             (name, plain)
         }
         None if rest.starts_with('(') => return None,
         None => {
-            let name = ident(rest);
+            let name = crate::shell::variable_name(rest);
             let tail = &rest[name.len()..];
             (name, tail.is_empty() || tail.starts_with('/'))
         }
@@ -330,15 +330,6 @@ fn inner_variable(operand: &str, how: &str) -> Option<Hit> {
              take the path anywhere (`{operand}`)"
         ),
     ))
-}
-
-/// The variable name at the start of `text`.
-fn ident(text: &str) -> &str {
-    let len = text
-        .bytes()
-        .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
-        .count();
-    &text[..len]
 }
 
 /// What follows the `}` closing `${…`, given the text after `${`.
