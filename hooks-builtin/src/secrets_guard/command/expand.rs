@@ -1,0 +1,189 @@
+//! How a word reads once the shell expands it: `$HOME` and `$PWD`, braces, wildcards
+//! against the directory, and extglob groups.
+
+use std::path::{Component, Path, PathBuf};
+
+use super::super::rules::{self, GlobCache, GlobUse};
+
+/// Most words one brace expansion yields.
+pub(super) const MAX_BRACE_WORDS: usize = 64;
+/// Most paths one wildcard expands to.
+const MAX_GLOB_MATCHES: usize = 256;
+/// Most directory entries read per wildcard component and directory.
+const MAX_DIR_ENTRIES: usize = 4096;
+
+/// `word` with its first extglob group (`@(a|b)`, `?(…)`, `*(…)`, `+(…)`, `!(…)`, which bash
+/// matches with `shopt -s extglob`) read as each of its alternatives (`?(…)` and `*(…)` also
+/// as nothing; `!(…)` as `*`): `cat ~/.@(aws)/credentials` is `~/.aws/credentials`. Groups
+/// after the first are read the same way in turn, up to a few.
+pub(super) fn extglob_readings(word: &str) -> Vec<String> {
+    const MAX: usize = 64;
+    if !word.contains('(') {
+        return Vec::new();
+    }
+    let mut readings = vec![word.to_owned()];
+    let mut out = Vec::new();
+    while let Some(current) = readings.pop() {
+        let Some(open) = ["@(", "?(", "*(", "+(", "!("]
+            .iter()
+            .filter_map(|g| current.find(g))
+            .min()
+        else {
+            if current != word {
+                out.push(current);
+            }
+            continue;
+        };
+        let Some(len) = current[open + 2..].find(')') else {
+            continue;
+        };
+        let (head, body, tail) = (
+            &current[..open],
+            &current[open + 2..open + 2 + len],
+            &current[open + 3 + len..],
+        );
+        let kind = current.as_bytes()[open];
+        let mut alternatives: Vec<&str> = match kind {
+            b'!' => vec!["*"],
+            _ => body.split('|').collect(),
+        };
+        if matches!(kind, b'?' | b'*') {
+            alternatives.push("");
+        }
+        for alternative in alternatives {
+            if readings.len() + out.len() >= MAX {
+                break;
+            }
+            readings.push(format!("{head}{alternative}{tail}"));
+        }
+    }
+    out
+}
+
+/// A leading `$HOME`/`${HOME}` becomes `~`; `$PWD`/`${PWD}`/`$(pwd)`/`` `pwd` `` becomes `.`.
+pub(super) fn substitute(word: &str) -> String {
+    const HOME: [&str; 2] = ["${HOME}", "$HOME"];
+    const PWD: [&str; 4] = ["${PWD}", "$PWD", "$(pwd)", "`pwd`"];
+    let replace = |vars: &[&str], with: &str| {
+        vars.iter().find_map(|v| {
+            let rest = word.strip_prefix(v)?;
+            (rest.is_empty() || rest.starts_with('/')).then(|| format!("{with}{rest}"))
+        })
+    };
+    replace(&HOME, "~")
+        .or_else(|| replace(&PWD, "."))
+        .unwrap_or_else(|| word.to_owned())
+}
+
+/// Bash brace expansion of `a{b,c}d` (nested, at most [`MAX_BRACE_WORDS`] words); a word
+/// without a `{…,…}` group is returned as it is.
+pub(super) fn expand_braces(word: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    expand_into(word, &mut out);
+    if out.is_empty() {
+        out.push(word.to_owned());
+    }
+    out
+}
+
+fn expand_into(word: &str, out: &mut Vec<String>) {
+    if out.len() >= MAX_BRACE_WORDS {
+        return;
+    }
+    let Some((open, close, commas)) = first_group(word) else {
+        out.push(word.to_owned());
+        return;
+    };
+    let (prefix, suffix) = (&word[..open], &word[close + 1..]);
+    let mut start = open + 1;
+    for end in commas.into_iter().chain(std::iter::once(close)) {
+        let alt = &word[start..end];
+        expand_into(&format!("{prefix}{alt}{suffix}"), out);
+        start = end + 1;
+    }
+}
+
+/// The first `{…}` group with a top-level comma: its braces' and commas' byte offsets.
+fn first_group(word: &str) -> Option<(usize, usize, Vec<usize>)> {
+    let bytes = word.as_bytes();
+    let mut from = 0;
+    while let Some(at) = word[from..].find('{') {
+        let open = from + at;
+        let mut depth = 0usize;
+        let mut commas = Vec::new();
+        for (i, &b) in bytes.iter().enumerate().skip(open) {
+            match b {
+                b'{' => depth += 1,
+                b'}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        if !commas.is_empty() {
+                            return Some((open, i, commas));
+                        }
+                        break;
+                    }
+                }
+                b',' if depth == 1 => commas.push(i),
+                _ => {}
+            }
+        }
+        from = open + 1;
+    }
+    None
+}
+
+pub(super) fn has_wildcard(word: &str) -> bool {
+    word.contains(['*', '?', '['])
+}
+
+/// The existing paths a word with wildcards expands to, as the shell would (a component that
+/// does not start with `.` does not match dotfiles).
+pub(super) fn expand_glob(
+    word: &str,
+    base: &Path,
+    home: Option<&Path>,
+    globs: &GlobCache,
+) -> Vec<PathBuf> {
+    let path = rules::lexical(word, base, home);
+    let mut frontier = vec![PathBuf::new()];
+    for comp in path.components() {
+        let name = match comp {
+            Component::Normal(name) => name,
+            other => {
+                frontier.iter_mut().for_each(|f| f.push(other.as_os_str()));
+                continue;
+            }
+        };
+        let Some(pattern) = name.to_str().filter(|n| has_wildcard(n)) else {
+            frontier.iter_mut().for_each(|f| f.push(name));
+            continue;
+        };
+        let Ok(matcher) = globs.get(pattern, GlobUse::Word) else {
+            return Vec::new();
+        };
+        let dotfiles = pattern.starts_with('.');
+        let mut next = Vec::new();
+        'dirs: for dir in &frontier {
+            let Ok(entries) = std::fs::read_dir(dir) else {
+                continue;
+            };
+            for entry in entries.take(MAX_DIR_ENTRIES).flatten() {
+                let file = entry.file_name();
+                if !dotfiles && file.as_encoded_bytes().first() == Some(&b'.') {
+                    continue;
+                }
+                if matcher.is_match(Path::new(&file)) {
+                    next.push(dir.join(&file));
+                    if next.len() >= MAX_GLOB_MATCHES {
+                        break 'dirs;
+                    }
+                }
+            }
+        }
+        frontier = next;
+        if frontier.is_empty() {
+            break;
+        }
+    }
+    frontier
+}

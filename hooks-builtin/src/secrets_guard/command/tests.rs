@@ -1,0 +1,152 @@
+use super::env::{env_clears, expanded, secret_name};
+use super::expand::MAX_BRACE_WORDS;
+use super::*;
+
+#[test]
+fn removing_or_moving_a_settings_directory_is_found() {
+    let cwd = Path::new("/p");
+    let home = Some(Path::new("/h"));
+    let removed = |src: &str| {
+        let script = shell::parse(src).expect("parses");
+        let found = script
+            .commands()
+            .find_map(|c| removed_settings_dir(c, cwd, cwd, home));
+        found.map(|(_, path)| path.display().to_string())
+    };
+    assert_eq!(removed("rm -rf .claude").as_deref(), Some("/p/.claude"));
+    assert_eq!(removed("rm -rf ./.Claude/").as_deref(), Some("/p/.Claude"));
+    assert_eq!(
+        removed("mv ~/.gemini /tmp/x").as_deref(),
+        Some("/h/.gemini")
+    );
+    assert_eq!(
+        removed("cd sub && rmdir ../.claude").as_deref(),
+        Some("/p/.claude")
+    );
+    assert_eq!(
+        removed("env -C /h rm -r .claude").as_deref(),
+        Some("/h/.claude")
+    );
+    assert_eq!(removed("mv -t /tmp .claude").as_deref(), Some("/p/.claude"));
+    for kept in [
+        "rm .claude/commands/x.md",
+        "ls .claude",
+        "cp -r .claude /tmp",
+        "rm -- -claude",
+        // Moved into, not away.
+        "mv review.md .claude/",
+        "mv agents docs .claude",
+        // Not where an agent reads its settings.
+        "rm -rf packages/web/.claude",
+        "env -C a rm -r .claude",
+        "rm -rf /tmp/fixture/.gemini",
+    ] {
+        assert_eq!(removed(kept), None, "{kept}");
+    }
+}
+
+#[test]
+fn braces_expand_nested_and_leave_plain_words_alone() {
+    assert_eq!(expand_braces(".{env,x}"), [".env", ".x"]);
+    assert_eq!(expand_braces("a{b,{c,d}}e"), ["abe", "ace", "ade"]);
+    assert_eq!(expand_braces("{}"), ["{}"]);
+    assert_eq!(expand_braces("x{a}y{1,2}"), ["x{a}y1", "x{a}y2"]);
+    assert_eq!(expand_braces("{unclosed,"), ["{unclosed,"]);
+    let many = "{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}";
+    assert_eq!(expand_braces(many).len(), MAX_BRACE_WORDS);
+}
+
+#[test]
+fn home_and_pwd_variables_are_substituted_only_as_a_leading_directory() {
+    assert_eq!(substitute("$HOME/.ssh/id_rsa"), "~/.ssh/id_rsa");
+    assert_eq!(substitute("${HOME}"), "~");
+    assert_eq!(substitute("$HOMEDIR/x"), "$HOMEDIR/x");
+    assert_eq!(substitute("$(pwd)/.env"), "./.env");
+    assert_eq!(substitute("x/$HOME"), "x/$HOME");
+}
+
+#[test]
+fn argv_commands_are_quoted_back_into_one_line() {
+    let input = serde_json::json!({"command": ["bash", "-lc", "cat '.env'"]});
+    assert_eq!(
+        command_text(&input).unwrap(),
+        r"'bash' '-lc' 'cat '\''.env'\'''"
+    );
+    assert!(command_text(&serde_json::json!({"command": ["ls", 1]})).is_none());
+    assert!(command_text(&serde_json::json!({"command": []})).is_none());
+    assert!(command_text(&serde_json::json!({"cmd": "ls"})).is_none());
+}
+
+#[test]
+fn secret_variable_names_are_told_by_their_segments() {
+    for name in [
+        "GITHUB_TOKEN",
+        "AWS_SECRET_ACCESS_KEY",
+        "API_KEY",
+        "KEY",
+        "DB_PASSWD",
+        "GH_PAT",
+        "SSH_PRIVATE_KEY",
+        "NPM_TOKEN2",
+        "AWS_SECRET_ACCESS_KEY_",
+    ] {
+        assert!(secret_name(name), "{name}");
+    }
+    for name in [
+        "HOME",
+        "PATH",
+        "KEYBOARD",
+        "MONKEY_BUSINESS",
+        "TOKENIZERS_PARALLELISM",
+        "AWS_ACCESS_KEY_ID",
+        "SSH_KEY_PATH",
+        "PWD",
+        "api_key",
+        "Api_Key",
+        "",
+        "_",
+    ] {
+        assert!(!secret_name(name), "{name}");
+    }
+}
+
+#[test]
+fn env_clears_only_with_its_own_i_flag() {
+    for arg in ["-i", "-0i", "-", "--ignore-environment"] {
+        assert!(env_clears(arg), "{arg}");
+    }
+    for arg in ["-0", "-uvisible", "--unset=FOO", "FOO=bar", "-Cdir"] {
+        assert!(!env_clears(arg), "{arg}");
+    }
+}
+
+#[test]
+fn expanded_variables_leave_lengths_and_set_tests_out() {
+    assert_eq!(expanded("$A/${B}x${C:-$D}"), ["A", "B", "C", "D"]);
+    assert_eq!(
+        expanded("${#A} ${B:+y} ${C+z} $1 $$ $? $"),
+        Vec::<&str>::new()
+    );
+    assert_eq!(expanded("${!REF}"), ["REF"]);
+    assert_eq!(expanded("a$"), Vec::<&str>::new());
+}
+
+#[test]
+fn upload_forms_name_the_file_they_send() {
+    let script =
+        shell::parse("curl -d @a -F 'x=<b;type=t' --data-urlencode n@c --data-raw @d https://e")
+            .unwrap();
+    let cmd = script.commands().next().unwrap();
+    let words: Vec<String> = words(cmd, &[]).into_iter().map(|(w, _)| w).collect();
+    for file in ["a", "b", "c"] {
+        assert!(words.iter().any(|w| w == file), "{file}: {words:?}");
+    }
+    assert!(!words.iter().any(|w| w == "d"), "{words:?}");
+}
+
+#[test]
+fn urls_are_not_local_paths_but_file_urls_are() {
+    assert_eq!(local_path("https://x.example/a.key"), None);
+    assert_eq!(local_path("file:///home/me/.env"), Some("/home/me/.env"));
+    assert_eq!(local_path(".env"), Some(".env"));
+}

@@ -1,0 +1,379 @@
+//! The words of a command that may name files, and how each is used (read or written).
+
+use std::path::Path;
+
+use super::super::Access;
+use super::TESTERS;
+use crate::shell::{Command, RedirectOp};
+
+/// How programs name the files they send, beyond a plain path and the `@file`/`<file` that
+/// [`words`] reads in every program's arguments.
+struct Sender {
+    programs: &'static [&'static str],
+    /// Options whose value may be `name@file` (`""`: every operand, as httpie's
+    /// `field@file`).
+    name_at: &'static [&'static str],
+    /// Options whose value is sent as written: an `@` in it names no file.
+    literal: &'static [&'static str],
+}
+
+const SENDERS: &[Sender] = &[
+    Sender {
+        programs: &["curl"],
+        name_at: &["--data-urlencode", "--url-query", "--variable"],
+        literal: &["--data-raw", "--form-string"],
+    },
+    Sender {
+        programs: &["http", "https", "xh", "xhs"],
+        name_at: &[""],
+        literal: &[],
+    },
+];
+
+/// The words of `cmd` that may name files, and how: every argument (and the value of
+/// `--opt=value`, `if=value`, and of `-ivalue` short options), the file of each of those
+/// written `@file` or `<file` (curl's `-d @f` and `-F x=<f`, httpie's `x=@f`, `gh api -F
+/// x=@f`, `gcc @f`; a `;type=…` suffix dropped), the `name@file` forms of [`SENDERS`], all
+/// read; and every file redirection target, written for `>`.
+pub(super) fn words(cmd: &Command, redefined: &[&str]) -> Vec<(String, Access)> {
+    // An argument of a program that may change its operands (`cp x ~/.ssh/config`,
+    // `sed -i`, `rm hooks.yaml`, `tee`) is a write target: the read-only exceptions do not
+    // apply to it. Only the programs of `READERS` read their operands.
+    let arg_access = if reads_only(cmd) {
+        Access::Read
+    } else {
+        Access::Write
+    };
+    let sender = SENDERS
+        .iter()
+        .find(|s| s.programs.contains(&cmd.program.as_str()));
+    let mut out = Vec::with_capacity(cmd.args.len() * 2 + cmd.redirects.len());
+    let mut previous: Option<&str> = None;
+    // What a program's name says it does holds only for that program: not for a file of that
+    // name run by path (`./test .env`) or a function or alias the script defines.
+    let trusted = !cmd.by_path && !redefined.contains(&cmd.program.as_str());
+    let names_only = trusted && names_only(cmd);
+    let ssh = trusted && matches!(cmd.program.as_str(), "ssh" | "scp" | "sftp");
+    let mut key_next = false;
+    for arg in &cmd.args {
+        // The operands of a program that uses only names; its options are still judged
+        // (`git rm --cached --pathspec-from-file=.env` reads the file).
+        let skip = (names_only
+            && !arg.starts_with('-')
+            && !previous.is_some_and(|p| p.starts_with("--pathspec")))
+            // The identity file of `ssh -i KEY` (`-iKEY`); a word taken as `-i`'s value is
+            // not itself a `-i` (`scp -i -i .env host:` sends `.env`).
+            || (ssh && (key_next || arg == "-i" || (arg.starts_with("-i") && arg.len() > 2)));
+        key_next = ssh && !key_next && arg == "-i";
+        if skip {
+            previous = Some(arg);
+            continue;
+        }
+        let value_of = |opts: &[&str]| previous.is_some_and(|p| opts.contains(&p));
+        let literal = sender.is_some_and(|s| value_of(s.literal));
+        let name_at = sender.is_some_and(|s| {
+            value_of(s.name_at) || (s.name_at.contains(&"") && !arg.starts_with('-'))
+        });
+        let mut forms = vec![arg.as_str()];
+        if let Some((_, value)) = arg.split_once('=') {
+            forms.push(value);
+        }
+        // A container's bind mount makes a host path readable inside it (`-v ~/.aws:/a`,
+        // `--mount type=bind,src=~/.aws,dst=/a`).
+        if let Some(source) = bind_source(cmd, previous, arg) {
+            forms.push(source);
+        }
+        // git names a file in a commit or the index as `REV:path`, `:path`, `:0:path`
+        // (`git show HEAD:.env`, `git cat-file -p :.env`).
+        if cmd.program == "git" && !arg.contains("://") {
+            let first = arg.split_once(':').map(|(_, path)| path);
+            let last = arg.rsplit_once(':').map(|(_, path)| path);
+            forms.extend(first.into_iter().chain(last).filter(|p| !p.is_empty()));
+        }
+        if let Some(rest) = arg.strip_prefix('-')
+            && !rest.starts_with('-')
+            && let Some((i, _)) = rest.char_indices().nth(1)
+        {
+            forms.push(&rest[i..]);
+        }
+        for form in forms {
+            out.push((form.to_owned(), arg_access));
+            if !literal && let Some(file) = form.strip_prefix(['@', '<']) {
+                push_file(&mut out, file);
+            }
+        }
+        if name_at
+            && !literal
+            && let Some((_, file)) = arg.split_once('@')
+        {
+            push_file(&mut out, file);
+        }
+        previous = Some(arg);
+    }
+    for r in &cmd.redirects {
+        let file = match r.op {
+            RedirectOp::HereDoc | RedirectOp::HereString => false,
+            RedirectOp::DupIn | RedirectOp::DupOut => {
+                !r.target.bytes().all(|b| b.is_ascii_digit() || b == b'-')
+            }
+            _ => true,
+        };
+        if file {
+            let access = if r.writes_file() {
+                Access::Write
+            } else {
+                Access::Read
+            };
+            out.push((r.target.clone(), access));
+        }
+    }
+    out.extend(copied_into(cmd).into_iter().map(|p| (p, Access::Write)));
+    // `git cat-file --batch` prints the objects its input names (`<<< HEAD:.env`).
+    let batch = cmd.program == "git"
+        && cmd.args.iter().any(|a| a == "cat-file")
+        && cmd.args.iter().any(|a| a.starts_with("--batch"));
+    if batch {
+        let bodies = (cmd.redirects.iter())
+            .filter(|r| matches!(r.op, RedirectOp::HereDoc | RedirectOp::HereString))
+            .flat_map(|r| r.target.lines());
+        for object in bodies.filter_map(|line| line.trim().split_once(':')) {
+            let path = object.1.rsplit(':').next().unwrap_or(object.1);
+            if !path.is_empty() {
+                out.push((path.to_owned(), Access::Read));
+            }
+        }
+    }
+    out
+}
+
+/// Whether `cmd` uses its operands' names and never their contents: `test -f .env`,
+/// `git rm --cached .env` (untracks it, the fix for a committed secret), `git check-ignore`.
+/// Its redirections are still judged.
+fn names_only(cmd: &Command) -> bool {
+    if TESTERS.contains(&cmd.program.as_str()) {
+        return true;
+    }
+    if cmd.program != "git" {
+        return false;
+    }
+    // Git's own options before the subcommand (`-C dir`) are not looked through: such a call
+    // is judged whole, as before.
+    match cmd.args.first().map(String::as_str) {
+        Some("check-ignore") => !cmd.args.iter().any(|a| a == "--stdin"),
+        Some("rm") => cmd.args.iter().any(|a| a == "--cached"),
+        _ => false,
+    }
+}
+
+/// At most this many name filters of one search are judged; past it the guard cannot decide.
+pub(super) const MAX_FILTERS: usize = 64;
+
+/// The name filters of a search that reads or runs something on what it finds: `find`'s
+/// `-name`/`-path` (and `-iname`, `-ipath`, `-wholename`) when it has an `-exec`/`-execdir`/
+/// `-ok`/`-okdir` action (`find ~ -name 'id_*' -exec cat {} +`), and `grep`'s `--include`
+/// and `rg`'s `-g`/`--glob`/`--iglob`, which choose the files read: each with its option.
+pub(super) fn search_filters(cmd: &Command) -> Vec<(&str, &str)> {
+    let args = &cmd.args;
+    let pairs = args.iter().zip(args.iter().skip(1));
+    match cmd.program.as_str() {
+        "find" => {
+            let acts = args
+                .iter()
+                .any(|a| matches!(a.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir"));
+            if !acts {
+                return Vec::new();
+            }
+            const NAMES: &[&str] = &[
+                "-name",
+                "-iname",
+                "-path",
+                "-ipath",
+                "-wholename",
+                "-iwholename",
+            ];
+            pairs
+                .filter(|(option, _)| NAMES.contains(&option.as_str()))
+                .map(|(option, value)| (option.as_str(), value.as_str()))
+                .collect()
+        }
+        // `rg --files` lists the files it would search, reading none.
+        "rg" if args.iter().any(|a| a == "--files") => Vec::new(),
+        "grep" | "egrep" | "fgrep" | "rg" => {
+            let separate: &[&str] = if cmd.program == "rg" {
+                &["-g", "--glob", "--iglob"]
+            } else {
+                &["--include"]
+            };
+            let mut out: Vec<(&str, &str)> = pairs
+                .filter(|(option, _)| separate.contains(&option.as_str()))
+                .map(|(option, value)| (option.as_str(), value.as_str()))
+                .collect();
+            for arg in args {
+                for option in separate.iter().filter(|o| o.starts_with("--")) {
+                    if let Some(value) = arg.strip_prefix(option).and_then(|v| v.strip_prefix('='))
+                    {
+                        out.push((option, value));
+                    }
+                }
+                if cmd.program == "rg"
+                    && let Some(value) = arg.strip_prefix("-g").filter(|v| !v.is_empty())
+                {
+                    out.push(("-g", value));
+                }
+            }
+            // A negated glob (`-g '!*.env'`) leaves files out.
+            out.retain(|(_, value)| !value.starts_with('!'));
+            out
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// The host path of a container engine's bind mount in `arg` (after `previous`): the
+/// part before the first `:` of a `-v`/`--volume` value, the `source=`/`src=` of a `--mount`.
+fn bind_source<'a>(cmd: &Command, previous: Option<&str>, arg: &'a str) -> Option<&'a str> {
+    if !matches!(
+        cmd.program.as_str(),
+        "docker" | "podman" | "nerdctl" | "finch"
+    ) {
+        return None;
+    }
+    let value = match previous {
+        Some("-v" | "--volume" | "--mount") => arg,
+        _ => (arg.strip_prefix("--volume="))
+            .or_else(|| arg.strip_prefix("--mount="))
+            .or_else(|| {
+                arg.strip_prefix("-v")
+                    .filter(|v| !v.is_empty() && !v.starts_with('-'))
+            })?,
+    };
+    if previous == Some("--mount") || arg.starts_with("--mount=") {
+        return value.split(',').find_map(|field| {
+            (field.strip_prefix("source=")).or_else(|| field.strip_prefix("src="))
+        });
+    }
+    value.split(':').next().filter(|s| !s.is_empty())
+}
+
+/// What `mv`, `cp`, `install` or `ln` write when their last operand is a directory: each
+/// source's name in it (`mv /tmp/x/settings.json .claude/` writes `.claude/settings.json`).
+/// Judged whether or not it is one: when it is not, the path names nothing.
+fn copied_into(cmd: &Command) -> Vec<String> {
+    if !matches!(cmd.program.as_str(), "mv" | "cp" | "install" | "ln") {
+        return Vec::new();
+    }
+    let operands: Vec<&str> = cmd
+        .args
+        .iter()
+        .map(String::as_str)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    let Some((dest, sources)) = operands.split_last() else {
+        return Vec::new();
+    };
+    // A glob's names are the ones it matches where it is written, not in the destination.
+    let glob = |w: &&str| w.contains(['*', '?', '[']);
+    if glob(dest) {
+        return Vec::new();
+    }
+    sources
+        .iter()
+        .filter(|s| !glob(s))
+        .filter_map(|s| Path::new(s).file_name()?.to_str())
+        .map(|name| format!("{}/{name}", dest.trim_end_matches('/')))
+        .collect()
+}
+
+/// Programs that only read (or print the names of) their operands, whatever the options:
+/// for them a read-only exception applies (`cat ~/.ssh/config`, `grep Host ~/.ssh/config`,
+/// `cat hooks.yaml`). A program that can write a file named by an option or operand (`sed
+/// -i`, `sort -o`, `uniq in out`, `awk -i inplace`, `yq -i`, `git checkout`, `less -o`) is not
+/// one, nor is any program not listed; `ssh` reads without `-E`, `rg` without `--pre` (which
+/// hands each file to a program).
+const READERS: &[&str] = &[
+    "cat",
+    "head",
+    "tail",
+    "grep",
+    "egrep",
+    "fgrep",
+    "rg",
+    "wc",
+    "diff",
+    "cmp",
+    "file",
+    "stat",
+    "ls",
+    "md5sum",
+    "sha1sum",
+    "sha224sum",
+    "sha256sum",
+    "sha384sum",
+    "sha512sum",
+    "b2sum",
+    "cksum",
+    "bat",
+    "od",
+    "hexdump",
+    "strings",
+    "nl",
+    "cut",
+    "test",
+    "[",
+    "realpath",
+    "readlink",
+    "basename",
+    "dirname",
+    "echo",
+    "printf",
+    "jq",
+];
+
+/// `git` subcommands that do not write the working tree or a file named by an option.
+const GIT_READERS: &[&str] = &["diff", "log", "show", "status", "blame", "ls-files", "add"];
+
+/// Whether `cmd` only reads its operands ([`READERS`], `ssh` without `-E`, read-only `git`
+/// subcommands without `--output`).
+fn reads_only(cmd: &Command) -> bool {
+    if READERS.contains(&cmd.program.as_str()) {
+        return !(cmd.program == "rg" && cmd.args.iter().any(|a| a.starts_with("--pre")));
+    }
+    // `ssh -F ~/.ssh/config` reads it; `-E file` appends ssh's log to a file.
+    if cmd.program == "ssh" {
+        return !cmd
+            .args
+            .iter()
+            .any(|a| a.starts_with('-') && !a.starts_with("--") && a.contains('E'));
+    }
+    cmd.program == "git"
+        && cmd
+            .args
+            .iter()
+            .find(|a| !a.starts_with('-'))
+            .is_some_and(|sub| GIT_READERS.contains(&sub.as_str()))
+        && !cmd
+            .args
+            .iter()
+            .any(|a| a.starts_with("--output") || a == "-o")
+}
+
+/// `file` as a word to judge, and its part before a `;` (curl's `-F x=@f;type=text/plain`).
+fn push_file(out: &mut Vec<(String, Access)>, file: &str) {
+    out.push((file.to_owned(), Access::Read));
+    if let Some((head, _)) = file.split_once(';') {
+        out.push((head.to_owned(), Access::Read));
+    }
+}
+
+/// The local path a word names: `file://x` is `x`; other URLs name no local file. A URL's
+/// scheme is case-insensitive (`FILE:///x` is read by curl as `file:///x`).
+pub(super) fn local_path(word: &str) -> Option<&str> {
+    const FILE: &str = "file://";
+    if word
+        .get(..FILE.len())
+        .is_some_and(|scheme| scheme.eq_ignore_ascii_case(FILE))
+    {
+        return word.get(FILE.len()..);
+    }
+    (!word.contains("://")).then_some(word)
+}
