@@ -6,6 +6,7 @@ use std::path::Path;
 use hookrail_core::Verdict;
 
 use super::super::CommandGuard;
+use super::env::{could_match_kept, glob_parts, is_pure_wildcard};
 use super::*;
 
 /// The project root of the cases; it need not exist.
