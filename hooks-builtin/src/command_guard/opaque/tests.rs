@@ -2,6 +2,7 @@
 
 use std::path::Path;
 
+use super::downloads::{file_name, url_name};
 use super::*;
 
 fn ids(command: &str) -> Vec<&'static str> {
