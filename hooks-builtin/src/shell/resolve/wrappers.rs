@@ -1,0 +1,681 @@
+//! The wrappers and the options of the programs whose command the parser follows, as data:
+//! a new wrapper is a table entry, not code.
+
+/// A program that runs the command given after its options.
+pub(super) struct Wrapper {
+    pub(super) name: &'static str,
+    /// Short options that take a value (`u` for `sudo -u root`).
+    pub(super) short: &'static str,
+    /// Long options that take a value as the next word (`--user root`).
+    pub(super) long: &'static [&'static str],
+    /// Operands before the command (the duration of `timeout 5 cmd`).
+    pub(super) operands: usize,
+    /// `NAME=value` words may come before the command.
+    pub(super) assignments: bool,
+    /// The command runs as another user.
+    pub(super) privileged: bool,
+    /// A lone `-` is an option (`env -`, the same as `env -i`).
+    pub(super) dash: bool,
+    /// The options whose value is the directory the command runs in (`env -C dir`): short
+    /// letters, and long names.
+    pub(super) chdir: (&'static str, &'static [&'static str]),
+    /// The subcommand that makes it a wrapper (`uv run cmd`; `uv pip …` runs nothing); empty
+    /// for a wrapper by name alone.
+    pub(super) sub: &'static [&'static str],
+    /// The subcommand is the command run (`k3s kubectl …` runs `kubectl …`).
+    pub(super) sub_is_command: bool,
+}
+
+const PLAIN: Wrapper = Wrapper {
+    name: "",
+    short: "",
+    long: &[],
+    operands: 0,
+    assignments: false,
+    privileged: false,
+    dash: false,
+    chdir: ("", &[]),
+    sub: &[],
+    sub_is_command: false,
+};
+
+/// Wrappers whose command follows their options, by name. `runuser` is one only with `-u`
+/// (else it works like `su`); `flock FILE -c 'script'` runs a script.
+pub(super) const WRAPPERS: &[Wrapper] = &[
+    Wrapper {
+        name: "sudo",
+        short: "ugpCDrtUTR",
+        long: &[
+            "user",
+            "group",
+            "prompt",
+            "close-from",
+            "chdir",
+            "role",
+            "type",
+            "other-user",
+            "command-timeout",
+            "chroot",
+            "host",
+        ],
+        assignments: true,
+        privileged: true,
+        chdir: ("D", &["chdir"]),
+        ..PLAIN
+    },
+    Wrapper {
+        name: "doas",
+        short: "uC",
+        privileged: true,
+        ..PLAIN
+    },
+    Wrapper {
+        name: "pkexec",
+        long: &["user"],
+        privileged: true,
+        ..PLAIN
+    },
+    Wrapper {
+        name: "run0",
+        short: "ugD",
+        long: &[
+            "user",
+            "group",
+            "chdir",
+            "setenv",
+            "unit",
+            "property",
+            "description",
+            "slice",
+            "nice",
+            "machine",
+            "background",
+        ],
+        privileged: true,
+        chdir: ("D", &["chdir"]),
+        ..PLAIN
+    },
+    Wrapper {
+        name: "runuser",
+        short: "ugGws",
+        long: &[
+            "user",
+            "group",
+            "supp-group",
+            "whitelist-environment",
+            "shell",
+        ],
+        privileged: true,
+        ..PLAIN
+    },
+    Wrapper {
+        name: "gosu",
+        operands: 1,
+        privileged: true,
+        ..PLAIN
+    },
+    Wrapper {
+        name: "su-exec",
+        operands: 1,
+        privileged: true,
+        ..PLAIN
+    },
+    Wrapper {
+        name: "env",
+        short: "uCSPLUa",
+        long: &["unset", "chdir", "split-string", "argv0"],
+        assignments: true,
+        dash: true,
+        chdir: ("C", &["chdir"]),
+        ..PLAIN
+    },
+    Wrapper {
+        name: "command",
+        ..PLAIN
+    },
+    Wrapper {
+        name: "builtin",
+        ..PLAIN
+    },
+    Wrapper {
+        name: "exec",
+        short: "a",
+        ..PLAIN
+    },
+    Wrapper {
+        name: "coproc",
+        ..PLAIN
+    },
+    // zsh: `noglob cmd`, `nocorrect cmd`, `- cmd`, `repeat 3 cmd`.
+    Wrapper {
+        name: "noglob",
+        ..PLAIN
+    },
+    Wrapper {
+        name: "nocorrect",
+        ..PLAIN
+    },
+    Wrapper { name: "-", ..PLAIN },
+    Wrapper {
+        name: "repeat",
+        operands: 1,
+        ..PLAIN
+    },
+    Wrapper {
+        name: "nohup",
+        ..PLAIN
+    },
+    Wrapper {
+        name: "time",
+        short: "fo",
+        long: &["format", "output"],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "nice",
+        short: "n",
+        long: &["adjustment"],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "timeout",
+        short: "sk",
+        long: &["signal", "kill-after"],
+        operands: 1,
+        ..PLAIN
+    },
+    Wrapper {
+        name: "stdbuf",
+        short: "ioe",
+        long: &["input", "output", "error"],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "ionice",
+        short: "cnpPu",
+        long: &["class", "classdata", "pid", "pgid", "uid"],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "taskset",
+        operands: 1,
+        ..PLAIN
+    },
+    Wrapper {
+        name: "chrt",
+        short: "TPD",
+        long: &["sched-runtime", "sched-period", "sched-deadline"],
+        operands: 1,
+        ..PLAIN
+    },
+    Wrapper {
+        name: "setsid",
+        ..PLAIN
+    },
+    // Environment runners: the command runs in a project's environment or on the host.
+    Wrapper {
+        name: "uv",
+        sub: &["run"],
+        short: "p",
+        long: &[
+            "with",
+            "python",
+            "project",
+            "directory",
+            "env-file",
+            "package",
+            "extra",
+            "group",
+            "index",
+            "from",
+            "with-requirements",
+            "with-editable",
+        ],
+        chdir: ("", &["directory"]),
+        ..PLAIN
+    },
+    Wrapper {
+        name: "poetry",
+        sub: &["run"],
+        short: "CP",
+        long: &["directory", "project"],
+        chdir: ("C", &["directory"]),
+        ..PLAIN
+    },
+    Wrapper {
+        name: "pipx",
+        sub: &["run"],
+        long: &["spec", "python", "pip-args", "index-url"],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "pdm",
+        sub: &["run"],
+        short: "pg",
+        long: &["project", "venv"],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "hatch",
+        sub: &["run"],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "pipenv",
+        sub: &["run"],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "conda",
+        sub: &["run"],
+        short: "np",
+        long: &["name", "prefix", "cwd"],
+        chdir: ("", &["cwd"]),
+        ..PLAIN
+    },
+    Wrapper {
+        name: "mamba",
+        sub: &["run"],
+        short: "np",
+        long: &["name", "prefix", "cwd"],
+        chdir: ("", &["cwd"]),
+        ..PLAIN
+    },
+    Wrapper {
+        name: "micromamba",
+        sub: &["run"],
+        short: "np",
+        long: &["name", "prefix", "cwd"],
+        chdir: ("", &["cwd"]),
+        ..PLAIN
+    },
+    Wrapper {
+        name: "bundle",
+        sub: &["exec"],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "k3s",
+        sub: &["kubectl", "crictl", "ctr"],
+        sub_is_command: true,
+        ..PLAIN
+    },
+    Wrapper {
+        name: "minikube",
+        sub: &["kubectl"],
+        sub_is_command: true,
+        ..PLAIN
+    },
+    // `uv tool run`: runs the tool named, with the rest of the words.
+    Wrapper {
+        name: "uvx",
+        short: "p",
+        long: &[
+            "from",
+            "with",
+            "python",
+            "with-requirements",
+            "index",
+            "index-url",
+        ],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "daemonize",
+        short: "ceoplEu",
+        chdir: ("c", &[]),
+        ..PLAIN
+    },
+    Wrapper {
+        name: "microk8s",
+        sub: &["kubectl", "helm", "helm3", "ctr"],
+        sub_is_command: true,
+        ..PLAIN
+    },
+    Wrapper {
+        name: "toolbox",
+        sub: &["run"],
+        short: "cdr",
+        long: &["container", "distro", "release"],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "flatpak-spawn",
+        long: &[
+            "directory",
+            "env",
+            "forward-fd",
+            "sandbox-expose",
+            "sandbox-expose-ro",
+        ],
+        chdir: ("", &["directory"]),
+        ..PLAIN
+    },
+    Wrapper {
+        name: "distrobox-host-exec",
+        ..PLAIN
+    },
+    Wrapper {
+        name: "dbus-launch",
+        ..PLAIN
+    },
+    Wrapper {
+        name: "dbus-run-session",
+        ..PLAIN
+    },
+    Wrapper {
+        name: "entr",
+        ..PLAIN
+    },
+    Wrapper {
+        name: "busybox",
+        ..PLAIN
+    },
+    Wrapper {
+        name: "toybox",
+        ..PLAIN
+    },
+    Wrapper {
+        name: "flock",
+        short: "wE",
+        long: &["timeout", "wait", "conflict-exit-code"],
+        operands: 1,
+        ..PLAIN
+    },
+    Wrapper {
+        name: "chroot",
+        long: &["userspec", "groups"],
+        operands: 1,
+        ..PLAIN
+    },
+    Wrapper {
+        name: "unshare",
+        short: "RwSG",
+        long: &[
+            "root",
+            "wd",
+            "setuid",
+            "setgid",
+            "propagation",
+            "setgroups",
+            "monotonic",
+            "boottime",
+            "map-user",
+            "map-group",
+            "map-users",
+            "map-groups",
+        ],
+        chdir: ("w", &["wd"]),
+        ..PLAIN
+    },
+    Wrapper {
+        name: "nsenter",
+        short: "tSGW",
+        long: &["target", "setuid", "setgid", "wdns"],
+        chdir: ("W", &["wd", "wdns"]),
+        ..PLAIN
+    },
+    Wrapper {
+        name: "systemd-run",
+        short: "upEHM",
+        long: &[
+            "unit",
+            "property",
+            "description",
+            "slice",
+            "service-type",
+            "uid",
+            "gid",
+            "nice",
+            "working-directory",
+            "setenv",
+            "host",
+            "machine",
+            "on-active",
+            "on-boot",
+            "on-startup",
+            "on-unit-active",
+            "on-unit-inactive",
+            "on-calendar",
+            "timer-property",
+            "path-property",
+            "socket-property",
+        ],
+        // As a system service, as root, unless `--user`.
+        privileged: true,
+        chdir: ("", &["working-directory"]),
+        ..PLAIN
+    },
+    Wrapper {
+        name: "systemd-inhibit",
+        long: &["what", "who", "why", "mode"],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "dbus-run-session",
+        long: &["config-file", "dbus-daemon"],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "firejail",
+        ..PLAIN
+    },
+    Wrapper {
+        name: "proxychains",
+        short: "f",
+        ..PLAIN
+    },
+    Wrapper {
+        name: "proxychains4",
+        short: "f",
+        ..PLAIN
+    },
+    Wrapper {
+        name: "torsocks",
+        short: "upaP",
+        long: &["user", "pass", "address", "port"],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "torify",
+        ..PLAIN
+    },
+    Wrapper {
+        name: "strace",
+        short: "abeEIoOpPsSuXU",
+        long: &[
+            "output",
+            "trace",
+            "signal",
+            "status",
+            "user",
+            "env",
+            "attach",
+            "trace-path",
+            "string-limit",
+            "summary-sort-by",
+        ],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "ltrace",
+        short: "aADeFlnopsuwx",
+        long: &["output", "library"],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "valgrind",
+        ..PLAIN
+    },
+    Wrapper {
+        name: "caffeinate",
+        short: "tw",
+        ..PLAIN
+    },
+    Wrapper {
+        name: "xvfb-run",
+        short: "efnpsw",
+        long: &[
+            "error-file",
+            "auth-file",
+            "server-num",
+            "xauth-protocol",
+            "server-args",
+            "wait",
+        ],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "faketime",
+        short: "p",
+        long: &["date-prog"],
+        operands: 1,
+        ..PLAIN
+    },
+    Wrapper {
+        name: "fakeroot",
+        short: "lsi",
+        long: &["lib", "faked"],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "eatmydata",
+        ..PLAIN
+    },
+    Wrapper {
+        name: "tini",
+        short: "pe",
+        ..PLAIN
+    },
+    Wrapper {
+        name: "dumb-init",
+        short: "r",
+        long: &["rewrite"],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "unbuffer",
+        ..PLAIN
+    },
+    Wrapper {
+        name: "sshpass",
+        short: "pfdP",
+        ..PLAIN
+    },
+    Wrapper {
+        name: "numactl",
+        short: "CNmip",
+        long: &[
+            "cpunodebind",
+            "physcpubind",
+            "membind",
+            "interleave",
+            "preferred",
+        ],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "cpulimit",
+        short: "lpe",
+        long: &["limit", "pid", "exe"],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "prlimit",
+        short: "p",
+        long: &["pid"],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "cgexec",
+        short: "g",
+        ..PLAIN
+    },
+    Wrapper {
+        name: "catchsegv",
+        ..PLAIN
+    },
+    Wrapper {
+        name: "chronic",
+        ..PLAIN
+    },
+    Wrapper {
+        name: "ifne",
+        ..PLAIN
+    },
+];
+
+/// Shells whose `-c` script, script on standard input, or here-document is parsed; `$SHELL`
+/// and `$BASH` name one too.
+pub(super) const SHELLS: &[&str] = &[
+    "sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "yash", "fish", "rbash", "csh", "tcsh",
+    "$SHELL", "${SHELL}", "$BASH", "${BASH}",
+];
+
+/// `xargs` options that take a value.
+pub(super) const XARGS_SHORT: &str = "IdEaLnPs";
+pub(super) const XARGS_LONG: &[&str] = &[
+    "delimiter",
+    "arg-file",
+    "max-args",
+    "max-procs",
+    "max-chars",
+    "process-slot-var",
+];
+
+/// `parallel` options that take a value.
+pub(super) const PARALLEL_SHORT: &str = "jSadEINnLPsC";
+pub(super) const PARALLEL_LONG: &[&str] = &[
+    "jobs",
+    "sshlogin",
+    "sshloginfile",
+    "arg-file",
+    "delimiter",
+    "eof",
+    "max-args",
+    "max-replace-args",
+    "max-lines",
+    "max-procs",
+    "max-chars",
+    "colsep",
+    "delay",
+    "timeout",
+    "joblog",
+    "results",
+    "tmpdir",
+    "workdir",
+    "wd",
+    "retries",
+    "memfree",
+    "load",
+    "tagstring",
+    "env",
+    "basefile",
+    "transfer",
+    "return",
+    "header",
+    "termseq",
+    "arg-sep",
+    "arg-file-sep",
+];
+
+/// `ssh` options that take a value.
+pub(super) const SSH_SHORT: &str = "BbcDEeFIiJLlmOopQRSWw";
+
+/// `watch` options that take a value.
+pub(super) const WATCH_SHORT: &str = "nq";
+pub(super) const WATCH_LONG: &[&str] = &["interval", "equexit"];
+
+/// `script` options that take a value (util-linux, then BSD and macOS).
+pub(super) const SCRIPT_SHORT: &str = "IOBTmEoc";
+pub(super) const SCRIPT_LONG: &[&str] = &[
+    "log-in",
+    "log-out",
+    "log-io",
+    "log-timing",
+    "logging-format",
+    "echo",
+    "output-limit",
+    "command",
+];
+pub(super) const SCRIPT_BSD_SHORT: &str = "Ft";
