@@ -1,5 +1,5 @@
 //! [`BuiltinConfig`] and [`Builtins`]: every policy's settings in one value, and the policies
-//! they build, added to a hook set at their documented [`order`](crate::order)s.
+//! they build, added to a hook set at their documented [`order`]s.
 
 use std::sync::Arc;
 

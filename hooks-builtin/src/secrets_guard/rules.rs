@@ -277,7 +277,7 @@ pub(super) fn lexical(raw: &str, cwd: &Path, home: Option<&Path>) -> PathBuf {
     paths::lexical(&joined)
 }
 
-/// A path resolved through symlinks ([`resolve`]); `Ok(None)` when it names another user's home
+/// A path resolved through symlinks ([`resolve`](crate::paths::resolve)); `Ok(None)` when it names another user's home
 /// or `~` has nowhere to go (the lexical path is all there is to judge).
 pub(super) fn resolved(
     resolution: Result<PathBuf, PathError>,

@@ -79,7 +79,7 @@ impl Parser<'_, '_> {
         Ok(())
     }
 
-    /// Parses the values of `deferred` assignment words ([`Word::deferred`]) as scripts: a
+    /// Parses the values of `deferred` assignment words ([`Word::deferred`](crate::shell::lex::Word::deferred)) as scripts: a
     /// value that holds a command substitution kept from running at the assignment
     /// (`x='$(cmd)'`) runs it wherever bash expands the value again: as a prompt (`${x@P}`,
     /// `PS4` under `set -x`), in arithmetic (`(( x ))` with `x='a[$(cmd)]'`), in `eval`. A
