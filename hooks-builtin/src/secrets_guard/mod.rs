@@ -81,7 +81,10 @@
 //!   `cat .env`, `grep KEY .env`, `source .env`, `. .env`, `cp .env /tmp/x`,
 //!   `base64 ~/.ssh/id_rsa`, `tar c ~/.aws`, `bash -c 'cat .env'`, `dd if=.env`, and the
 //!   path of a git `REV:path` (`git show HEAD:.env`, `git cat-file -p :0:.env`) and the host
-//!   path of a container's bind mount (`docker run -v ~/.aws:/a`, `--mount src=…`). Being
+//!   path of a container's bind mount (`docker run -v ~/.aws:/a`, `--mount src=…`), and each
+//!   string literal of an interpreter's code (`python*`, `node`, `ruby`, `perl`, `php`,
+//!   `awk` and others; its arguments and a here-document fed to it), the text between a
+//!   pair of quotes on one line: `python3 -c 'print(open(".env").read())'`. Being
 //!   strict on purpose: `echo .env`, `ls .env` and `git add .env` are denied too, because
 //!   telling a harmless mention from a read would need a model of every program (and
 //!   `echo .env | xargs cat` reads it). The exceptions are the few that only use a name,
@@ -147,8 +150,8 @@
 //!
 //! # What it does not catch
 //!
-//! Names computed at run time (`f=.env; cat $f`, `cat $(echo .env)`, `cat "$(ls -a | grep
-//! env)"`), directory-wide reads that happen to include a secret (`grep -r KEY .`,
+//! Names computed at run time (`cat $(echo .env)`, `cat "$(ls -a | grep env)"`, `open("." +
+//! "env")` in interpreter code, escapes in its literals), directory-wide reads that happen to include a secret (`grep -r KEY .`,
 //! `tar c .`, `curl -F f=@dist.tar` of an archive holding one), programs that read secrets by
 //! themselves (`aws s3 ls` reads `~/.aws/credentials`, `npm publish` reads `~/.npmrc`), and
 //! environment variables read by programs (`python -c 'import os; print(os.environ)'`,

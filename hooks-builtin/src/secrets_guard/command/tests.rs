@@ -150,3 +150,21 @@ fn urls_are_not_local_paths_but_file_urls_are() {
     assert_eq!(local_path("file:///home/me/.env"), Some("/home/me/.env"));
     assert_eq!(local_path(".env"), Some(".env"));
 }
+
+#[test]
+fn string_literals_pair_quotes_on_one_line() {
+    use super::words::string_literals;
+    fn all(code: &str) -> Vec<&str> {
+        string_literals(code).collect()
+    }
+    assert_eq!(
+        all(r#"print(open(".env").read()); x = 'a' + `b`"#),
+        [".env", "a", "b"]
+    );
+    // An escaped quote does not close; an empty pair yields nothing.
+    assert_eq!(all(r#"f("a\"b", '', "c")"#), [r#"a\"b"#, "c"]);
+    // An apostrophe whose pair is on another line starts nothing.
+    assert_eq!(all("# don't\nopen(\".env\") # it's\n"), [".env"]);
+    assert_eq!(all("'unclosed"), Vec::<&str>::new());
+    assert_eq!(all("é'ü'"), ["ü"]);
+}

@@ -128,6 +128,16 @@ pub(super) fn words(cmd: &Command, redefined: &[&str]) -> Vec<(String, Access)> 
         }
     }
     out.extend(copied_into(cmd).into_iter().map(|p| (p, Access::Write)));
+    // An interpreter's code names the files it opens in string literals
+    // (`python3 -c 'print(open(".env").read())'`, `node <<'EOF'`): each is a word too.
+    if is_interpreter(&cmd.program) {
+        let bodies = (cmd.redirects.iter())
+            .filter(|r| matches!(r.op, RedirectOp::HereDoc | RedirectOp::HereString))
+            .map(|r| r.target.as_str());
+        for code in cmd.args.iter().map(String::as_str).chain(bodies) {
+            out.extend(string_literals(code).map(|l| (l.to_owned(), arg_access)));
+        }
+    }
     // `git cat-file --batch` prints the objects its input names (`<<< HEAD:.env`).
     let batch = cmd.program == "git"
         && cmd.args.iter().any(|a| a == "cat-file")
@@ -144,6 +154,75 @@ pub(super) fn words(cmd: &Command, redefined: &[&str]) -> Vec<(String, Access)> 
         }
     }
     out
+}
+
+/// Interpreters whose code is read for the files it names, beyond `python*` and `pypy*`.
+const INTERPRETERS: &[&str] = &[
+    "node",
+    "nodejs",
+    "deno",
+    "bun",
+    "ruby",
+    "perl",
+    "php",
+    "lua",
+    "luajit",
+    "Rscript",
+    "R",
+    "julia",
+    "tclsh",
+    "wish",
+    "osascript",
+    "pwsh",
+    "powershell",
+    "awk",
+    "gawk",
+    "mawk",
+    "nawk",
+];
+
+/// Whether `program` runs code it is given: [`INTERPRETERS`], `python`, `python3.12`, `pypy3`.
+fn is_interpreter(program: &str) -> bool {
+    let versioned = |name: &str| {
+        program
+            .strip_prefix(name)
+            .is_some_and(|v| v.bytes().all(|b| b.is_ascii_digit() || b == b'.'))
+    };
+    INTERPRETERS.contains(&program) || versioned("python") || versioned("pypy")
+}
+
+/// The string literals of `code`: the text between a pair of `'`, `"` or `` ` `` on one line
+/// (a quote escaped by a backslash does not close). Escapes are not decoded. A quote whose
+/// pair is on another line (an apostrophe in a comment) starts nothing, so it does not throw
+/// the pairing of the quotes after it off.
+pub(super) fn string_literals(code: &str) -> impl Iterator<Item = &str> {
+    let bytes = code.as_bytes();
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        while i < bytes.len() {
+            let quote = bytes[i];
+            i += 1;
+            if !matches!(quote, b'\'' | b'"' | b'`') {
+                continue;
+            }
+            let start = i;
+            let mut j = start;
+            while j < bytes.len() && bytes[j] != b'\n' {
+                match bytes[j] {
+                    b'\\' => j += 2,
+                    b if b == quote => break,
+                    _ => j += 1,
+                }
+            }
+            if j < bytes.len() && bytes[j] == quote {
+                i = j + 1;
+                if j > start {
+                    return code.get(start..j);
+                }
+            }
+        }
+        None
+    })
 }
 
 /// Whether `cmd` uses its operands' names and never their contents: `test -f .env`,
