@@ -82,7 +82,30 @@ impl Lexer<'_> {
                     self.i += 1;
                 }
                 c if c.is_whitespace() => self.i += 1,
-                '#' if lang != Lang::Js => self.skip_line(),
+                // Lua's `#` is the length operator; its comments start `--`.
+                '#' if !matches!(lang, Lang::Js | Lang::Lua) => self.skip_line(),
+                '-' if lang == Lang::Lua && next == Some('-') => {
+                    // A long comment (`--[[ … ]]`, `--[==[ … ]==]`) may end on the same line
+                    // with code after it; a short one runs to the end of the line.
+                    self.i += 2;
+                    if self.lua_long_bracket().is_none() {
+                        self.skip_line();
+                    }
+                }
+                '[' if lang == Lang::Lua && matches!(next, Some('[' | '=')) => {
+                    let start = self.i;
+                    match self.lua_long_bracket() {
+                        Some(text) => self.toks.push(Tok::Str {
+                            text,
+                            interp: false,
+                            template: false,
+                        }),
+                        None => {
+                            self.i = start + 1;
+                            self.toks.push(Tok::Punct('['));
+                        }
+                    }
+                }
                 '/' if matches!(lang, Lang::Js | Lang::Php) && next == Some('/') => {
                     self.skip_line();
                 }
@@ -97,7 +120,7 @@ impl Lexer<'_> {
                 }
                 '\'' | '"' => self.string(c, false, false),
                 '`' => self.backquote(),
-                '$' if lang != Lang::Js => self.variable(),
+                '$' if !matches!(lang, Lang::Js | Lang::Lua | Lang::R) => self.variable(),
                 '@' if matches!(lang, Lang::Perl | Lang::Ruby) => {
                     self.i += 1;
                     while self
@@ -146,6 +169,33 @@ impl Lexer<'_> {
                 }
             }
         }
+    }
+
+    /// A Lua long bracket at the cursor (`[[ … ]]`, `[==[ … ]==]`): its text, the cursor
+    /// after it. `None`, the cursor unmoved, when none opens here. An unclosed one runs to
+    /// the end of the code, as Lua reads it (an error there: nothing runs).
+    fn lua_long_bracket(&mut self) -> Option<String> {
+        if self.peek(0) != Some('[') {
+            return None;
+        }
+        let level = (1..).take_while(|&n| self.peek(n) == Some('=')).count();
+        if self.peek(level + 1) != Some('[') {
+            return None;
+        }
+        let start = self.i + level + 2;
+        let mut j = start;
+        while j < self.s.len() {
+            if self.s[j] == ']'
+                && self.s.get(j + level + 1) == Some(&']')
+                && (1..=level).all(|n| self.s.get(j + n) == Some(&'='))
+            {
+                self.i = j + level + 2;
+                return Some(self.s[start..j].iter().collect());
+            }
+            j += 1;
+        }
+        self.i = self.s.len();
+        Some(self.s[start..].iter().collect())
     }
 
     fn skip_line(&mut self) {

@@ -1,9 +1,9 @@
-//! Interpreter one-liners: `python -c`, `perl -e`, `ruby -e`, `node -e` and here-documents
-//! fed to them (`core.shell`).
+//! Interpreter one-liners: `python -c`, `perl -e`, `ruby -e`, `node -e`, `lua -e`, `Rscript
+//! -e` and here-documents fed to them (`core.shell`).
 //!
 //! The code an interpreter runs is read from its inline argument (`python3 -c`,
 //! `python3.12 -c`, `perl -e`/`-E`/`-ne`, `ruby -e`, `node -e`/`--eval`/`-p`, `deno eval`,
-//! `bun -e`, `php -r`), from a here-document or here-string on its standard input
+//! `bun -e`, `php -r`, `lua -e`, `R -e`/`Rscript -e`), from a here-document or here-string on its standard input
 //! (`python3 <<EOF`, `python3 - <<'EOF'`, `node <<< '…'`), or from literal text piped into it
 //! (`echo '…' | python3`, see [`super::opaque`]). That code is scanned lexically,
 //! string literals and all (single, double and triple quotes, raw and f-strings, template
@@ -33,6 +33,15 @@
 //!
 //! Python's imports are followed: `import subprocess as sp; sp.run(…)`, `from os import
 //! system as s; s(…)`, `from subprocess import run`, `from os import *; system(…)`.
+//! IPython's shell escapes are shell-outs: a line's `!cmd` (also `x = !cmd`), `%sx`,
+//! `%system`, and a `%%bash`/`%%sh`/`%%script` cell. Lua (`os.execute`, `io.popen`,
+//! `os.remove`; long brackets `[[…]]` are strings and `--[[…]]` comments) and R (`system`,
+//! `system2`, `unlink`, `file.remove`) are scanned like the others.
+//!
+//! Other interpreters (`pwsh`, `julia`, `tclsh`, `osascript`, `expect`) are not scanned: a
+//! one-liner of theirs, or code they read from a here-document or literal text piped in,
+//! that holds a word which may run a command or delete files (`exec`, `system`, `spawn`,
+//! `Remove-Item`, …) asks, rule `interpreter-shell-out`.
 //!
 //! What it does not do: follow the code's own variables (`p = '/'; shutil.rmtree(p)` asks, it
 //! is not denied), other languages' imports under another name
@@ -66,6 +75,8 @@ enum Lang {
     Ruby,
     Js,
     Php,
+    Lua,
+    R,
 }
 
 /// The calls of a language the scan looks for. Names match a call written with the same
@@ -245,6 +256,26 @@ const PHP: Table = Table {
     code_bare: &["eval"],
 };
 
+const LUA: Table = Table {
+    delete: &["os.remove"],
+    delete_bare: &[],
+    delete_method: &[],
+    shell: &["os.execute", "io.popen"],
+    shell_bare: &[],
+    opaque: &[],
+    code_bare: &["load", "loadstring", "dostring"],
+};
+
+const R: Table = Table {
+    delete: &["unlink", "file.remove", "fs.dir_delete", "fs.file_delete"],
+    delete_bare: &[],
+    delete_method: &[],
+    shell: &["system", "system2", "shell", "pipe", "processx.run"],
+    shell_bare: &[],
+    opaque: &[],
+    code_bare: &["eval"],
+};
+
 impl Lang {
     fn of(program: &str) -> Option<Lang> {
         let versioned = |name: &str| {
@@ -263,6 +294,10 @@ impl Lang {
                 Lang::Js
             } else if versioned("php") {
                 Lang::Php
+            } else if versioned("lua") || program == "luajit" {
+                Lang::Lua
+            } else if matches!(program, "R" | "Rscript") {
+                Lang::R
             } else {
                 return None;
             },
@@ -276,6 +311,8 @@ impl Lang {
             Lang::Ruby => "ruby",
             Lang::Js => "javascript",
             Lang::Php => "php",
+            Lang::Lua => "lua",
+            Lang::R => "r",
         }
     }
 
@@ -286,12 +323,15 @@ impl Lang {
             Lang::Ruby => &RUBY,
             Lang::Js => &JS,
             Lang::Php => &PHP,
+            Lang::Lua => &LUA,
+            Lang::R => &R,
         }
     }
 
-    /// Calls without parentheses (`system "ls"`, `FileUtils.rm_rf 'x'`).
+    /// Calls without parentheses (`system "ls"`, `FileUtils.rm_rf 'x'`, Lua's `os.execute
+    /// "ls"`).
     fn bare_calls(self) -> bool {
-        matches!(self, Lang::Perl | Lang::Ruby)
+        matches!(self, Lang::Perl | Lang::Ruby | Lang::Lua)
     }
 
     /// Every positional argument counts (`unlink "a", "b"`, `system("rm", "-rf", "x")`),
@@ -303,9 +343,6 @@ impl Lang {
 
 /// Interpreters that are not scanned, whose script files and standard input still count.
 const OTHER_INTERPRETERS: &[&str] = &[
-    "lua",
-    "luajit",
-    "Rscript",
     "pwsh",
     "powershell",
     "julia",
@@ -360,6 +397,8 @@ fn invocation(command: &Command) -> Option<Invocation<'_>> {
         Some(Lang::Js) if program == "bun" => bun(args),
         Some(Lang::Js) => node(args),
         Some(Lang::Php) => php(args),
+        Some(Lang::Lua) => lua(args),
+        Some(Lang::R) => r(args),
         None if OTHER_INTERPRETERS.contains(&program) => other(args),
         None => return None,
     })
@@ -570,6 +609,54 @@ fn php(args: &[String]) -> Invocation<'_> {
     Invocation::Stdin
 }
 
+/// Lua: every `-e` chunk (run before the script), `-l` takes a library name.
+fn lua(args: &[String]) -> Invocation<'_> {
+    let mut codes = Vec::new();
+    let mut args = args.iter().map(String::as_str);
+    while let Some(arg) = args.next() {
+        match arg {
+            "-e" => codes.extend(args.next()),
+            "-l" => {
+                args.next();
+            }
+            a if a.starts_with("-e") => codes.push(&a[2..]),
+            "-" | "--" if codes.is_empty() => return Invocation::Stdin,
+            a if a.starts_with('-') => {}
+            a if codes.is_empty() => return Invocation::File(a),
+            _ => break,
+        }
+    }
+    if codes.is_empty() {
+        Invocation::Stdin
+    } else {
+        Invocation::Inline(codes)
+    }
+}
+
+/// `R` and `Rscript`: every `-e` expression, `-f`/`--file=` a script (`Rscript x.R` too);
+/// `R CMD …` runs R's tools, not code.
+fn r(args: &[String]) -> Invocation<'_> {
+    let mut codes = Vec::new();
+    let mut args = args.iter().map(String::as_str);
+    while let Some(arg) = args.next() {
+        match arg {
+            "-e" => codes.extend(args.next()),
+            "-f" => return args.next().map_or(Invocation::Stdin, Invocation::File),
+            a if a.starts_with("--file=") => return Invocation::File(&a["--file=".len()..]),
+            "CMD" if codes.is_empty() => return Invocation::Other,
+            "-" if codes.is_empty() => return Invocation::Stdin,
+            a if a.starts_with('-') => {}
+            a if codes.is_empty() => return Invocation::File(a),
+            _ => break,
+        }
+    }
+    if codes.is_empty() {
+        Invocation::Stdin
+    } else {
+        Invocation::Inline(codes)
+    }
+}
+
 fn other(args: &[String]) -> Invocation<'_> {
     let mut args = args.iter().map(String::as_str);
     while let Some(arg) = args.next() {
@@ -612,13 +699,8 @@ pub(super) fn command_hits(command: &Command, env: &Env<'_>) -> Vec<Hit> {
             .into_iter()
             .flat_map(|code| code_hits_in(lang, command, code, env))
             .collect(),
-        Some(Invocation::Stdin) => command
-            .redirects
-            .iter()
-            .rev()
-            .find(|r| r.reads_stdin())
-            .filter(|r| matches!(r.op, RedirectOp::HereDoc | RedirectOp::HereString))
-            .map(|r| code_hits_in(lang, command, &r.target, env))
+        Some(Invocation::Stdin) => stdin_text(command)
+            .map(|code| code_hits_in(lang, command, code, env))
             .unwrap_or_default(),
         _ => Vec::new(),
     }
@@ -628,10 +710,29 @@ pub(super) fn command_hits(command: &Command, env: &Env<'_>) -> Vec<Hit> {
 /// `Rscript -e`, `pwsh -c`, `osascript -e`, …) whose code holds a word that may run a
 /// command or delete files.
 fn unscanned(command: &Command) -> Option<Hit> {
-    let Some(Invocation::Inline(codes)) = invocation(command) else {
-        return None;
+    let code = match invocation(command)? {
+        Invocation::Inline(codes) => codes.join("\n"),
+        // A here-document or here-string is its code (`tclsh <<< 'exec rm -rf /'`).
+        Invocation::Stdin => stdin_text(command)?.to_owned(),
+        _ => return None,
     };
-    let code = codes.join("\n");
+    unscanned_code(command, &code)
+}
+
+/// The here-document or here-string `command` reads on standard input, if that is where
+/// its input comes from.
+fn stdin_text(command: &Command) -> Option<&str> {
+    command
+        .redirects
+        .iter()
+        .rev()
+        .find(|r| r.reads_stdin())
+        .filter(|r| matches!(r.op, RedirectOp::HereDoc | RedirectOp::HereString))
+        .map(|r| r.target.as_str())
+}
+
+/// [`unscanned`] of `code`.
+fn unscanned_code(command: &Command, code: &str) -> Option<Hit> {
     let lower = code.to_lowercase();
     let word = UNSCANNED_RISKY
         .iter()
@@ -642,7 +743,7 @@ fn unscanned(command: &Command) -> Option<Hit> {
             "{} code the guard does not read may run a command or delete files (`{}` in `{}`)",
             command.program,
             word.trim(),
-            cut(&code)
+            cut(code)
         ),
     ))
 }
@@ -651,6 +752,9 @@ fn unscanned(command: &Command) -> Option<Hit> {
 pub(super) fn code_hits(command: &Command, code: &str, env: &Env<'_>) -> Vec<Hit> {
     match Lang::of(&command.program) {
         Some(lang) => code_hits_in(lang, command, code, env),
+        None if OTHER_INTERPRETERS.contains(&command.program.as_str()) => {
+            unscanned_code(command, code).into_iter().collect()
+        }
         None => Vec::new(),
     }
 }

@@ -91,6 +91,11 @@ pub(super) fn nested<T>(f: impl FnOnce() -> T) -> Option<T> {
 
 impl Scan<'_, '_> {
     pub(super) fn run(mut self, code: &str) -> Vec<Hit> {
+        if self.lang == Lang::Python && self.command.program.starts_with("ipython") {
+            for script in ipython_shell(code) {
+                self.shell_out("`!`", &[Arg::Str(script.to_owned())]);
+            }
+        }
         let toks = lex(self.lang, code);
         let imports = match self.lang {
             Lang::Python => python_imports(&toks),
@@ -512,6 +517,43 @@ pub(super) fn call_args(lang: Lang, toks: &[Tok], at: usize) -> Option<Vec<Arg>>
 }
 
 /// Words that end a Perl or Ruby call written without parentheses.
+/// The shell commands of IPython code: a line's `!cmd` or `!!cmd` (also after `x = `), its
+/// `%sx`/`%system` line magic, and the body of a `%%bash`/`%%sh`/`%%script` cell.
+pub(super) fn ipython_shell(code: &str) -> Vec<&str> {
+    let mut scripts = Vec::new();
+    let mut lines = code.lines();
+    while let Some(line) = lines.next() {
+        let line = line.trim_start();
+        let line = match line.split_once('=') {
+            Some((target, value))
+                if value.trim_start().starts_with('!')
+                    && target
+                        .trim()
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b == b'_') =>
+            {
+                value.trim_start()
+            }
+            _ => line,
+        };
+        if let Some(script) = line.strip_prefix('!') {
+            scripts.push(script.trim_start_matches('!'));
+        } else if let Some(script) = ["%sx ", "%system "]
+            .iter()
+            .find_map(|magic| line.strip_prefix(magic))
+        {
+            scripts.push(script);
+        } else if ["%%bash", "%%sh", "%%script"]
+            .iter()
+            .any(|magic| line.starts_with(magic))
+        {
+            // The rest of the code is the cell's script, one command per line.
+            scripts.extend(lines.by_ref());
+        }
+    }
+    scripts
+}
+
 pub(super) fn is_operator_word(word: &str) -> bool {
     matches!(
         word,

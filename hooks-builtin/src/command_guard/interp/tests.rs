@@ -338,3 +338,17 @@ fn nesting_is_bounded() {
         ids(&code)
     );
 }
+
+#[test]
+fn ipython_shell_escapes_are_found_and_strings_are_not() {
+    use super::scan::ipython_shell;
+    assert_eq!(
+        ipython_shell("!ls\n  !!pwd\nx = !id\n%sx date"),
+        ["ls", "pwd", "id", "date"]
+    );
+    assert_eq!(
+        ipython_shell("%%bash\nrm -rf build\necho done"),
+        ["rm -rf build", "echo done"]
+    );
+    assert!(ipython_shell("print('!rm -rf /')\nx = y != z").is_empty());
+}
