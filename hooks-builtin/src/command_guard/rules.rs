@@ -335,29 +335,39 @@ pub(super) fn command_hits(command: &Command, env: &Env<'_>) -> Vec<Hit> {
             hits.extend(operands.filter_map(|o| env.delete_hit(o, dir, "recursive delete")));
         }
         "find" => hits.extend(find_delete(&command.args, dir, env)),
-        "chmod" | "chown" | "chgrp"
-            if has_short(&flags, 'R') || has_long_abbreviated(&flags, "recursive", 3) =>
-        {
-            let rule = if program == "chmod" {
+        "chmod" | "chown" | "chgrp" | "setfacl" => {
+            let recursive = has_short(&flags, 'R') || has_long_abbreviated(&flags, "recursive", 3);
+            let rule = if matches!(program, "chmod" | "setfacl") {
                 CHMOD_ROOT
             } else {
                 CHOWN_ROOT
             };
             // The first operand is the mode or owner, unless `--reference` or a mode written
             // like a flag (`chmod -R -w /`) took its place.
+            // setfacl's ACL is an option's value (`-m u:x:---`), judged as a relative path
+            // operand here, which reaches nothing.
             let mode_flag = |f: &&str| f.bytes().skip(1).all(|b| b"rwxXst".contains(&b));
-            let skip = usize::from(!has_long(&flags, "reference") && !flags.iter().any(mode_flag));
+            let skip = usize::from(
+                program != "setfacl"
+                    && !has_long(&flags, "reference")
+                    && !flags.iter().any(mode_flag),
+            );
             for operand in operands.iter().skip(skip) {
                 // Through variables too, as the shell certainly reads them (`X=/; chmod -R … $X`).
                 let readings =
                     std::iter::once(operand.to_string()).chain(env.certain_readings(operand));
                 for reading in readings {
                     let (place, path) = env.place(&reading, dir);
-                    if matches!(place, Place::Root | Place::Home | Place::System) {
-                        hits.push(hit(
-                            rule,
-                            format!("recursive {program} of {}", path.display()),
-                        ));
+                    // Without `-R` only `/` itself: `chmod 000 /` breaks the machine, while
+                    // `chmod 700 ~`, `chmod 1777 /tmp` and a system file's mode are the packs'.
+                    let reaches = match place {
+                        Place::Root => true,
+                        Place::Home | Place::System => recursive,
+                        _ => false,
+                    };
+                    if reaches {
+                        let how = if recursive { "recursive " } else { "" };
+                        hits.push(hit(rule, format!("{how}{program} of {}", path.display())));
                         break;
                     }
                 }
