@@ -53,7 +53,9 @@
 //!   host: its commands run in the remote home directory ([`Command::dir`] is `~`), so
 //!   `ssh host rm -rf build` is not a delete in the project;
 //! - in `sh -c 'script' name arg…`, the positional parameters are known, and put in the words
-//!   that use them (`sh -c 'rm -rf "$1"' sh /` runs `rm -rf /`).
+//!   that use them (`sh -c 'rm -rf "$1"' sh /` runs `rm -rf /`), unless the script can
+//!   change them (`shift`, `set` with operands, a function, whose `$1` is its own argument):
+//!   then `$1` stays a variable the guards do not know.
 //!
 //! A construct that shells read differently is parsed under every reading, and guards judge
 //! the commands of all of them, so the most dangerous reading decides:

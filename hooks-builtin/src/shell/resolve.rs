@@ -617,9 +617,12 @@ impl Parser<'_, '_> {
                 [] => Rc::from([command.program.clone()]),
                 operands => operands.into(),
             };
+            // A script that can change its parameters (`shift`, `set -- …`, a function's
+            // own) leaves `$1` unknown: which value a word sees depends on the order it runs.
+            let positional = (!changes_positional(script)).then_some(positional);
             let source = text(script);
             let privileged = command.privileged;
-            self.queue_script(source, privileged, dir.clone(), false, Some(positional))?;
+            self.queue_script(source, privileged, dir.clone(), false, positional)?;
         }
         Ok(command)
     }
@@ -660,4 +663,30 @@ impl Parser<'_, '_> {
         self.dir = outer;
         result
     }
+}
+
+/// Whether `script` may change its positional parameters, read loosely from its text: a
+/// `shift`, a `set` with operands (`set -- /`, `set a b`; not `set -e` or `set -o
+/// pipefail`), or a function (whose body sees the call's arguments as `$1`).
+fn changes_positional(script: &str) -> bool {
+    let words: Vec<&str> = script
+        .split(|c: char| c.is_whitespace() || matches!(c, ';' | '&' | '|' | '(' | ')' | '{' | '}'))
+        .collect();
+    if script.contains("()") || words.iter().any(|w| matches!(*w, "shift" | "function")) {
+        return true;
+    }
+    words.iter().enumerate().any(|(i, w)| {
+        *w == "set"
+            && words[i + 1..]
+                .iter()
+                .take_while(|a| !a.is_empty())
+                .scan(false, |value_next, a| {
+                    // `-o NAME`'s NAME (`-euo pipefail` too) is an option's value, not an
+                    // operand.
+                    let operand = !*value_next && (*a == "--" || !a.starts_with(['-', '+']));
+                    *value_next = *a != "--" && a.starts_with(['-', '+']) && a.ends_with('o');
+                    Some(operand)
+                })
+                .any(|operand| operand)
+    })
 }

@@ -964,3 +964,23 @@ mod properties {
         }
     }
 }
+
+#[test]
+fn positional_parameters_are_put_in_only_when_the_script_cannot_change_them() {
+    let args = |src: &str| -> Vec<String> {
+        let script = parse(src).unwrap();
+        let rm = script.commands().find(|c| c.program == "rm").unwrap();
+        rm.args.clone()
+    };
+    assert_eq!(args("sh -c 'rm -rf \"$1\"' _ /"), ["-rf", "/"]);
+    assert_eq!(
+        args("sh -c 'set -euo pipefail; rm -rf \"$1\"' _ /"),
+        ["-rf", "/"]
+    );
+    assert_eq!(args("sh -c 'shift; rm -rf \"$1\"' _ x /"), ["-rf", "$1"]);
+    assert_eq!(args("sh -c 'set -- /; rm -rf \"$1\"' _ x"), ["-rf", "$1"]);
+    assert_eq!(
+        args("sh -c 'f() { rm -rf \"$1\"; }; f /' _ x"),
+        ["-rf", "$1"]
+    );
+}
