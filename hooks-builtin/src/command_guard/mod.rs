@@ -56,6 +56,7 @@
 //! | `rm-outside-project` | core.filesystem | `builtin_ask` (ask) | recursive delete of anything else outside the project root (temporary directories excepted), or of a path computed by a substitution (`rm -rf $(…)`) |
 //! | `git-force-push-protected` | core.git | deny | `git push --force`/`-f`/`--force-with-lease`/`+branch`/`--delete` to a protected branch (`protected_branches`), or to a branch that cannot be told |
 //! | `git-reset-hard` | core.git | `builtin_ask` (ask) | `git reset --hard` |
+//! | `rm-git-dir` | core.git | `builtin_ask` (ask) | a recursive delete of the project root's `.git` (`rm -rf .git`, `rm -rf ./.git/*`): the repository's whole history; a nested repository's `.git` is not asked about |
 //! | `git-clean` | core.git | `builtin_ask` (ask) | `git clean -f` with `-d`, `-x` or `-X`; not a dry run (`-n`, `--dry-run`, the last of those and `--no-dry-run` counting; `-e`'s pattern is no option) |
 //! | `git-clean-files` | core.git | `builtin_ask` (ask) | `git clean -f` without them: untracked files (not a dry run) |
 //! | `git-discard` | core.git | `builtin_ask` (ask) | `git checkout -- .`, `git restore .` |
@@ -202,8 +203,8 @@ pub struct CommandGuardConfig {
     pub privileged: Action,
     /// What the rules that ask get: the builtin ones (`rm-outside-project`,
     /// `rm-unknown-variable`, `git-reset-hard`, `git-clean`, `git-clean-files`, `git-discard`,
-    /// `git-force-push`,
-    /// `git-hook-write`, `git-pager-config`, `system-path-write`, `shell-startup-write`, `editor-startup-command`,
+    /// `git-force-push`, `git-hook-write`, `git-pager-config`, `rm-git-dir`,
+    /// `system-path-write`, `shell-startup-write`, `editor-startup-command`,
     /// `eval-computed`, `substitution-run`, `source-substitution`, `decode-to-shell`,
     /// `download-then-run`, `write-then-run`, `ifs-expansion`, `program-glob`,
     /// `interpreter-delete`, `interpreter-shell-out`)

@@ -72,6 +72,7 @@ rules! {
         GIT_FORCE_PUSH = "git-force-push", Ask;
         GIT_HOOK_WRITE = "git-hook-write", Ask;
         GIT_PAGER_CONFIG = "git-pager-config", Ask;
+        RM_GIT_DIR = "rm-git-dir", Ask;
     }
     "core.shell" {
         FORK_BOMB = "fork-bomb", Deny;

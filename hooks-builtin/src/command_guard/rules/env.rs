@@ -251,6 +251,7 @@ impl<'a> Env<'a> {
             self.cannot_decide(operand, &path);
             return None;
         }
+        let git_dir = place == Place::Inside && self.is_project_git_dir(&path);
         let path = path.display();
         Some(match place {
             Place::Root if operand == "/" => hit(RM_ROOT, format!("{how} of /")),
@@ -270,6 +271,14 @@ impl<'a> Env<'a> {
             ),
             Place::Unknown | Place::Temp => return None,
             Place::Inside => {
+                if git_dir {
+                    return Some(hit(
+                        RM_GIT_DIR,
+                        format!(
+                            "{how} of the project's repository, its whole history (`{operand}`)"
+                        ),
+                    ));
+                }
                 let expanded = expand_variables(operand);
                 if !(expanded.contains("$(") || expanded.contains('`')) {
                     return None;
@@ -280,6 +289,19 @@ impl<'a> Env<'a> {
                 )
             }
         })
+    }
+
+    /// Whether `path` is the project root's `.git` or a wildcard of its entries (`.git/*`).
+    fn is_project_git_dir(&self, path: &Path) -> bool {
+        let (Ok(root), _) = self.resolved() else {
+            return false;
+        };
+        let git = root.join(".git");
+        path == git
+            || (path.parent() == Some(git.as_path())
+                && path
+                    .file_name()
+                    .is_some_and(|n| n.to_string_lossy().contains(['*', '?', '['])))
     }
 
     /// The current branch, from `.git/HEAD` of the repository holding the working directory.
