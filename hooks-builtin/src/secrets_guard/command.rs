@@ -20,7 +20,7 @@ mod words;
 use env::env_print;
 use expand::{expand_braces, expand_glob, extglob_readings, has_wildcard, substitute};
 use settings::{removed_settings_dir, symlinks_made, through_links};
-use words::{MAX_FILTERS, local_path, search_filters, words};
+use words::{MAX_FILTERS, is_interpreter, local_path, search_filters, words};
 
 /// Most working directories a command line is judged against (its own, the tool's, `cd`s).
 const MAX_BASES: usize = 8;
@@ -75,7 +75,15 @@ pub(super) fn check(
             run.add_base(rules::lexical(&substitute(dir), cwd, home));
         }
     }
-    for cmd in script.commands() {
+    // The stages that pipe into an interpreter after them give it its code
+    // (`echo 'print(open(".env").read())' | python3`).
+    let feeds: Vec<bool> = (script.pipelines.iter())
+        .flat_map(|p| {
+            let last = p.commands.iter().rposition(|c| is_interpreter(&c.program));
+            (0..p.commands.len()).map(move |k| last.is_some_and(|l| k < l))
+        })
+        .collect();
+    for (cmd, feeds_interpreter) in script.commands().zip(feeds) {
         // The directory the parser knows the command runs in: a wrapper's (`env -C dir`,
         // `sudo -D dir`, `git -C`-like ones) or a `cd` before it.
         if let Some(dir) = &cmd.dir {
@@ -100,7 +108,7 @@ pub(super) fn check(
             }
         }
         let mut judged = Vec::new();
-        for (word, access) in words(cmd, &redefined) {
+        for (word, access) in words(cmd, &redefined, feeds_interpreter) {
             let Some(mut variants) = variables.readings(&word) else {
                 return Err(format!(
                     "secrets-guard: `{}` uses variables with more values than can be checked; \

@@ -82,9 +82,13 @@
 //!   `base64 ~/.ssh/id_rsa`, `tar c ~/.aws`, `bash -c 'cat .env'`, `dd if=.env`, and the
 //!   path of a git `REV:path` (`git show HEAD:.env`, `git cat-file -p :0:.env`) and the host
 //!   path of a container's bind mount (`docker run -v ~/.aws:/a`, `--mount src=…`), and each
-//!   string literal of an interpreter's code (`python*`, `node`, `ruby`, `perl`, `php`,
-//!   `awk` and others; its arguments and a here-document fed to it), the text between a
-//!   pair of quotes on one line: `python3 -c 'print(open(".env").read())'`. Being
+//!   string literal of an interpreter's code (`python*`, `ipython`, `node`, `ruby`, `perl`,
+//!   `php`, `lua`, `R`, `awk` and others; its arguments, a here-document fed to it, and the
+//!   text a command pipes into it): the text between a pair of quotes on one line, Lua's
+//!   `[[…]]`, Perl's and Ruby's `q(…)`/`qx(…)`/`%x(…)` forms: `python3 -c
+//!   'print(open(".env").read())'`. A literal that reads as a shell command line is judged
+//!   by its words too (`os.system("cat .env")`, `` `cat .env` ``), and so is each line of
+//!   IPython's code (`!cat .env`; IPython runs `cat .env` as an alias). Being
 //!   strict on purpose: `echo .env`, `ls .env` and `git add .env` are denied too, because
 //!   telling a harmless mention from a read would need a model of every program (and
 //!   `echo .env | xargs cat` reads it). The exceptions are the few that only use a name,

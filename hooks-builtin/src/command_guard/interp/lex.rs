@@ -252,15 +252,30 @@ impl Lexer<'_> {
         if lang == Lang::Perl && self.perl_quote(&word) {
             return;
         }
+        if lang == Lang::R && matches!(word.as_str(), "r" | "R") && quote.is_some() {
+            self.r_raw_string();
+            return;
+        }
         let mut name = word;
         loop {
-            let sep = match (self.peek(0), self.peek(1), self.peek(2)) {
-                (Some('.'), Some(c), _) if ident_start(lang, c) => 1,
-                (Some(':'), Some(':'), Some(c)) if ident_start(lang, c) => 2,
-                (Some('-'), Some('>'), Some(c)) if ident_start(lang, c) && lang != Lang::Js => 2,
+            // Blanks may stand around the separator (`os . system (…)`, `os.⏎execute`).
+            let blank = |from: usize| {
+                (from..)
+                    .take_while(|&k| self.s.get(k).is_some_and(|c| c.is_whitespace()))
+                    .count()
+            };
+            let at = self.i + blank(self.i);
+            let sep = match (self.s.get(at), self.s.get(at + 1)) {
+                (Some('.'), Some(c)) if *c != '.' => at + 1,
+                (Some(':'), Some(':')) => at + 2,
+                (Some('-'), Some('>')) if lang != Lang::Js => at + 2,
                 _ => break,
             };
-            self.i += sep;
+            let next = sep + blank(sep);
+            if !self.s.get(next).is_some_and(|&c| ident_start(lang, c)) {
+                break;
+            }
+            self.i = next;
             name.push('.');
             let part = self.i;
             while self.peek(0).is_some_and(|c| ident_char(lang, c)) {
@@ -406,10 +421,18 @@ impl Lexer<'_> {
         true
     }
 
-    /// Backquotes: a command in Perl, Ruby and PHP, a template literal in JavaScript.
+    /// Backquotes: a command in Perl, Ruby and PHP, a template literal in JavaScript, a name
+    /// in R (`` `system`("…") ``).
     fn backquote(&mut self) {
         if self.lang == Lang::Js {
             self.string('`', false, false);
+            return;
+        }
+        if self.lang == Lang::R {
+            self.string('`', true, false);
+            if let Some(Tok::Str { text, .. }) = self.toks.pop() {
+                self.toks.push(Tok::Name(text));
+            }
             return;
         }
         self.string('`', false, false);
@@ -417,6 +440,40 @@ impl Lexer<'_> {
             self.toks.push(Tok::Cmd { text, interp });
         } else {
             self.toks.push(Tok::Punct('`'));
+        }
+    }
+
+    /// R's raw string at the cursor (after its `r`): `r"(…)"`, `r"[…]"`, `r"{…}"`, with
+    /// dashes between the quote and the bracket (`r"--(…)--"`). Not one: the quote is read as
+    /// an ordinary string.
+    fn r_raw_string(&mut self) {
+        let Some(quote) = self.peek(0) else { return };
+        let dashes = (1..).take_while(|&n| self.peek(n) == Some('-')).count();
+        let Some(open) = self
+            .peek(dashes + 1)
+            .filter(|c| matches!(c, '(' | '[' | '{'))
+        else {
+            self.string(quote, false, false);
+            return;
+        };
+        let close: Vec<char> = std::iter::once(closing(open))
+            .chain(std::iter::repeat_n('-', dashes))
+            .chain(std::iter::once(quote))
+            .collect();
+        let start = self.i + dashes + 2;
+        let end = (start..=self.s.len().saturating_sub(close.len()))
+            .find(|&j| self.s[j..].starts_with(&close));
+        match end {
+            Some(end) => {
+                self.toks.push(Tok::Str {
+                    text: self.s[start..end].iter().collect(),
+                    interp: false,
+                    template: false,
+                });
+                self.i = end + close.len();
+            }
+            // Unclosed: R refuses the code, so it runs nothing.
+            None => self.i = self.s.len(),
         }
     }
 
@@ -454,6 +511,30 @@ impl Lexer<'_> {
                     continue;
                 }
                 match n {
+                    // Lua: `\ddd` is decimal, `\z` skips the blanks after it, and a
+                    // backslash before a line break keeps the line break.
+                    '0'..='9' if lang == Lang::Lua => {
+                        let digits: String = std::iter::once(n)
+                            .chain(
+                                self.s[j..]
+                                    .iter()
+                                    .take(2)
+                                    .take_while(|c| c.is_ascii_digit())
+                                    .copied(),
+                            )
+                            .collect();
+                        j += digits.len() - 1;
+                        match digits.parse::<u32>().ok().and_then(char::from_u32) {
+                            Some(c) => text.push(c),
+                            None => text.push('\u{fffd}'),
+                        }
+                    }
+                    'z' if lang == Lang::Lua => {
+                        while self.s.get(j).is_some_and(|c| c.is_whitespace()) {
+                            j += 1;
+                        }
+                    }
+                    '\n' if lang == Lang::Lua => text.push('\n'),
                     'n' => text.push('\n'),
                     't' => text.push('\t'),
                     'r' => text.push('\r'),

@@ -33,12 +33,19 @@
 //!
 //! Python's imports are followed: `import subprocess as sp; sp.run(…)`, `from os import
 //! system as s; s(…)`, `from subprocess import run`, `from os import *; system(…)`.
-//! IPython's shell escapes are shell-outs: a line's `!cmd` (also `x = !cmd`), `%sx`,
-//! `%system`, and a `%%bash`/`%%sh`/`%%script` cell. Lua (`os.execute`, `io.popen`,
-//! `os.remove`; long brackets `[[…]]` are strings and `--[[…]]` comments) and R (`system`,
-//! `system2`, `unlink`, `file.remove`) are scanned like the others.
+//! IPython's shell escapes are shell-outs: a line's `!cmd` (also `x = !cmd`), the line
+//! magics that run their text (`%sx`, `%system`, `%time`, `%timeit`, `%sc`, `%alias`), and
+//! a `%%bash`/`%%sh`/`%%script`/`%%sx`/`%%system`/`%%!` cell; a `{…}` in one asks (IPython
+//! puts a Python expression in). Every other line of IPython code that parses as a shell
+//! command line is judged as one too: IPython runs `rm -rf /` as its `rm` alias. Lua
+//! (`os.execute`, `io.popen`, `os.remove`; long brackets `[[…]]` are strings, `--[[…]]`
+//! comments, `\ddd` escapes decimal) and R (`system`, `system2` with its argument vector,
+//! `unlink`, `file.remove`; raw strings `r"(…)"`, backquoted names) are scanned like the
+//! others. Blanks may stand around a qualifier's dot (`os . system (…)`), and a literal in
+//! parentheses is the literal.
 //!
-//! Other interpreters (`pwsh`, `julia`, `tclsh`, `osascript`, `expect`) are not scanned: a
+//! Other interpreters (`pwsh`, `julia`, `tclsh`, `wish`, `osascript`, `expect`) are not
+//! scanned (PowerShell's `-EncodedCommand` asks whatever it holds): a
 //! one-liner of theirs, or code they read from a here-document or literal text piped in,
 //! that holds a word which may run a command or delete files (`exec`, `system`, `spawn`,
 //! `Remove-Item`, …) asks, rule `interpreter-shell-out`.
@@ -278,10 +285,12 @@ const R: Table = Table {
 
 impl Lang {
     fn of(program: &str) -> Option<Lang> {
+        // `python3.12`, `lua5.4`, `luajit-2.1`.
         let versioned = |name: &str| {
-            program
-                .strip_prefix(name)
-                .is_some_and(|v| v.bytes().all(|b| b.is_ascii_digit() || b == b'.'))
+            program.strip_prefix(name).is_some_and(|v| {
+                v.bytes()
+                    .all(|b| b.is_ascii_digit() || b == b'.' || b == b'-')
+            })
         };
         Some(
             if versioned("python") || versioned("pypy") || versioned("ipython") {
@@ -294,7 +303,7 @@ impl Lang {
                 Lang::Js
             } else if versioned("php") {
                 Lang::Php
-            } else if versioned("lua") || program == "luajit" {
+            } else if versioned("lua") || versioned("luajit") {
                 Lang::Lua
             } else if matches!(program, "R" | "Rscript") {
                 Lang::R
@@ -343,6 +352,7 @@ impl Lang {
 
 /// Interpreters that are not scanned, whose script files and standard input still count.
 const OTHER_INTERPRETERS: &[&str] = &[
+    "wish",
     "pwsh",
     "powershell",
     "julia",
@@ -365,10 +375,17 @@ const UNSCANNED_RISKY: &[&str] = &[
     "delete",
     "rm ",
     "Remove-Item",
+    // PowerShell's aliases of Remove-Item, Julia's `rm(`.
+    "ri ",
+    "del ",
+    "rd ",
+    "erase ",
+    "rm(",
     "Invoke-Expression",
     "iex ",
     "Start-Process",
     "rmdir",
+    "doShellScript",
     "`",
 ];
 
@@ -661,8 +678,16 @@ fn other(args: &[String]) -> Invocation<'_> {
     let mut args = args.iter().map(String::as_str);
     while let Some(arg) = args.next() {
         match arg {
-            "-e" | "-c" | "-Command" | "-command" => {
-                return Invocation::Inline(args.next().into_iter().collect());
+            // `pwsh -c -` and `-Command -` read the code on standard input.
+            "-e" | "-E" | "--eval" | "--print" | "-c" | "-Command" | "-command" => {
+                return match args.next() {
+                    Some("-") => Invocation::Stdin,
+                    code => Invocation::Inline(code.into_iter().collect()),
+                };
+            }
+            // An option's value (`osascript -l JavaScript`, `-s o`), not a script.
+            "-l" | "-s" => {
+                args.next();
             }
             "-File" | "-file" | "-f" => {
                 return args.next().map_or(Invocation::Stdin, Invocation::File);
@@ -710,6 +735,22 @@ pub(super) fn command_hits(command: &Command, env: &Env<'_>) -> Vec<Hit> {
 /// `Rscript -e`, `pwsh -c`, `osascript -e`, …) whose code holds a word that may run a
 /// command or delete files.
 fn unscanned(command: &Command) -> Option<Hit> {
+    // PowerShell's base64 code (`-EncodedCommand`, `-enc`, `-e`, `-ec`: any prefix) cannot
+    // be read at all.
+    let powershell = matches!(command.program.as_str(), "pwsh" | "powershell");
+    let encoded = |a: &String| {
+        let a = a.to_lowercase();
+        (a.len() > 1 && "-encodedcommand".starts_with(&a)) || a == "-ec"
+    };
+    if powershell && command.args.iter().any(encoded) {
+        return Some(hit(
+            INTERPRETER_SHELL_OUT,
+            format!(
+                "{} runs encoded code the guard cannot read",
+                command.program
+            ),
+        ));
+    }
     let code = match invocation(command)? {
         Invocation::Inline(codes) => codes.join("\n"),
         // A here-document or here-string is its code (`tclsh <<< 'exec rm -rf /'`).
@@ -734,9 +775,20 @@ fn stdin_text(command: &Command) -> Option<&str> {
 /// [`unscanned`] of `code`.
 fn unscanned_code(command: &Command, code: &str) -> Option<Hit> {
     let lower = code.to_lowercase();
+    // A word counts where it starts one (`system`, `os.system`), not inside another
+    // (`filesystem`, `form(`).
+    let starts_word = |w: &str| {
+        lower.match_indices(w).any(|(at, _)| {
+            !w.starts_with(char::is_alphanumeric)
+                || !lower[..at]
+                    .chars()
+                    .next_back()
+                    .is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '-')
+        })
+    };
     let word = UNSCANNED_RISKY
         .iter()
-        .find(|w| lower.contains(&w.to_lowercase()))?;
+        .find(|w| starts_word(&w.to_lowercase()))?;
     Some(hit(
         INTERPRETER_SHELL_OUT,
         format!(

@@ -92,8 +92,8 @@ pub(super) fn nested<T>(f: impl FnOnce() -> T) -> Option<T> {
 impl Scan<'_, '_> {
     pub(super) fn run(mut self, code: &str) -> Vec<Hit> {
         if self.lang == Lang::Python && self.command.program.starts_with("ipython") {
-            for script in ipython_shell(code) {
-                self.shell_out("`!`", &[Arg::Str(script.to_owned())]);
+            for (line, certain) in ipython_shell(code) {
+                self.ipython_line(line, certain);
             }
         }
         let toks = lex(self.lang, code);
@@ -261,9 +261,43 @@ impl Scan<'_, '_> {
         self.shell_out("open", &command);
     }
 
+    /// A line IPython may run as a shell command: judged when it parses as one; when it is
+    /// one for certain, it asks if it does not parse or holds `{…}` (a Python expression
+    /// IPython puts in).
+    fn ipython_line(&mut self, line: &str, certain: bool) {
+        if certain && line.contains('{') {
+            self.hits.push(hit(
+                INTERPRETER_SHELL_OUT,
+                format!("ipython `!` runs a command computed when it runs (`{line}`)"),
+            ));
+            return;
+        }
+        if certain {
+            self.shell_out("`!`", &[Arg::Str(line.to_owned())]);
+            return;
+        }
+        let (command, env) = (self.command, self.env);
+        if let Some(Ok(hits)) =
+            nested(|| shell::parse(line).map(|script| opaque::judge(&script, command, env)))
+        {
+            self.hits.extend(hits);
+        }
+    }
+
     fn shell_out(&mut self, name: &str, args: &[Arg]) {
         let lang = self.lang.name();
-        let positional = self.positional(args, true);
+        let positional = if self.lang == Lang::R && name.ends_with("system2") {
+            // `system2(command, args)`: the argument vector is part of the command, and any
+            // argument the scan cannot read (`args = x`, `stdout = TRUE`) leaves it unknown.
+            let known = args.iter().all(|a| matches!(a, Arg::Str(_) | Arg::List(_)));
+            if known {
+                args.to_vec()
+            } else {
+                vec![Arg::Opaque]
+            }
+        } else {
+            self.positional(args, true)
+        };
         let text = match positional.as_slice() {
             [Arg::Str(script)] => Some(script.clone()),
             [] => None,
@@ -516,44 +550,68 @@ pub(super) fn call_args(lang: Lang, toks: &[Tok], at: usize) -> Option<Vec<Arg>>
     Some(groups.into_iter().map(|g| argument(lang, &g)).collect())
 }
 
-/// Words that end a Perl or Ruby call written without parentheses.
-/// The shell commands of IPython code: a line's `!cmd` or `!!cmd` (also after `x = `), its
-/// `%sx`/`%system` line magic, and the body of a `%%bash`/`%%sh`/`%%script` cell.
-pub(super) fn ipython_shell(code: &str) -> Vec<&str> {
-    let mut scripts = Vec::new();
-    let mut lines = code.lines();
-    while let Some(line) = lines.next() {
-        let line = line.trim_start();
-        let line = match line.split_once('=') {
-            Some((target, value))
-                if value.trim_start().starts_with('!')
-                    && target
-                        .trim()
-                        .bytes()
-                        .all(|b| b.is_ascii_alphanumeric() || b == b'_') =>
-            {
-                value.trim_start()
+/// The shell command lines of IPython code, each with whether it is one for certain.
+///
+/// Certain: a line's `!cmd` or `!!cmd` (also after `x = ` or `x: T = `), a line magic that
+/// runs its text (`%sx`, `%system`, `%time`, `%timeit`, `%sc`, `%alias NAME`), and the lines
+/// of a cell magic that runs them (`%%bash`, `%%sh`, `%%script`, `%%sx`, `%%system`, `%%!`).
+/// Every other line too, not for certain: IPython runs `rm -rf /` as its `rm` alias, and
+/// `sx …` and `system …` through automagic.
+pub(super) fn ipython_shell(code: &str) -> Vec<(&str, bool)> {
+    const MAGICS: &[&str] = &["sx", "system", "time", "timeit", "sc", "alias"];
+    let mut lines = Vec::new();
+    let mut cell = false;
+    for line in code.lines() {
+        let mut rest = line.trim_start();
+        if let Some(magic) = rest.strip_prefix("%%") {
+            // A cell magic's line runs nothing itself; the lines after it are the cell.
+            let name = magic.split_whitespace().next().unwrap_or_default();
+            cell = matches!(name, "bash" | "sh" | "script" | "sx" | "system" | "!");
+            continue;
+        }
+        let mut certain = cell;
+        if let Some((target, value)) = rest.split_once('=')
+            && value.trim_start().starts_with('!')
+            && (target.trim().bytes()).all(|b| b.is_ascii_alphanumeric() || b"_:[]. ".contains(&b))
+        {
+            rest = value.trim_start();
+        }
+        loop {
+            let before = rest;
+            if let Some(r) = rest.strip_prefix(['!', '%']) {
+                certain = true;
+                rest = r.trim_start();
             }
-            _ => line,
-        };
-        if let Some(script) = line.strip_prefix('!') {
-            scripts.push(script.trim_start_matches('!'));
-        } else if let Some(script) = ["%sx ", "%system "]
-            .iter()
-            .find_map(|magic| line.strip_prefix(magic))
-        {
-            scripts.push(script);
-        } else if ["%%bash", "%%sh", "%%script"]
-            .iter()
-            .any(|magic| line.starts_with(magic))
-        {
-            // The rest of the code is the cell's script, one command per line.
-            scripts.extend(lines.by_ref());
+            let word = rest.split_whitespace().next().unwrap_or_default();
+            if MAGICS.contains(&word) {
+                rest = rest[word.len()..].trim_start();
+                // The magic's options, a `%sc` target (`-l x=`), an alias's name.
+                while let Some(w) = rest.split_whitespace().next()
+                    && (w.starts_with('-') || w.ends_with('=') || word == "alias")
+                {
+                    rest = rest[w.len()..].trim_start();
+                    if word == "alias" {
+                        break;
+                    }
+                }
+                if let Some((name, value)) = rest.split_once('=')
+                    && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+                {
+                    rest = value;
+                }
+            }
+            if rest == before {
+                break;
+            }
+        }
+        if !rest.is_empty() {
+            lines.push((rest, certain));
         }
     }
-    scripts
+    lines
 }
 
+/// Words that end a Perl or Ruby call written without parentheses.
 pub(super) fn is_operator_word(word: &str) -> bool {
     matches!(
         word,
@@ -573,6 +631,27 @@ pub(super) fn argument(lang: Lang, tokens: &[&Tok]) -> Arg {
     match tokens {
         [] | [Tok::Num] => Arg::Num,
         [tok] if literal(tok).is_some() => Arg::Str(literal(tok).unwrap_or_default()),
+        // A literal in parentheses is the literal (`os.system(("rm -rf /"))`).
+        [Tok::Punct('('), tok, Tok::Punct(')')] if literal(tok).is_some() => {
+            Arg::Str(literal(tok).unwrap_or_default())
+        }
+        // R's vector of literals, `c("-rf", "/")`: a list.
+        [Tok::Name(c), Tok::Punct('('), inner @ .., Tok::Punct(')')]
+            if lang == Lang::R && c == "c" =>
+        {
+            let mut items = Vec::new();
+            for (n, tok) in inner.iter().enumerate() {
+                match (n % 2, tok) {
+                    (0, tok) => match literal(tok) {
+                        Some(text) => items.push(text),
+                        None => return Arg::Opaque,
+                    },
+                    (_, Tok::Punct(',')) => {}
+                    _ => return Arg::Opaque,
+                }
+            }
+            Arg::List(items)
+        }
         [Tok::Words(words)] => Arg::List(words.clone()),
         [Tok::Name(ctor), Tok::Punct('('), tok, Tok::Punct(')')]
             if PATHS.contains(&ctor.as_str()) && literal(tok).is_some() =>
@@ -595,7 +674,8 @@ pub(super) fn argument(lang: Lang, tokens: &[&Tok]) -> Arg {
         }
         [Tok::Punct('{'), ..] => Arg::Keyword,
         [Tok::Name(_), Tok::Punct('='), rest @ ..]
-            if lang == Lang::Python && rest.first() != Some(&&Tok::Punct('=')) =>
+            if matches!(lang, Lang::Python | Lang::R)
+                && rest.first() != Some(&&Tok::Punct('=')) =>
         {
             Arg::Keyword
         }

@@ -340,15 +340,25 @@ fn nesting_is_bounded() {
 }
 
 #[test]
-fn ipython_shell_escapes_are_found_and_strings_are_not() {
+fn ipython_shell_lines_say_which_are_shell_for_certain() {
     use super::scan::ipython_shell;
     assert_eq!(
-        ipython_shell("!ls\n  !!pwd\nx = !id\n%sx date"),
-        ["ls", "pwd", "id", "date"]
+        ipython_shell("!ls\n  !!pwd\nx = !id\n%sx date\n%timeit -n1 -r1 !rm x\nprint(1)"),
+        [
+            ("ls", true),
+            ("pwd", true),
+            ("id", true),
+            ("date", true),
+            ("rm x", true),
+            ("print(1)", false)
+        ]
     );
     assert_eq!(
         ipython_shell("%%bash\nrm -rf build\necho done"),
-        ["rm -rf build", "echo done"]
+        [("rm -rf build", true), ("echo done", true)]
     );
-    assert!(ipython_shell("print('!rm -rf /')\nx = y != z").is_empty());
+    assert_eq!(ipython_shell("%%!\nls"), [("ls", true)]);
+    assert_eq!(ipython_shell("%sc -l x=rm -rf y"), [("rm -rf y", true)]);
+    assert_eq!(ipython_shell("%alias d rm -rf y"), [("rm -rf y", true)]);
+    assert_eq!(ipython_shell("x = y != z"), [("x = y != z", false)]);
 }

@@ -137,7 +137,7 @@ fn upload_forms_name_the_file_they_send() {
         shell::parse("curl -d @a -F 'x=<b;type=t' --data-urlencode n@c --data-raw @d https://e")
             .unwrap();
     let cmd = script.commands().next().unwrap();
-    let words: Vec<String> = words(cmd, &[]).into_iter().map(|(w, _)| w).collect();
+    let words: Vec<String> = words(cmd, &[], false).into_iter().map(|(w, _)| w).collect();
     for file in ["a", "b", "c"] {
         assert!(words.iter().any(|w| w == file), "{file}: {words:?}");
     }
@@ -167,4 +167,13 @@ fn string_literals_pair_quotes_on_one_line() {
     assert_eq!(all("# don't\nopen(\".env\") # it's\n"), [".env"]);
     assert_eq!(all("'unclosed"), Vec::<&str>::new());
     assert_eq!(all("é'ü'"), ["ü"]);
+    // Lua's long brackets and Perl's and Ruby's quote-like forms.
+    assert_eq!(
+        all("io.open([[.env]]) x[[1]] [==[a]]b]==]"),
+        [".env", "1", "a]]b"]
+    );
+    assert_eq!(
+        all("q(.env) qx{cat x} %x(ls) %w[a b] seq(1)"),
+        [".env", "cat x", "ls", "a b"]
+    );
 }

@@ -35,7 +35,11 @@ const SENDERS: &[Sender] = &[
 /// written `@file` or `<file` (curl's `-d @f` and `-F x=<f`, httpie's `x=@f`, `gh api -F
 /// x=@f`, `gcc @f`; a `;type=…` suffix dropped), the `name@file` forms of [`SENDERS`], all
 /// read; and every file redirection target, written for `>`.
-pub(super) fn words(cmd: &Command, redefined: &[&str]) -> Vec<(String, Access)> {
+pub(super) fn words(
+    cmd: &Command,
+    redefined: &[&str],
+    feeds_interpreter: bool,
+) -> Vec<(String, Access)> {
     // An argument of a program that may change its operands (`cp x ~/.ssh/config`,
     // `sed -i`, `rm hooks.yaml`, `tee`) is a write target: the read-only exceptions do not
     // apply to it. Only the programs of `READERS` read their operands.
@@ -129,14 +133,18 @@ pub(super) fn words(cmd: &Command, redefined: &[&str]) -> Vec<(String, Access)> 
     }
     out.extend(copied_into(cmd).into_iter().map(|p| (p, Access::Write)));
     // An interpreter's code names the files it opens in string literals
-    // (`python3 -c 'print(open(".env").read())'`, `node <<'EOF'`): each is a word too.
-    if is_interpreter(&cmd.program) {
+    // (`python3 -c 'print(open(".env").read())'`, `node <<'EOF'`), and so does the text a
+    // command pipes into one (`echo '…' | python3`): each is a word too.
+    if is_interpreter(&cmd.program) || feeds_interpreter {
         let bodies = (cmd.redirects.iter())
             .filter(|r| matches!(r.op, RedirectOp::HereDoc | RedirectOp::HereString))
             .map(|r| r.target.as_str());
+        let ipython = cmd.program.starts_with("ipython");
+        let mut named = Vec::new();
         for code in cmd.args.iter().map(String::as_str).chain(bodies) {
-            out.extend(string_literals(code).map(|l| (l.to_owned(), arg_access)));
+            code_words(code, ipython, 0, &mut named);
         }
+        out.extend(named.into_iter().map(|w| (w, arg_access)));
     }
     // `git cat-file --batch` prints the objects its input names (`<<< HEAD:.env`).
     let batch = cmd.program == "git"
@@ -156,22 +164,21 @@ pub(super) fn words(cmd: &Command, redefined: &[&str]) -> Vec<(String, Access)> 
     out
 }
 
-/// Interpreters whose code is read for the files it names, beyond `python*` and `pypy*`.
+/// Interpreters whose code is read for the files it names, beyond the versioned names of
+/// [`VERSIONED`].
 const INTERPRETERS: &[&str] = &[
     "node",
     "nodejs",
     "deno",
     "bun",
-    "ruby",
-    "perl",
-    "php",
-    "lua",
-    "luajit",
+    "ts-node",
+    "tsx",
     "Rscript",
     "R",
     "julia",
     "tclsh",
     "wish",
+    "expect",
     "osascript",
     "pwsh",
     "powershell",
@@ -179,27 +186,80 @@ const INTERPRETERS: &[&str] = &[
     "gawk",
     "mawk",
     "nawk",
+    "jshell",
+    "groovy",
+    "micropython",
+    "py",
 ];
 
-/// Whether `program` runs code it is given: [`INTERPRETERS`], `python`, `python3.12`, `pypy3`.
-fn is_interpreter(program: &str) -> bool {
+/// Interpreters also under a versioned name (`python3.12`, `lua5.4`, `luajit-2.1`).
+const VERSIONED: &[&str] = &[
+    "python", "pypy", "ipython", "ruby", "perl", "php", "lua", "luajit",
+];
+
+/// Whether `program` runs code it is given: [`INTERPRETERS`] and [`VERSIONED`].
+pub(super) fn is_interpreter(program: &str) -> bool {
     let versioned = |name: &str| {
-        program
-            .strip_prefix(name)
-            .is_some_and(|v| v.bytes().all(|b| b.is_ascii_digit() || b == b'.'))
+        program.strip_prefix(name).is_some_and(|v| {
+            v.bytes()
+                .all(|b| b.is_ascii_digit() || b == b'.' || b == b'-')
+        })
     };
-    INTERPRETERS.contains(&program) || versioned("python") || versioned("pypy")
+    INTERPRETERS.contains(&program) || VERSIONED.iter().any(|name| versioned(name))
+}
+
+/// How deep [`code_words`] follows shell commands in literals that run more code.
+const MAX_CODE_DEPTH: usize = 4;
+
+/// The words interpreter `code` names: each string literal ([`string_literals`]), and when a
+/// literal reads as a shell command line (`os.system("cat .env")`, `` `cat .env` ``), the
+/// arguments and redirection targets of its commands, and the code of interpreters among
+/// them. For IPython each line is also read as a shell command line: it runs `!cat .env`,
+/// and `cat .env` itself as an alias.
+fn code_words(code: &str, ipython: bool, depth: usize, out: &mut Vec<String>) {
+    let lines = ipython.then(|| {
+        code.lines()
+            .map(|l| l.trim_start().trim_start_matches(['!', '%']))
+    });
+    for literal in string_literals(code).chain(lines.into_iter().flatten()) {
+        out.push(literal.to_owned());
+        if depth >= MAX_CODE_DEPTH || !literal.contains(char::is_whitespace) {
+            continue;
+        }
+        let Ok(script) = crate::shell::parse(literal) else {
+            continue;
+        };
+        for cmd in script.commands() {
+            out.extend(cmd.args.iter().cloned());
+            out.extend(cmd.redirects.iter().map(|r| r.target.clone()));
+            if is_interpreter(&cmd.program) {
+                let inner = cmd.program.starts_with("ipython");
+                for arg in &cmd.args {
+                    code_words(arg, inner, depth + 1, out);
+                }
+            }
+        }
+    }
 }
 
 /// The string literals of `code`: the text between a pair of `'`, `"` or `` ` `` on one line
-/// (a quote escaped by a backslash does not close). Escapes are not decoded. A quote whose
-/// pair is on another line (an apostrophe in a comment) starts nothing, so it does not throw
-/// the pairing of the quotes after it off.
+/// (a quote escaped by a backslash does not close), Lua's long brackets (`[[…]]`, `[==[…]==]`)
+/// and Perl's and Ruby's quote-like forms with a bracket (`q(…)`, `qq{…}`, `qx[…]`, `%q(…)`,
+/// `%x(…)`, `%w(…)`). Escapes are not decoded. A quote whose pair is on another line (an
+/// apostrophe in a comment) starts nothing, so it does not throw the pairing of the quotes
+/// after it off.
 pub(super) fn string_literals(code: &str) -> impl Iterator<Item = &str> {
     let bytes = code.as_bytes();
     let mut i = 0;
     std::iter::from_fn(move || {
         while i < bytes.len() {
+            if let Some((start, end, next)) = bracketed(bytes, i) {
+                i = next;
+                if end > start {
+                    return code.get(start..end);
+                }
+                continue;
+            }
             let quote = bytes[i];
             i += 1;
             if !matches!(quote, b'\'' | b'"' | b'`') {
@@ -223,6 +283,52 @@ pub(super) fn string_literals(code: &str) -> impl Iterator<Item = &str> {
         }
         None
     })
+}
+
+/// A bracketed literal starting at `at`: a Lua long bracket or a Perl/Ruby quote-like form
+/// (see [`string_literals`]), as its text's start, its end and where the scan goes on.
+fn bracketed(bytes: &[u8], at: usize) -> Option<(usize, usize, usize)> {
+    if bytes[at] == b'[' {
+        let level = bytes[at + 1..].iter().take_while(|&&b| b == b'=').count();
+        if bytes.get(at + 1 + level) != Some(&b'[') {
+            return None;
+        }
+        let start = at + level + 2;
+        let close: Vec<u8> = std::iter::once(b']')
+            .chain(std::iter::repeat_n(b'=', level))
+            .chain(std::iter::once(b']'))
+            .collect();
+        let end = (start..bytes.len()).find(|&j| bytes[j..].starts_with(&close))?;
+        return Some((start, end, end + close.len()));
+    }
+    let word_start = at == 0 || !(bytes[at - 1].is_ascii_alphanumeric() || bytes[at - 1] == b'_');
+    if !word_start {
+        return None;
+    }
+    let prefix = [
+        &b"qq"[..],
+        b"qx",
+        b"qw",
+        b"q",
+        b"%q",
+        b"%Q",
+        b"%x",
+        b"%w",
+        b"%W",
+        b"%i",
+    ]
+    .into_iter()
+    .find(|p| bytes[at..].starts_with(p))?;
+    let close = match *bytes.get(at + prefix.len())? {
+        b'(' => b')',
+        b'[' => b']',
+        b'{' => b'}',
+        b'<' => b'>',
+        _ => return None,
+    };
+    let start = at + prefix.len() + 1;
+    let end = start + bytes[start..].iter().position(|&b| b == close)?;
+    Some((start, end, end + 1))
 }
 
 /// Whether `cmd` uses its operands' names and never their contents: `test -f .env`,
