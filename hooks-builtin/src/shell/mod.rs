@@ -52,6 +52,9 @@
 //! - `ssh host cmd …` runs its remaining words, joined with spaces, as a script on the remote
 //!   host: its commands run in the remote home directory ([`Command::dir`] is `~`), so
 //!   `ssh host rm -rf build` is not a delete in the project;
+//! - `docker exec [options] CONTAINER cmd …` (also `docker container exec`, `podman`,
+//!   `nerdctl`) and `kubectl exec … -- cmd …` (also `oc`) run their command's words, as an
+//!   argv, in the container's or pod's home directory, as `ssh` does on a remote host;
 //! - in `sh -c 'script' name arg…`, the positional parameters are known, and put in the words
 //!   that use them (`sh -c 'rm -rf "$1"' sh /` runs `rm -rf /`), unless the script can
 //!   change them (`shift`, `set` with operands, a function, whose `$1` is its own argument):

@@ -411,6 +411,45 @@ fn ssh_remote(args: &[String]) -> Option<&[String]> {
     rest.get(more..)
 }
 
+/// The argv a container or pod runs: `docker exec [options] CONTAINER CMD…` (also `docker
+/// container exec`, podman's and nerdctl's), `kubectl exec … -- CMD…` (also `oc`).
+fn container_exec<'a>(program: &str, args: &'a [String]) -> Option<&'a [String]> {
+    if matches!(program, "kubectl" | "oc") {
+        let dashes = args.iter().position(|a| a == "--")?;
+        args[..dashes]
+            .iter()
+            .any(|a| a == "exec")
+            .then(|| &args[dashes + 1..])
+    } else {
+        let at = args.iter().position(|a| a == "exec")?;
+        let before = &args[..at];
+        if !(before.is_empty() || before == ["container"]) {
+            return None;
+        }
+        // Options that take the next word as their value.
+        const VALUED: &[&str] = &[
+            "-e",
+            "--env",
+            "--env-file",
+            "-u",
+            "--user",
+            "-w",
+            "--workdir",
+            "--detach-keys",
+        ];
+        let mut rest = &args[at + 1..];
+        while let Some(first) = rest.first().filter(|a| a.starts_with('-')) {
+            let skip = if VALUED.contains(&first.as_str()) {
+                2
+            } else {
+                1
+            };
+            rest = rest.get(skip..)?;
+        }
+        rest.get(1..)
+    }
+}
+
 /// An assignment to `env` or `sudo`: any word with a `=` after its first character, a name
 /// the shell would not take included (`BASH_FUNC_ls%%=…`), as both programs read it.
 fn is_env_assignment(word: &str) -> bool {
@@ -559,6 +598,14 @@ impl Parser<'_, '_> {
                 if let Some(remote) = ssh_remote(args).filter(|r| !r.is_empty()) {
                     let script = remote.join(" ");
                     self.queue_script(text(&script), false, Some("~".into()), false, None)?;
+                }
+            }
+            // A command run in a container or a pod, judged there as `ssh host cmd`'s are
+            // (`docker exec app rm -rf /data`, `kubectl exec pod -- rm -rf /`): its words are
+            // the argv, with no shell between.
+            "docker" | "podman" | "nerdctl" | "kubectl" | "oc" => {
+                if let Some(argv) = container_exec(&command.program, args) {
+                    self.nested_command(argv.to_vec(), false, &Some("~".into()))?;
                 }
             }
             // Other ways to run a command on another machine, judged there as `ssh host cmd`
