@@ -42,7 +42,8 @@ use super::user::{UserRule, wildcard};
 /// (the home directory or a parent), `system` (either of those, or a system directory),
 /// `system-path` (a `system` place, or any path inside a system tree: `/etc/ssh/sshd_config`,
 /// `/usr/bin/python3`, `/var/lib/dpkg/status`; not the home directory's contents),
-/// `outside-project`, `disk` (a block device; a relative path starts where the command runs),
+/// `outside-project`, `project` (the project root or a parent of it, or a glob of every entry
+/// of one: `*`), `disk` (a block device; a relative path starts where the command runs),
 /// `protected-branch` (a `protected_branches` name, or its ref: `refs/heads/main`).
 /// **Operand_at** says which operands are looked at: `any` (the default), `last` (the
 /// destination of `rsync`, `ln`, `mount`), `not-last` (the sources of `mv`, not where they
@@ -109,6 +110,8 @@ pub enum OperandPlace {
     SystemPath,
     /// Anything outside the project root (system places included).
     OutsideProject,
+    /// The project root or a parent of it (a glob that takes every entry of one too: `*`).
+    Project,
     /// A block device (`/dev/sda`).
     Disk,
     /// A branch `protected_branches` names, or its ref (`refs/heads/main`).
@@ -123,6 +126,7 @@ impl fmt::Display for OperandPlace {
             OperandPlace::System => "system",
             OperandPlace::SystemPath => "system-path",
             OperandPlace::OutsideProject => "outside-project",
+            OperandPlace::Project => "project",
             OperandPlace::Disk => "disk",
             OperandPlace::ProtectedBranch => "protected-branch",
         })
@@ -449,6 +453,7 @@ impl CompiledRule {
                 let (at, path) = env.place(o, dir);
                 match place {
                     OperandPlace::Root => at == Place::Root,
+                    OperandPlace::Project => at == Place::Project,
                     OperandPlace::Home => at == Place::Home,
                     OperandPlace::System => matches!(at, Place::Root | Place::Home | Place::System),
                     OperandPlace::SystemPath => {
