@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::shell::{Command, RedirectOp};
 
 use super::Action;
-use super::rules::{Env, Place, has_long, has_short, in_system_tree, split_args};
+use super::rules::{Env, Place, has_long, has_short, split_args};
 use super::user::{UserRule, wildcard};
 
 /// A named set of rules. Builtin packs and `custom_packs` in settings have this shape.
@@ -458,7 +458,7 @@ impl CompiledRule {
                     OperandPlace::System => matches!(at, Place::Root | Place::Home | Place::System),
                     OperandPlace::SystemPath => {
                         matches!(at, Place::Root | Place::Home | Place::System)
-                            || (at == Place::Outside && in_system_tree(&path))
+                            || (at == Place::Outside && env.in_system_tree(&path))
                     }
                     _ => matches!(
                         at,

@@ -15,7 +15,6 @@ mod writes;
 pub(super) use env::{Env, Place, in_temp_dir, tmpdir};
 use find::find_delete;
 use git::git;
-pub(super) use writes::in_system_tree;
 use writes::write_hits;
 
 /// How a builtin rule decides by default.

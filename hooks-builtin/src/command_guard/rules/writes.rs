@@ -120,7 +120,7 @@ pub(super) fn write_hits(command: &Command, operands: &[&str], env: &Env<'_>) ->
                 SYSTEM_FILE_WRITE,
                 format!("writes {path} ({shown}), a file the system runs or reads"),
             )),
-            Place::Outside if in_system_tree(&resolved) => hits.push(hit(
+            Place::Outside if env.in_system_tree(&resolved) => hits.push(hit(
                 SYSTEM_PATH_WRITE,
                 format!("writes {path} ({shown}), in a system tree"),
             )),
@@ -189,7 +189,7 @@ fn written<'a>(
                 && sources.iter().all(|s| {
                     let (place, path) = env.place(s, command.dir.as_deref());
                     matches!(place, Place::Root | Place::Home | Place::System)
-                        || (place != Place::Temp && in_system_tree(&path))
+                        || (place != Place::Temp && env.in_system_tree(&path))
                 });
             if matches!(command.program.as_str(), "cp" | "install" | "mv")
                 && !makes_dirs
@@ -257,18 +257,18 @@ fn git_runs_from(path: &str) -> bool {
         || path.ends_with(".config/git/config")
 }
 
-/// True when the absolute, resolved `path` lies in a tree that belongs to the system
-/// (`/etc/ssh/sshd_config`, `/usr/local/bin/x`), and not in the home directory.
-pub(in crate::command_guard) fn in_system_tree(path: &Path) -> bool {
-    let home = paths::home_dir().map(|h| paths::resolve(".", &h, None).unwrap_or(h));
-    !home.is_some_and(|h| path.starts_with(h))
-        && matches!(
-            paths::check_project_root(path, None),
-            Err(ProjectRootError::System(_))
-        )
-}
-
 impl Env<'_> {
+    /// True when the absolute, resolved `path` lies in a tree that belongs to the system
+    /// (`/etc/ssh/sshd_config`, `/usr/local/bin/x`), and not in the home directory.
+    pub(in crate::command_guard) fn in_system_tree(&self, path: &Path) -> bool {
+        let (_, home) = self.resolved();
+        !home.is_some_and(|h| path.starts_with(h))
+            && matches!(
+                paths::check_project_root(path, None),
+                Err(ProjectRootError::System(_))
+            )
+    }
+
     /// True when the resolved `path` is one of the home directory's [`SHELL_STARTUP`] files,
     /// or in one of its [`STARTUP_DIRS`].
     fn is_shell_startup(&self, path: &Path) -> bool {
