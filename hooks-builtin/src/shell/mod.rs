@@ -52,6 +52,13 @@
 //! - `ssh host cmd …` runs its remaining words, joined with spaces, as a script on the remote
 //!   host: its commands run in the remote home directory ([`Command::dir`] is `~`), so
 //!   `ssh host rm -rf build` is not a delete in the project;
+//! - options and settings a program runs as a command line are parsed as scripts run where
+//!   the command runs: git's `-c` and `git config` settings that run commands (an alias
+//!   starting with `!`, `core.sshCommand`, `core.pager`, `core.editor`, `core.fsmonitor`,
+//!   `diff.external`, `credential.helper`, `pager.*`, …), `git rebase -x`, `difftool -x`,
+//!   `filter-branch`'s filters, `submodule foreach`, `bisect run`; tar's `--to-command`,
+//!   `-I`, `--checkpoint-action=exec=`; `rsync -e`; ssh's `-o ProxyCommand=`/`LocalCommand=`;
+//!   `zip -TT`; `gdb -ex 'shell …'`; `less +!…`; `man -P` (`resolve/options.rs`);
 //! - `docker exec [options] CONTAINER cmd …` (also `docker container exec`, `podman`,
 //!   `nerdctl`) and `kubectl exec … -- cmd …` (also `oc`) run their command's words, as an
 //!   argv, in the container's or pod's home directory, as `ssh` does on a remote host;

@@ -2,6 +2,7 @@
 //! and commands it runs in turn queued.
 
 mod feeds;
+mod options;
 mod wrappers;
 
 use std::rc::Rc;
@@ -500,6 +501,11 @@ impl Parser<'_, '_> {
         };
         let (args, dir) = (&command.args, &command.dir);
         let text = |s: &str| Source::Text(s.to_owned());
+        // Options and settings the program runs as a command line (`git rebase -x CMD`,
+        // `tar --to-command=CMD`, `ssh -o ProxyCommand=CMD`), run where the command runs.
+        for script in options::option_commands(&command.program, args) {
+            self.queue_task(text(&script), privileged, dir.clone(), false)?;
+        }
         match command.program.as_str() {
             "eval" => self.queue_task(text(&args.join(" ")), privileged, dir.clone(), false)?,
             "su" | "runuser" => {

@@ -984,3 +984,28 @@ fn positional_parameters_are_put_in_only_when_the_script_cannot_change_them() {
         ["-rf", "$1"]
     );
 }
+
+#[test]
+fn options_that_run_a_command_line_are_parsed_as_scripts() {
+    let programs = |src: &str| -> Vec<String> {
+        let script = parse(src).unwrap();
+        script.commands().map(|c| c.program.clone()).collect()
+    };
+    assert_eq!(programs("git -c core.pager='less -R' log"), ["git", "less"]);
+    assert_eq!(programs("git -c alias.x='!rm -rf y' x"), ["git", "rm"]);
+    assert_eq!(programs("git -c alias.st=status st"), ["git"]);
+    assert_eq!(
+        programs("git config --file f core.sshCommand 'ssh -v'"),
+        ["git", "ssh"]
+    );
+    assert_eq!(programs("git rebase -x 'make test' main"), ["git", "make"]);
+    assert_eq!(programs("git bisect run cargo test"), ["git", "cargo"]);
+    assert_eq!(
+        programs("tar --checkpoint-action=exec='echo hi' -cf x.tar y"),
+        ["tar", "echo"]
+    );
+    assert_eq!(programs("ssh -oProxyCommand='nc h 22' host"), ["ssh", "nc"]);
+    assert_eq!(programs("gdb -ex 'shell make' ./a.out"), ["gdb", "make"]);
+    assert_eq!(programs("less +!date log"), ["less", "date"]);
+    assert_eq!(programs("git log -- -x"), ["git"]);
+}

@@ -1,0 +1,255 @@
+//! Options and settings whose value a program runs as a shell command line: `git rebase -x`,
+//! `git -c core.pager=…`, `tar --to-command`, `rsync -e`, `ssh -o ProxyCommand=…`, `man -P`.
+//! Each value is parsed and judged as a script run where the command runs.
+
+use std::borrow::Cow;
+
+/// A program's options whose value it runs as a shell command line.
+struct CommandOptions {
+    program: &'static str,
+    /// The subcommand they belong to (`rebase` of `git`), when they are a subcommand's.
+    sub: Option<&'static str>,
+    /// The options: `--long` (`--long=v` or `--long v`), `-s` (`-s v` or `-sv`).
+    options: &'static [&'static str],
+}
+
+const COMMAND_OPTIONS: &[CommandOptions] = &[
+    CommandOptions {
+        program: "git",
+        sub: Some("rebase"),
+        options: &["--exec", "-x"],
+    },
+    CommandOptions {
+        program: "git",
+        sub: Some("difftool"),
+        options: &["--extcmd", "-x"],
+    },
+    CommandOptions {
+        program: "git",
+        sub: Some("mergetool"),
+        options: &["--tool-cmd"],
+    },
+    CommandOptions {
+        program: "git",
+        sub: Some("filter-branch"),
+        options: &[
+            "--env-filter",
+            "--tree-filter",
+            "--index-filter",
+            "--parent-filter",
+            "--msg-filter",
+            "--commit-filter",
+            "--tag-name-filter",
+        ],
+    },
+    CommandOptions {
+        program: "tar",
+        sub: None,
+        options: &[
+            "--to-command",
+            "--use-compress-program",
+            "-I",
+            "--info-script",
+            "--new-volume-script",
+            "-F",
+        ],
+    },
+    CommandOptions {
+        program: "rsync",
+        sub: None,
+        options: &["--rsh", "-e", "--rsync-path"],
+    },
+    CommandOptions {
+        program: "zip",
+        sub: None,
+        options: &["--unzip-command", "-TT"],
+    },
+    CommandOptions {
+        program: "man",
+        sub: None,
+        options: &["--pager", "-P"],
+    },
+];
+
+/// git settings whose value is a command line git runs (an alias only when it starts with
+/// `!`). Matched case-insensitively, as git reads section and key names.
+const GIT_COMMAND_KEYS: &[&str] = &[
+    "core.sshcommand",
+    "core.pager",
+    "core.editor",
+    "core.fsmonitor",
+    "core.askpass",
+    "sequence.editor",
+    "diff.external",
+    "gpg.program",
+    "credential.helper",
+];
+
+/// The ssh settings whose value runs on this machine (`-o ProxyCommand=…`).
+const SSH_COMMAND_KEYS: &[&str] = &["proxycommand", "localcommand", "knownhostscommand"];
+
+/// The command lines `program` with `args` runs because an option or setting says so.
+pub(super) fn option_commands<'a>(program: &str, args: &'a [String]) -> Vec<Cow<'a, str>> {
+    let mut out: Vec<Cow<'a, str>> = Vec::new();
+    let sub = args
+        .iter()
+        .find(|a| !a.starts_with('-'))
+        .map(String::as_str);
+    for table in COMMAND_OPTIONS.iter().filter(|t| t.program == program) {
+        if table.sub.is_some_and(|s| Some(s) != sub) {
+            continue;
+        }
+        out.extend(option_values(args, table.options).map(Cow::Borrowed));
+    }
+    match program {
+        "git" => out.extend(git_commands(args)),
+        "ssh" | "scp" | "sftp" => {
+            for value in option_values(args, &["-o"]) {
+                let (key, rest) = value
+                    .split_once(['=', ' '])
+                    .map_or((value, ""), |(k, v)| (k, v.trim_start_matches(['=', ' '])));
+                if SSH_COMMAND_KEYS.contains(&key.to_ascii_lowercase().as_str()) {
+                    out.push(Cow::Borrowed(rest));
+                }
+            }
+        }
+        // tar's checkpoint action `exec=CMD`.
+        "tar" => out.extend(
+            option_values(args, &["--checkpoint-action"])
+                .filter_map(|v| v.strip_prefix("exec="))
+                .map(Cow::Borrowed),
+        ),
+        // gdb's `-ex 'shell CMD'` and `-ex '!CMD'`.
+        "gdb" => out.extend(
+            option_values(args, &["-ex", "--eval-command", "-iex"])
+                .filter_map(|v| {
+                    let v = v.trim_start();
+                    v.strip_prefix('!').or_else(|| v.strip_prefix("shell "))
+                })
+                .map(Cow::Borrowed),
+        ),
+        // less's and more's first command `+!CMD`.
+        "less" | "more" => out.extend(
+            args.iter()
+                .filter_map(|a| a.strip_prefix("+!"))
+                .map(Cow::Borrowed),
+        ),
+        _ => {}
+    }
+    out.retain(|c| !c.trim().is_empty());
+    out
+}
+
+/// The values of `options` in `args`: `--long=v`, `--long v`, `-s v`, `-sv`.
+fn option_values<'a>(
+    args: &'a [String],
+    options: &'static [&'static str],
+) -> impl Iterator<Item = &'a str> {
+    let mut words = args.iter().map(String::as_str).peekable();
+    std::iter::from_fn(move || {
+        while let Some(word) = words.next() {
+            if word == "--" {
+                return None;
+            }
+            for option in options {
+                if word == *option {
+                    return words.next();
+                }
+                let attached = if option.starts_with("--") {
+                    word.strip_prefix(option).and_then(|r| r.strip_prefix('='))
+                } else {
+                    word.strip_prefix(option).filter(|r| !r.is_empty())
+                };
+                if attached.is_some() {
+                    return attached;
+                }
+            }
+        }
+        None
+    })
+}
+
+/// The command a git setting runs: an `alias.*` that starts with `!`, a `pager.*`, and
+/// [`GIT_COMMAND_KEYS`] (`credential.helper`'s `!cmd` form included).
+fn setting_command<'a>(key: &str, value: &'a str) -> Option<&'a str> {
+    let key = key.to_ascii_lowercase();
+    if key.starts_with("alias.") {
+        return value.strip_prefix('!');
+    }
+    (key.starts_with("pager.") || GIT_COMMAND_KEYS.contains(&key.as_str()))
+        .then(|| value.strip_prefix('!').unwrap_or(value))
+}
+
+/// What git runs because of a setting given on its command line (`git -c core.pager=CMD`,
+/// `git config core.sshCommand CMD`), a `submodule foreach` command or a `bisect run`.
+fn git_commands(args: &[String]) -> Vec<Cow<'_, str>> {
+    let mut out: Vec<Cow<'_, str>> = Vec::new();
+    let mut i = 0;
+    // git's own options, before the subcommand: `-c key=value` any number of times.
+    while let Some(a) = args
+        .get(i)
+        .map(String::as_str)
+        .filter(|a| a.starts_with('-'))
+    {
+        let setting = match a {
+            "-c" => {
+                i += 1;
+                args.get(i).map(String::as_str)
+            }
+            _ => a.strip_prefix("-c").filter(|v| v.contains('=')),
+        };
+        if let Some((key, value)) = setting.and_then(|kv| kv.split_once('=')) {
+            out.extend(setting_command(key, value).map(Cow::Borrowed));
+        }
+        if matches!(
+            a,
+            "-C" | "--git-dir" | "--work-tree" | "--namespace" | "--config-env"
+        ) {
+            i += 1;
+        }
+        i += 1;
+    }
+    let rest = args.get(i..).unwrap_or_default();
+    match rest.first().map(String::as_str) {
+        Some("config") => {
+            // `git config [options] KEY VALUE`, `git config set KEY VALUE`; the values of
+            // `--file`/`-f`/`--blob`/`--type`/`--default` given as separate words are not operands.
+            let mut operands = Vec::new();
+            let mut words = rest[1..].iter().map(String::as_str);
+            while let Some(w) = words.next() {
+                if matches!(
+                    w,
+                    "-f" | "--file" | "--blob" | "--type" | "--default" | "--comment"
+                ) {
+                    words.next();
+                } else if !w.starts_with('-') {
+                    operands.push(w);
+                }
+            }
+            if operands.first() == Some(&"set") {
+                operands.remove(0);
+            }
+            if let [key, value, ..] = operands[..] {
+                out.extend(setting_command(key, value).map(Cow::Borrowed));
+            }
+        }
+        // `git submodule foreach [--recursive] CMD…`: the words joined, run by the shell.
+        Some("submodule") => {
+            if let Some(at) = rest.iter().position(|a| a == "foreach") {
+                let command: Vec<&str> = (rest[at + 1..].iter())
+                    .map(String::as_str)
+                    .skip_while(|a| a.starts_with("--"))
+                    .collect();
+                out.push(Cow::Owned(command.join(" ")));
+            }
+        }
+        // `git bisect run CMD ARGS…`: an argv.
+        Some("bisect") if rest.get(1).is_some_and(|a| a == "run") => {
+            let argv: Vec<Cow<'_, str>> =
+                rest[2..].iter().map(|w| crate::shell::quote(w)).collect();
+            out.push(Cow::Owned(argv.join(" ")));
+        }
+        _ => {}
+    }
+    out
+}
