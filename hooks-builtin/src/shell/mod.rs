@@ -58,7 +58,9 @@
 //!   `diff.external`, `credential.helper`, `pager.*`, …), `git rebase -x`, `difftool -x`,
 //!   `filter-branch`'s filters, `submodule foreach`, `bisect run`; tar's `--to-command`,
 //!   `-I`, `--checkpoint-action=exec=`; `rsync -e`; ssh's `-o ProxyCommand=`/`LocalCommand=`;
-//!   `zip -TT`; `gdb -ex 'shell …'`; `less +!…`; `man -P` (`resolve/options.rs`);
+//!   `zip -TT`; `gdb -ex 'shell …'`; `less +!…`; `man -P`; an editor's `-c '!…'`, `+'!…'`,
+//!   `call system("…")`, `(shell-command "…")`; an awk program's `system("…")`, `print |
+//!   "…"` and `"…" | getline` (`resolve/options.rs`);
 //! - `docker exec [options] CONTAINER cmd …` (also `docker container exec`, `podman`,
 //!   `nerdctl`) and `kubectl exec … -- cmd …` (also `oc`) run their command's words, as an
 //!   argv, in the container's or pod's home directory, as `ssh` does on a remote host;

@@ -1009,3 +1009,34 @@ fn options_that_run_a_command_line_are_parsed_as_scripts() {
     assert_eq!(programs("less +!date log"), ["less", "date"]);
     assert_eq!(programs("git log -- -x"), ["git"]);
 }
+
+#[test]
+fn awk_and_editor_commands_are_parsed_as_scripts() {
+    let programs = |src: &str| -> Vec<String> {
+        let script = parse(src).unwrap();
+        script.commands().map(|c| c.program.clone()).collect()
+    };
+    assert_eq!(
+        programs(r#"awk 'BEGIN{system("rm -rf y")}'"#),
+        ["awk", "rm"]
+    );
+    assert_eq!(
+        programs(r#"awk '{ print | "sort -u" }' f"#),
+        ["awk", "sort"]
+    );
+    assert_eq!(
+        programs(r#"awk 'BEGIN{ "date" | getline d }'"#),
+        ["awk", "date"]
+    );
+    assert_eq!(programs(r#"awk -f prog.awk 'system("x")'"#), ["awk"]);
+    assert_eq!(programs("vim -c ':!make' f"), ["vim", "make"]);
+    assert_eq!(
+        programs(r#"nvim -c 'call system("make")' f"#),
+        ["nvim", "make"]
+    );
+    assert_eq!(
+        programs(r#"emacs --eval '(shell-command "make")'"#),
+        ["emacs", "make"]
+    );
+    assert_eq!(programs("vim +10 f"), ["vim"]);
+}

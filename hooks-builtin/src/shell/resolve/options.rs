@@ -1,6 +1,7 @@
 //! Options and settings whose value a program runs as a shell command line: `git rebase -x`,
-//! `git -c core.pager=…`, `tar --to-command`, `rsync -e`, `ssh -o ProxyCommand=…`, `man -P`.
-//! Each value is parsed and judged as a script run where the command runs.
+//! `git -c core.pager=…`, `tar --to-command`, `rsync -e`, `ssh -o ProxyCommand=…`, `man -P`,
+//! an editor's `-c '!…'`, an awk program's `system("…")`. Each value is parsed and judged as
+//! a script run where the command runs.
 
 use std::borrow::Cow;
 
@@ -128,6 +129,32 @@ pub(super) fn option_commands<'a>(program: &str, args: &'a [String]) -> Vec<Cow<
                 })
                 .map(Cow::Borrowed),
         ),
+        // An awk program's `system("CMD")`, `print | "CMD"` and `"CMD" | getline`.
+        "awk" | "gawk" | "mawk" | "nawk" => {
+            if let Some(program) = awk_program(args) {
+                out.extend(awk_commands(program).into_iter().map(Cow::Owned));
+            }
+        }
+        // An editor's startup commands: vim's `-c '!CMD'`, `+'!CMD'`, `--cmd`, `call
+        // system("CMD")`; emacs's `--eval '(shell-command "CMD")'`.
+        "vim" | "vi" | "nvim" | "view" | "ex" | "gvim" | "emacs" => {
+            let commands = option_values(args, &["-c", "--cmd", "--eval", "-eval"])
+                .chain(args.iter().filter_map(|a| a.strip_prefix('+')));
+            for command in commands {
+                let command = command.trim_start().trim_start_matches(':').trim_start();
+                if let Some(script) = command.strip_prefix('!') {
+                    out.push(Cow::Borrowed(script));
+                }
+                for call in ["system(", "shell-command ", "call-process-shell-command "] {
+                    out.extend(
+                        command
+                            .match_indices(call)
+                            .filter_map(|(at, _)| quoted(&command[at + call.len()..]))
+                            .map(Cow::Owned),
+                    );
+                }
+            }
+        }
         // less's and more's first command `+!CMD`.
         "less" | "more" => out.extend(
             args.iter()
@@ -138,6 +165,68 @@ pub(super) fn option_commands<'a>(program: &str, args: &'a [String]) -> Vec<Cow<
     }
     out.retain(|c| !c.trim().is_empty());
     out
+}
+
+/// The program text of an awk command line: its first operand, after `-F fs`, `-v var=val`
+/// and the like; none when it reads its program from a file (`-f`).
+fn awk_program(args: &[String]) -> Option<&str> {
+    let mut words = args.iter().map(String::as_str);
+    while let Some(word) = words.next() {
+        match word {
+            "-f" | "--file" => return None,
+            "-F" | "-v" | "--assign" | "--field-separator" => {
+                words.next();
+            }
+            "--" => return words.next(),
+            w if w.starts_with('-') && w.len() > 1 => {}
+            w => return Some(w),
+        }
+    }
+    None
+}
+
+/// The literal commands an awk program runs: `system("CMD")`, `print … | "CMD"` (`|&` too)
+/// and `"CMD" | getline`.
+fn awk_commands(program: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for (at, _) in program.match_indices("system") {
+        let rest = program[at + "system".len()..].trim_start();
+        if let Some(inner) = rest.strip_prefix('(') {
+            out.extend(quoted(inner));
+        }
+    }
+    for (at, _) in program.match_indices('|') {
+        // `| "CMD"`: the command output goes to.
+        let after = program[at + 1..].trim_start_matches('&').trim_start();
+        out.extend(quoted(after));
+        // `"CMD" | getline`: the command input comes from.
+        let before = program[..at].trim_end();
+        if before.ends_with('"') && program[at + 1..].trim_start().starts_with("getline") {
+            let open = before[..before.len() - 1].rfind(|c| c == '"');
+            if let Some(open) = open {
+                out.extend(quoted(&before[open..]));
+            }
+        }
+    }
+    out
+}
+
+/// The double-quoted string `text` starts with, its escapes read (`\"`, `\\`, `\/`).
+fn quoted(text: &str) -> Option<String> {
+    let mut chars = text.trim_start().strip_prefix('"')?.chars();
+    let mut out = String::new();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => return Some(out),
+            '\\' => match chars.next()? {
+                'n' => out.push('\n'),
+                't' => out.push('\t'),
+                other => out.push(other),
+            },
+            c => out.push(c),
+        }
+    }
+    None
 }
 
 /// The values of `options` in `args`: `--long=v`, `--long v`, `-s v`, `-sv`.
