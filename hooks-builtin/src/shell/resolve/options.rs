@@ -202,7 +202,7 @@ fn awk_commands(program: &str) -> Vec<String> {
         // `"CMD" | getline`: the command input comes from.
         let before = program[..at].trim_end();
         if before.ends_with('"') && program[at + 1..].trim_start().starts_with("getline") {
-            let open = before[..before.len() - 1].rfind(|c| c == '"');
+            let open = before[..before.len() - 1].rfind('"');
             if let Some(open) = open {
                 out.extend(quoted(&before[open..]));
             }
