@@ -61,9 +61,11 @@
 //!   `zip -TT`; `gdb -ex 'shell …'`; `less +!…`; `man -P`; an editor's `-c '!…'`, `+'!…'`,
 //!   `call system("…")`, `(shell-command "…")`; an awk program's `system("…")`, `print |
 //!   "…"` and `"…" | getline` (`resolve/options.rs`);
-//! - `docker exec [options] CONTAINER cmd …` (also `docker container exec`, `podman`,
-//!   `nerdctl`) and `kubectl exec … -- cmd …` (also `oc`) run their command's words, as an
-//!   argv, in the container's or pod's home directory, as `ssh` does on a remote host;
+//! - `docker exec [options] CONTAINER cmd …` (also `docker container exec`, `docker compose
+//!   exec`, `docker-compose`, `podman`, `nerdctl`, global options such as `-H host` before
+//!   `exec`) and `kubectl [-n ns] exec … POD -- cmd …` (also `oc`) are wrappers: the command
+//!   keeps its pipe and here-documents and runs in the container's or pod's home directory
+//!   (or `-w`'s), as `ssh host cmd` does on a remote host;
 //! - in `sh -c 'script' name arg…`, the positional parameters are known, and put in the words
 //!   that use them (`sh -c 'rm -rf "$1"' sh /` runs `rm -rf /`), unless the script can
 //!   change them (`shift`, `set` with operands, a function, whose `$1` is its own argument):

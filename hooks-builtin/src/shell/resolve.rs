@@ -272,9 +272,28 @@ fn strip(mut words: Vec<String>, mut privileged: bool, sink: &mut Sink) -> Resul
             break;
         };
         let sub = usize::from(!w.sub.is_empty());
+        // Options between the name and the subcommand (`kubectl -n prod exec`).
+        let global = match w.global {
+            ("", []) => 0,
+            (short, long) => {
+                let after = &words[i + 1..];
+                let n = walk_options(after, short, long, false, |_, _| {});
+                // A `--` ends them; it is no subcommand.
+                if after.get(n.saturating_sub(1)).is_some_and(|a| a == "--") {
+                    break;
+                }
+                n
+            }
+        };
+        let global = global
+            + usize::from(
+                words
+                    .get(i + 1 + global)
+                    .is_some_and(|a| w.group.contains(&a.as_str())),
+            );
         if sub == 1
             && !words
-                .get(i + 1)
+                .get(i + 1 + global)
                 .is_some_and(|a| w.sub.contains(&a.as_str()))
         {
             break; // `uv pip install`: not the subcommand that runs a command
@@ -284,7 +303,7 @@ fn strip(mut words: Vec<String>, mut privileged: bool, sink: &mut Sink) -> Resul
             i += 1;
             continue;
         }
-        let args = &words[i + 1 + sub..];
+        let args = &words[i + 1 + global + sub..];
         if w.name == "command"
             && args
                 .first()
@@ -315,7 +334,7 @@ fn strip(mut words: Vec<String>, mut privileged: bool, sink: &mut Sink) -> Resul
         if w.name == "runuser" && !user {
             break; // `runuser bob -c 'script'` works like `su`
         }
-        let mut skip = 1 + sub + options;
+        let mut skip = 1 + global + sub + options;
         if w.assignments {
             skip += words[(i + skip).min(words.len())..]
                 .iter()
@@ -323,6 +342,10 @@ fn strip(mut words: Vec<String>, mut privileged: bool, sink: &mut Sink) -> Resul
                 .count();
         }
         skip += w.operands;
+        // `kubectl exec POD -- cmd`: a `--` after the operands ends them.
+        if w.operands > 0 && words.get(i + skip).is_some_and(|a| a == "--") {
+            skip += 1;
+        }
         if i + skip >= words.len() {
             break; // nothing to run: the wrapper is the command (`sudo -i`)
         }
@@ -332,7 +355,10 @@ fn strip(mut words: Vec<String>, mut privileged: bool, sink: &mut Sink) -> Resul
             break; // `flock FILE -c 'script'`
         }
         privileged |= w.privileged && !(w.name == "systemd-run" && user_unit);
-        if let Some(target) = chdir {
+        if w.remote {
+            // Another machine's or a container's directories: its home, or where it says.
+            dir = Some(chdir.unwrap_or("~").to_owned());
+        } else if let Some(target) = chdir {
             let joined = join_dir(dir, target);
             sink.charge(joined.len())?;
             dir = Some(joined);
@@ -410,45 +436,6 @@ fn ssh_remote(args: &[String]) -> Option<&[String]> {
         _ => 0,
     };
     rest.get(more..)
-}
-
-/// The argv a container or pod runs: `docker exec [options] CONTAINER CMD…` (also `docker
-/// container exec`, podman's and nerdctl's), `kubectl exec … -- CMD…` (also `oc`).
-fn container_exec<'a>(program: &str, args: &'a [String]) -> Option<&'a [String]> {
-    if matches!(program, "kubectl" | "oc") {
-        let dashes = args.iter().position(|a| a == "--")?;
-        args[..dashes]
-            .iter()
-            .any(|a| a == "exec")
-            .then(|| &args[dashes + 1..])
-    } else {
-        let at = args.iter().position(|a| a == "exec")?;
-        let before = &args[..at];
-        if !(before.is_empty() || before == ["container"]) {
-            return None;
-        }
-        // Options that take the next word as their value.
-        const VALUED: &[&str] = &[
-            "-e",
-            "--env",
-            "--env-file",
-            "-u",
-            "--user",
-            "-w",
-            "--workdir",
-            "--detach-keys",
-        ];
-        let mut rest = &args[at + 1..];
-        while let Some(first) = rest.first().filter(|a| a.starts_with('-')) {
-            let skip = if VALUED.contains(&first.as_str()) {
-                2
-            } else {
-                1
-            };
-            rest = rest.get(skip..)?;
-        }
-        rest.get(1..)
-    }
 }
 
 /// An assignment to `env` or `sudo`: any word with a `=` after its first character, a name
@@ -604,14 +591,6 @@ impl Parser<'_, '_> {
                 if let Some(remote) = ssh_remote(args).filter(|r| !r.is_empty()) {
                     let script = remote.join(" ");
                     self.queue_script(text(&script), false, Some("~".into()), false, None)?;
-                }
-            }
-            // A command run in a container or a pod, judged there as `ssh host cmd`'s are
-            // (`docker exec app rm -rf /data`, `kubectl exec pod -- rm -rf /`): its words are
-            // the argv, with no shell between.
-            "docker" | "podman" | "nerdctl" | "kubectl" | "oc" => {
-                if let Some(argv) = container_exec(&command.program, args) {
-                    self.nested_command(argv.to_vec(), false, &Some("~".into()))?;
                 }
             }
             // Other ways to run a command on another machine, judged there as `ssh host cmd`

@@ -24,6 +24,15 @@ pub(super) struct Wrapper {
     pub(super) sub: &'static [&'static str],
     /// The subcommand is the command run (`k3s kubectl …` runs `kubectl …`).
     pub(super) sub_is_command: bool,
+    /// Options that may stand between the name and the subcommand (`kubectl -n prod exec`,
+    /// `docker -H host exec`): short letters and long names that take a value.
+    pub(super) global: (&'static str, &'static [&'static str]),
+    /// Words that may stand right before the subcommand (`docker container exec`, `docker
+    /// compose exec`).
+    pub(super) group: &'static [&'static str],
+    /// The command runs on another machine or in a container: in its home directory (`~`),
+    /// unless a `chdir` option says where (`docker exec -w /app`), as `ssh host cmd` does.
+    pub(super) remote: bool,
 }
 
 const PLAIN: Wrapper = Wrapper {
@@ -37,6 +46,9 @@ const PLAIN: Wrapper = Wrapper {
     chdir: ("", &[]),
     sub: &[],
     sub_is_command: false,
+    global: ("", &[]),
+    group: &[],
+    remote: false,
 };
 
 /// Wrappers whose command follows their options, by name. `runuser` is one only with `-u`
@@ -601,6 +613,147 @@ pub(super) const WRAPPERS: &[Wrapper] = &[
     },
     Wrapper {
         name: "ifne",
+        ..PLAIN
+    },
+    // A command run in a container or a pod, judged there as `ssh host cmd`'s are:
+    // `docker exec [options] CONTAINER cmd`, `kubectl exec [options] POD -- cmd`.
+    Wrapper {
+        name: "docker",
+        short: "euw",
+        long: &["env", "env-file", "user", "workdir", "detach-keys"],
+        operands: 1,
+        chdir: ("w", &["workdir"]),
+        sub: &["exec"],
+        group: &["container", "compose"],
+        global: (
+            "Hlc",
+            &[
+                "host",
+                "log-level",
+                "context",
+                "config",
+                "tlscacert",
+                "tlscert",
+                "tlskey",
+            ],
+        ),
+        remote: true,
+        ..PLAIN
+    },
+    Wrapper {
+        name: "podman",
+        short: "euw",
+        long: &[
+            "env",
+            "env-file",
+            "user",
+            "workdir",
+            "detach-keys",
+            "preserve-fd",
+        ],
+        operands: 1,
+        chdir: ("w", &["workdir"]),
+        sub: &["exec"],
+        group: &["container"],
+        global: (
+            "c",
+            &[
+                "connection",
+                "url",
+                "log-level",
+                "root",
+                "runroot",
+                "identity",
+            ],
+        ),
+        remote: true,
+        ..PLAIN
+    },
+    Wrapper {
+        name: "nerdctl",
+        short: "euw",
+        long: &["env", "env-file", "user", "workdir"],
+        operands: 1,
+        chdir: ("w", &["workdir"]),
+        sub: &["exec"],
+        group: &["container", "compose"],
+        global: (
+            "Ha",
+            &[
+                "host",
+                "address",
+                "namespace",
+                "snapshotter",
+                "cgroup-manager",
+            ],
+        ),
+        remote: true,
+        ..PLAIN
+    },
+    Wrapper {
+        name: "docker-compose",
+        short: "euw",
+        long: &["env", "user", "workdir", "index"],
+        operands: 1,
+        chdir: ("w", &["workdir"]),
+        sub: &["exec"],
+        global: (
+            "fp",
+            &[
+                "file",
+                "project-name",
+                "project-directory",
+                "profile",
+                "env-file",
+            ],
+        ),
+        remote: true,
+        ..PLAIN
+    },
+    Wrapper {
+        name: "kubectl",
+        short: "cf",
+        long: &["container", "filename", "pod-running-timeout"],
+        operands: 1,
+        sub: &["exec"],
+        global: (
+            "ns",
+            &[
+                "namespace",
+                "context",
+                "kubeconfig",
+                "cluster",
+                "user",
+                "server",
+                "as",
+                "as-group",
+                "token",
+                "request-timeout",
+            ],
+        ),
+        remote: true,
+        ..PLAIN
+    },
+    Wrapper {
+        name: "oc",
+        short: "cf",
+        long: &["container", "filename", "pod-running-timeout"],
+        operands: 1,
+        sub: &["exec"],
+        global: (
+            "ns",
+            &[
+                "namespace",
+                "context",
+                "kubeconfig",
+                "cluster",
+                "user",
+                "server",
+                "as",
+                "token",
+            ],
+        ),
+        remote: true,
         ..PLAIN
     },
 ];
