@@ -332,9 +332,20 @@ pub(super) fn command_hits(command: &Command, env: &Env<'_>) -> Vec<Hit> {
         let host = (target.strip_prefix("/dev/tcp/"))
             .or_else(|| target.strip_prefix("/dev/udp/"))
             .and_then(|rest| rest.split('/').next());
-        host.is_some_and(|h| !matches!(h, "localhost" | "::1") && !h.starts_with("127."))
+        // A loopback address in full (`127.0.0.1`), not a name that starts like one
+        // (`127.0.0.1.example.com`).
+        let loopback = |h: &str| {
+            h.parse::<std::net::IpAddr>()
+                .is_ok_and(|ip| ip.is_loopback())
+        };
+        host.is_some_and(|h| h != "localhost" && !loopback(h))
     };
-    if let Some(r) = command.redirects.iter().find(|r| remote(&r.target)) {
+    // Reading one into a program that is no shell only connects (`</dev/tcp/db/5432`, the
+    // wait-for-a-service idiom); a shell or interpreter reading it runs what comes.
+    let runs_input =
+        command.shell_script().is_some() || super::interp::reads_code_from_stdin(command);
+    let connects = |r: &&shell::Redirect| r.op != RedirectOp::In || runs_input;
+    if let Some(r) = (command.redirects.iter()).find(|r| remote(&r.target) && connects(r)) {
         hits.push(hit(
             DEV_TCP,
             format!(

@@ -85,10 +85,11 @@
 //!   string literal of an interpreter's code (`python*`, `ipython`, `node`, `ruby`, `perl`,
 //!   `php`, `lua`, `R`, `awk` and others; its arguments, a here-document fed to it, and the
 //!   text a command pipes into it): the text between a pair of quotes on one line, Lua's
-//!   `[[…]]`, Perl's and Ruby's `q(…)`/`qx(…)`/`%x(…)` forms: `python3 -c
-//!   'print(open(".env").read())'`. A literal that reads as a shell command line is judged
-//!   by its words too (`os.system("cat .env")`, `` `cat .env` ``), and so is each line of
-//!   IPython's code (`!cat .env`; IPython runs `cat .env` as an alias). Being
+//!   `[[…]]`, Perl's and Ruby's `q(…)`/`qx(…)`/`%x(…)` forms, their escapes read (`\"`,
+//!   `\x2e`): `python3 -c 'print(open(".env").read())'`. A literal that reads as a shell
+//!   command line is judged by its words too (`os.system("cat .env")`, `` `cat .env` ``),
+//!   and so is each line of IPython's code (`!cat .env`; IPython runs `cat .env` as an
+//!   alias). Being
 //!   strict on purpose: `echo .env`, `ls .env` and `git add .env` are denied too, because
 //!   telling a harmless mention from a read would need a model of every program (and
 //!   `echo .env | xargs cat` reads it). The exceptions are the few that only use a name,
@@ -155,7 +156,7 @@
 //! # What it does not catch
 //!
 //! Names computed at run time (`cat $(echo .env)`, `cat "$(ls -a | grep env)"`, `open("." +
-//! "env")` in interpreter code, escapes in its literals), directory-wide reads that happen to include a secret (`grep -r KEY .`,
+//! "env")` in interpreter code), directory-wide reads that happen to include a secret (`grep -r KEY .`,
 //! `tar c .`, `curl -F f=@dist.tar` of an archive holding one), programs that read secrets by
 //! themselves (`aws s3 ls` reads `~/.aws/credentials`, `npm publish` reads `~/.npmrc`), and
 //! environment variables read by programs (`python -c 'import os; print(os.environ)'`,

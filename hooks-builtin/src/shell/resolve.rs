@@ -701,24 +701,35 @@ impl Parser<'_, '_> {
 /// `shift`, a `set` with operands (`set -- /`, `set a b`; not `set -e` or `set -o
 /// pipefail`), or a function (whose body sees the call's arguments as `$1`).
 fn changes_positional(script: &str) -> bool {
-    let words: Vec<&str> = script
-        .split(|c: char| c.is_whitespace() || matches!(c, ';' | '&' | '|' | '(' | ')' | '{' | '}'))
+    // Quotes and backslashes do not hide the words from the shell (`"shift"`, `\set`,
+    // `sh\ift`), nor does an alias (`alias s=shift`).
+    let plain: String = script
+        .chars()
+        .filter(|c| !matches!(c, '"' | '\'' | '\\'))
         .collect();
-    if script.contains("()") || words.iter().any(|w| matches!(*w, "shift" | "function")) {
+    if plain.contains("()") {
         return true;
     }
-    words.iter().enumerate().any(|(i, w)| {
-        *w == "set"
-            && words[i + 1..]
-                .iter()
-                .take_while(|a| !a.is_empty())
-                .scan(false, |value_next, a| {
-                    // `-o NAME`'s NAME (`-euo pipefail` too) is an option's value, not an
-                    // operand.
-                    let operand = !*value_next && (*a == "--" || !a.starts_with(['-', '+']));
-                    *value_next = *a != "--" && a.starts_with(['-', '+']) && a.ends_with('o');
-                    Some(operand)
-                })
-                .any(|operand| operand)
+    let statements = plain.split([';', '&', '|', '(', ')', '{', '}', '\n']);
+    statements.map(str::trim).any(|statement| {
+        let words: Vec<&str> = (statement.split(|c: char| c.is_whitespace() || c == '='))
+            .filter(|w| !w.is_empty())
+            .collect();
+        words.iter().any(|w| matches!(*w, "shift" | "function"))
+            || words.iter().enumerate().any(|(i, w)| {
+                *w == "set"
+                    && words[i + 1..]
+                        .iter()
+                        .scan(false, |value_next, a| {
+                            // `-o NAME`'s NAME (`-euo pipefail` too) is an option's value, not
+                            // an operand.
+                            let operand =
+                                !*value_next && (*a == "--" || !a.starts_with(['-', '+']));
+                            *value_next =
+                                *a != "--" && a.starts_with(['-', '+']) && a.ends_with('o');
+                            Some(operand)
+                        })
+                        .any(|operand| operand)
+            })
     })
 }

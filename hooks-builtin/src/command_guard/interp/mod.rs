@@ -33,11 +33,15 @@
 //!
 //! Python's imports are followed: `import subprocess as sp; sp.run(…)`, `from os import
 //! system as s; s(…)`, `from subprocess import run`, `from os import *; system(…)`.
-//! IPython's shell escapes are shell-outs: a line's `!cmd` (also `x = !cmd`), the line
-//! magics that run their text (`%sx`, `%system`, `%time`, `%timeit`, `%sc`, `%alias`), and
-//! a `%%bash`/`%%sh`/`%%script`/`%%sx`/`%%system`/`%%!` cell; a `{…}` in one asks (IPython
-//! puts a Python expression in). Every other line of IPython code that parses as a shell
-//! command line is judged as one too: IPython runs `rm -rf /` as its `rm` alias. Lua
+//! IPython's shell escapes are shell-outs: a line's `!cmd` (also after any assignment: `x =
+//! !cmd`, `a, b = !cmd`), the line magics that run their text (`%sx`, `%system`, `%time`,
+//! `%timeit`, `%prun`, `%sc`, `%alias`; also without `%`), a
+//! `%%bash`/`%%sh`/`%%script`/`%%sx`/`%%system`/`%%!` cell, and `get_ipython().system(…)`,
+//! `.getoutput(…)`, `.run_line_magic("sx", …)`, `.run_cell_magic("bash", …)`; a `{…}` in one
+//! asks (IPython puts a Python expression in). A line that starts with one of IPython's
+//! shell aliases (`rm`, `mv`, `cp`, `cat`, `mkdir`, …) is judged as a shell command too:
+//! IPython runs `rm -rf /`. Lines in a triple-quoted string or a text cell (`%%writefile`)
+//! run nothing. Lua
 //! (`os.execute`, `io.popen`, `os.remove`; long brackets `[[…]]` are strings, `--[[…]]`
 //! comments, `\ddd` escapes decimal) and R (`system`, `system2` with its argument vector,
 //! `unlink`, `file.remove`; raw strings `r"(…)"`, backquoted names) are scanned like the

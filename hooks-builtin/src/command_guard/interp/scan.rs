@@ -122,7 +122,12 @@ impl Scan<'_, '_> {
                             classify(self.lang, &full).map(|kind| (full, kind))
                         })
                     });
-                    if let Some((name, kind)) = found {
+                    if self.command.program.starts_with("ipython")
+                        && self.lang == Lang::Python
+                        && let Some(script) = ipython_call(&toks, i, &name)
+                    {
+                        self.shell_out(&name, &[script]);
+                    } else if let Some((name, kind)) = found {
                         self.call(&toks, i, &name, kind);
                     } else if self.lang == Lang::Perl
                         && matches!(name.as_str(), "open" | "CORE.open")
@@ -287,13 +292,24 @@ impl Scan<'_, '_> {
     fn shell_out(&mut self, name: &str, args: &[Arg]) {
         let lang = self.lang.name();
         let positional = if self.lang == Lang::R && name.ends_with("system2") {
-            // `system2(command, args)`: the argument vector is part of the command, and any
+            // `system2(command, args)` pastes its command and arguments together unquoted and
+            // runs that with `sh` (`system2("echo", c("x;", "rm -rf /"))` runs both); any
             // argument the scan cannot read (`args = x`, `stdout = TRUE`) leaves it unknown.
-            let known = args.iter().all(|a| matches!(a, Arg::Str(_) | Arg::List(_)));
-            if known {
-                args.to_vec()
-            } else {
+            let mut words = Vec::new();
+            for arg in args {
+                match arg {
+                    Arg::Str(w) => words.push(w.clone()),
+                    Arg::List(ws) => words.extend(ws.iter().cloned()),
+                    _ => {
+                        words.clear();
+                        break;
+                    }
+                }
+            }
+            if words.is_empty() {
                 vec![Arg::Opaque]
+            } else {
+                vec![Arg::Str(words.join(" "))]
             }
         } else {
             self.positional(args, true)
@@ -550,31 +566,67 @@ pub(super) fn call_args(lang: Lang, toks: &[Tok], at: usize) -> Option<Vec<Arg>>
     Some(groups.into_iter().map(|g| argument(lang, &g)).collect())
 }
 
-/// The shell command lines of IPython code, each with whether it is one for certain.
+/// The shell command lines of IPython code, each with whether IPython runs it as one for
+/// certain (`false`: it is read as one, and judged only if it parses).
 ///
-/// Certain: a line's `!cmd` or `!!cmd` (also after `x = ` or `x: T = `), a line magic that
-/// runs its text (`%sx`, `%system`, `%time`, `%timeit`, `%sc`, `%alias NAME`), and the lines
-/// of a cell magic that runs them (`%%bash`, `%%sh`, `%%script`, `%%sx`, `%%system`, `%%!`).
-/// Every other line too, not for certain: IPython runs `rm -rf /` as its `rm` alias, and
-/// `sx …` and `system …` through automagic.
+/// For certain: a line's `!cmd` or `!!cmd` (also after any assignment: `x = !cmd`, `a, b =
+/// !cmd`), a line magic that runs its text (`%sx`, `%system`, `%time`, `%timeit`, `%prun`,
+/// `%sc`, `%alias NAME`; also without `%`, as automagic runs them), and the lines of a cell
+/// magic that runs them (`%%bash`, `%%sh`, `%%script`, `%%sx`, `%%system`, `%%!`). Not for
+/// certain: a line that starts with one of IPython's shell aliases (`rm -rf /` runs `rm`).
+/// Lines in a triple-quoted string or a text cell (`%%writefile`) run nothing.
 pub(super) fn ipython_shell(code: &str) -> Vec<(&str, bool)> {
-    const MAGICS: &[&str] = &["sx", "system", "time", "timeit", "sc", "alias"];
+    const MAGICS: &[&str] = &["sx", "system", "time", "timeit", "prun", "sc", "alias"];
+    const ALIASES: &[&str] = &[
+        "cat", "clear", "cp", "ldir", "less", "lf", "lk", "ll", "ls", "lx", "man", "mkdir", "more",
+        "mv", "rm", "rmdir",
+    ];
+    const TEXT_CELLS: &[&str] = &[
+        "writefile",
+        "file",
+        "html",
+        "javascript",
+        "js",
+        "latex",
+        "markdown",
+        "svg",
+    ];
+    // A word used as Python, not as a command (`ls = 5`, `time(…)`, `cat.x`).
+    let python_use = |after: &str| {
+        after
+            .trim_start()
+            .starts_with(['=', '(', '.', '[', ',', ':'])
+    };
     let mut lines = Vec::new();
-    let mut cell = false;
+    let (mut shell_cell, mut text_cell, mut in_string) = (false, false, false);
     for line in code.lines() {
         let mut rest = line.trim_start();
         if let Some(magic) = rest.strip_prefix("%%") {
             // A cell magic's line runs nothing itself; the lines after it are the cell.
             let name = magic.split_whitespace().next().unwrap_or_default();
-            cell = matches!(name, "bash" | "sh" | "script" | "sx" | "system" | "!");
+            shell_cell = matches!(name, "bash" | "sh" | "script" | "sx" | "system" | "!");
+            text_cell = TEXT_CELLS.contains(&name);
             continue;
         }
-        let mut certain = cell;
-        if let Some((target, value)) = rest.split_once('=')
-            && value.trim_start().starts_with('!')
-            && (target.trim().bytes()).all(|b| b.is_ascii_alphanumeric() || b"_:[]. ".contains(&b))
-        {
-            rest = value.trim_start();
+        let quotes = line.matches("\"\"\"").count() + line.matches("'''").count();
+        let was_in_string = in_string;
+        in_string ^= quotes % 2 == 1;
+        if text_cell || (was_in_string && in_string) {
+            continue;
+        }
+        let mut certain = shell_cell;
+        // An assignment of a shell escape or a magic, whatever its targets (`x = !cmd`,
+        // `a, b = !cmd`, `a = b = %sx cmd`); not a comparison (`x != y`, `a == !b`).
+        let assigned = rest.match_indices('=').find_map(|(at, _)| {
+            let before = rest[..at].chars().next_back();
+            let value = rest[at + 1..].trim_start();
+            (!matches!(before, Some('!' | '<' | '>' | '='))
+                && !rest[at + 1..].starts_with('=')
+                && value.starts_with(['!', '%']))
+            .then_some(value)
+        });
+        if let Some(value) = assigned {
+            rest = value;
         }
         loop {
             let before = rest;
@@ -583,7 +635,8 @@ pub(super) fn ipython_shell(code: &str) -> Vec<(&str, bool)> {
                 rest = r.trim_start();
             }
             let word = rest.split_whitespace().next().unwrap_or_default();
-            if MAGICS.contains(&word) {
+            if MAGICS.contains(&word) && !python_use(&rest[word.len()..]) {
+                certain = true;
                 rest = rest[word.len()..].trim_start();
                 // The magic's options, a `%sc` target (`-l x=`), an alias's name.
                 while let Some(w) = rest.split_whitespace().next()
@@ -604,11 +657,39 @@ pub(super) fn ipython_shell(code: &str) -> Vec<(&str, bool)> {
                 break;
             }
         }
-        if !rest.is_empty() {
+        let word = rest.split_whitespace().next().unwrap_or_default();
+        let alias = ALIASES.contains(&word) && !python_use(&rest[word.len()..]);
+        if !rest.is_empty() && (certain || alias) {
             lines.push((rest, certain));
         }
     }
     lines
+}
+
+/// The command an IPython API call runs: `get_ipython().system("CMD")`, `.getoutput("CMD")`,
+/// `.run_line_magic("sx", "CMD")` (also `system`), `.run_cell_magic("bash", "", "CMD")` (also
+/// `sh`, `script`, `sx`, `system`). A command that is not a literal is [`Arg::Opaque`].
+fn ipython_call(toks: &[Tok], i: usize, name: &str) -> Option<Arg> {
+    let method = name.rsplit('.').next()?;
+    if !name.contains('.') {
+        return None;
+    }
+    let args = call_args(Lang::Python, toks, i + 1)?;
+    let magic = |a: &Arg, names: &[&str]| matches!(a, Arg::Str(m) if names.contains(&m.as_str()));
+    match method {
+        "system" | "getoutput" => args.into_iter().next(),
+        "run_line_magic" if args.first().is_some_and(|a| magic(a, &["sx", "system"])) => {
+            args.into_iter().nth(1)
+        }
+        "run_cell_magic"
+            if args
+                .first()
+                .is_some_and(|a| magic(a, &["bash", "sh", "script", "sx", "system"])) =>
+        {
+            args.into_iter().nth(2)
+        }
+        _ => None,
+    }
 }
 
 /// Words that end a Perl or Ruby call written without parentheses.

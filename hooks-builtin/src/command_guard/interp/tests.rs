@@ -349,8 +349,7 @@ fn ipython_shell_lines_say_which_are_shell_for_certain() {
             ("pwd", true),
             ("id", true),
             ("date", true),
-            ("rm x", true),
-            ("print(1)", false)
+            ("rm x", true)
         ]
     );
     assert_eq!(
@@ -360,5 +359,17 @@ fn ipython_shell_lines_say_which_are_shell_for_certain() {
     assert_eq!(ipython_shell("%%!\nls"), [("ls", true)]);
     assert_eq!(ipython_shell("%sc -l x=rm -rf y"), [("rm -rf y", true)]);
     assert_eq!(ipython_shell("%alias d rm -rf y"), [("rm -rf y", true)]);
-    assert_eq!(ipython_shell("x = y != z"), [("x = y != z", false)]);
+    assert_eq!(
+        ipython_shell("a, b = !id\nsx date"),
+        [("id", true), ("date", true)]
+    );
+    // IPython's aliases run without `!`; Python that uses the same names does not.
+    assert_eq!(
+        ipython_shell("rm -rf y\nls = 5\ncat(x)"),
+        [("rm -rf y", false)]
+    );
+    // Comparisons, strings and text cells run nothing.
+    assert!(ipython_shell("x = y != z\nsudo = False").is_empty());
+    assert!(ipython_shell("m = \"\"\"\nrm -rf y\n\"\"\"").is_empty());
+    assert!(ipython_shell("%%writefile s.sh\nrm -rf y").is_empty());
 }

@@ -176,4 +176,6 @@ fn string_literals_pair_quotes_on_one_line() {
         all("q(.env) qx{cat x} %x(ls) %w[a b] seq(1)"),
         [".env", "cat x", "ls", "a b"]
     );
+    // Unclosed openings, however many, do not hide what follows.
+    assert_eq!(all(&format!("{}'.env'", "[[ q( ".repeat(1000))), [".env"]);
 }

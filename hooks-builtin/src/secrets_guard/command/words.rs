@@ -222,6 +222,9 @@ fn code_words(code: &str, ipython: bool, depth: usize, out: &mut Vec<String>) {
             .map(|l| l.trim_start().trim_start_matches(['!', '%']))
     });
     for literal in string_literals(code).chain(lines.into_iter().flatten()) {
+        // Escapes read as most languages read them (`\".env\"`, `\x2eenv`).
+        let literal = unescape(literal);
+        let literal = literal.as_ref();
         out.push(literal.to_owned());
         if depth >= MAX_CODE_DEPTH || !literal.contains(char::is_whitespace) {
             continue;
@@ -242,18 +245,77 @@ fn code_words(code: &str, ipython: bool, depth: usize, out: &mut Vec<String>) {
     }
 }
 
+/// `text` with backslash escapes read: `\xHH`, `\u{…}`/`\uHHHH`, octal `\NNN`, `\n`, `\t`,
+/// `\r`, and any other escaped character as itself (`\"`, `\\`).
+fn unescape(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains('\\') {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let Some(e) = chars.next() else {
+            out.push('\\');
+            break;
+        };
+        let decoded = match e {
+            'n' => Some('\n'),
+            't' => Some('\t'),
+            'r' => Some('\r'),
+            'x' => number(&mut chars, 16, 2, None),
+            'u' => {
+                let braced = chars.next_if_eq(&'{').is_some();
+                let c = number(&mut chars, 16, if braced { 6 } else { 4 }, None);
+                if braced {
+                    chars.next_if_eq(&'}');
+                }
+                c
+            }
+            '0'..='7' => number(&mut chars, 8, 3, Some(e)),
+            e => Some(e),
+        };
+        out.push(decoded.unwrap_or('\u{fffd}'));
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// The character a number escape gives: up to `max` digits in `radix` (after `first`).
+fn number(
+    chars: &mut std::iter::Peekable<std::str::Chars<'_>>,
+    radix: u32,
+    max: usize,
+    first: Option<char>,
+) -> Option<char> {
+    let mut digits: String = first.into_iter().collect();
+    while digits.len() < max
+        && let Some(d) = chars.next_if(|d| d.is_digit(radix))
+    {
+        digits.push(d);
+    }
+    u32::from_str_radix(&digits, radix)
+        .ok()
+        .and_then(char::from_u32)
+}
+
 /// The string literals of `code`: the text between a pair of `'`, `"` or `` ` `` on one line
 /// (a quote escaped by a backslash does not close), Lua's long brackets (`[[…]]`, `[==[…]==]`)
 /// and Perl's and Ruby's quote-like forms with a bracket (`q(…)`, `qq{…}`, `qx[…]`, `%q(…)`,
-/// `%x(…)`, `%w(…)`). Escapes are not decoded. A quote whose pair is on another line (an
+/// `%x(…)`, `%w(…)`), as written ([`code_words`] reads their escapes). A quote whose pair is on another line (an
 /// apostrophe in a comment) starts nothing, so it does not throw the pairing of the quotes
 /// after it off.
 pub(super) fn string_literals(code: &str) -> impl Iterator<Item = &str> {
     let bytes = code.as_bytes();
     let mut i = 0;
+    // Closings looked for in vain: none comes later either, so an unclosed opening repeated
+    // (`[[ [[ [[ …`) is read in linear time.
+    let mut absent: Vec<Vec<u8>> = Vec::new();
     std::iter::from_fn(move || {
         while i < bytes.len() {
-            if let Some((start, end, next)) = bracketed(bytes, i) {
+            if let Some((start, end, next)) = bracketed(bytes, i, &mut absent) {
                 i = next;
                 if end > start {
                     return code.get(start..end);
@@ -287,7 +349,7 @@ pub(super) fn string_literals(code: &str) -> impl Iterator<Item = &str> {
 
 /// A bracketed literal starting at `at`: a Lua long bracket or a Perl/Ruby quote-like form
 /// (see [`string_literals`]), as its text's start, its end and where the scan goes on.
-fn bracketed(bytes: &[u8], at: usize) -> Option<(usize, usize, usize)> {
+fn bracketed(bytes: &[u8], at: usize, absent: &mut Vec<Vec<u8>>) -> Option<(usize, usize, usize)> {
     if bytes[at] == b'[' {
         let level = bytes[at + 1..].iter().take_while(|&&b| b == b'=').count();
         if bytes.get(at + 1 + level) != Some(&b'[') {
@@ -298,8 +360,7 @@ fn bracketed(bytes: &[u8], at: usize) -> Option<(usize, usize, usize)> {
             .chain(std::iter::repeat_n(b'=', level))
             .chain(std::iter::once(b']'))
             .collect();
-        let end = (start..bytes.len()).find(|&j| bytes[j..].starts_with(&close))?;
-        return Some((start, end, end + close.len()));
+        return closing(bytes, start, close, absent).map(|end| (start, end, end + level + 2));
     }
     let word_start = at == 0 || !(bytes[at - 1].is_ascii_alphanumeric() || bytes[at - 1] == b'_');
     if !word_start {
@@ -327,8 +388,20 @@ fn bracketed(bytes: &[u8], at: usize) -> Option<(usize, usize, usize)> {
         _ => return None,
     };
     let start = at + prefix.len() + 1;
-    let end = start + bytes[start..].iter().position(|&b| b == close)?;
-    Some((start, end, end + 1))
+    closing(bytes, start, vec![close], absent).map(|end| (start, end, end + 1))
+}
+
+/// Where `close` first occurs in `bytes` from `start`, remembering in `absent` a closing
+/// that does not occur.
+fn closing(bytes: &[u8], start: usize, close: Vec<u8>, absent: &mut Vec<Vec<u8>>) -> Option<usize> {
+    if absent.contains(&close) {
+        return None;
+    }
+    let found = (start..bytes.len()).find(|&j| bytes[j..].starts_with(&close));
+    if found.is_none() {
+        absent.push(close);
+    }
+    found
 }
 
 /// Whether `cmd` uses its operands' names and never their contents: `test -f .env`,
