@@ -27,6 +27,9 @@ pub(super) enum Tok {
     Punct(char),
     /// Variables, regexes and what else does not matter.
     Other,
+    /// The last token when the lexer stopped reading delimited bodies past its work bound
+    /// (`q( q( q( …` unclosed, each read to the end): what follows is unread.
+    Exhausted,
 }
 
 pub(super) struct Lexer<'a> {
@@ -34,17 +37,24 @@ pub(super) struct Lexer<'a> {
     pub(super) s: &'a [char],
     pub(super) i: usize,
     pub(super) toks: Vec<Tok>,
+    /// Characters delimited bodies may still be read for, so that unclosed ones repeated
+    /// cost linear time.
+    pub(super) budget: usize,
 }
 
 pub(super) fn lex(lang: Lang, code: &str) -> Vec<Tok> {
     let chars: Vec<char> = code.chars().collect();
     let mut lexer = Lexer {
         lang,
+        budget: 8 * chars.len() + 10_000,
         s: &chars,
         i: 0,
         toks: Vec::new(),
     };
     lexer.run();
+    if lexer.budget == 0 {
+        lexer.toks.push(Tok::Exhausted);
+    }
     lexer.toks
 }
 
@@ -295,6 +305,10 @@ impl Lexer<'_> {
         let mut j = self.i + 1;
         let mut body = String::new();
         while let Some(&c) = self.s.get(j) {
+            if self.budget == 0 {
+                return None;
+            }
+            self.budget -= 1;
             if c == '\\' {
                 if let Some(&n) = self.s.get(j + 1) {
                     if n != close && n != open && n != '\\' {

@@ -97,6 +97,16 @@ impl Scan<'_, '_> {
             }
         }
         let toks = lex(self.lang, code);
+        if toks.last() == Some(&Tok::Exhausted) {
+            self.hits.push(hit(
+                INTERPRETER_SHELL_OUT,
+                format!(
+                    "{} code too large to read ({} characters of unclosed quotes)",
+                    self.lang.name(),
+                    code.len()
+                ),
+            ));
+        }
         let imports = match self.lang {
             Lang::Python => python_imports(&toks),
             _ => Imports::default(),

@@ -373,3 +373,12 @@ fn ipython_shell_lines_say_which_are_shell_for_certain() {
     assert!(ipython_shell("m = \"\"\"\nrm -rf y\n\"\"\"").is_empty());
     assert!(ipython_shell("%%writefile s.sh\nrm -rf y").is_empty());
 }
+
+#[test]
+fn unclosed_quote_like_bodies_repeated_stop_at_the_work_bound_and_ask() {
+    let code = "q( ".repeat(20_000);
+    assert_eq!(lex(Lang::Perl, &code).last(), Some(&Tok::Exhausted));
+    has(&format!("perl -e '{code}'"), "interpreter-shell-out");
+    // Within the bound, a quote-like body is read as before.
+    assert_ne!(lex(Lang::Perl, "q(a) q( b").last(), Some(&Tok::Exhausted));
+}
