@@ -285,12 +285,16 @@ fn strip(mut words: Vec<String>, mut privileged: bool, sink: &mut Sink) -> Resul
                 n
             }
         };
-        let global = global
-            + usize::from(
-                words
-                    .get(i + 1 + global)
-                    .is_some_and(|a| w.group.contains(&a.as_str())),
-            );
+        let grouped = words
+            .get(i + 1 + global)
+            .is_some_and(|a| w.group.contains(&a.as_str()));
+        // The group's own options come after it (`docker compose -f x.yml exec`).
+        let global = if grouped {
+            let after = &words[i + 2 + global..];
+            global + 1 + walk_options(after, w.global.0, w.global.1, false, |_, _| {})
+        } else {
+            global
+        };
         if sub == 1
             && !words
                 .get(i + 1 + global)
@@ -345,6 +349,12 @@ fn strip(mut words: Vec<String>, mut privileged: bool, sink: &mut Sink) -> Resul
         // `kubectl exec POD -- cmd`: a `--` after the operands ends them.
         if w.operands > 0 && words.get(i + skip).is_some_and(|a| a == "--") {
             skip += 1;
+        }
+        // `kubectl exec pod -c app -- cmd`: the command follows the `--`, wherever it is.
+        if w.dashdash
+            && let Some(at) = words[i + 1 + global + sub..].iter().position(|a| a == "--")
+        {
+            skip = 1 + global + sub + at + 1;
         }
         if i + skip >= words.len() {
             break; // nothing to run: the wrapper is the command (`sudo -i`)

@@ -86,8 +86,36 @@ const GIT_COMMAND_KEYS: &[&str] = &[
     "credential.helper",
 ];
 
+/// Last parts of git keys whose value is a command, in any section.
+const GIT_COMMAND_SUFFIXES: &[&str] = &[
+    ".command",
+    ".textconv",
+    ".driver",
+    ".clean",
+    ".smudge",
+    ".process",
+    ".helper",
+    ".tocmd",
+    ".cccmd",
+    ".sendmailcmd",
+    ".uploadpack",
+    ".receivepack",
+    ".packobjectshook",
+    ".gitproxy",
+    ".defaultkeycommand",
+    ".program",
+    ".editor",
+    ".sshcommand",
+    ".cmd",
+];
+
 /// The ssh settings whose value runs on this machine (`-o ProxyCommand=…`).
-const SSH_COMMAND_KEYS: &[&str] = &["proxycommand", "localcommand", "knownhostscommand"];
+const SSH_COMMAND_KEYS: &[&str] = &[
+    "proxycommand",
+    "localcommand",
+    "knownhostscommand",
+    "remotecommand",
+];
 
 /// The command lines `program` with `args` runs because an option or setting says so.
 pub(super) fn option_commands<'a>(program: &str, args: &'a [String]) -> Vec<Cow<'a, str>> {
@@ -107,12 +135,36 @@ pub(super) fn option_commands<'a>(program: &str, args: &'a [String]) -> Vec<Cow<
         "ssh" | "scp" | "sftp" => {
             for value in option_values(args, &["-o"]) {
                 let (key, rest) = value
-                    .split_once(['=', ' '])
-                    .map_or((value, ""), |(k, v)| (k, v.trim_start_matches(['=', ' '])));
+                    .split_once(['=', ' ', '\t'])
+                    .map_or((value, ""), |(k, v)| {
+                        (k, v.trim_start_matches(['=', ' ', '\t']))
+                    });
                 if SSH_COMMAND_KEYS.contains(&key.to_ascii_lowercase().as_str()) {
                     out.push(Cow::Borrowed(rest));
                 }
             }
+        }
+        // tar's old-style bundle without a dash (`tar cIf 'CMD' a .`): its letters that take a
+        // value take the words after it, in order.
+        "tar"
+            if args.first().is_some_and(|a| {
+                !a.starts_with('-') && !a.is_empty() && a.bytes().all(|b| b.is_ascii_alphabetic())
+            }) =>
+        {
+            let mut values = args[1..].iter();
+            for letter in args[0].chars() {
+                if "bCfFgHIKLNTVX".contains(letter) {
+                    let value = values.next();
+                    if matches!(letter, 'I' | 'F') {
+                        out.extend(value.map(|v| Cow::Borrowed(v.as_str())));
+                    }
+                }
+            }
+            out.extend(
+                option_values(args, &["--checkpoint-action"])
+                    .filter_map(|v| v.strip_prefix("exec="))
+                    .map(Cow::Borrowed),
+            );
         }
         // tar's checkpoint action `exec=CMD`.
         "tar" => out.extend(
@@ -122,12 +174,24 @@ pub(super) fn option_commands<'a>(program: &str, args: &'a [String]) -> Vec<Cow<
         ),
         // gdb's `-ex 'shell CMD'` and `-ex '!CMD'`.
         "gdb" => out.extend(
-            option_values(args, &["-ex", "--eval-command", "-iex"])
-                .filter_map(|v| {
-                    let v = v.trim_start();
-                    v.strip_prefix('!').or_else(|| v.strip_prefix("shell "))
-                })
-                .map(Cow::Borrowed),
+            option_values(
+                args,
+                &[
+                    "-ex",
+                    "--ex",
+                    "--eval-command",
+                    "-eval-command",
+                    "-iex",
+                    "--iex",
+                    "--init-eval-command",
+                    "-init-eval-command",
+                ],
+            )
+            .filter_map(|v| {
+                let v = v.trim_start();
+                v.strip_prefix('!').or_else(|| v.strip_prefix("shell "))
+            })
+            .map(Cow::Borrowed),
         ),
         // An awk program's `system("CMD")`, `print | "CMD"` and `"CMD" | getline`.
         "awk" | "gawk" | "mawk" | "nawk" => {
@@ -138,7 +202,7 @@ pub(super) fn option_commands<'a>(program: &str, args: &'a [String]) -> Vec<Cow<
         // An editor's startup commands: vim's `-c '!CMD'`, `+'!CMD'`, `--cmd`, `call
         // system("CMD")`; emacs's `--eval '(shell-command "CMD")'`.
         "vim" | "vi" | "nvim" | "view" | "ex" | "gvim" | "emacs" => {
-            let commands = option_values(args, &["-c", "--cmd", "--eval", "-eval"])
+            let commands = option_values(args, &["-c", "--cmd", "--eval", "-eval", "--execute"])
                 .chain(args.iter().filter_map(|a| a.strip_prefix('+')));
             for command in commands {
                 let command = command.trim_start().trim_start_matches(':').trim_start();
@@ -245,7 +309,15 @@ fn option_values<'a>(
                     return words.next();
                 }
                 let attached = if option.starts_with("--") {
-                    word.strip_prefix(option).and_then(|r| r.strip_prefix('='))
+                    // Programs take a long option by any prefix that names it alone
+                    // (`--to-c` for `--to-command`): any prefix of two letters or more is
+                    // read as it, which can only be stricter.
+                    let (name, value) = word.split_once('=').unwrap_or((word, ""));
+                    let prefix = name.len() >= 4 && option.starts_with(name);
+                    if prefix && !word.contains('=') {
+                        return words.next();
+                    }
+                    prefix.then_some(value).filter(|_| word.contains('='))
                 } else {
                     word.strip_prefix(option).filter(|r| !r.is_empty())
                 };
@@ -265,7 +337,10 @@ fn setting_command<'a>(key: &str, value: &'a str) -> Option<&'a str> {
     if key.starts_with("alias.") {
         return value.strip_prefix('!');
     }
-    (key.starts_with("pager.") || GIT_COMMAND_KEYS.contains(&key.as_str()))
+    // A driver's or a tool's command in any section (`diff.x.textconv`, `filter.x.smudge`,
+    // `credential.https://h.helper`, `sendemail.toCmd`).
+    let suffix = GIT_COMMAND_SUFFIXES.iter().any(|s| key.ends_with(s));
+    (key.starts_with("pager.") || GIT_COMMAND_KEYS.contains(&key.as_str()) || suffix)
         .then(|| value.strip_prefix('!').unwrap_or(value))
 }
 

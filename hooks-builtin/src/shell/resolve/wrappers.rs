@@ -30,6 +30,9 @@ pub(super) struct Wrapper {
     /// Words that may stand right before the subcommand (`docker container exec`, `docker
     /// compose exec`).
     pub(super) group: &'static [&'static str],
+    /// A `--` after the subcommand starts the command, whatever stands before it
+    /// (`kubectl exec pod -c app -- cmd`: options may follow the pod).
+    pub(super) dashdash: bool,
     /// The command runs on another machine or in a container: in its home directory (`~`),
     /// unless a `chdir` option says where (`docker exec -w /app`), as `ssh host cmd` does.
     pub(super) remote: bool,
@@ -48,6 +51,7 @@ const PLAIN: Wrapper = Wrapper {
     sub_is_command: false,
     global: ("", &[]),
     group: &[],
+    dashdash: false,
     remote: false,
 };
 
@@ -620,15 +624,22 @@ pub(super) const WRAPPERS: &[Wrapper] = &[
     Wrapper {
         name: "docker",
         short: "euw",
-        long: &["env", "env-file", "user", "workdir", "detach-keys"],
+        long: &["env", "env-file", "user", "workdir", "detach-keys", "index"],
         operands: 1,
         chdir: ("w", &["workdir"]),
         sub: &["exec"],
         group: &["container", "compose"],
         global: (
-            "Hlc",
+            "Hlcfp",
             &[
                 "host",
+                "file",
+                "project-name",
+                "project-directory",
+                "profile",
+                "ansi",
+                "progress",
+                "parallel",
                 "log-level",
                 "context",
                 "config",
@@ -678,7 +689,7 @@ pub(super) const WRAPPERS: &[Wrapper] = &[
         sub: &["exec"],
         group: &["container", "compose"],
         global: (
-            "Ha",
+            "Han",
             &[
                 "host",
                 "address",
@@ -712,14 +723,22 @@ pub(super) const WRAPPERS: &[Wrapper] = &[
     },
     Wrapper {
         name: "kubectl",
-        short: "cf",
-        long: &["container", "filename", "pod-running-timeout"],
+        short: "cfnv",
+        long: &[
+            "container",
+            "filename",
+            "pod-running-timeout",
+            "namespace",
+            "v",
+            "request-timeout",
+        ],
         operands: 1,
         sub: &["exec"],
         global: (
-            "ns",
+            "nsv",
             &[
                 "namespace",
+                "v",
                 "context",
                 "kubeconfig",
                 "cluster",
@@ -731,19 +750,28 @@ pub(super) const WRAPPERS: &[Wrapper] = &[
                 "request-timeout",
             ],
         ),
+        dashdash: true,
         remote: true,
         ..PLAIN
     },
     Wrapper {
         name: "oc",
-        short: "cf",
-        long: &["container", "filename", "pod-running-timeout"],
+        short: "cfnv",
+        long: &[
+            "container",
+            "filename",
+            "pod-running-timeout",
+            "namespace",
+            "v",
+            "request-timeout",
+        ],
         operands: 1,
-        sub: &["exec"],
+        sub: &["exec", "rsh"],
         global: (
-            "ns",
+            "nsv",
             &[
                 "namespace",
+                "v",
                 "context",
                 "kubeconfig",
                 "cluster",
@@ -753,6 +781,7 @@ pub(super) const WRAPPERS: &[Wrapper] = &[
                 "token",
             ],
         ),
+        dashdash: true,
         remote: true,
         ..PLAIN
     },
