@@ -324,7 +324,7 @@ fn strip(mut words: Vec<String>, mut privileged: bool, sink: &mut Sink) -> Resul
             words.splice(at..at + len, value.split_whitespace().map(str::to_owned));
             continue;
         }
-        let (mut chdir, mut user, mut user_unit) = (None, false, false);
+        let (mut chdir, mut user, mut user_unit, mut instead) = (None, false, false, false);
         let options = walk_options(args, w.short, w.long, w.dash, |opt, value| {
             let (short, long) = w.chdir;
             match opt {
@@ -332,6 +332,10 @@ fn strip(mut words: Vec<String>, mut privileged: bool, sink: &mut Sink) -> Resul
                 Opt::Long(l) if long.contains(&l) => chdir = value,
                 _ => {}
             }
+            instead |= match opt {
+                Opt::Short(c) => w.instead.0.contains(c),
+                Opt::Long(l) => w.instead.1.contains(&l),
+            };
             user |= matches!(opt, Opt::Short('u') | Opt::Long("user"));
             user_unit |= opt == Opt::Long("user");
         });
@@ -345,7 +349,9 @@ fn strip(mut words: Vec<String>, mut privileged: bool, sink: &mut Sink) -> Resul
                 .take_while(|a| is_env_assignment(a))
                 .count();
         }
-        skip += w.operands;
+        if !instead {
+            skip += w.operands;
+        }
         // `kubectl exec POD -- cmd`: a `--` after the operands ends them.
         if w.operands > 0 && words.get(i + skip).is_some_and(|a| a == "--") {
             skip += 1;

@@ -46,6 +46,15 @@ pub(super) fn qualified(name: &str, entry: &str) -> bool {
 }
 
 pub(super) fn classify(lang: Lang, name: &str) -> Option<Kind> {
+    // PHP's function names are case-insensitive (`System("…")` runs `system`); its tables
+    // are written in lower case.
+    let lower;
+    let name = if lang == Lang::Php {
+        lower = name.to_ascii_lowercase();
+        lower.as_str()
+    } else {
+        name
+    };
     let table = lang.table();
     let plain = name.trim_start_matches('.');
     if table.opaque.iter().any(|p| plain.starts_with(p)) {

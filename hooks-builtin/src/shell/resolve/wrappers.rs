@@ -30,6 +30,9 @@ pub(super) struct Wrapper {
     /// Words that may stand right before the subcommand (`docker container exec`, `docker
     /// compose exec`).
     pub(super) group: &'static [&'static str],
+    /// Options that stand in for the operands (`podman exec -l`: the latest container):
+    /// short letters and long names.
+    pub(super) instead: (&'static str, &'static [&'static str]),
     /// A `--` after the subcommand starts the command, whatever stands before it
     /// (`kubectl exec pod -c app -- cmd`: options may follow the pod).
     pub(super) dashdash: bool,
@@ -51,6 +54,7 @@ const PLAIN: Wrapper = Wrapper {
     sub_is_command: false,
     global: ("", &[]),
     group: &[],
+    instead: ("", &[]),
     dashdash: false,
     remote: false,
 };
@@ -677,6 +681,7 @@ pub(super) const WRAPPERS: &[Wrapper] = &[
                 "identity",
             ],
         ),
+        instead: ("l", &["latest"]),
         remote: true,
         ..PLAIN
     },
