@@ -75,15 +75,15 @@ pub(super) fn check(
             run.add_base(rules::lexical(&substitute(dir), cwd, home));
         }
     }
-    // The stages that pipe into an interpreter after them give it its code
-    // (`echo 'print(open(".env").read())' | python3`).
-    let feeds: Vec<bool> = (script.pipelines.iter())
+    // Whose words hold code: an interpreter's, and those of the stages that pipe into one
+    // after them (`echo 'print(open(".env").read())' | python3`).
+    let code: Vec<bool> = (script.pipelines.iter())
         .flat_map(|p| {
             let last = p.commands.iter().rposition(|c| is_interpreter(&c.program));
-            (0..p.commands.len()).map(move |k| last.is_some_and(|l| k < l))
+            (0..p.commands.len()).map(move |k| last.is_some_and(|l| k <= l))
         })
         .collect();
-    for (cmd, feeds_interpreter) in script.commands().zip(feeds) {
+    for (cmd, code) in script.commands().zip(code) {
         // The directory the parser knows the command runs in: a wrapper's (`env -C dir`,
         // `sudo -D dir`, `git -C`-like ones) or a `cd` before it.
         if let Some(dir) = &cmd.dir {
@@ -108,7 +108,7 @@ pub(super) fn check(
             }
         }
         let mut judged = Vec::new();
-        for (word, access) in words(cmd, &redefined, feeds_interpreter) {
+        for (word, access) in words(cmd, &redefined, code) {
             let Some(mut variants) = variables.readings(&word) else {
                 return Err(format!(
                     "secrets-guard: `{}` uses variables with more values than can be checked; \

@@ -719,6 +719,23 @@ pub(super) fn is_operator_word(word: &str) -> bool {
     )
 }
 
+/// A list of literals separated by commas (the inside of `[…]`, `(…)`, R's `c(…)`), or
+/// [`Arg::Opaque`] when an item is not a literal.
+fn literal_list(inner: &[&Tok], literal: impl Fn(&Tok) -> Option<String>) -> Arg {
+    let mut items = Vec::new();
+    for (n, tok) in inner.iter().enumerate() {
+        match (n % 2, tok) {
+            (0, tok) => match literal(tok) {
+                Some(text) => items.push(text),
+                None => return Arg::Opaque,
+            },
+            (_, Tok::Punct(',')) => {}
+            _ => return Arg::Opaque,
+        }
+    }
+    Arg::List(items)
+}
+
 pub(super) fn argument(lang: Lang, tokens: &[&Tok]) -> Arg {
     let literal = |t: &Tok| match t {
         Tok::Str {
@@ -739,18 +756,7 @@ pub(super) fn argument(lang: Lang, tokens: &[&Tok]) -> Arg {
         [Tok::Name(c), Tok::Punct('('), inner @ .., Tok::Punct(')')]
             if lang == Lang::R && c == "c" =>
         {
-            let mut items = Vec::new();
-            for (n, tok) in inner.iter().enumerate() {
-                match (n % 2, tok) {
-                    (0, tok) => match literal(tok) {
-                        Some(text) => items.push(text),
-                        None => return Arg::Opaque,
-                    },
-                    (_, Tok::Punct(',')) => {}
-                    _ => return Arg::Opaque,
-                }
-            }
-            Arg::List(items)
+            literal_list(inner, literal)
         }
         [Tok::Words(words)] => Arg::List(words.clone()),
         [Tok::Name(ctor), Tok::Punct('('), tok, Tok::Punct(')')]
@@ -758,20 +764,7 @@ pub(super) fn argument(lang: Lang, tokens: &[&Tok]) -> Arg {
         {
             Arg::Str(literal(tok).unwrap_or_default())
         }
-        [Tok::Punct('[' | '('), inner @ .., Tok::Punct(']' | ')')] => {
-            let mut items = Vec::new();
-            for (n, tok) in inner.iter().enumerate() {
-                match (n % 2, tok) {
-                    (0, tok) => match literal(tok) {
-                        Some(text) => items.push(text),
-                        None => return Arg::Opaque,
-                    },
-                    (_, Tok::Punct(',')) => {}
-                    _ => return Arg::Opaque,
-                }
-            }
-            Arg::List(items)
-        }
+        [Tok::Punct('[' | '('), inner @ .., Tok::Punct(']' | ')')] => literal_list(inner, literal),
         [Tok::Punct('{'), ..] => Arg::Keyword,
         [Tok::Name(_), Tok::Punct('='), rest @ ..]
             if matches!(lang, Lang::Python | Lang::R)

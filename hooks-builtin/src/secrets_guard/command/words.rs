@@ -34,12 +34,9 @@ const SENDERS: &[Sender] = &[
 /// `--opt=value`, `if=value`, and of `-ivalue` short options), the file of each of those
 /// written `@file` or `<file` (curl's `-d @f` and `-F x=<f`, httpie's `x=@f`, `gh api -F
 /// x=@f`, `gcc @f`; a `;type=…` suffix dropped), the `name@file` forms of [`SENDERS`], all
-/// read; and every file redirection target, written for `>`.
-pub(super) fn words(
-    cmd: &Command,
-    redefined: &[&str],
-    feeds_interpreter: bool,
-) -> Vec<(String, Access)> {
+/// read; and every file redirection target, written for `>`. With `code` (an interpreter, or
+/// a stage that pipes into one), the words its code names too ([`code_words`]).
+pub(super) fn words(cmd: &Command, redefined: &[&str], code: bool) -> Vec<(String, Access)> {
     // An argument of a program that may change its operands (`cp x ~/.ssh/config`,
     // `sed -i`, `rm hooks.yaml`, `tee`) is a write target: the read-only exceptions do not
     // apply to it. Only the programs of `READERS` read their operands.
@@ -135,7 +132,7 @@ pub(super) fn words(
     // An interpreter's code names the files it opens in string literals
     // (`python3 -c 'print(open(".env").read())'`, `node <<'EOF'`), and so does the text a
     // command pipes into one (`echo '…' | python3`): each is a word too.
-    if is_interpreter(&cmd.program) || feeds_interpreter {
+    if code {
         let bodies = (cmd.redirects.iter())
             .filter(|r| matches!(r.op, RedirectOp::HereDoc | RedirectOp::HereString))
             .map(|r| r.target.as_str());
