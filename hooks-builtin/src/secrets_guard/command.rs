@@ -14,11 +14,13 @@ use crate::shown::one_line;
 
 mod env;
 mod expand;
+mod printers;
 mod settings;
 mod words;
 
 use env::env_print;
 use expand::{expand_braces, expand_glob, extglob_readings, has_wildcard, substitute};
+use printers::{credential_print, env_in_code, indirect};
 use settings::{removed_settings_dir, symlinks_made, through_links};
 use words::{MAX_FILTERS, is_interpreter, local_path, search_filters, words};
 
@@ -77,13 +79,16 @@ pub(super) fn check(
     }
     // Whose words hold code: an interpreter's, and those of the stages that pipe into one
     // after them (`echo 'print(open(".env").read())' | python3`).
-    let code: Vec<bool> = (script.pipelines.iter())
+    // The interpreter's program, so that its code is read in its language.
+    let code: Vec<Option<&str>> = (script.pipelines.iter())
         .flat_map(|p| {
             let last = p.commands.iter().rposition(|c| is_interpreter(&c.program));
-            (0..p.commands.len()).map(move |k| last.is_some_and(|l| k <= l))
+            let program = last.map(|l| p.commands[l].program.as_str());
+            (0..p.commands.len()).map(move |k| program.filter(|_| last.is_some_and(|l| k <= l)))
         })
         .collect();
-    for (cmd, code) in script.commands().zip(code) {
+    for (cmd, interpreter) in script.commands().zip(code) {
+        let code = interpreter.is_some();
         // The directory the parser knows the command runs in: a wrapper's (`env -C dir`,
         // `sudo -D dir`, `git -C`-like ones) or a `cd` before it.
         if let Some(dir) = &cmd.dir {
@@ -147,7 +152,23 @@ pub(super) fn check(
             guard.check_filter(&format!("`{}`", shown(cmd)), key, filter, run.root)?;
         }
         if env && ask.is_none() {
-            ask = env_print(cmd);
+            let command = || shown(cmd);
+            let texts = || {
+                cmd.args
+                    .iter()
+                    .chain(cmd.redirects.iter().map(|r| &r.target))
+            };
+            ask = env_print(cmd)
+                .or_else(|| credential_print(cmd, command))
+                .or_else(|| {
+                    let program = interpreter?;
+                    texts().find_map(|text| env_in_code(text, program, command))
+                })
+                .or_else(|| {
+                    (!TESTERS.contains(&cmd.program.as_str()))
+                        .then(|| texts().find_map(|word| indirect(word, command)))
+                        .flatten()
+                });
         }
     }
     Ok(ask)

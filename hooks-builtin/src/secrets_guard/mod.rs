@@ -135,6 +135,25 @@
 //!   "$API_KEY"`, `curl -H "Authorization: Bearer $GITHUB_TOKEN"` are asked; `echo $HOME`,
 //!   `$KEYBOARD`, `$AWS_ACCESS_KEY_ID`, `$SSH_KEY_PATH`, `${#API_KEY}` (a length),
 //!   `${API_KEY:+set}` and the tests `[ -n "$API_KEY" ]`/`test` are not.
+//!   Interpreter code (an interpreter's arguments, the here-documents it reads, what is piped
+//!   into it) is read for the same: the whole environment (`env-dump`: Python's `os.environ`,
+//!   JavaScript's `process.env`/`Bun.env`/`Deno.env.toObject()`, Perl's `%ENV`, Ruby's `ENV`,
+//!   PHP's `getenv()`/`$_ENV`/`$_SERVER`/`phpinfo()`, R's `Sys.getenv()`), unless what follows
+//!   reads one variable or only the names (`os.environ["HOME"]`, `process.env.HOME`,
+//!   `os.environ.keys()`); and one variable whose name says it holds a secret (`env-secret`:
+//!   `os.environ["GITHUB_TOKEN"]`, `os.getenv("API_KEY")`, `process.env.NPM_TOKEN`,
+//!   `$ENV{DB_PASSWORD}`). `${!v}` (the variable `$v` names: `compgen -v | while read v; do
+//!   echo "$v=${!v}"; done`) is `env-secret` too, and `docker`/`podman inspect` with
+//!   `.Config.Env` is `env-dump`.
+//! * **Credential printers** (rule id `credential-print`), answered as the `env_dumps` setting
+//!   says: a table of programs that print a stored credential, with the subcommand words
+//!   (among the first operands, in order, so global options may come between) and what else
+//!   they need: `gh auth token`, `gh auth status --show-token`, `aws configure get` of a
+//!   secret's name (not `region`), `aws configure export-credentials`, `aws sts
+//!   get-session-token`, `gcloud auth print-access-token`, `az account get-access-token`,
+//!   `kubectl config view --raw`, `kubectl get secret … -o …`, `git credential fill`,
+//!   `security find-generic-password -w`, `secret-tool lookup`, `op read`, `vault kv get`,
+//!   `pass show` and the like.
 //!
 //! # Closed by default
 //!
@@ -158,10 +177,13 @@
 //! Names computed at run time (`cat $(echo .env)`, `cat "$(ls -a | grep env)"`, `open("." +
 //! "env")` in interpreter code), directory-wide reads that happen to include a secret (`grep -r KEY .`,
 //! `tar c .`, `curl -F f=@dist.tar` of an archive holding one), programs that read secrets by
-//! themselves (`aws s3 ls` reads `~/.aws/credentials`, `npm publish` reads `~/.npmrc`), and
-//! environment variables read by programs (`python -c 'import os; print(os.environ)'`,
-//! `node -p process.env`), copied first (`T=$GITHUB_TOKEN; echo $T`), or named in lower case
-//! (`$api_key`, a script's own variable by convention). Quoting is gone once the command is
+//! themselves (`aws s3 ls` reads `~/.aws/credentials`, `npm publish` reads `~/.npmrc`),
+//! programs that print a credential and are not in the table (a project's own script), and
+//! environment variables read by programs
+//! from their own files (`python script.py`), through names code computes
+//! (`os.environ[k]` for `k` in a list, `getattr(os, "environ")`), copied first
+//! (`T=$GITHUB_TOKEN; echo $T`), or named in lower case (`$api_key`, a script's own variable
+//! by convention). Quoting is gone once the command is
 //! parsed, so `echo '$API_KEY'` (literal text) is asked like `echo "$API_KEY"`. An
 //! `.npmrc` is judged as it is when the call is checked; a command that writes a token into
 //! it and then prints it is not caught. Pair the guard with `pii-scrub` on tool output.
@@ -244,9 +266,10 @@ pub struct SecretsGuardConfig {
     pub deny: Vec<String>,
     /// Exceptions: paths matching one of these globs are never secrets. Default: none.
     pub allow: Vec<String>,
-    /// The answer to a command that prints environment variables (rules `env-dump` and
-    /// `env-secret`: `env`, `printenv`, `echo $GITHUB_TOKEN`, `/proc/self/environ`): `ask`
-    /// (the default), `deny`, or `allow` (not looked at).
+    /// The answer to a command that prints environment variables or a stored credential
+    /// (rules `env-dump`, `env-secret` and `credential-print`: `env`, `printenv`, `echo
+    /// $GITHUB_TOKEN`, `/proc/self/environ`, `print(os.environ)`, `gh auth token`): `ask` (the
+    /// default), `deny`, or `allow` (not looked at).
     pub env_dumps: EnvDumps,
 }
 
@@ -703,6 +726,8 @@ impl HooksProvider for SecretsGuard {
 const ENV_DUMP: &str = "env-dump";
 /// The rule id of a command that expands a variable whose name says it holds a secret.
 const ENV_SECRET: &str = "env-secret";
+/// The rule id of a command that prints a stored credential (`gh auth token`).
+const CREDENTIAL_PRINT: &str = "credential-print";
 
 /// File names a filter is tried on: one per builtin rule.
 const SECRET_PROBES: &[&str] = &[

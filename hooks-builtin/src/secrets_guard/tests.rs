@@ -846,3 +846,5 @@ fn the_hooks_own_configuration_is_read_but_never_changed() {
         assert_eq!(write, Verdict::Continue, "{path}");
     }
 }
+
+mod printers;
