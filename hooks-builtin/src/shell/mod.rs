@@ -60,7 +60,9 @@
 //!   `-I`, `--checkpoint-action=exec=`; `rsync -e`; ssh's `-o ProxyCommand=`/`LocalCommand=`;
 //!   `zip -TT`; `gdb -ex 'shell …'`; `less +!…`; `man -P`; an editor's `-c '!…'`, `+'!…'`,
 //!   `call system("…")`, `(shell-command "…")`; an awk program's `system("…")`, `print |
-//!   "…"` and `"…" | getline` (`resolve/options.rs`);
+//!   "…"` and `"…" | getline` (`resolve/options.rs`); a sed script's `e CMD` and the
+//!   replacement of `s/…/CMD/e` (`-e`, `--expression` or the first operand); make's `SHELL=`
+//!   and the recipes and `$(shell …)` of `--eval`/`-E` text (`resolve/embedded.rs`);
 //! - `docker exec [options] CONTAINER cmd …` (also `docker container exec`, `docker compose
 //!   exec`, `docker-compose`, `podman`, `nerdctl`, global options such as `-H host` before
 //!   `exec`) and `kubectl [-n ns] exec … POD -- cmd …` (also `oc`) are wrappers: the command

@@ -1,6 +1,7 @@
 //! From a simple command's words to the command that runs: wrappers stripped, and the scripts
 //! and commands it runs in turn queued.
 
+mod embedded;
 mod feeds;
 mod options;
 mod wrappers;

@@ -1,9 +1,12 @@
 //! Options and settings whose value a program runs as a shell command line: `git rebase -x`,
 //! `git -c core.pager=…`, `tar --to-command`, `rsync -e`, `ssh -o ProxyCommand=…`, `man -P`,
-//! an editor's `-c '!…'`, an awk program's `system("…")`. Each value is parsed and judged as
+//! an editor's `-c '!…'`, an awk program's `system("…")`, a sed script's `e` command, make's
+//! `SHELL=` and `--eval` ([`embedded`](super::embedded)). Each value is parsed and judged as
 //! a script run where the command runs.
 
 use std::borrow::Cow;
+
+use super::embedded;
 
 /// A program's options whose value it runs as a shell command line.
 struct CommandOptions {
@@ -219,6 +222,14 @@ pub(super) fn option_commands<'a>(program: &str, args: &'a [String]) -> Vec<Cow<
                 }
             }
         }
+        // A sed script's `e CMD` and `s/…/CMD/e`.
+        "sed" | "gsed" => {
+            for script in embedded::sed_scripts(args) {
+                out.extend(embedded::sed_commands(script).into_iter().map(Cow::Owned));
+            }
+        }
+        // make's `SHELL=CMD`, and the recipes and `$(shell CMD)` of `--eval` text.
+        "make" | "gmake" => out.extend(embedded::make_commands(args).into_iter().map(Cow::Owned)),
         // less's and more's first command `+!CMD`.
         "less" | "more" => out.extend(
             args.iter()

@@ -1,0 +1,316 @@
+//! Command lines inside a program's own script language: sed's `e` command and `s///e` flag,
+//! make's recipes and `$(shell …)` in `--eval`, and its `SHELL=` on the command line. Each is
+//! judged as a script run where the command runs ([`option_commands`](super::options)).
+
+/// The scripts of a sed command line: each `-e`/`--expression` value (a short option cluster
+/// ending in `e` takes the next word: `-ne`), or the first operand when there is none. None
+/// for a script read from a file (`-f`), which is not known here.
+pub(super) fn sed_scripts(args: &[String]) -> Vec<&str> {
+    let mut scripts = Vec::new();
+    let mut first_operand = None;
+    let mut words = args.iter().map(String::as_str);
+    while let Some(word) = words.next() {
+        if word == "--" {
+            first_operand = first_operand.or_else(|| words.next());
+            break;
+        }
+        if let Some(long) = word.strip_prefix("--") {
+            let (name, value) = long
+                .split_once('=')
+                .map_or((long, None), |(n, v)| (n, Some(v)));
+            // Long options by any prefix that names them alone (`--expr`).
+            if name.len() >= 2 && "expression".starts_with(name) {
+                scripts.extend(value.or_else(|| words.next()));
+            } else if name.len() >= 2 && "line-length".starts_with(name) && value.is_none() {
+                words.next();
+            }
+            continue;
+        }
+        if let Some(cluster) = word.strip_prefix('-').filter(|c| !c.is_empty()) {
+            for (at, letter) in cluster.char_indices() {
+                match letter {
+                    // `-i` and `-E`… take no value but `-i` takes the rest as its suffix.
+                    'i' => break,
+                    'e' => {
+                        let rest = &cluster[at + 1..];
+                        scripts.extend(if rest.is_empty() {
+                            words.next()
+                        } else {
+                            Some(rest)
+                        });
+                        break;
+                    }
+                    'l' => {
+                        if cluster[at + 1..].is_empty() {
+                            words.next();
+                        }
+                        break;
+                    }
+                    _ => {}
+                }
+            }
+            continue;
+        }
+        first_operand = first_operand.or(Some(word));
+    }
+    if scripts.is_empty() && !args.iter().any(|a| is_sed_file_option(a)) {
+        scripts.extend(first_operand);
+    }
+    scripts
+}
+
+/// `-f FILE`, `-fFILE`, a cluster ending in it (`-nf`), `--file`.
+fn is_sed_file_option(arg: &str) -> bool {
+    if let Some(long) = arg.strip_prefix("--") {
+        let name = long.split('=').next().unwrap_or(long);
+        return name.len() >= 2 && "file".starts_with(name);
+    }
+    arg.strip_prefix('-').is_some_and(|c| {
+        c.chars()
+            .take_while(|&l| l != 'e' && l != 'i' && l != 'l')
+            .any(|l| l == 'f')
+    })
+}
+
+/// The command lines a sed script runs (GNU sed): `e CMD` (to the end of its line) and the
+/// replacement of an `s` command with the `e` flag, which runs as a command once it replaced
+/// the line (`s/.*/CMD/e`; `\/` read as `/`).
+pub(super) fn sed_commands(script: &str) -> Vec<String> {
+    let b = script.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    // The end of the line `from` is on.
+    let line_end = |from: usize| {
+        b[from..]
+            .iter()
+            .position(|&c| c == b'\n')
+            .map_or(b.len(), |p| from + p)
+    };
+    while i < b.len() {
+        if b[i].is_ascii_whitespace() || matches!(b[i], b';' | b'{' | b'}') {
+            i += 1;
+            continue;
+        }
+        i = sed_address(b, i);
+        if i < b.len() && b[i] == b',' {
+            i = sed_address(b, i + 1);
+        }
+        while i < b.len() && (b[i] == b'!' || b[i] == b' ' || b[i] == b'\t') {
+            i += 1;
+        }
+        let Some(&command) = b.get(i) else { break };
+        i += 1;
+        match command {
+            b'e' => {
+                let end = line_end(i);
+                let text = script[i..end].trim();
+                if !text.is_empty() {
+                    out.push(text.to_owned());
+                }
+                i = end;
+            }
+            b's' | b'y' => {
+                let Some(&delim) = b.get(i) else { break };
+                if delim == b'\n' || delim == b'\\' {
+                    break;
+                }
+                let (_, after_pattern) = sed_part(b, i + 1, delim);
+                let (replacement, after) = sed_part(b, after_pattern, delim);
+                i = after;
+                // The flags, to the end of the command; `w FILE` takes the rest of the line.
+                let mut runs = false;
+                while i < b.len() && !matches!(b[i], b';' | b'\n' | b'}') {
+                    if b[i] == b'w' {
+                        i = line_end(i);
+                        break;
+                    }
+                    runs |= b[i] == b'e';
+                    i += 1;
+                }
+                if command == b's' && runs && !replacement.trim().is_empty() {
+                    out.push(replacement);
+                }
+            }
+            // Text, file names and comments run to the end of the line.
+            b'a' | b'i' | b'c' | b'r' | b'R' | b'w' | b'W' | b'#' | b':' => i = line_end(i),
+            // Anything else (`p`, `d`, `q 1`, `b label`) runs to the next `;`.
+            _ => {
+                while i < b.len() && !matches!(b[i], b';' | b'\n' | b'}') {
+                    i += 1;
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Past a sed address at `i`: a line number, `$`, `/re/`, `\cREc`, `first~step`, `+N`.
+fn sed_address(b: &[u8], mut i: usize) -> usize {
+    match b.get(i) {
+        Some(b'/') => sed_part(b, i + 1, b'/').1,
+        Some(b'\\') => match b.get(i + 1) {
+            Some(&delim) => sed_part(b, i + 2, delim).1,
+            None => i + 1,
+        },
+        Some(b'$') => i + 1,
+        Some(c) if c.is_ascii_digit() || *c == b'+' || *c == b'~' => {
+            i += 1;
+            while i < b.len() && (b[i].is_ascii_digit() || b[i] == b'~') {
+                i += 1;
+            }
+            i
+        }
+        _ => i,
+    }
+}
+
+/// The text up to the next unescaped `delim` from `i` (an escaped `delim` read as itself),
+/// and the index past it.
+fn sed_part(b: &[u8], mut i: usize, delim: u8) -> (String, usize) {
+    let mut text = Vec::new();
+    while i < b.len() && b[i] != delim {
+        if b[i] == b'\\' && i + 1 < b.len() {
+            if b[i + 1] != delim {
+                text.push(b'\\');
+            }
+            text.push(b[i + 1]);
+            i += 2;
+        } else {
+            text.push(b[i]);
+            i += 1;
+        }
+    }
+    let past = if i < b.len() { i + 1 } else { b.len() };
+    (String::from_utf8_lossy(&text).into_owned(), past)
+}
+
+/// The command lines a make command line runs before and besides its makefile's: the value of
+/// `SHELL=` (every recipe runs through it), and the recipes and `$(shell …)` calls of the
+/// makefile text given by `--eval`/`-E`.
+pub(super) fn make_commands(args: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut words = args.iter().map(String::as_str);
+    while let Some(word) = words.next() {
+        if let Some(shell) = word.strip_prefix("SHELL=") {
+            out.push(shell.to_owned());
+        } else if let Some(text) = word.strip_prefix("--eval=") {
+            out.extend(makefile_commands(text));
+        } else if word == "--eval" || word == "-E" {
+            out.extend(words.next().map(makefile_commands).unwrap_or_default());
+        } else if let Some(text) = word.strip_prefix("-E") {
+            out.extend(makefile_commands(text));
+        }
+    }
+    out
+}
+
+/// The command lines makefile `text` runs: recipe lines (a tab first, or after `;` on a rule's
+/// line) and `$(shell CMD)`, with make's `$$` read as `$`.
+fn makefile_commands(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let recipe = if let Some(recipe) = line.strip_prefix('\t') {
+            Some(recipe)
+        } else {
+            line.split_once(':')
+                .and_then(|(_, rest)| rest.split_once(';'))
+                .map(|(_, recipe)| recipe)
+        };
+        if let Some(recipe) = recipe {
+            let recipe = recipe.trim_start().trim_start_matches(['@', '-', '+']);
+            out.push(recipe.replace("$$", "$"));
+        }
+    }
+    for (at, _) in text.match_indices("$(shell ") {
+        let rest = &text[at + "$(shell ".len()..];
+        let mut depth = 1;
+        let end = rest.char_indices().find_map(|(k, c)| {
+            match c {
+                '(' => depth += 1,
+                ')' => depth -= 1,
+                _ => {}
+            }
+            (depth == 0).then_some(k)
+        });
+        out.push(rest[..end.unwrap_or(rest.len())].replace("$$", "$"));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(line: &str) -> Vec<String> {
+        line.split(' ').map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn sed_scripts_are_found_where_sed_reads_them() {
+        assert_eq!(sed_scripts(&words("-n 1p f")), ["1p"]);
+        assert_eq!(sed_scripts(&words("-ne 1p f")), ["1p"]);
+        assert_eq!(sed_scripts(&words("-e s/a/b/ -e 2d f")), ["s/a/b/", "2d"]);
+        assert_eq!(sed_scripts(&words("--expression=1d f")), ["1d"]);
+        assert_eq!(sed_scripts(&words("--expr 1d f")), ["1d"]);
+        // `-ie` is `-i` with the suffix `e`: the script is the operand.
+        assert_eq!(sed_scripts(&words("-ie s/a/b/ f")), ["s/a/b/"]);
+        assert_eq!(sed_scripts(&words("-l 80 l f")), ["l"]);
+        assert!(sed_scripts(&words("-f script.sed f")).is_empty());
+        assert!(sed_scripts(&words("-nf script.sed f")).is_empty());
+        assert_eq!(sed_scripts(&words("-- 1d f")), ["1d"]);
+    }
+
+    #[test]
+    fn sed_runs_the_e_command_and_the_e_flag() {
+        let run = |script: &str| sed_commands(script);
+        assert_eq!(run("1e rm -rf /"), ["rm -rf /"]);
+        assert_eq!(
+            run("$e id; date"),
+            ["id; date"],
+            "e takes the rest of its line"
+        );
+        assert_eq!(run("/x/!e touch y\np"), ["touch y"]);
+        assert_eq!(run("\\,x,e id"), ["id"]);
+        assert_eq!(run("1,/end/e id"), ["id"]);
+        assert_eq!(run("s/.*/rm -rf \\//e"), ["rm -rf /"]);
+        assert_eq!(run("s|.*|rm -rf /|ge"), ["rm -rf /"]);
+        assert_eq!(run("s/a/b/;1e id"), ["id"]);
+        assert_eq!(run("{s/x/date/e}"), ["date"]);
+        for quiet in [
+            "s/e/E/g",
+            "s/(e)x/\\1e/g",
+            "y/abc/xyz/",
+            "/e/d",
+            "a text e id",
+            "# e id",
+            "s/x/y/w out.txt",
+            "b end;:end",
+            "1,5p;/^#/d",
+            "e",
+            "s/x",
+        ] {
+            assert!(run(quiet).is_empty(), "{quiet}: {:?}", run(quiet));
+        }
+    }
+
+    #[test]
+    fn make_runs_its_shell_its_eval_recipes_and_shell_calls() {
+        let args = |list: &[&str]| list.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        assert_eq!(make_commands(&args(&["SHELL=rm -rf /"])), ["rm -rf /"]);
+        assert_eq!(
+            make_commands(&args(&["--eval=x: ; rm -rf /", "x"])),
+            ["rm -rf /"]
+        );
+        assert_eq!(
+            make_commands(&args(&["-E", "x:\n\t@rm -rf $$HOME"])),
+            ["rm -rf $HOME"]
+        );
+        assert_eq!(make_commands(&args(&["-Ex: ; id"])), ["id"]);
+        assert_eq!(
+            make_commands(&args(&["--eval", "X := $(shell rm -rf / (x))"])),
+            ["rm -rf / (x)"]
+        );
+        assert!(make_commands(&args(&["-j4", "test", "CC=clang"])).is_empty());
+        assert!(make_commands(&args(&["--eval=X := 1"])).is_empty());
+    }
+}
