@@ -63,7 +63,7 @@
 //! | `git-force-push` | core.git | `builtin_ask` (ask) | `--force`, `-f` or `+branch` to a branch that is not protected (a `--force-with-lease` there passes) |
 //! | `git-pager-config` | core.git | `builtin_ask` (ask) | `core.pager` or `pager.<cmd>` set (`git config`, `git -c`, `--config-env`) to anything but a known pager with flags (`cat`, `less -FRX`, `delta`, …) or `true`/`false`: git runs it on every paged command, later and outside the agent's turn |
 //! | `git-hook-write` | core.git | `builtin_ask` (ask) | a shell write into `.git/hooks/` or to `.git/config` (a submodule's, `config.worktree`, the user's `~/.gitconfig` and `~/.config/git/config` too; as written and where it lands, after a `cd`) (a `>`/`>>` redirection, `tee`, the destination of `cp`/`mv`/`install`/`ln`, `dd of=`): git runs hooks, and the commands its config names, on a later git command (the write guard denies its tools there) |
-//! | `fork-bomb` | core.shell | deny | a function that calls itself (`:(){ :\|:& };:`, renamed or not) |
+//! | `fork-bomb` | core.shell | deny | a function that calls itself, directly or through other functions (`:(){ :\|:& };:`, renamed or not; `a(){ b\|b& }; b(){ a\|a& }`) |
 //! | `curl-pipe-shell` | core.shell | deny | `curl … \| sh` (any downloader into any shell or interpreter reading stdin), `sh <(curl …)`, `bash -c "$(curl …)"`, `eval "$(wget …)"` |
 //! | `hooks-approve` | core.shell | deny | `hooks trust … --approve` (an agent approving the hooks that guard it) |
 //! | `hooks-daemon` | core.shell | deny | `hooks serve`, `hooks install` (an agent starting its own decision daemon or rewriting its hook settings) |

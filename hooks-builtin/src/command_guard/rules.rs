@@ -195,7 +195,7 @@ pub(super) fn script_hits(script: &Script, env: &Env<'_>) -> Vec<Hit> {
     let mut hits: Vec<Hit> = script
         .functions
         .iter()
-        .filter(|f| f.calls.contains(&f.name))
+        .filter(|f| calls_itself(script, &f.name))
         .map(|f| {
             hit(
                 FORK_BOMB,
@@ -206,6 +206,28 @@ pub(super) fn script_hits(script: &Script, env: &Env<'_>) -> Vec<Hit> {
     hits.extend(script.pipelines.iter().filter_map(pipe_to_interpreter));
     hits.extend(super::opaque::script_hits(script, env));
     hits
+}
+
+/// Whether the function `name` calls itself, directly or through the script's other functions
+/// (`a(){ b|b& }; b(){ a|a& }`).
+fn calls_itself(script: &Script, name: &str) -> bool {
+    fn calls<'s>(script: &'s Script, of: &str) -> impl Iterator<Item = &'s str> {
+        (script.functions.iter())
+            .filter(move |f| f.name == of)
+            .flat_map(|f| f.calls.iter().map(String::as_str))
+    }
+    let mut seen: Vec<&str> = Vec::new();
+    let mut next: Vec<&str> = calls(script, name).collect();
+    while let Some(callee) = next.pop() {
+        if callee == name {
+            return true;
+        }
+        if !seen.contains(&callee) {
+            seen.push(callee);
+            next.extend(calls(script, callee));
+        }
+    }
+    false
 }
 
 /// `curl … | sh`: a download piped into an interpreter that reads code on standard input.
