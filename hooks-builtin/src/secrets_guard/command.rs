@@ -152,26 +152,63 @@ pub(super) fn check(
             guard.check_filter(&format!("`{}`", shown(cmd)), key, filter, run.root)?;
         }
         if env && ask.is_none() {
-            let command = || shown(cmd);
-            let texts = || {
-                cmd.args
-                    .iter()
-                    .chain(cmd.redirects.iter().map(|r| &r.target))
-            };
             ask = env_print(cmd)
-                .or_else(|| credential_print(cmd, command))
+                .or_else(|| credential_print(cmd, || shown(cmd)))
                 .or_else(|| {
                     let program = interpreter?;
-                    texts().find_map(|text| env_in_code(text, program, command))
+                    // The code an interpreter runs: its own words, and what is piped into it
+                    // as text, not the words of other programs before it (`grep -rn
+                    // os.environ src | python3 -c …`).
+                    let own = is_interpreter(&cmd.program)
+                        || CODE_SOURCES.contains(&cmd.program.as_str());
+                    own.then(|| code_env(cmd, program, 0)).flatten()
                 })
                 .or_else(|| {
-                    (!TESTERS.contains(&cmd.program.as_str()))
-                        .then(|| texts().find_map(|word| indirect(word, command)))
-                        .flatten()
+                    let testers = TESTERS.contains(&cmd.program.as_str());
+                    let mut args = cmd.args.iter().filter(|_| !testers);
+                    args.find_map(|word| indirect(word, || shown(cmd)))
                 });
         }
     }
     Ok(ask)
+}
+
+/// Programs whose words can be the code piped into an interpreter after them (`echo
+/// 'print(os.environ)' | python3`).
+const CODE_SOURCES: &[&str] = &["echo", "printf", "cat"];
+
+/// How deep [`code_env`] follows the commands in code's literals.
+const MAX_CODE_ENV_DEPTH: usize = 3;
+
+/// The reason to ask about the code `cmd` holds for `program` (its words, here-documents and
+/// here-strings) when it reads the environment ([`env_in_code`]), or runs a command line that
+/// prints it or a credential (`os.system("gh auth token")`).
+fn code_env(cmd: &Command, program: &str, depth: usize) -> Option<String> {
+    let command = || shown(cmd);
+    let texts = || {
+        cmd.args
+            .iter()
+            .chain(cmd.redirects.iter().map(|r| &r.target))
+    };
+    texts()
+        .find_map(|text| env_in_code(text, program, command))
+        .or_else(|| {
+            if depth >= MAX_CODE_ENV_DEPTH {
+                return None;
+            }
+            texts()
+                .flat_map(|text| words::code_commands(text))
+                .find_map(|run| {
+                    let found = env_print(&run)
+                        .or_else(|| credential_print(&run, || shown(&run)))
+                        .or_else(|| {
+                            is_interpreter(&run.program)
+                                .then(|| code_env(&run, &run.program, depth + 1))
+                                .flatten()
+                        })?;
+                    Some(format!("{found} (run by `{}`)", command()))
+                })
+        })
 }
 
 /// `word` with `$_`/`${_}` put in as `last`, the last argument of the command before.

@@ -135,25 +135,38 @@
 //!   "$API_KEY"`, `curl -H "Authorization: Bearer $GITHUB_TOKEN"` are asked; `echo $HOME`,
 //!   `$KEYBOARD`, `$AWS_ACCESS_KEY_ID`, `$SSH_KEY_PATH`, `${#API_KEY}` (a length),
 //!   `${API_KEY:+set}` and the tests `[ -n "$API_KEY" ]`/`test` are not.
-//!   Interpreter code (an interpreter's arguments, the here-documents it reads, what is piped
-//!   into it) is read for the same: the whole environment (`env-dump`: Python's `os.environ`,
-//!   JavaScript's `process.env`/`Bun.env`/`Deno.env.toObject()`, Perl's `%ENV`, Ruby's `ENV`,
-//!   PHP's `getenv()`/`$_ENV`/`$_SERVER`/`phpinfo()`, R's `Sys.getenv()`), unless what follows
-//!   reads one variable or only the names (`os.environ["HOME"]`, `process.env.HOME`,
-//!   `os.environ.keys()`); and one variable whose name says it holds a secret (`env-secret`:
+//!   Interpreter code (an interpreter's arguments, the here-documents it reads, what `echo`,
+//!   `printf` or `cat` pipe into it) is read for the same, blanks around `.` and before `(`
+//!   ignored: the whole environment (`env-dump`: Python's `os.environ`, `environ`,
+//!   `os.environb`; JavaScript's `process.env`, `process["env"]`, `Bun.env`,
+//!   `import.meta.env`, `Deno.env.toObject()`; Perl's `%ENV`, `%::ENV`, `@ENV{…}`; Ruby's and
+//!   Julia's `ENV`; PHP's `getenv()`, `$_ENV`, `$_SERVER`, `phpinfo()`; R's `Sys.getenv()`;
+//!   awk's `ENVIRON`; PowerShell's `env:` drive; .NET's `GetEnvironmentVariables()`; Tcl's
+//!   `array get env`), unless what follows reads or writes one variable, or only the names
+//!   (`os.environ["HOME"]`, `process.env.HOME`, `os.environ.keys()`), or it is passed on: an
+//!   assignment (`env = os.environ.copy()`), a spread merged with other values (`{**os.environ,
+//!   "X": "1"}`), a membership test (`"CI" in os.environ`); and one variable whose name says it
+//!   holds a secret, or whose name the code computes (`env-secret`:
 //!   `os.environ["GITHUB_TOKEN"]`, `os.getenv("API_KEY")`, `process.env.NPM_TOKEN`,
-//!   `$ENV{DB_PASSWORD}`). `${!v}` (the variable `$v` names: `compgen -v | while read v; do
-//!   echo "$v=${!v}"; done`) is `env-secret` too, and `docker`/`podman inspect` with
-//!   `.Config.Env` is `env-dump`.
+//!   `$ENV{DB_PASSWORD}`, `$env:GITHUB_TOKEN`, `os.environ[k]`, `os.environ["GITHUB_" +
+//!   "TOKEN"]`; a write such as `os.environ["API_KEY"] = "test"` is not a read). The command
+//!   lines in the code's string literals (`os.system("gh auth token")`, `` `printenv` ``) are
+//!   judged like any other command, and a quoted `"env"`/`"printenv"` in code that shells out
+//!   is `env-dump`. `${!v}` (the variable `$v` names: `compgen -v | while read v; do echo
+//!   "$v=${!v}"; done`) is `env-secret` too, and so is a variable named like `DATABASE_URL`,
+//!   `PGPASSWORD` or `MYSQL_PWD`; framework prefixes that mark a variable public
+//!   (`NEXT_PUBLIC_`, `VITE_`, `REACT_APP_`, `EXPO_PUBLIC_`, `PUBLIC_`, `GATSBY_`) are not.
 //! * **Credential printers** (rule id `credential-print`), answered as the `env_dumps` setting
 //!   says: a table of programs that print a stored credential, with the subcommand words
 //!   (among the first operands, in order, so global options may come between) and what else
 //!   they need: `gh auth token`, `gh auth status --show-token`, `aws configure get` of a
 //!   secret's name (not `region`), `aws configure export-credentials`, `aws sts
 //!   get-session-token`, `gcloud auth print-access-token`, `az account get-access-token`,
-//!   `kubectl config view --raw`, `kubectl get secret … -o …`, `git credential fill`,
-//!   `security find-generic-password -w`, `secret-tool lookup`, `op read`, `vault kv get`,
-//!   `pass show` and the like.
+//!   `kubectl config view --raw`, `kubectl get secret … -o yaml` (not `-o name`), `git
+//!   credential fill`, `security find-generic-password -w`, `secret-tool lookup`, `op read`,
+//!   `vault kv get`, `pass show`, `terraform output -json`, `heroku config` and the like;
+//!   and, as `env-dump`, `docker inspect` without a format that leaves `Config.Env` out,
+//!   `docker compose config`, `php -i`, `systemctl show-environment`.
 //!
 //! # Closed by default
 //!
@@ -178,8 +191,10 @@
 //! "env")` in interpreter code), directory-wide reads that happen to include a secret (`grep -r KEY .`,
 //! `tar c .`, `curl -F f=@dist.tar` of an archive holding one), programs that read secrets by
 //! themselves (`aws s3 ls` reads `~/.aws/credentials`, `npm publish` reads `~/.npmrc`),
-//! programs that print a credential and are not in the table (a project's own script), and
-//! environment variables read by programs
+//! programs that print a credential and are not in the table (a project's own script),
+//! interpreters run through a package runner (`npx node -e …`, whose code is not read), the
+//! environment reached through another name (`e = os.environ; print(e)`, `const {env} =
+//! process`, `getattr(os, "environ")`), and environment variables read by programs
 //! from their own files (`python script.py`), through names code computes
 //! (`os.environ[k]` for `k` in a list, `getattr(os, "environ")`), copied first
 //! (`T=$GITHUB_TOKEN; echo $T`), or named in lower case (`$api_key`, a script's own variable

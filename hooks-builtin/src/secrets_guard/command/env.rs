@@ -53,6 +53,27 @@ const SECRET_SEGMENTS: &[&str] = &[
     "CREDS",
     "PRIVATE",
     "PAT",
+    "PWD",
+    "AUTHTOKEN",
+    "DSN",
+    "PGPASSWORD",
+];
+
+/// Names of one segment or ending in a pointer segment that hold a secret all the same
+/// (`DATABASE_URL` holds the password, `MYSQL_PWD` is one).
+const SECRET_NAMES: &[&str] = &["DATABASE_URL", "REDIS_URL", "MONGODB_URI", "MONGO_URL"];
+
+/// Names that look like secrets and are none: the working directories (`PWD`, `OLDPWD`), and
+/// the prefixes frameworks put on variables they build into public client code
+/// (`NEXT_PUBLIC_SUPABASE_ANON_KEY`).
+const NOT_SECRET: &[&str] = &["PWD", "OLDPWD"];
+const PUBLIC_PREFIXES: &[&str] = &[
+    "NEXT_PUBLIC_",
+    "VITE_",
+    "REACT_APP_",
+    "EXPO_PUBLIC_",
+    "PUBLIC_",
+    "GATSBY_",
 ];
 
 /// Last segments that say the variable names or locates a secret rather than holding it:
@@ -166,6 +187,12 @@ pub(super) fn secret_name(name: &str) -> bool {
             .bytes()
             .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
     {
+        return false;
+    }
+    if SECRET_NAMES.contains(&name) {
+        return true;
+    }
+    if NOT_SECRET.contains(&name) || PUBLIC_PREFIXES.iter().any(|p| name.starts_with(p)) {
         return false;
     }
     let segments: Vec<&str> = name

@@ -14,17 +14,23 @@ enum Needs {
     /// An argument that starts with one of these (`kubectl config view --raw`; without it
     /// the credentials are redacted).
     Option(&'static [&'static str]),
-    /// An argument that holds this text (`docker inspect --format '{{.Config.Env}}'`).
-    Holding(&'static str),
-    /// A last operand that names a secret (`aws configure get aws_secret_access_key`, not
-    /// `region`), by [`secret_name`] on its last `.` segment in upper case.
-    SecretOperand,
+    /// An output option (`-o`, `--output`, attached or not) whose format starts with one of
+    /// these (`-o yaml`, not `-o name`), or `--template`.
+    Output(&'static [&'static str]),
+    /// `docker inspect` without a format (its JSON holds `Config.Env`) or with one that
+    /// prints the environment or the whole configuration.
+    Inspect,
+    /// An operand after the words that names a secret (`aws configure get
+    /// aws_secret_access_key`, not `region`), by [`secret_name`] on its last `.` segment in
+    /// upper case, or holds one of these (`npm config get //registry/:_authToken`).
+    SecretOperand(&'static [&'static str]),
+    /// A first operand that is none of these subcommands (`pass github` shows it).
+    NotSubcommand(&'static [&'static str]),
 }
 
-/// A program, the subcommand words that make it print a credential (found in this order among
-/// its first operands, so that global options and their values may come between:
-/// `aws --profile prod configure get …`), what else it needs, the rule it answers under, and
-/// what it prints.
+/// A program, the subcommand words that make it print a credential (its first operands, in
+/// order; the values of options may come before and between them: `aws --profile prod
+/// configure get …`), what else it needs, the rule it answers under, and what it prints.
 type Printer = (
     &'static str,
     &'static [&'static str],
@@ -33,79 +39,130 @@ type Printer = (
     &'static str,
 );
 
-/// The programs that print a stored credential or a container's environment to their output,
-/// which is the agent's transcript.
+/// Output formats of `kubectl get` that print a secret's data.
+const KUBE_DATA: Needs = Needs::Output(&[
+    "json",
+    "yaml",
+    "jsonpath",
+    "go-template",
+    "template",
+    "custom-columns",
+]);
+
+/// The programs that print a stored credential or an environment to their output, which is
+/// the agent's transcript.
 #[rustfmt::skip]
 const CREDENTIAL_PRINTERS: &[Printer] = &[
     ("gh", &["auth", "token"], Needs::Nothing, CREDENTIAL_PRINT, "the GitHub token"),
     ("gh", &["auth", "status"], Needs::Option(&["--show-token", "-t"]), CREDENTIAL_PRINT, "the GitHub token"),
+    ("gh", &["auth", "git-credential"], Needs::Nothing, CREDENTIAL_PRINT, "the GitHub token"),
+    ("gh", &["config", "get"], Needs::SecretOperand(&["token"]), CREDENTIAL_PRINT, "the GitHub token"),
     ("glab", &["auth", "status"], Needs::Option(&["--show-token", "-t"]), CREDENTIAL_PRINT, "the GitLab token"),
-    ("aws", &["configure", "get"], Needs::SecretOperand, CREDENTIAL_PRINT, "an AWS secret"),
+    ("glab", &["config", "get"], Needs::SecretOperand(&["token"]), CREDENTIAL_PRINT, "the GitLab token"),
+    ("aws", &["configure", "get"], Needs::SecretOperand(&[]), CREDENTIAL_PRINT, "an AWS secret"),
     ("aws", &["configure", "export-credentials"], Needs::Nothing, CREDENTIAL_PRINT, "the AWS credentials"),
     ("aws", &["sts", "get-session-token"], Needs::Nothing, CREDENTIAL_PRINT, "AWS session credentials"),
+    ("aws", &["sts", "assume-role"], Needs::Nothing, CREDENTIAL_PRINT, "AWS session credentials"),
+    ("aws", &["sts", "assume-role-with-web-identity"], Needs::Nothing, CREDENTIAL_PRINT, "AWS session credentials"),
+    ("aws", &["sts", "get-federation-token"], Needs::Nothing, CREDENTIAL_PRINT, "AWS session credentials"),
     ("aws", &["ecr", "get-login-password"], Needs::Nothing, CREDENTIAL_PRINT, "a registry password"),
+    ("aws", &["ecr", "get-authorization-token"], Needs::Nothing, CREDENTIAL_PRINT, "a registry token"),
+    ("aws", &["ecr-public", "get-login-password"], Needs::Nothing, CREDENTIAL_PRINT, "a registry password"),
+    ("aws", &["codeartifact", "get-authorization-token"], Needs::Nothing, CREDENTIAL_PRINT, "a registry token"),
+    ("aws", &["ssm", "get-parameter"], Needs::Option(&["--with-decryption"]), CREDENTIAL_PRINT, "a decrypted parameter"),
+    ("aws", &["ssm", "get-parameters"], Needs::Option(&["--with-decryption"]), CREDENTIAL_PRINT, "decrypted parameters"),
+    ("aws", &["ssm", "get-parameters-by-path"], Needs::Option(&["--with-decryption"]), CREDENTIAL_PRINT, "decrypted parameters"),
+    ("aws", &["iam", "create-access-key"], Needs::Nothing, CREDENTIAL_PRINT, "a new secret access key"),
+    ("aws", &["eks", "get-token"], Needs::Nothing, CREDENTIAL_PRINT, "a cluster token"),
+    ("aws", &["rds", "generate-db-auth-token"], Needs::Nothing, CREDENTIAL_PRINT, "a database token"),
     ("aws", &["secretsmanager", "get-secret-value"], Needs::Nothing, CREDENTIAL_PRINT, "a stored secret"),
+    ("aws", &["secretsmanager", "batch-get-secret-value"], Needs::Nothing, CREDENTIAL_PRINT, "stored secrets"),
     ("gcloud", &["auth", "print-access-token"], Needs::Nothing, CREDENTIAL_PRINT, "a Google access token"),
     ("gcloud", &["auth", "print-identity-token"], Needs::Nothing, CREDENTIAL_PRINT, "a Google identity token"),
+    ("gcloud", &["auth", "application-default", "print-access-token"], Needs::Nothing, CREDENTIAL_PRINT, "a Google access token"),
+    ("gcloud", &["config", "config-helper"], Needs::Nothing, CREDENTIAL_PRINT, "a Google access token"),
+    ("gcloud", &["sql", "generate-login-token"], Needs::Nothing, CREDENTIAL_PRINT, "a database token"),
     ("gcloud", &["secrets", "versions", "access"], Needs::Nothing, CREDENTIAL_PRINT, "a stored secret"),
     ("az", &["account", "get-access-token"], Needs::Nothing, CREDENTIAL_PRINT, "an Azure access token"),
+    ("az", &["keyvault", "secret", "show"], Needs::Nothing, CREDENTIAL_PRINT, "a Key Vault secret"),
+    ("az", &["storage", "account", "keys", "list"], Needs::Nothing, CREDENTIAL_PRINT, "storage account keys"),
+    ("az", &["acr", "login"], Needs::Option(&["--expose-token"]), CREDENTIAL_PRINT, "a registry token"),
+    ("az", &["acr", "credential", "show"], Needs::Nothing, CREDENTIAL_PRINT, "registry passwords"),
+    ("az", &["ad", "sp", "create-for-rbac"], Needs::Nothing, CREDENTIAL_PRINT, "a new service principal's password"),
+    ("doctl", &["kubernetes", "cluster", "kubeconfig", "show"], Needs::Nothing, CREDENTIAL_PRINT, "the cluster credentials"),
     ("kubectl", &["config", "view"], Needs::Option(&["--raw"]), CREDENTIAL_PRINT, "the cluster credentials"),
-    ("kubectl", &["get", "secret"], Needs::Option(&["-o", "--output"]), CREDENTIAL_PRINT, "a secret's data"),
-    ("kubectl", &["get", "secrets"], Needs::Option(&["-o", "--output"]), CREDENTIAL_PRINT, "secrets' data"),
+    ("kubectl", &["get", "secret"], KUBE_DATA, CREDENTIAL_PRINT, "a secret's data"),
+    ("kubectl", &["get", "secrets"], KUBE_DATA, CREDENTIAL_PRINT, "secrets' data"),
+    ("kubectl", &["create", "token"], Needs::Nothing, CREDENTIAL_PRINT, "a service account token"),
     ("oc", &["config", "view"], Needs::Option(&["--raw"]), CREDENTIAL_PRINT, "the cluster credentials"),
-    ("oc", &["get", "secret"], Needs::Option(&["-o", "--output"]), CREDENTIAL_PRINT, "a secret's data"),
-    ("oc", &["get", "secrets"], Needs::Option(&["-o", "--output"]), CREDENTIAL_PRINT, "secrets' data"),
+    ("oc", &["get", "secret"], KUBE_DATA, CREDENTIAL_PRINT, "a secret's data"),
+    ("oc", &["get", "secrets"], KUBE_DATA, CREDENTIAL_PRINT, "secrets' data"),
     ("oc", &["whoami"], Needs::Option(&["-t", "--show-token"]), CREDENTIAL_PRINT, "the cluster token"),
+    ("oc", &["create", "token"], Needs::Nothing, CREDENTIAL_PRINT, "a service account token"),
     ("git", &["credential", "fill"], Needs::Nothing, CREDENTIAL_PRINT, "a stored password"),
+    ("git", &["credential-store", "get"], Needs::Nothing, CREDENTIAL_PRINT, "a stored password"),
+    ("git", &["credential-cache", "get"], Needs::Nothing, CREDENTIAL_PRINT, "a stored password"),
+    ("git", &["credential-osxkeychain", "get"], Needs::Nothing, CREDENTIAL_PRINT, "a stored password"),
+    ("git", &["credential-libsecret", "get"], Needs::Nothing, CREDENTIAL_PRINT, "a stored password"),
+    ("git-credential-store", &["get"], Needs::Nothing, CREDENTIAL_PRINT, "a stored password"),
+    ("git-credential-cache", &["get"], Needs::Nothing, CREDENTIAL_PRINT, "a stored password"),
+    ("git-credential-osxkeychain", &["get"], Needs::Nothing, CREDENTIAL_PRINT, "a stored password"),
+    ("git-credential-libsecret", &["get"], Needs::Nothing, CREDENTIAL_PRINT, "a stored password"),
+    ("docker-credential-desktop", &["get"], Needs::Nothing, CREDENTIAL_PRINT, "a registry password"),
+    ("docker-credential-pass", &["get"], Needs::Nothing, CREDENTIAL_PRINT, "a registry password"),
+    ("docker-credential-osxkeychain", &["get"], Needs::Nothing, CREDENTIAL_PRINT, "a registry password"),
+    ("docker-credential-secretservice", &["get"], Needs::Nothing, CREDENTIAL_PRINT, "a registry password"),
+    ("docker-credential-ecr-login", &["get"], Needs::Nothing, CREDENTIAL_PRINT, "a registry password"),
+    ("docker-credential-gcloud", &["get"], Needs::Nothing, CREDENTIAL_PRINT, "a registry password"),
     ("security", &["find-generic-password"], Needs::Option(&["-w", "-g"]), CREDENTIAL_PRINT, "a keychain password"),
     ("security", &["find-internet-password"], Needs::Option(&["-w", "-g"]), CREDENTIAL_PRINT, "a keychain password"),
+    ("security", &["dump-keychain"], Needs::Option(&["-d"]), CREDENTIAL_PRINT, "the keychain's passwords"),
     ("secret-tool", &["lookup"], Needs::Nothing, CREDENTIAL_PRINT, "a keyring secret"),
     ("keyring", &["get"], Needs::Nothing, CREDENTIAL_PRINT, "a keyring secret"),
     ("op", &["read"], Needs::Nothing, CREDENTIAL_PRINT, "a 1Password secret"),
+    ("op", &["item", "get"], Needs::Option(&["--reveal", "--fields"]), CREDENTIAL_PRINT, "a 1Password secret"),
+    ("bw", &["get"], Needs::Nothing, CREDENTIAL_PRINT, "a Bitwarden secret"),
+    ("lpass", &["show"], Needs::Nothing, CREDENTIAL_PRINT, "a LastPass secret"),
+    ("gopass", &["show"], Needs::Nothing, CREDENTIAL_PRINT, "a stored password"),
+    ("gopass", &["cat"], Needs::Nothing, CREDENTIAL_PRINT, "a stored password"),
     ("vault", &["read"], Needs::Nothing, CREDENTIAL_PRINT, "a Vault secret"),
     ("vault", &["kv", "get"], Needs::Nothing, CREDENTIAL_PRINT, "a Vault secret"),
+    ("vault", &["print", "token"], Needs::Nothing, CREDENTIAL_PRINT, "the Vault token"),
     ("pass", &["show"], Needs::Nothing, CREDENTIAL_PRINT, "a stored password"),
+    ("pass", &[], Needs::NotSubcommand(&["init", "ls", "list", "find", "search", "grep", "insert", "add", "edit", "generate", "rm", "remove", "delete", "mv", "rename", "cp", "copy", "git", "help", "version", "otp"]), CREDENTIAL_PRINT, "a stored password"),
+    ("npm", &["config", "get"], Needs::SecretOperand(&["_auth", "token", "password"]), CREDENTIAL_PRINT, "a registry token"),
+    ("yarn", &["config", "get"], Needs::SecretOperand(&["_auth", "token", "password"]), CREDENTIAL_PRINT, "a registry token"),
+    ("terraform", &["output"], Needs::Option(&["-raw", "-json"]), CREDENTIAL_PRINT, "outputs, sensitive ones included"),
+    ("terraform", &["show"], Needs::Option(&["-json"]), CREDENTIAL_PRINT, "the state, sensitive values included"),
+    ("terraform", &["state", "pull"], Needs::Nothing, CREDENTIAL_PRINT, "the state, sensitive values included"),
+    ("tofu", &["output"], Needs::Option(&["-raw", "-json"]), CREDENTIAL_PRINT, "outputs, sensitive ones included"),
+    ("tofu", &["state", "pull"], Needs::Nothing, CREDENTIAL_PRINT, "the state, sensitive values included"),
+    ("pulumi", &["stack", "output"], Needs::Option(&["--show-secrets"]), CREDENTIAL_PRINT, "stack outputs, secrets included"),
     ("heroku", &["auth:token"], Needs::Nothing, CREDENTIAL_PRINT, "the Heroku token"),
+    ("heroku", &["config"], Needs::Nothing, CREDENTIAL_PRINT, "the app's configuration variables"),
+    ("heroku", &["config:get"], Needs::Nothing, CREDENTIAL_PRINT, "an app's configuration variable"),
     ("fly", &["auth", "token"], Needs::Nothing, CREDENTIAL_PRINT, "the Fly.io token"),
     ("flyctl", &["auth", "token"], Needs::Nothing, CREDENTIAL_PRINT, "the Fly.io token"),
-    ("docker", &["inspect"], Needs::Holding(".Config.Env"), ENV_DUMP, "a container's environment"),
-    ("podman", &["inspect"], Needs::Holding(".Config.Env"), ENV_DUMP, "a container's environment"),
+    ("docker", &["inspect"], Needs::Inspect, ENV_DUMP, "a container's environment"),
+    ("docker", &["container", "inspect"], Needs::Inspect, ENV_DUMP, "a container's environment"),
+    ("podman", &["inspect"], Needs::Inspect, ENV_DUMP, "a container's environment"),
+    ("podman", &["container", "inspect"], Needs::Inspect, ENV_DUMP, "a container's environment"),
+    ("docker", &["compose", "config"], Needs::Nothing, ENV_DUMP, "the compose file with its environment filled in"),
+    ("docker-compose", &["config"], Needs::Nothing, ENV_DUMP, "the compose file with its environment filled in"),
+    ("php", &[], Needs::Option(&["-i", "--info"]), ENV_DUMP, "phpinfo(), the environment included"),
+    ("systemctl", &["show-environment"], Needs::Nothing, ENV_DUMP, "the service manager's environment"),
+    ("tmux", &["show-environment"], Needs::Nothing, ENV_DUMP, "the session's environment"),
 ];
-
-/// How many operands past its subcommand words' count a printer's words are looked for in:
-/// room for the values of global options (`-n prod`, `--profile prod`).
-const OPERAND_SLACK: usize = 3;
 
 /// The reason to ask about `cmd` when it is one of the [`CREDENTIAL_PRINTERS`].
 pub(super) fn credential_print(cmd: &Command, shown: impl Fn() -> String) -> Option<String> {
-    let operands: Vec<&str> = (cmd.args.iter())
-        .map(String::as_str)
-        .filter(|a| !a.starts_with('-'))
-        .collect();
     let (_, _, _, rule, what) =
         CREDENTIAL_PRINTERS
             .iter()
             .find(|(program, words, needs, ..)| {
                 *program == cmd.program
-                    && in_order(&operands, words)
-                    && match needs {
-                        Needs::Nothing => true,
-                        Needs::Option(options) => (cmd.args.iter()).any(|a| {
-                            options.iter().any(|o| {
-                                a == o
-                                    || a.strip_prefix(o).is_some_and(|rest| {
-                                        // `--output=json`, and a short option's value or cluster
-                                        // (`-ojson`, `-gw`), not a longer option (`--rawx`).
-                                        rest.starts_with('=') || !o.starts_with("--")
-                                    })
-                            })
-                        }),
-                        Needs::Holding(text) => cmd.args.iter().any(|a| a.contains(text)),
-                        Needs::SecretOperand => operands.last().is_some_and(|last| {
-                            let name = last.rsplit('.').next().unwrap_or(last);
-                            secret_name(&name.to_ascii_uppercase())
-                        }),
-                    }
+                    && subcommand(&cmd.args, words)
+                        .is_some_and(|after| needs_met(cmd, *needs, after))
             })?;
     Some(format!(
         "secrets-guard: rule {rule}: `{}` prints {what}",
@@ -113,23 +170,97 @@ pub(super) fn credential_print(cmd: &Command, shown: impl Fn() -> String) -> Opt
     ))
 }
 
-/// Whether `words` are among the first operands, in order: a subcommand word matches an
-/// operand that is it or names one of its kind (`secret/db` for `secret`).
-fn in_order(operands: &[&str], words: &[&str]) -> bool {
-    let mut rest = operands.iter().take(words.len() + OPERAND_SLACK);
-    words.iter().all(|word| {
-        rest.any(|op| {
-            *op == *word
-                || op
-                    .strip_prefix(word)
-                    .is_some_and(|named| named.starts_with('/'))
-        })
-    })
+/// Whether `cmd`, whose subcommand words end before `args[after]`, has what `needs` asks.
+fn needs_met(cmd: &Command, needs: Needs, after: usize) -> bool {
+    let args = &cmd.args;
+    let operands = || args[after..].iter().filter(|a| !a.starts_with('-'));
+    match needs {
+        Needs::Nothing => true,
+        Needs::Option(options) => args.iter().any(|a| {
+            options.iter().any(|o| {
+                a == o
+                    || a.strip_prefix(o).is_some_and(|rest| {
+                        // `--output=json`, and a short option's value or cluster (`-gw`), not
+                        // a longer option (`--rawx`).
+                        rest.starts_with('=') || !o.starts_with("--")
+                    })
+            })
+        }),
+        Needs::Output(formats) => args.iter().enumerate().any(|(k, a)| {
+            let value = match a.as_str() {
+                "-o" | "--output" => args.get(k + 1).map(String::as_str),
+                _ if a.starts_with("--template") => return true,
+                _ => a.strip_prefix("--output=").or_else(|| a.strip_prefix("-o")),
+            };
+            value.is_some_and(|v| {
+                formats
+                    .iter()
+                    .any(|f| v.trim_start_matches('=').starts_with(f))
+            })
+        }),
+        Needs::Inspect => {
+            let format = args.iter().enumerate().find_map(|(k, a)| match a.as_str() {
+                "-f" | "--format" => args.get(k + 1).map(String::as_str),
+                _ => a
+                    .strip_prefix("--format=")
+                    .or_else(|| a.strip_prefix("-f"))
+                    .filter(|v| !v.is_empty()),
+            });
+            format.is_none_or(|f| {
+                let f = f.replace(' ', "");
+                f.contains("Env") || f.contains("{{json.}}") || f.contains(".Config}}")
+            })
+        }
+        Needs::SecretOperand(holding) => operands().any(|op| {
+            let name = op.rsplit(['.', '/', ':']).next().unwrap_or(op);
+            let lower = op.to_ascii_lowercase();
+            secret_name(&name.to_ascii_uppercase())
+                || holding
+                    .iter()
+                    .any(|h| lower.contains(&h.to_ascii_lowercase()))
+        }),
+        Needs::NotSubcommand(subcommands) => operands()
+            .next()
+            .is_some_and(|first| !subcommands.contains(&first.as_str())),
+    }
+}
+
+/// Where `words` are `args`' subcommand: the index past the last one, when its operands start
+/// with them in order, with only the values of options before and between them (an operand
+/// right after an option without `=`: `-n prod`, `--profile prod`). A word matches an
+/// operand that is it or names one of its kind, in any case (`Secret`, `secret/db`,
+/// `secrets.v1`, `cm,secret`).
+fn subcommand(args: &[String], words: &[&str]) -> Option<usize> {
+    let mut words = words.iter().peekable();
+    let mut after_option = false;
+    for (k, arg) in args.iter().enumerate() {
+        let Some(word) = words.peek() else {
+            return Some(k);
+        };
+        if arg.starts_with('-') {
+            after_option = !arg.contains('=');
+            continue;
+        }
+        let names = |kind: &str| {
+            kind.split(',').any(|part| {
+                part.split(['/', '.'])
+                    .next()
+                    .is_some_and(|p| p.eq_ignore_ascii_case(word))
+            })
+        };
+        if arg == *word || names(arg) {
+            words.next();
+        } else if !after_option {
+            return None;
+        }
+        after_option = false;
+    }
+    words.peek().is_none().then_some(args.len())
 }
 
 /// How code names the whole environment, and what follows it when one variable is read
 /// instead (`os.environ["HOME"]`, `process.env.HOME`): the variable is then judged by its
-/// name.
+/// name ([`ONE_VARIABLE`]).
 struct Environment {
     /// The text that names it (`os.environ`), matched where no name character comes before.
     names: &'static str,
@@ -141,162 +272,284 @@ struct Environment {
     languages: &'static [&'static str],
 }
 
+/// The languages whose bare `environ` is Python's `os.environ` (`from os import environ`).
+const PYTHONS: &[&str] = &["python", "pypy", "ipython", "micropython", "py"];
+
+/// What follows Python's environment when one variable is read or written.
+const PYTHON_ONE: &[&str] = &[
+    "[",
+    ".get(",
+    ".setdefault(",
+    ".pop(",
+    ".__getitem__(",
+    ".__contains__(",
+    ".keys(",
+    ".update(",
+    ".__setitem__(",
+];
+
+/// What follows JavaScript's environment when one variable is read or written.
+const JS_ONE: &[&str] = &[".", "[", "?."];
+
 /// Whole-environment objects of the languages the guard reads code of, as data.
+#[rustfmt::skip]
 const ENVIRONMENTS: &[Environment] = &[
     // Python.
-    Environment {
-        names: "os.environ",
-        one: &[
-            "[",
-            ".get(",
-            ".setdefault(",
-            ".pop(",
-            ".__getitem__(",
-            ".__contains__(",
-            ".keys(",
-        ],
-        languages: &[],
-    },
-    // JavaScript: Node, Bun.
-    Environment {
-        names: "process.env",
-        one: &[".", "[", "?.["],
-        languages: &[],
-    },
-    Environment {
-        names: "Bun.env",
-        one: &[".", "[", "?.["],
-        languages: &[],
-    },
-    Environment {
-        names: "Deno.env.toObject",
-        one: &[],
-        languages: &[],
-    },
-    // Perl: `%ENV` is the hash, `$ENV{X}` one value (not this text).
-    Environment {
-        names: "%ENV",
-        one: &[],
-        languages: &[],
-    },
-    // Ruby: `ENV` alone is the whole environment; `ENV["X"]` and `ENV.fetch` read one.
+    Environment { names: "os.environ", one: PYTHON_ONE, languages: &[] },
+    Environment { names: "os.environb", one: PYTHON_ONE, languages: &[] },
+    Environment { names: "posix.environ", one: PYTHON_ONE, languages: &[] },
+    Environment { names: "environ", one: PYTHON_ONE, languages: PYTHONS },
+    // JavaScript: Node, Bun, Deno, Vite.
+    Environment { names: "process.env", one: JS_ONE, languages: &[] },
+    Environment { names: "process[\"env\"]", one: JS_ONE, languages: &[] },
+    Environment { names: "process['env']", one: JS_ONE, languages: &[] },
+    Environment { names: "Bun.env", one: JS_ONE, languages: &[] },
+    Environment { names: "import.meta.env", one: JS_ONE, languages: &[] },
+    Environment { names: "Deno.env.toObject", one: &[], languages: &[] },
+    // Perl: `%ENV` is the hash (`$ENV{X}` one value, not this text); `@ENV{…}` a slice.
+    Environment { names: "%ENV", one: &[], languages: &[] },
+    Environment { names: "%::ENV", one: &[], languages: &[] },
+    Environment { names: "%main::ENV", one: &[], languages: &[] },
+    Environment { names: "@ENV{", one: &[], languages: &[] },
+    // Ruby and Julia: `ENV` alone is the whole environment; `ENV["X"]` and `ENV.fetch` read one.
     Environment {
         names: "ENV",
-        one: &[
-            "[",
-            ".fetch",
-            ".key?",
-            ".has_key?",
-            ".include?",
-            ".member?",
-            ".keys",
-            ".delete",
-            ".store",
-            "=",
-        ],
-        languages: &["ruby", "irb", "jruby", "truffleruby"],
+        one: &["[", ".fetch", ".key?", ".has_key?", ".include?", ".member?", ".keys", ".delete", ".store", "="],
+        languages: &["ruby", "irb", "jruby", "truffleruby", "julia"],
     },
     // PHP.
-    Environment {
-        names: "$_ENV",
-        one: &["["],
-        languages: &[],
-    },
-    Environment {
-        names: "$_SERVER",
-        one: &["["],
-        languages: &[],
-    },
+    Environment { names: "$_ENV", one: &["["], languages: &[] },
+    Environment { names: "$_SERVER", one: &["["], languages: &[] },
     Environment {
         names: "phpinfo(",
-        one: &[],
+        one: &["INFO_GENERAL", "INFO_CREDITS", "INFO_CONFIGURATION", "INFO_MODULES", "INFO_LICENSE"],
         languages: &[],
     },
-    // `getenv()` with no argument: PHP's and R's `Sys.getenv()` give every variable.
-    Environment {
-        names: "getenv(",
-        one: &["\"", "'", "$", "[A-Za-z_]"],
-        languages: &[],
-    },
+    // awk.
+    Environment { names: "ENVIRON", one: &["["], languages: &[] },
+    // PowerShell and .NET: the `env:` drive (`Get-ChildItem env:`), all variables.
+    Environment { names: "env:", one: &["[A-Za-z_]"], languages: &["pwsh", "powershell"] },
+    Environment { names: "Env:", one: &["[A-Za-z_]"], languages: &["pwsh", "powershell"] },
+    Environment { names: "GetEnvironmentVariables(", one: &[], languages: &[] },
+    // Tcl.
+    Environment { names: "array get env", one: &[], languages: &[] },
+    // `getenv()` with no argument: PHP's, and R's `Sys.getenv()`, give every variable; with
+    // one, [`ONE_VARIABLE`] reads it.
+    Environment { names: "getenv(", one: &["[^)]"], languages: &[] },
 ];
+
+/// Texts before a whole environment that pass it on rather than print it: a spread merged
+/// with other values (`{**os.environ, "X": "1"}`, `{...process.env, CI: "1"}`) or a
+/// membership test (`"CI" in os.environ`). An assignment (`env = os.environ.copy()`, `const
+/// { HOME } = process.env`) passes it on too.
+const PASSED_ON: &[&str] = &["**", "...", " in", "\tin"];
 
 /// The reason to ask about interpreter `code` (an argument of an interpreter, a here-document
 /// it reads, or what is piped into it) when it reads the whole environment, or one variable
-/// whose name says it holds a secret (`os.environ["GITHUB_TOKEN"]`, `process.env.API_KEY`,
-/// `os.getenv("AWS_SECRET_ACCESS_KEY")`, `$ENV{GITHUB_TOKEN}`).
+/// whose name says it holds a secret or is computed (`os.environ["GITHUB_TOKEN"]`,
+/// `process.env.API_KEY`, `os.getenv("AWS_SECRET_ACCESS_KEY")`, `$ENV{GITHUB_TOKEN}`,
+/// `os.environ[k]`).
 pub(super) fn env_in_code(code: &str, program: &str, shown: impl Fn() -> String) -> Option<String> {
+    let code = &tightened(code);
     for env in ENVIRONMENTS {
         if !env.languages.is_empty() && !env.languages.iter().any(|l| program.starts_with(l)) {
             continue;
         }
         for (at, _) in code.match_indices(env.names) {
             let before = code[..at].chars().next_back();
+            let name_char = |c: char| c.is_alphanumeric() || c == '_';
+            let bare = env.names.starts_with(|c: char| c.is_alphabetic());
+            // Another object's member (`x.process.env`), a variable (`$ENV`), but a spread
+            // (`...process.env`) is this one, and so is a function called through its module
+            // (`os.getenv(`, `Sys.getenv(`, `[Environment]::GetEnvironmentVariables(`).
+            let spread = code[..at].ends_with("...") || env.names.ends_with('(');
             if before.is_some_and(|c| {
-                c.is_alphanumeric()
-                    || c == '_'
-                    || (env.names == "ENV" && matches!(c, '$' | '%' | '.' | '@'))
+                name_char(c) || (bare && !spread && matches!(c, '$' | '%' | '.' | '@' | ':' | '-'))
             }) {
                 continue;
             }
             let after = &code[at + env.names.len()..];
             // A longer name (`process.envelope`, `ENVIRONMENT`).
-            let name_ends = env.names.ends_with(|c: char| c.is_alphanumeric());
-            if name_ends && after.starts_with(|c: char| c.is_alphanumeric() || c == '_') {
+            if env.names.ends_with(name_char) && after.starts_with(name_char) {
                 continue;
             }
             let rest = after.trim_start();
             let one = env.one.iter().any(|o| match *o {
                 "[A-Za-z_]" => rest.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_'),
+                "[^)]" => !rest.starts_with(')'),
                 "=" => rest.starts_with('=') && !rest.starts_with("=="),
                 o => rest.starts_with(o),
             });
-            if !one {
-                return Some(format!(
-                    "secrets-guard: rule {ENV_DUMP}: `{}` reads the whole environment (`{}`), secrets included",
-                    shown(),
-                    env.names.trim_end_matches('(')
-                ));
+            let head = code[..at].trim_end();
+            // `x = ENV`, not `x == ENV` nor `x <= …`.
+            let assigned = head
+                .strip_suffix('=')
+                .is_some_and(|h| !h.ends_with(['=', '!', '<', '>']));
+            // `"CI" in os.environ` tests a name; `for k, v in os.environ.items()` reads all.
+            // A spread merged with other values (`{**os.environ, "X": "1"}`) is passed on; a
+            // spread alone is a copy, printed as often as not (`console.log({...process.env})`).
+            let passed_on = PASSED_ON.iter().any(|p| head.ends_with(p))
+                && !rest.starts_with('.')
+                && (head.ends_with(" in") || head.ends_with("\tin") || rest.starts_with(','));
+            if one || assigned || passed_on {
+                continue;
             }
+            return Some(format!(
+                "secrets-guard: rule {ENV_DUMP}: `{}` reads the whole environment (`{}`), secrets included",
+                shown(),
+                env.names.trim_end_matches(['(', '{'])
+            ));
         }
     }
-    let name = named_variables(code).find(|n| secret_name(n))?;
-    Some(format!(
-        "secrets-guard: rule {ENV_SECRET}: `{}` reads the variable {name}, whose name says it holds a secret",
-        shown()
-    ))
+    if SHELL_OUTS.iter().any(|call| code.contains(call))
+        && let Some(program) = DUMPING_PROGRAMS.iter().find(|p| {
+            ["\"", "'", "`"]
+                .iter()
+                .any(|q| code.contains(&format!("{q}{p}{q}")))
+        })
+    {
+        return Some(format!(
+            "secrets-guard: rule {ENV_DUMP}: `{}` runs `{program}`, which prints the environment, secrets included",
+            shown()
+        ));
+    }
+    let name = named_variables(code).find(|n| n.is_none_or(secret_name))?;
+    Some(match name {
+        Some(name) => format!(
+            "secrets-guard: rule {ENV_SECRET}: `{}` reads the variable {name}, whose name says it holds a secret",
+            shown()
+        ),
+        None => format!(
+            "secrets-guard: rule {ENV_SECRET}: `{}` reads environment variables whose names it computes, which may hold secrets",
+            shown()
+        ),
+    })
 }
 
-/// The texts after which code names one environment variable, quoted or not:
-/// `os.environ["X"]`, `os.getenv("X")`, `process.env.X`, `ENV["X"]`, `ENV.fetch("X")`,
-/// `$ENV{X}`, `Sys.getenv("X")`, `getenv('X')`, `$_ENV['X']`.
+/// Calls that run a command line from code: with one of them, a quoted `"env"` in the code is
+/// that command (`execSync("env")`, `` `printenv` ``, `qx(env)` aside).
+const SHELL_OUTS: &[&str] = &[
+    "system",
+    "popen",
+    "exec",
+    "spawn",
+    "subprocess",
+    "child_process",
+    "`",
+    "shell_exec",
+    "passthru",
+    "Popen",
+    "run(",
+];
+
+/// Programs that print the whole environment with no argument.
+const DUMPING_PROGRAMS: &[&str] = &["env", "printenv"];
+
+/// `code` without the blanks around a `.` and before a `(` or `[` after a name (`os .
+/// environ`, `getenv ()`), which the languages allow and the tables do not spell.
+fn tightened(code: &str) -> std::borrow::Cow<'_, str> {
+    if !code.contains([' ', '\t']) {
+        return std::borrow::Cow::Borrowed(code);
+    }
+    let chars: Vec<char> = code.chars().collect();
+    let mut out = String::with_capacity(code.len());
+    for (k, &c) in chars.iter().enumerate() {
+        if c == ' ' || c == '\t' {
+            let prev = out.chars().next_back();
+            let next = chars[k..].iter().find(|c| !matches!(c, ' ' | '\t'));
+            let after_name =
+                prev.is_some_and(|p| p.is_alphanumeric() || matches!(p, '_' | ')' | ']'));
+            if prev == Some('.') || (after_name && matches!(next, Some('.' | '(' | '['))) {
+                continue;
+            }
+        }
+        out.push(c);
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// The texts after which code names one environment variable: `os.environ["X"]`,
+/// `os.getenv("X")`, `process.env.X`, `ENV["X"]`, `ENV.fetch("X")`, `$ENV{X}`,
+/// `Sys.getenv("X")`, `getenv('X')`, `$_ENV['X']`, `$env:X`, `ENVIRON["X"]`. Those that end in
+/// `.`, `{` or `:` take a bare name; the others a quoted one, and anything else there is a
+/// name the code computes.
 const ONE_VARIABLE: &[&str] = &[
     "environ[",
     "environ.get(",
     "environ.pop(",
+    "environ.setdefault(",
+    "environ.__getitem__(",
+    "environb[",
     "getenv(",
+    "getenvb(",
     "process.env.",
     "process.env[",
+    "process.env?.",
     "process.env?.[",
     "Bun.env.",
     "Bun.env[",
+    "import.meta.env.",
+    "import.meta.env[",
     "Deno.env.get(",
     "ENV[",
     "ENV.fetch(",
+    "ENV.delete(",
     "$ENV{",
+    "$::ENV{",
+    "$main::ENV{",
     "$_ENV[",
     "$_SERVER[",
+    "ENVIRON[",
+    "$env:",
+    "$Env:",
+    "$env(",
 ];
 
-/// The names of the variables `code` reads one by one ([`ONE_VARIABLE`]).
-fn named_variables(code: &str) -> impl Iterator<Item = &str> {
+/// The names of the variables `code` reads one by one ([`ONE_VARIABLE`]): `None` for a name
+/// it computes (`os.environ[k]`, `"GITHUB_" + "TOKEN"`). Writes (`os.environ["X"] = "1"`)
+/// are left out.
+fn named_variables(code: &str) -> impl Iterator<Item = Option<&str>> {
     ONE_VARIABLE.iter().flat_map(move |prefix| {
         code.match_indices(prefix).filter_map(move |(at, _)| {
             let rest = code[at + prefix.len()..].trim_start();
-            let rest = rest.trim_start_matches(['"', '\'', '`', ':']);
-            let end = rest
-                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-                .unwrap_or(rest.len());
-            Some(&rest[..end]).filter(|n| !n.is_empty())
+            let bare = prefix.ends_with(['.', '{', ':']);
+            let quote = rest
+                .chars()
+                .next()
+                .filter(|c| matches!(c, '"' | '\'' | '`'));
+            let name_end = |text: &str| {
+                text.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .unwrap_or(text.len())
+            };
+            let (name, after) = match quote {
+                Some(q) => {
+                    let inner = &rest[1..];
+                    let end = inner.find(q)?;
+                    let name = &inner[..end];
+                    if name_end(name) != name.len() {
+                        // An escape or another character: not a name as written.
+                        return Some(None);
+                    }
+                    (name, inner[end + 1..].trim_start())
+                }
+                None if bare => {
+                    let end = name_end(rest);
+                    (&rest[..end], rest[end..].trim_start())
+                }
+                // `getenv()`: the whole environment, judged above.
+                None if rest.starts_with(')') => return None,
+                None => return Some(None),
+            };
+            if name.is_empty() {
+                return Some(None);
+            }
+            // A name pieced together (`"GITHUB_" + "TOKEN"`, `"A" . "B"`).
+            if quote.is_some() && !after.starts_with([']', ')', '}', ',']) {
+                return Some(None);
+            }
+            let after = after.trim_start_matches([']', ')', '}']).trim_start();
+            let written = after.starts_with('=') && !after.starts_with("==");
+            (!written).then_some(Some(name))
         })
     })
 }

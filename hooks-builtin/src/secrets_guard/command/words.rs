@@ -164,6 +164,9 @@ pub(super) fn words(cmd: &Command, redefined: &[&str], code: bool) -> Vec<(Strin
 /// Interpreters whose code is read for the files it names, beyond the versioned names of
 /// [`VERSIONED`].
 const INTERPRETERS: &[&str] = &[
+    "irb",
+    "jruby",
+    "truffleruby",
     "node",
     "nodejs",
     "deno",
@@ -191,7 +194,7 @@ const INTERPRETERS: &[&str] = &[
 
 /// Interpreters also under a versioned name (`python3.12`, `lua5.4`, `luajit-2.1`).
 const VERSIONED: &[&str] = &[
-    "python", "pypy", "ipython", "ruby", "perl", "php", "lua", "luajit",
+    "python", "pypy", "ipython", "ruby", "perl", "php", "lua", "luajit", "node",
 ];
 
 /// Whether `program` runs code it is given: [`INTERPRETERS`] and [`VERSIONED`].
@@ -240,6 +243,22 @@ fn code_words(code: &str, ipython: bool, depth: usize, out: &mut Vec<String>) {
             }
         }
     }
+}
+
+/// The shell commands in the string literals of interpreter `code` that read as a command
+/// line (`os.system("gh auth token")`, `` `printenv` ``), parsed.
+pub(super) fn code_commands(code: &str) -> Vec<crate::shell::Command> {
+    let mut out = Vec::new();
+    for literal in string_literals(code) {
+        let literal = unescape(literal);
+        if !literal.contains(char::is_whitespace) {
+            continue;
+        }
+        if let Ok(script) = crate::shell::parse(&literal) {
+            out.extend(script.commands().cloned());
+        }
+    }
+    out
 }
 
 /// `text` with backslash escapes read: `\xHH`, `\u{…}`/`\uHHHH`, octal `\NNN`, `\n`, `\t`,

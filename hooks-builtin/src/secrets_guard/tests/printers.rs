@@ -3,6 +3,14 @@
 
 use super::*;
 
+/// The reason `cmd` is asked about, or a panic naming it.
+fn asks(g: &SecretsGuard, cmd: &str) -> String {
+    match bash(g, cmd) {
+        Verdict::Ask(r) => r.into_owned(),
+        other => panic!("{cmd}: expected an ask, got {other:?}"),
+    }
+}
+
 #[test]
 fn commands_that_print_a_credential_are_asked() {
     let g = guard();
@@ -38,8 +46,7 @@ fn commands_that_print_a_credential_are_asked() {
         "flyctl auth token",
         "sudo gh auth token",
     ] {
-        let v = bash(&g, cmd);
-        let r = asked(&v);
+        let r = &asks(&g, cmd);
         assert!(r.contains("rule credential-print:"), "{cmd}: {r}");
         assert!(r.ends_with("(env_dumps: ask)"), "{r}");
     }
@@ -65,7 +72,6 @@ fn the_same_programs_printing_no_credential_are_allowed() {
         "security find-generic-password -s x",
         "pass",
         "vault status",
-        "docker inspect db",
         "docker inspect db --format '{{.State.Status}}'",
         "op signin",
     ] {
@@ -110,6 +116,7 @@ fn interpreter_code_reading_the_environment_is_asked() {
         ("php -r 'phpinfo();'", "env-dump"),
         ("Rscript -e 'print(Sys.getenv())'", "env-dump"),
         ("docker inspect db --format '{{.Config.Env}}'", "env-dump"),
+        ("docker inspect db", "env-dump"),
         (
             "python3 -c 'import os; print(os.environ[\"GITHUB_TOKEN\"])'",
             "env-secret",
@@ -138,8 +145,7 @@ fn interpreter_code_reading_the_environment_is_asked() {
             "env-secret",
         ),
     ] {
-        let v = bash(&g, cmd);
-        let r = asked(&v);
+        let r = &asks(&g, cmd);
         assert!(r.contains(&format!("rule {rule}:")), "{cmd}: {r}");
     }
 }
@@ -184,5 +190,167 @@ fn credential_printers_follow_the_env_dumps_setting() {
     for cmd in ["gh auth token", "node -p process.env"] {
         assert!(matches!(bash(&deny, cmd), Verdict::Deny(_)), "{cmd}");
         assert_eq!(bash(&allow, cmd), Verdict::Continue, "{cmd}");
+    }
+}
+
+#[test]
+fn the_testers_bypasses_are_asked() {
+    let g = guard();
+    for (cmd, rule) in [
+        (
+            "python3 -c 'import os; os.system(\"gh auth token\")'",
+            "credential-print",
+        ),
+        ("ruby -e 'puts `gh auth token`'", "credential-print"),
+        ("perl -e 'print `env`'", "env-dump"),
+        (
+            "node -e 'require(\"child_process\").execSync(\"env\",{stdio:\"inherit\"})'",
+            "env-dump",
+        ),
+        (
+            "python3 -c 'from os import environ; print(environ)'",
+            "env-dump",
+        ),
+        ("python3 -c 'import os; print(os . environ)'", "env-dump"),
+        ("python3 -c 'import os; print(os.environb)'", "env-dump"),
+        (
+            "python3 -c 'import os; print({k: os.environ[k] for k in os.environ.keys()})'",
+            "env-secret",
+        ),
+        (
+            "python3 -c 'import os; print(os.environ.setdefault(\"GITHUB_TOKEN\"))'",
+            "env-secret",
+        ),
+        (
+            "python3 -c 'import os; print(os.getenv(key=\"GITHUB_TOKEN\"))'",
+            "env-secret",
+        ),
+        (
+            "python3 -c 'import os; print(os.environ[\"GITHUB_\" + \"TOKEN\"])'",
+            "env-secret",
+        ),
+        ("node -e 'console.log(process[\"env\"])'", "env-dump"),
+        ("node -e 'console.log(process .env)'", "env-dump"),
+        ("bun -e 'console.log(import.meta.env)'", "env-dump"),
+        ("deno eval 'console.log(Deno.env .toObject())'", "env-dump"),
+        ("ruby -e 'p ENV.delete(\"GITHUB_TOKEN\")'", "env-secret"),
+        ("jruby -e 'p ENV'", "env-dump"),
+        ("irb -e 'p ENV'", "env-dump"),
+        ("perl -le 'print for %::ENV'", "env-dump"),
+        ("perl -e 'print $::ENV{GITHUB_TOKEN}'", "env-secret"),
+        ("perl -e 'print @ENV{qw(GITHUB_TOKEN)}'", "env-dump"),
+        ("php -i", "env-dump"),
+        ("php -r 'print_r(getenv ());'", "env-dump"),
+        ("Rscript -e 'print(Sys.getenv(names=TRUE))'", "env-secret"),
+        (
+            "awk 'BEGIN{for(k in ENVIRON) print k\"=\"ENVIRON[k]}'",
+            "env-secret",
+        ),
+        ("awk 'BEGIN{print ENVIRON[\"GITHUB_TOKEN\"]}'", "env-secret"),
+        ("julia -e 'println(ENV)'", "env-dump"),
+        ("pwsh -c 'Get-ChildItem env:'", "env-dump"),
+        ("pwsh -c '$env:GITHUB_TOKEN'", "env-secret"),
+        ("node18 -e 'console.log(process.env)'", "env-dump"),
+        (
+            "aws configure get aws_secret_access_key --profile prod",
+            "credential-print",
+        ),
+        (
+            "kubectl get secret db --template='{{.data.password}}'",
+            "credential-print",
+        ),
+        ("kubectl get secrets,configmaps -o yaml", "credential-print"),
+        ("kubectl get Secret db -o yaml", "credential-print"),
+        (
+            "kubectl --context a --namespace b --user c --cluster d get secret x -o yaml",
+            "credential-print",
+        ),
+        (
+            "aws --profile a --region b --output json --endpoint-url http://x configure get aws_secret_access_key",
+            "credential-print",
+        ),
+        ("docker inspect mycontainer", "env-dump"),
+        (
+            "aws sts assume-role --role-arn x --role-session-name y",
+            "credential-print",
+        ),
+        (
+            "aws ssm get-parameter --name db --with-decryption",
+            "credential-print",
+        ),
+        (
+            "gcloud config config-helper --format=json",
+            "credential-print",
+        ),
+        (
+            "az keyvault secret show --vault-name v --name db",
+            "credential-print",
+        ),
+        ("kubectl create token default", "credential-print"),
+        (
+            "printf 'protocol=https\\nhost=github.com\\n\\n' | gh auth git-credential get",
+            "credential-print",
+        ),
+        ("git credential-store get", "credential-print"),
+        ("docker-credential-desktop get", "credential-print"),
+        (
+            "gh config get -h github.com oauth_token",
+            "credential-print",
+        ),
+        ("vault print token", "credential-print"),
+        (
+            "op item get db --fields password --reveal",
+            "credential-print",
+        ),
+        ("bw get password github", "credential-print"),
+        ("pass github", "credential-print"),
+        ("security dump-keychain -d", "credential-print"),
+        (
+            "npm config get //registry.npmjs.org/:_authToken",
+            "credential-print",
+        ),
+        ("terraform output -raw db_password", "credential-print"),
+        ("terraform state pull", "credential-print"),
+        ("pulumi stack output --show-secrets", "credential-print"),
+        ("heroku config", "credential-print"),
+        ("docker compose config", "env-dump"),
+        ("systemctl show-environment", "env-dump"),
+        ("printenv PGPASSWORD", "env-secret"),
+        ("echo $MYSQL_PWD", "env-secret"),
+        ("echo $DATABASE_URL", "env-secret"),
+    ] {
+        let r = asks(&g, cmd);
+        assert!(r.contains(&format!("rule {rule}:")), "{cmd}: {r}");
+    }
+}
+
+#[test]
+fn the_testers_false_positives_are_allowed() {
+    let g = guard();
+    for cmd in [
+        "python3 -c 'import os, subprocess; env = os.environ.copy(); env[\"DEBUG\"]=\"1\"; subprocess.run([\"make\",\"test\"], env=env)'",
+        "python3 -c 'import os, subprocess; subprocess.run([\"make\"], env={**os.environ, \"DEBUG\": \"1\"})'",
+        "python3 -c 'import os; os.environ.update(DJANGO_SETTINGS_MODULE=\"app.settings\")'",
+        "node -e \"require('child_process').execSync('npm test', {stdio:'inherit', env:{...process.env, CI:'true'}})\"",
+        "python3 -c 'import os; print(\"CI\" in os.environ)'",
+        "node -e 'console.log(\"CI\" in process.env)'",
+        "node -e 'const { NODE_ENV } = process.env; console.log(NODE_ENV)'",
+        "node -e 'console.log(process.env?.NODE_ENV)'",
+        "gh issue list --label auth --search token",
+        "gh pr list --search auth --label token",
+        "kubectl get secrets -o name",
+        "kubectl get secrets -o wide",
+        "kubectl get pods -n secrets -o wide",
+        "grep -rn \"os.environ\" src | python3 -c 'import sys; print(len(sys.stdin.readlines()))'",
+        "python3 -c 'import os; os.environ[\"OPENAI_API_KEY\"]=\"sk-test\"; print(1)'",
+        "node -e 'process.env.API_KEY=\"test\"; console.log(1)'",
+        "php -r 'phpinfo(INFO_MODULES);'",
+        "node -e 'console.log(process.env.NEXT_PUBLIC_SUPABASE_ANON_KEY)'",
+        "echo $PWD $OLDPWD",
+        "docker inspect db --format '{{.State.Status}}'",
+        "pass ls",
+        "terraform output",
+    ] {
+        assert_eq!(bash(&g, cmd), Verdict::Continue, "{cmd}");
     }
 }
