@@ -75,7 +75,7 @@
 //! | `editor-startup-command` | core.shell | `builtin_ask` (ask) | `vim`/`vi`/`nvim`/`ex`/`view`/… `+cmd` other than `+`, `+N`, `+$` and a search with nothing after it (`+/pattern`): an ex command can run a shell one (`+!cmd`, `+r !cmd`, `+5!cmd`, `+call system(…)`, `+/x/!cmd`); each argument judged alone |
 //! | `shell-startup-write` | core.shell | `builtin_ask` (ask) | a write (as `system-file-write` counts them) to a shell's startup file in the home directory (`~/.bashrc`, `~/.bash_aliases`, `~/.profile`, `~/.zshrc`, `~/.config/fish/config.fish`, …) or into a directory whose files run at every shell or login (`~/.bashrc.d/`, fish's `conf.d/` and `functions/`, `~/.config/systemd/user/`, `~/.config/autostart/`) |
 //! | `download-then-run` | core.shell | `builtin_ask` (ask) | a file a downloader writes (`curl -o`/`-O`, `wget`, `> f`, `\| tee f`) run in the same command line (`sh f`, `. f`, `python3 f`, `./f`) |
-//! | `program-glob` | core.shell | `builtin_ask` (ask) | a program named by a glob (`/bin/r? -rf /`, `/???/?m`): which program runs depends on the files there |
+//! | `program-glob` | core.shell | `builtin_ask` (ask) | a program named by a glob (`/bin/r? -rf /`, `/???/?m`): which program runs depends on the files there. The command is also judged as each program the rules name that the glob matches, so `/bin/r? -rf /` is `rm-root` too |
 //! | `write-then-run` | core.shell | `builtin_ask` (ask) | a file the same command line writes (`echo … > x.sh`, `cat > x.sh <<EOF`, `tee x.sh`) and then runs (`sh x.sh`, `./x.sh`, `. x.sh`) |
 //! | `ifs-expansion` | core.shell | `builtin_ask` (ask) | a word split on `$IFS` (`cat${IFS}/etc/passwd`); the line is also judged read with `$IFS` as a space (`rm${IFS}-rf${IFS}/` is `rm-root`) |
 //! | `interpreter-delete` | core.shell | `builtin_ask` (ask) | a deletion in a `python -c`/`perl -e`/`ruby -e`/`node -e`/`php -r` one-liner or here-document whose path is computed (a literal path is judged like `rm -r`: `shutil.rmtree('/')` is `rm-root`) |
@@ -562,37 +562,70 @@ impl CommandGuard {
         };
         let mut findings = builtin(false, rules::script_hits(script, env), &text);
         for pipeline in &script.pipelines {
-            for (i, command) in pipeline.commands.iter().enumerate() {
-                let exempt = self.allow.iter().any(|r| r.matches(command));
-                findings.extend(builtin(exempt, rules::command_hits(command, env), command));
-                let stdin = i
-                    .checked_sub(1)
-                    .and_then(|prev| literal_output(&pipeline.commands[prev]));
-                for (p, r) in self.index.candidates(&command.program) {
-                    let pack = &self.packs[p];
-                    let rule = &pack.rules[r];
-                    let Some(what) = rule.matches(command, stdin.as_deref(), env) else {
-                        continue;
-                    };
-                    let action = match rule.action {
-                        Action::Deny => Action::Deny,
-                        _ => self.config.builtin_ask,
-                    };
-                    if action == Action::Allow || (exempt && action == Action::Ask) {
-                        continue;
+            for (i, named) in pipeline.commands.iter().enumerate() {
+                // A program named by a glob is judged as each program the rules know that it
+                // can name (`/bin/r? -rf /` as `rm -rf /`), beside the `program-glob` ask.
+                for command in std::iter::once(named.clone()).chain(self.glob_readings(named)) {
+                    let command = &command;
+                    let exempt = self.allow.iter().any(|r| r.matches(command));
+                    findings.extend(builtin(exempt, rules::command_hits(command, env), command));
+                    let stdin = i
+                        .checked_sub(1)
+                        .and_then(|prev| literal_output(&pipeline.commands[prev]));
+                    for (p, r) in self.index.candidates(&command.program) {
+                        let pack = &self.packs[p];
+                        let rule = &pack.rules[r];
+                        let Some(what) = rule.matches(command, stdin.as_deref(), env) else {
+                            continue;
+                        };
+                        let action = match rule.action {
+                            Action::Deny => Action::Deny,
+                            _ => self.config.builtin_ask,
+                        };
+                        if action == Action::Allow || (exempt && action == Action::Ask) {
+                            continue;
+                        }
+                        let what = format!("{what} (pack {})", pack.name);
+                        findings.push((action, reason(&rule.id, &what, command)));
                     }
-                    let what = format!("{what} (pack {})", pack.name);
-                    findings.push((action, reason(&rule.id, &what, command)));
-                }
-                for (rules, action) in [(&self.deny, Action::Deny), (&self.ask, Action::Ask)] {
-                    if let Some(r) = rules.iter().find(|r| r.matches(command)) {
-                        let what = format!("matches `{}`", r.source);
-                        findings.push((action, reason(&r.field, &what, command)));
+                    for (rules, action) in [(&self.deny, Action::Deny), (&self.ask, Action::Ask)] {
+                        if let Some(r) = rules.iter().find(|r| r.matches(command)) {
+                            let what = format!("matches `{}`", r.source);
+                            findings.push((action, reason(&r.field, &what, command)));
+                        }
                     }
                 }
             }
         }
         findings
+    }
+
+    /// `command` with its program put in as each program a rule names ([`RULED_PROGRAMS`], the
+    /// packs' programs) that its program, a glob (`r?`, `[r]m`, `?m`), matches: none when it
+    /// is no glob.
+    fn glob_readings(&self, command: &shell::Command) -> Vec<shell::Command> {
+        let program = command.program.as_str();
+        if !(program.contains(['*', '?'])
+            || (program.contains('[') && !matches!(program, "[" | "[[")))
+        {
+            return Vec::new();
+        }
+        let Some(glob) = opaque::glob_regex(program) else {
+            return Vec::new();
+        };
+        let mut names: Vec<&str> = (RULED_PROGRAMS.iter().copied())
+            .chain(self.index.literal.keys().map(String::as_str))
+            .filter(|name| glob.is_match(name))
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        names
+            .into_iter()
+            .map(|name| shell::Command {
+                program: name.to_owned(),
+                ..command.clone()
+            })
+            .collect()
     }
 }
 

@@ -273,6 +273,45 @@ fn program_glob(command: &Command) -> Option<Hit> {
     })
 }
 
+/// A shell glob of a file name as an anchored regular expression: `*`, `?`, `[…]` (`[!…]`
+/// and `[^…]` negated); `None` for a bracket left open.
+pub(super) fn glob_regex(glob: &str) -> Option<regex::Regex> {
+    let mut out = String::from("^");
+    let mut chars = glob.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '*' => out.push_str(".*"),
+            '?' => out.push('.'),
+            '[' => {
+                out.push('[');
+                if chars.next_if(|&c| c == '!' || c == '^').is_some() {
+                    out.push('^');
+                }
+                let mut closed = false;
+                let mut first = true;
+                for c in chars.by_ref() {
+                    if c == ']' && !first {
+                        closed = true;
+                        break;
+                    }
+                    first = false;
+                    if matches!(c, '\\' | '[' | ']' | '&' | '~' | '-' | '^') && c != '-' {
+                        out.push('\\');
+                    }
+                    out.push(c);
+                }
+                if !closed {
+                    return None;
+                }
+                out.push(']');
+            }
+            c => out.push_str(&regex::escape(&c.to_string())),
+        }
+    }
+    out.push('$');
+    regex::Regex::new(&out).ok()
+}
+
 /// `rm-unknown-variable`: the hit for deleting `operand` (`how`: `recursive delete`) when it
 /// starts with a variable whose value cannot be known (`$DIR/*`, `${X:-}/`, `./$X`); `None`
 /// for other operands, and for `$HOME`, `$PWD` (judged as `~` and `.`) and a `$TMPDIR` that

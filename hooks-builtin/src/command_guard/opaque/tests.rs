@@ -197,3 +197,20 @@ fn ifs_splits_are_asked_and_read_again() {
     asks("cat${IFS}/etc/hostname", "ifs-expansion");
     clean(r#"echo "$IFS""#);
 }
+
+#[test]
+fn globs_read_as_the_shell_reads_them() {
+    let matches = |glob: &str, name: &str| glob_regex(glob).is_some_and(|r| r.is_match(name));
+    assert!(matches("r?", "rm"));
+    assert!(matches("?m", "rm"));
+    assert!(matches("r*", "rmdir"));
+    assert!(matches("[r]m", "rm"));
+    assert!(matches("[!a-q]m", "rm"));
+    assert!(matches("[^a-q]m", "rm"));
+    assert!(matches("mkfs.e*4", "mkfs.ext4"));
+    assert!(matches("[]r]m", "rm"), "a ] first in a bracket is a member");
+    assert!(!matches("r?", "rmdir"));
+    assert!(!matches("[!r]m", "rm"));
+    assert!(!matches("r.", "rm"), "a dot is itself");
+    assert!(glob_regex("[rm").is_none(), "a bracket left open");
+}
