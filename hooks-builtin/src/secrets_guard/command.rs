@@ -87,7 +87,17 @@ pub(super) fn check(
             (0..p.commands.len()).map(move |k| program.filter(|_| last.is_some_and(|l| k <= l)))
         })
         .collect();
-    for (cmd, interpreter) in script.commands().zip(code) {
+    // Whose output is piped into a login that reads a password on its input.
+    let into_login: Vec<bool> = (script.pipelines.iter())
+        .flat_map(|p| {
+            (0..p.commands.len()).map(move |k| {
+                p.commands
+                    .get(k + 1)
+                    .is_some_and(|next| next.args.iter().any(|a| a == printers::PASSWORD_STDIN))
+            })
+        })
+        .collect();
+    for ((cmd, interpreter), into_login) in script.commands().zip(code).zip(into_login) {
         let code = interpreter.is_some();
         // The directory the parser knows the command runs in: a wrapper's (`env -C dir`,
         // `sudo -D dir`, `git -C`-like ones) or a `cd` before it.
@@ -153,7 +163,11 @@ pub(super) fn check(
         }
         if env && ask.is_none() {
             ask = env_print(cmd)
-                .or_else(|| credential_print(cmd, || shown(cmd)))
+                .or_else(|| {
+                    (!into_login)
+                        .then(|| credential_print(cmd, || shown(cmd)))
+                        .flatten()
+                })
                 .or_else(|| {
                     let program = interpreter?;
                     // The code an interpreter runs: its own words, and what is piped into it
@@ -193,18 +207,23 @@ fn code_env(cmd: &Command, program: &str, depth: usize) -> Option<String> {
     texts()
         .find_map(|text| env_in_code(text, program, command))
         .or_else(|| {
-            if depth >= MAX_CODE_ENV_DEPTH {
-                return None;
-            }
             texts()
                 .flat_map(|text| words::code_commands(text))
                 .find_map(|run| {
                     let found = env_print(&run)
                         .or_else(|| credential_print(&run, || shown(&run)))
                         .or_else(|| {
-                            is_interpreter(&run.program)
-                                .then(|| code_env(&run, &run.program, depth + 1))
-                                .flatten()
+                            if !is_interpreter(&run.program) {
+                                return None;
+                            }
+                            if depth >= MAX_CODE_ENV_DEPTH {
+                                // Deeper code is not read: closed, and said.
+                                return Some(format!(
+                                    "secrets-guard: rule {ENV_DUMP}: `{}` nests interpreter code more than {MAX_CODE_ENV_DEPTH} deep; what it reads of the environment cannot be judged",
+                                    shown(&run)
+                                ));
+                            }
+                            code_env(&run, &run.program, depth + 1)
                         })?;
                     Some(format!("{found} (run by `{}`)", command()))
                 })

@@ -136,23 +136,29 @@
 //!   `$KEYBOARD`, `$AWS_ACCESS_KEY_ID`, `$SSH_KEY_PATH`, `${#API_KEY}` (a length),
 //!   `${API_KEY:+set}` and the tests `[ -n "$API_KEY" ]`/`test` are not.
 //!   Interpreter code (an interpreter's arguments, the here-documents it reads, what `echo`,
-//!   `printf` or `cat` pipe into it) is read for the same, blanks around `.` and before `(`
-//!   ignored: the whole environment (`env-dump`: Python's `os.environ`, `environ`,
-//!   `os.environb`; JavaScript's `process.env`, `process["env"]`, `Bun.env`,
-//!   `import.meta.env`, `Deno.env.toObject()`; Perl's `%ENV`, `%::ENV`, `@ENV{…}`; Ruby's and
+//!   `printf` or `cat` pipe into it) is read for the same, blanks and line breaks around `.`
+//!   and before `(`, `[`, `{` ignored: the whole environment (`env-dump`: Python's
+//!   `os.environ` and any module's `.environ`, `os.environb`; JavaScript's `process.env`,
+//!   `process["env"]`, `process?.env`, `require("process").env`, `Bun.env`,
+//!   `import.meta.env`, `Deno.env.toObject()`; Perl's `%ENV`, `%::ENV`, `%{ENV}`, `@ENV{…}`; Ruby's and
 //!   Julia's `ENV`; PHP's `getenv()`, `$_ENV`, `$_SERVER`, `phpinfo()`; R's `Sys.getenv()`;
 //!   awk's `ENVIRON`; PowerShell's `env:` drive; .NET's `GetEnvironmentVariables()`; Tcl's
 //!   `array get env`), unless what follows reads or writes one variable, or only the names
-//!   (`os.environ["HOME"]`, `process.env.HOME`, `os.environ.keys()`), or it is passed on: an
-//!   assignment (`env = os.environ.copy()`), a spread merged with other values (`{**os.environ,
-//!   "X": "1"}`), a membership test (`"CI" in os.environ`); and one variable whose name says it
+//!   (`os.environ["HOME"]`, `process.env.HOME`, `os.environ.keys()`, not a method of the
+//!   whole: `process.env.valueOf()`), or it is passed on: assigned in a statement of its own
+//!   (`env = os.environ.copy()`, not `pprint(object=os.environ)`), a child's environment
+//!   (`env=dict(os.environ, CI="1")`, `env={**os.environ, …}`, `{env: process.env}`), a test's
+//!   patch (`mock.patch.dict(os.environ, …)`), its names or size (`len(os.environ)`,
+//!   `Object.keys(process.env)`), a membership test (`"CI" in os.environ`, not a loop: `for k,
+//!   v in ENV`); and one variable whose name says it
 //!   holds a secret, or whose name the code computes (`env-secret`:
 //!   `os.environ["GITHUB_TOKEN"]`, `os.getenv("API_KEY")`, `process.env.NPM_TOKEN`,
 //!   `$ENV{DB_PASSWORD}`, `$env:GITHUB_TOKEN`, `os.environ[k]`, `os.environ["GITHUB_" +
 //!   "TOKEN"]`; a write such as `os.environ["API_KEY"] = "test"` is not a read). The command
-//!   lines in the code's string literals (`os.system("gh auth token")`, `` `printenv` ``) are
-//!   judged like any other command, and a quoted `"env"`/`"printenv"` in code that shells out
-//!   is `env-dump`. `${!v}` (the variable `$v` names: `compgen -v | while read v; do echo
+//!   lines in the code's string literals (`os.system("gh auth token")`, `"env|sort"`) are
+//!   judged like any other command, three interpreters deep (deeper code asks: it is not
+//!   read), and a quoted `"env"`/`"/usr/bin/env"`/`"printenv"` (or `qx(env)`, `%x(env)`) in
+//!   code that shells out is `env-dump`. `${!v}` (the variable `$v` names: `compgen -v | while read v; do echo
 //!   "$v=${!v}"; done`) is `env-secret` too, and so is a variable named like `DATABASE_URL`,
 //!   `PGPASSWORD` or `MYSQL_PWD`; framework prefixes that mark a variable public
 //!   (`NEXT_PUBLIC_`, `VITE_`, `REACT_APP_`, `EXPO_PUBLIC_`, `PUBLIC_`, `GATSBY_`) are not.
@@ -164,7 +170,10 @@
 //!   get-session-token`, `gcloud auth print-access-token`, `az account get-access-token`,
 //!   `kubectl config view --raw`, `kubectl get secret … -o yaml` (not `-o name`), `git
 //!   credential fill`, `security find-generic-password -w`, `secret-tool lookup`, `op read`,
-//!   `vault kv get`, `pass show`, `terraform output -json`, `heroku config` and the like;
+//!   `vault kv get`, `pass show`, `terraform output -json`, `heroku config` and the like
+//!   (`--help` and per-program options that print nothing, such as `pass -c`, excepted; a
+//!   credential piped into a login that reads it, `… | docker login --password-stdin`, is not
+//!   printed);
 //!   and, as `env-dump`, `docker inspect` without a format that leaves `Config.Env` out,
 //!   `docker compose config`, `php -i`, `systemctl show-environment`.
 //!

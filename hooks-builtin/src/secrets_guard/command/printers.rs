@@ -26,6 +26,10 @@ enum Needs {
     SecretOperand(&'static [&'static str]),
     /// A first operand that is none of these subcommands (`pass github` shows it).
     NotSubcommand(&'static [&'static str]),
+    /// An option before the first operand (`php -i`, not `php script.php -i`).
+    LeadingOption(&'static [&'static str]),
+    /// `--raw` with a path to secrets (`kubectl get --raw /api/v1/namespaces/x/secrets`).
+    RawSecrets,
 }
 
 /// A program, the subcommand words that make it print a credential (its first operands, in
@@ -149,13 +153,34 @@ const CREDENTIAL_PRINTERS: &[Printer] = &[
     ("podman", &["container", "inspect"], Needs::Inspect, ENV_DUMP, "a container's environment"),
     ("docker", &["compose", "config"], Needs::Nothing, ENV_DUMP, "the compose file with its environment filled in"),
     ("docker-compose", &["config"], Needs::Nothing, ENV_DUMP, "the compose file with its environment filled in"),
-    ("php", &[], Needs::Option(&["-i", "--info"]), ENV_DUMP, "phpinfo(), the environment included"),
+    ("php", &[], Needs::LeadingOption(&["-i", "--info"]), ENV_DUMP, "phpinfo(), the environment included"),
+    ("kubectl", &["get"], Needs::RawSecrets, CREDENTIAL_PRINT, "secrets' data"),
+    ("oc", &["get"], Needs::RawSecrets, CREDENTIAL_PRINT, "secrets' data"),
+    ("docker", &["compose", "convert"], Needs::Nothing, ENV_DUMP, "the compose file with its environment filled in"),
+    ("tofu", &["show"], Needs::Option(&["-json"]), CREDENTIAL_PRINT, "the state, sensitive values included"),
+    ("pnpm", &["config", "get"], Needs::SecretOperand(&["_auth", "token", "password"]), CREDENTIAL_PRINT, "a registry token"),
+    ("git", &["credential-manager", "get"], Needs::Nothing, CREDENTIAL_PRINT, "a stored password"),
+    ("python3", &["keyring", "get"], Needs::Nothing, CREDENTIAL_PRINT, "a keyring secret"),
+    ("python", &["keyring", "get"], Needs::Nothing, CREDENTIAL_PRINT, "a keyring secret"),
+    ("pulumi", &["config"], Needs::Option(&["--show-secrets"]), CREDENTIAL_PRINT, "configuration secrets"),
+    ("pulumi", &["stack", "export"], Needs::Option(&["--show-secrets"]), CREDENTIAL_PRINT, "the stack's secrets"),
+    ("aws", &["sso", "get-role-credentials"], Needs::Nothing, CREDENTIAL_PRINT, "AWS session credentials"),
+    ("az", &["storage", "account", "show-connection-string"], Needs::Nothing, CREDENTIAL_PRINT, "a storage account key"),
     ("systemctl", &["show-environment"], Needs::Nothing, ENV_DUMP, "the service manager's environment"),
     ("tmux", &["show-environment"], Needs::Nothing, ENV_DUMP, "the session's environment"),
 ];
 
 /// The reason to ask about `cmd` when it is one of the [`CREDENTIAL_PRINTERS`].
 pub(super) fn credential_print(cmd: &Command, shown: impl Fn() -> String) -> Option<String> {
+    // Help prints no credential (`gh auth token --help`, `vault read -help`).
+    if cmd.args.iter().any(|a| a == "--help" || a == "-help") {
+        return None;
+    }
+    if UNLESS.iter().any(|(program, options)| {
+        *program == cmd.program && cmd.args.iter().any(|a| options.contains(&a.as_str()))
+    }) {
+        return None;
+    }
     let (_, _, _, rule, what) =
         CREDENTIAL_PRINTERS
             .iter()
@@ -169,6 +194,21 @@ pub(super) fn credential_print(cmd: &Command, shown: impl Fn() -> String) -> Opt
         shown()
     ))
 }
+
+/// Options after which a [`CREDENTIAL_PRINTERS`] program prints no credential: `pass -c`
+/// copies it to the clipboard, `docker compose config --services` lists names.
+#[rustfmt::skip]
+const UNLESS: &[(&str, &[&str])] = &[
+    ("pass", &["-c", "--clip", "-q", "--qrcode"]),
+    ("gopass", &["-c", "--clip", "-q", "--qr"]),
+    ("docker", &["--services", "--volumes", "--images", "--profiles", "--networks", "--hash", "-q", "--quiet"]),
+    ("docker-compose", &["--services", "--volumes", "--images", "--profiles", "--networks", "--hash", "-q", "--quiet"]),
+];
+
+/// The option of the programs that read a password on standard input to log in (`aws ecr
+/// get-login-password | docker login --password-stdin`): a credential piped into one is not
+/// printed.
+pub(super) const PASSWORD_STDIN: &str = "--password-stdin";
 
 /// Whether `cmd`, whose subcommand words end before `args[after]`, has what `needs` asks.
 fn needs_met(cmd: &Command, needs: Needs, after: usize) -> bool {
@@ -188,14 +228,28 @@ fn needs_met(cmd: &Command, needs: Needs, after: usize) -> bool {
         }),
         Needs::Output(formats) => args.iter().enumerate().any(|(k, a)| {
             let value = match a.as_str() {
-                "-o" | "--output" => args.get(k + 1).map(String::as_str),
-                _ if a.starts_with("--template") => return true,
-                _ => a.strip_prefix("--output=").or_else(|| a.strip_prefix("-o")),
+                "-o" | "--output" | "--template" => args.get(k + 1).map(String::as_str),
+                _ => (a.strip_prefix("--output="))
+                    .or_else(|| a.strip_prefix("--template="))
+                    .or_else(|| a.strip_prefix("-o")),
             };
+            let template = a.starts_with("--template");
             value.is_some_and(|v| {
-                formats
+                let v = v.trim_start_matches('=');
+                // A template prints what it names: the data (`{.data.password}`,
+                // `{{.data}}`) or the whole object (`{.}`, `{@}`), not `.metadata.name`.
+                let named = v.replace("metadata", "");
+                let data = ["data", "Data", "{.}", "{@}", "{{.}}", "{{json"]
                     .iter()
-                    .any(|f| v.trim_start_matches('=').starts_with(f))
+                    .any(|d| named.contains(d));
+                let kind = v.split(['=', ' ']).next().unwrap_or(v);
+                match kind {
+                    "json" | "yaml" => true,
+                    // A template read from a file is not seen: closed.
+                    k if k.ends_with("-file") => true,
+                    k if formats.contains(&k) => data,
+                    _ => template && data,
+                }
             })
         }),
         Needs::Inspect => {
@@ -206,9 +260,14 @@ fn needs_met(cmd: &Command, needs: Needs, after: usize) -> bool {
                     .or_else(|| a.strip_prefix("-f"))
                     .filter(|v| !v.is_empty()),
             });
+            // Without a format the JSON holds `Config.Env`; a format prints it when it names
+            // it, the whole object (`{{.}}`, `{{json .}}`, `{{json $}}`) or the whole
+            // configuration (`{{.Config}}`, `{{.Config | json}}`).
             format.is_none_or(|f| {
                 let f = f.replace(' ', "");
-                f.contains("Env") || f.contains("{{json.}}") || f.contains(".Config}}")
+                ["Env", "{{.}}", "{{json.}}", "$}}", ".Config}}", ".Config|"]
+                    .iter()
+                    .any(|p| f.contains(p))
             })
         }
         Needs::SecretOperand(holding) => operands().any(|op| {
@@ -219,11 +278,50 @@ fn needs_met(cmd: &Command, needs: Needs, after: usize) -> bool {
                     .iter()
                     .any(|h| lower.contains(&h.to_ascii_lowercase()))
         }),
+        Needs::LeadingOption(options) => args
+            .iter()
+            .take_while(|a| a.starts_with('-'))
+            .any(|a| options.contains(&a.as_str())),
+        Needs::RawSecrets => args.iter().enumerate().any(|(k, a)| {
+            let path = match a.as_str() {
+                "--raw" => args.get(k + 1).map(String::as_str),
+                _ => a.strip_prefix("--raw="),
+            };
+            path.is_some_and(|p| p.contains("/secrets"))
+        }),
         Needs::NotSubcommand(subcommands) => operands()
             .next()
             .is_some_and(|first| !subcommands.contains(&first.as_str())),
     }
 }
+
+/// Options of the printers' programs that take a value (`-n prod`, `--profile prod`).
+const VALUE_OPTIONS: &[&str] = &[
+    "-n",
+    "--namespace",
+    "--context",
+    "--cluster",
+    "--user",
+    "--kubeconfig",
+    "-l",
+    "--selector",
+    "--profile",
+    "--region",
+    "--project",
+    "--account",
+    "--configuration",
+    "-R",
+    "--repo",
+    "--hostname",
+    "-o",
+    "--output",
+    "--format",
+    "--endpoint-url",
+    "-c",
+    "-C",
+    "-a",
+    "--app",
+];
 
 /// Where `words` are `args`' subcommand: the index past the last one, when its operands start
 /// with them in order, with only the values of options before and between them (an operand
@@ -239,6 +337,13 @@ fn subcommand(args: &[String], words: &[&str]) -> Option<usize> {
         };
         if arg.starts_with('-') {
             after_option = !arg.contains('=');
+            continue;
+        }
+        // The value of an option known to take one is never a subcommand word (`kubectl get
+        // -n secrets pods`); after another option it may be either.
+        let value = k > 0 && VALUE_OPTIONS.contains(&args[k - 1].as_str());
+        if value {
+            after_option = false;
             continue;
         }
         let names = |kind: &str| {
@@ -272,7 +377,7 @@ struct Environment {
     languages: &'static [&'static str],
 }
 
-/// The languages whose bare `environ` is Python's `os.environ` (`from os import environ`).
+/// The languages whose `.environ` is Python's `os.environ` under another name.
 const PYTHONS: &[&str] = &["python", "pypy", "ipython", "micropython", "py"];
 
 /// What follows Python's environment when one variable is read or written.
@@ -285,6 +390,7 @@ const PYTHON_ONE: &[&str] = &[
     ".__contains__(",
     ".keys(",
     ".update(",
+    ".clear(",
     ".__setitem__(",
 ];
 
@@ -298,11 +404,15 @@ const ENVIRONMENTS: &[Environment] = &[
     Environment { names: "os.environ", one: PYTHON_ONE, languages: &[] },
     Environment { names: "os.environb", one: PYTHON_ONE, languages: &[] },
     Environment { names: "posix.environ", one: PYTHON_ONE, languages: &[] },
-    Environment { names: "environ", one: PYTHON_ONE, languages: PYTHONS },
+    // Any module's `environ` (`(os).environ`, `__import__("os").environ`, `o.environ`).
+    Environment { names: ".environ", one: PYTHON_ONE, languages: PYTHONS },
     // JavaScript: Node, Bun, Deno, Vite.
     Environment { names: "process.env", one: JS_ONE, languages: &[] },
     Environment { names: "process[\"env\"]", one: JS_ONE, languages: &[] },
     Environment { names: "process['env']", one: JS_ONE, languages: &[] },
+    Environment { names: "process?.env", one: JS_ONE, languages: &[] },
+    Environment { names: "require(\"process\").env", one: JS_ONE, languages: &[] },
+    Environment { names: "require('process').env", one: JS_ONE, languages: &[] },
     Environment { names: "Bun.env", one: JS_ONE, languages: &[] },
     Environment { names: "import.meta.env", one: JS_ONE, languages: &[] },
     Environment { names: "Deno.env.toObject", one: &[], languages: &[] },
@@ -311,6 +421,10 @@ const ENVIRONMENTS: &[Environment] = &[
     Environment { names: "%::ENV", one: &[], languages: &[] },
     Environment { names: "%main::ENV", one: &[], languages: &[] },
     Environment { names: "@ENV{", one: &[], languages: &[] },
+    Environment { names: "%{ENV}", one: &[], languages: &[] },
+    Environment { names: "%{*ENV}", one: &[], languages: &[] },
+    Environment { names: "%{\"main::ENV\"}", one: &[], languages: &[] },
+    Environment { names: "% ENV", one: &[], languages: &[] },
     // Ruby and Julia: `ENV` alone is the whole environment; `ENV["X"]` and `ENV.fetch` read one.
     Environment {
         names: "ENV",
@@ -338,11 +452,66 @@ const ENVIRONMENTS: &[Environment] = &[
     Environment { names: "getenv(", one: &["[^)]"], languages: &[] },
 ];
 
-/// Texts before a whole environment that pass it on rather than print it: a spread merged
-/// with other values (`{**os.environ, "X": "1"}`, `{...process.env, CI: "1"}`) or a
-/// membership test (`"CI" in os.environ`). An assignment (`env = os.environ.copy()`, `const
-/// { HOME } = process.env`) passes it on too.
-const PASSED_ON: &[&str] = &["**", "...", " in", "\tin"];
+/// Wrappers a whole environment may sit in when it is passed to a child's `env`:
+/// `env={**os.environ, …}`, `env=dict(os.environ, …)`, `env: {...process.env, …}`.
+const ENV_WRAPPERS: &[&str] = &["**", "...", "{", "dict(", "("];
+
+/// Calls before a whole environment that give only its names or its size.
+const NAMES_ONLY: &[&str] = &["Object.keys(", "len(", "list(", "sorted(", "set(", "keys "];
+
+/// Whether the whole environment after `head` (the code before it) and before `rest` (the
+/// code after it, blanks skipped) is passed on rather than printed:
+/// - assigned in a statement of its own (`env = os.environ.copy()`, `const { HOME } =
+///   process.env`), not a keyword argument (`pprint(object=os.environ)`) or an expression
+///   (`print(e := os.environ)`);
+/// - a child's environment (`env=`, `env:`, through [`ENV_WRAPPERS`]) or a test's patch
+///   (`mock.patch.dict(os.environ, …)`);
+/// - its names only ([`NAMES_ONLY`]), or a membership test (`"CI" in os.environ`), not a
+///   loop over it (`for k, v in ENV`, `for e in os.environ,:`).
+fn passed_on(head: &str, rest: &str) -> bool {
+    let head = head.trim_end();
+    let statement = head.rsplit([';', '\n']).next().unwrap_or(head).trim_start();
+    if let Some(target) = statement.strip_suffix('=').map(str::trim_end)
+        && !target.ends_with(['=', '!', '<', '>', ':'])
+    {
+        // The blank before a pattern may be gone (`const{ HOME }`: see [`tightened`]).
+        let target = ["const", "let", "var", "export"]
+            .iter()
+            .find_map(|k| target.strip_prefix(k))
+            .unwrap_or(target)
+            .trim();
+        let name = |t: &str| !t.is_empty() && t.chars().all(|c| c.is_alphanumeric() || c == '_');
+        let pattern = |t: &str| {
+            (t.starts_with('{') && t.ends_with('}') || t.starts_with('[') && t.ends_with(']'))
+                && t.chars()
+                    .all(|c| c.is_alphanumeric() || " \t_,:{}[].".contains(c))
+        };
+        if name(target) || pattern(target) {
+            return true;
+        }
+    }
+    if head.ends_with("patch.dict(") {
+        return true;
+    }
+    let mut inner = head;
+    while let Some(w) = ENV_WRAPPERS.iter().find(|w| inner.ends_with(*w)) {
+        inner = inner[..inner.len() - w.len()].trim_end();
+    }
+    let inner: String = inner.chars().filter(|c| !c.is_whitespace()).collect();
+    if inner.ends_with("env=") || inner.ends_with("env:") {
+        return true;
+    }
+    if NAMES_ONLY.iter().any(|n| head.ends_with(n.trim_end())) {
+        return true;
+    }
+    let in_test = head.ends_with(" in") || head.ends_with("\tin");
+    let clause = head
+        .rsplit([';', '\n', '('])
+        .next()
+        .unwrap_or(head)
+        .trim_start();
+    in_test && !rest.starts_with('.') && !clause.starts_with("for ") && !clause.starts_with("for(")
+}
 
 /// The reason to ask about interpreter `code` (an argument of an interpreter, a here-document
 /// it reads, or what is piped into it) when it reads the whole environment, or one variable
@@ -358,14 +527,18 @@ pub(super) fn env_in_code(code: &str, program: &str, shown: impl Fn() -> String)
         for (at, _) in code.match_indices(env.names) {
             let before = code[..at].chars().next_back();
             let name_char = |c: char| c.is_alphanumeric() || c == '_';
-            let bare = env.names.starts_with(|c: char| c.is_alphabetic());
+            // A single name (`ENV`, `env:`), which another object or sigil can own.
+            let bare =
+                env.names.starts_with(|c: char| c.is_alphabetic()) && !env.names.contains('.');
             // Another object's member (`x.process.env`), a variable (`$ENV`), but a spread
             // (`...process.env`) is this one, and so is a function called through its module
             // (`os.getenv(`, `Sys.getenv(`, `[Environment]::GetEnvironmentVariables(`).
             let spread = code[..at].ends_with("...") || env.names.ends_with('(');
-            if before.is_some_and(|c| {
-                name_char(c) || (bare && !spread && matches!(c, '$' | '%' | '.' | '@' | ':' | '-'))
-            }) {
+            if !env.names.starts_with('.')
+                && before.is_some_and(|c| {
+                    name_char(c) || (bare && !spread && matches!(c, '$' | '%' | '.' | '@' | '-'))
+                })
+            {
                 continue;
             }
             let after = &code[at + env.names.len()..];
@@ -378,20 +551,34 @@ pub(super) fn env_in_code(code: &str, program: &str, shown: impl Fn() -> String)
                 "[A-Za-z_]" => rest.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_'),
                 "[^)]" => !rest.starts_with(')'),
                 "=" => rest.starts_with('=') && !rest.starts_with("=="),
-                o => rest.starts_with(o),
+                // A method of the environment itself (`process.env.valueOf()`) or a longer
+                // name (`ENV.delete_if`) is not one variable.
+                o => {
+                    rest.starts_with(o) && {
+                        let tail = &rest[o.len()..];
+                        let word = tail
+                            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                            .unwrap_or(tail.len());
+                        let method = o.ends_with('.') && tail[word..].starts_with('(');
+                        let longer = o.ends_with(|c: char| c.is_alphanumeric()) && word > 0;
+                        !method && !longer
+                    }
+                }
             });
-            let head = code[..at].trim_end();
-            // `x = ENV`, not `x == ENV` nor `x <= …`.
-            let assigned = head
-                .strip_suffix('=')
-                .is_some_and(|h| !h.ends_with(['=', '!', '<', '>']));
-            // `"CI" in os.environ` tests a name; `for k, v in os.environ.items()` reads all.
-            // A spread merged with other values (`{**os.environ, "X": "1"}`) is passed on; a
-            // spread alone is a copy, printed as often as not (`console.log({...process.env})`).
-            let passed_on = PASSED_ON.iter().any(|p| head.ends_with(p))
-                && !rest.starts_with('.')
-                && (head.ends_with(" in") || head.ends_with("\tin") || rest.starts_with(','));
-            if one || assigned || passed_on {
+            // `phpinfo(INFO_MODULES)` leaves the environment out; `INFO_ENVIRONMENT`,
+            // `INFO_VARIABLES`, `INFO_ALL` or `-1` among its flags put it in.
+            let flags = rest.split(')').next().unwrap_or(rest);
+            let php_env = env.names == "phpinfo("
+                && ["ENVIRONMENT", "VARIABLES", "ALL", "-1"]
+                    .iter()
+                    .any(|f| flags.contains(f));
+            // The code before it, without the module a `.environ` is read from (`env = os`).
+            let head = if env.names.starts_with('.') {
+                code[..at].trim_end_matches(name_char)
+            } else {
+                &code[..at]
+            };
+            if (one && !php_env) || passed_on(head, rest) {
                 continue;
             }
             return Some(format!(
@@ -403,9 +590,16 @@ pub(super) fn env_in_code(code: &str, program: &str, shown: impl Fn() -> String)
     }
     if SHELL_OUTS.iter().any(|call| code.contains(call))
         && let Some(program) = DUMPING_PROGRAMS.iter().find(|p| {
-            ["\"", "'", "`"]
-                .iter()
-                .any(|q| code.contains(&format!("{q}{p}{q}")))
+            // `"env"`, `'/usr/bin/env'`, `` `printenv` ``, Perl's `qx(env)`, Ruby's `%x(env)`.
+            let quoted = ["\"", "'", "`", "/"].iter().any(|q| {
+                ["\"", "'", "`"]
+                    .iter()
+                    .any(|e| code.contains(&format!("{q}{p}{e}")))
+            });
+            quoted
+                || ["qx(", "qx{", "%x(", "%x{"]
+                    .iter()
+                    .any(|o| code.contains(&format!("{o}{p}")))
         })
     {
         return Some(format!(
@@ -429,6 +623,8 @@ pub(super) fn env_in_code(code: &str, program: &str, shown: impl Fn() -> String)
 /// Calls that run a command line from code: with one of them, a quoted `"env"` in the code is
 /// that command (`execSync("env")`, `` `printenv` ``, `qx(env)` aside).
 const SHELL_OUTS: &[&str] = &[
+    "qx",
+    "%x",
     "system",
     "popen",
     "exec",
@@ -445,26 +641,31 @@ const SHELL_OUTS: &[&str] = &[
 /// Programs that print the whole environment with no argument.
 const DUMPING_PROGRAMS: &[&str] = &["env", "printenv"];
 
-/// `code` without the blanks around a `.` and before a `(` or `[` after a name (`os .
-/// environ`, `getenv ()`), which the languages allow and the tables do not spell.
+/// `code` without the blanks around a `.` and before a `(`, `[` or `{` after a name (`os .
+/// environ`, `getenv ()`, `$ENV {X}`, a line break before `.environ`), which the languages
+/// allow and the tables do not spell. Linear: each run of blanks is looked at once.
 fn tightened(code: &str) -> std::borrow::Cow<'_, str> {
-    if !code.contains([' ', '\t']) {
+    let blank = |c: char| matches!(c, ' ' | '\t' | '\n' | '\r');
+    if !code.contains(blank) {
         return std::borrow::Cow::Borrowed(code);
     }
-    let chars: Vec<char> = code.chars().collect();
     let mut out = String::with_capacity(code.len());
-    for (k, &c) in chars.iter().enumerate() {
-        if c == ' ' || c == '\t' {
-            let prev = out.chars().next_back();
-            let next = chars[k..].iter().find(|c| !matches!(c, ' ' | '\t'));
-            let after_name =
-                prev.is_some_and(|p| p.is_alphanumeric() || matches!(p, '_' | ')' | ']'));
-            if prev == Some('.') || (after_name && matches!(next, Some('.' | '(' | '['))) {
-                continue;
-            }
+    let mut rest = code;
+    while let Some(at) = rest.find(blank) {
+        out.push_str(&rest[..at]);
+        let run_end = rest[at..]
+            .find(|c: char| !blank(c))
+            .map_or(rest.len(), |e| at + e);
+        let prev = out.chars().next_back();
+        let next = rest[run_end..].chars().next();
+        let after_name = prev.is_some_and(|p| p.is_alphanumeric() || matches!(p, '_' | ')' | ']'));
+        let drop = prev == Some('.') || (after_name && matches!(next, Some('.' | '(' | '[' | '{')));
+        if !drop {
+            out.push_str(&rest[at..run_end]);
         }
-        out.push(c);
+        rest = &rest[run_end..];
     }
+    out.push_str(rest);
     std::borrow::Cow::Owned(out)
 }
 
@@ -480,6 +681,13 @@ const ONE_VARIABLE: &[&str] = &[
     "environ.setdefault(",
     "environ.__getitem__(",
     "environb[",
+    "environb.get(",
+    "ENV.fetch ",
+    "${ENV}{",
+    "env:",
+    "Env:",
+    "${env:",
+    "GetEnvironmentVariable(",
     "getenv(",
     "getenvb(",
     "process.env.",
@@ -511,8 +719,10 @@ const ONE_VARIABLE: &[&str] = &[
 fn named_variables(code: &str) -> impl Iterator<Item = Option<&str>> {
     ONE_VARIABLE.iter().flat_map(move |prefix| {
         code.match_indices(prefix).filter_map(move |(at, _)| {
-            let rest = code[at + prefix.len()..].trim_start();
             let bare = prefix.ends_with(['.', '{', ':']);
+            // A bare name follows at once (`env:GITHUB_TOKEN`, not `{env: process.env}`).
+            let rest = &code[at + prefix.len()..];
+            let rest = if bare { rest } else { rest.trim_start() };
             let quote = rest
                 .chars()
                 .next()
@@ -534,6 +744,14 @@ fn named_variables(code: &str) -> impl Iterator<Item = Option<&str>> {
                 }
                 None if bare => {
                     let end = name_end(rest);
+                    // `gci env:G*`: every variable the pattern matches.
+                    if rest[end..].starts_with(['*', '?']) {
+                        return Some(None);
+                    }
+                    // `$ENV{$k}` is a name computed; `{env: …}` is no read at all.
+                    if end == 0 {
+                        return prefix.ends_with('{').then_some(None);
+                    }
                     (&rest[..end], rest[end..].trim_start())
                 }
                 // `getenv()`: the whole environment, judged above.

@@ -251,7 +251,8 @@ pub(super) fn code_commands(code: &str) -> Vec<crate::shell::Command> {
     let mut out = Vec::new();
     for literal in string_literals(code) {
         let literal = unescape(literal);
-        if !literal.contains(char::is_whitespace) {
+        // A command line: words, or a pipe or redirection (`"env|sort"`, `"printenv>x"`).
+        if !literal.contains(|c: char| c.is_whitespace() || "|;&<>".contains(c)) {
             continue;
         }
         if let Ok(script) = crate::shell::parse(&literal) {

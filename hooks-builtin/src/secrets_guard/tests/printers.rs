@@ -109,7 +109,7 @@ fn interpreter_code_reading_the_environment_is_asked() {
         ("ruby -e 'puts ENV.map { |k, v| k + v }'", "env-dump"),
         (
             "perl -e 'print \"$_=$ENV{$_}\\n\" for keys %ENV'",
-            "env-dump",
+            "env-secret",
         ),
         ("php -r 'print_r(getenv());'", "env-dump"),
         ("php -r 'var_dump($_SERVER);'", "env-dump"),
@@ -205,10 +205,6 @@ fn the_testers_bypasses_are_asked() {
         ("perl -e 'print `env`'", "env-dump"),
         (
             "node -e 'require(\"child_process\").execSync(\"env\",{stdio:\"inherit\"})'",
-            "env-dump",
-        ),
-        (
-            "python3 -c 'from os import environ; print(environ)'",
             "env-dump",
         ),
         ("python3 -c 'import os; print(os . environ)'", "env-dump"),
@@ -353,4 +349,139 @@ fn the_testers_false_positives_are_allowed() {
     ] {
         assert_eq!(bash(&g, cmd), Verdict::Continue, "{cmd}");
     }
+}
+
+#[test]
+fn the_second_testers_bypasses_are_asked() {
+    let g = guard();
+    for (cmd, rule) in [
+        (
+            "python3 -c 'import os; print({**os.environ, \"a\": 1})'",
+            "env-dump",
+        ),
+        (
+            "python3 -c 'import os; print(dict(**os.environ, a=\"1\"))'",
+            "env-dump",
+        ),
+        ("node -e 'console.log({...process.env, a: 1})'", "env-dump"),
+        (
+            "python3 -c 'import os, pprint; pprint.pprint(object=os.environ)'",
+            "env-dump",
+        ),
+        ("python3 -c 'import os; print(e := os.environ)'", "env-dump"),
+        (
+            "python3 -c 'import os\nfor e in os.environ,: print(e)'",
+            "env-dump",
+        ),
+        (
+            "ruby -e 'for k, v in ENV do puts \"#{k}=#{v}\" end'",
+            "env-dump",
+        ),
+        ("node -e 'console.log(process.env.valueOf())'", "env-dump"),
+        ("ruby -e 'p ENV.delete_if{false}'", "env-dump"),
+        ("python3 -c 'print(__import__(\"os\").environ)'", "env-dump"),
+        ("python3 -c 'import os; print((os).environ)'", "env-dump"),
+        ("python3 -c 'import os as o; print(o.environ)'", "env-dump"),
+        ("python3 -c 'import os; print(os\n.environ)'", "env-dump"),
+        ("node -e 'console.log(globalThis.process.env)'", "env-dump"),
+        (
+            "node -e 'console.log(require(\"process\").env)'",
+            "env-dump",
+        ),
+        ("node -e 'console.log(process?.env)'", "env-dump"),
+        ("perl -e 'print %{\"main::ENV\"}'", "env-dump"),
+        ("ruby -e 'p ::ENV'", "env-dump"),
+        (
+            "php -r 'phpinfo(INFO_GENERAL|INFO_ENVIRONMENT);'",
+            "env-dump",
+        ),
+        (
+            "python3 -c 'import os; print(os.environb.get(b\"GITHUB_TOKEN\"))'",
+            "env-secret",
+        ),
+        ("perl -e 'print $ENV {GITHUB_TOKEN}'", "env-secret"),
+        ("ruby -e 'puts ENV.fetch \"GITHUB_TOKEN\"'", "env-secret"),
+        ("pwsh -c 'Get-Item Env:GITHUB_TOKEN'", "env-secret"),
+        (
+            "pwsh -c '[Environment]::GetEnvironmentVariable(\"GITHUB_TOKEN\")'",
+            "env-secret",
+        ),
+        (
+            "python3 -c 'import os; os.system(\"env|sort\")'",
+            "env-dump",
+        ),
+        (
+            "python3 -c 'import subprocess; subprocess.run([\"/usr/bin/env\"])'",
+            "env-dump",
+        ),
+        ("perl -e 'print qx(env)'", "env-dump"),
+        ("docker inspect -f '{{.}}' c", "env-dump"),
+        ("docker inspect -f '{{.Config | json}}' c", "env-dump"),
+        (
+            "kubectl get --raw /api/v1/namespaces/default/secrets",
+            "credential-print",
+        ),
+        ("docker compose convert", "env-dump"),
+        ("tofu show -json", "credential-print"),
+        (
+            "pnpm config get //registry.npmjs.org/:_authToken",
+            "credential-print",
+        ),
+        ("python3 -m keyring get svc user", "credential-print"),
+        ("pulumi stack export --show-secrets", "credential-print"),
+    ] {
+        let r = asks(&g, cmd);
+        assert!(r.contains(&format!("rule {rule}:")), "{cmd}: {r}");
+    }
+}
+
+#[test]
+fn the_second_testers_false_positives_are_allowed() {
+    let g = guard();
+    for cmd in [
+        "python3 -c 'from os import environ; print(environ[\"HOME\"])'",
+        "python3 -m pytest -k environ",
+        "python3 -c 'import os, subprocess; subprocess.run([\"make\"], env=dict(os.environ, CI=\"1\"))'",
+        "python3 -c 'import os, subprocess; subprocess.run([\"make\"], env={**os.environ})'",
+        "python3 -c 'import os; from unittest import mock\nwith mock.patch.dict(os.environ, {\"FOO\": \"bar\"}): pass'",
+        "python3 -c 'import os; os.environ.clear()'",
+        "node -e 'require(\"child_process\").spawn(\"npm\", [\"test\"], {env: process.env, stdio: \"inherit\"})'",
+        "node -e 'console.log(Object.keys(process.env))'",
+        "python3 -c 'import os; print(len(os.environ))'",
+        "docker compose config --services",
+        "php script.php -i input.txt",
+        "kubectl get secrets -o custom-columns=NAME:.metadata.name",
+        "kubectl get secrets -o jsonpath='{.items[*].metadata.name}'",
+        "kubectl get -n secrets pods -o yaml",
+        "gh auth token --help",
+        "pass -c github",
+        "aws ecr get-login-password --region eu-west-1 | docker login --username AWS --password-stdin 1.dkr.ecr.eu-west-1.amazonaws.com",
+        "gh auth token | docker login ghcr.io -u me --password-stdin",
+    ] {
+        assert_eq!(bash(&g, cmd), Verdict::Continue, "{cmd}");
+    }
+}
+
+#[test]
+fn code_nested_past_the_reading_depth_is_asked() {
+    let g = guard();
+    // Four interpreters deep, each running the next through `os.system` (quoted as the
+    // shell's `shlex.quote` and Python's `json.dumps` would).
+    let cmd = "python3 -c 'import os; os.system(\"python3 -c '\"'\"'import os; os.system(\\\"python3 -c '\"'\"'\\\"'\"'\"'\\\"'\"'\"'import os; os.system(\\\\\\\"python3 -c '\"'\"'\\\"'\"'\"'\\\"'\"'\"'\\\\\\\"'\"'\"'\\\"'\"'\"'\\\"'\"'\"'\\\\\\\"'\"'\"'\\\"'\"'\"'\\\"'\"'\"'import os; os.system(\\\\\\\\\\\\\\\"gh auth token\\\\\\\\\\\\\\\")'\"'\"'\\\"'\"'\"'\\\"'\"'\"'\\\\\\\"'\"'\"'\\\"'\"'\"'\\\"'\"'\"'\\\\\\\"'\"'\"'\\\"'\"'\"'\\\"'\"'\"'\\\\\\\")'\"'\"'\\\"'\"'\"'\\\"'\"'\"'\\\")'\"'\"'\")'";
+    let r = asks(&g, cmd);
+    assert!(
+        r.contains("rule env-dump:") || r.contains("rule credential-print:"),
+        "{r}"
+    );
+}
+
+#[test]
+fn long_runs_of_blanks_in_code_are_read_in_one_pass() {
+    let g = guard();
+    // Quadratic in the run's length before (38 s for 100 000 blanks); one pass now.
+    let cmd = format!(
+        "python3 -c 'x = 1{}; import os; print(os.environ)'",
+        " ".repeat(100_000)
+    );
+    assert!(asks(&g, &cmd).contains("rule env-dump:"));
 }
