@@ -10,7 +10,8 @@
 //! stated for 1 000 000). `SERVE_BENCH_BUILTIN='{}'` gives the project a `builtin:` section
 //! (`{}`: no builtin policy), to tell the guards' cost from the pipeline's.
 //! `SERVE_BENCH_ONLY` names the parts to run, comma-separated (`keep-alive`, `process`,
-//! `concurrent`, `memory`; default all). `SERVE_BENCH_HOOKS` is a `hooks` binary to measure
+//! `concurrent`, `memory`; default all). The keep-alive part also prints the daemon's CPU
+//! time per decision, read from `/proc`. `SERVE_BENCH_HOOKS` is a `hooks` binary to measure
 //! instead of the one cargo built, so that two builds can be compared in one session against
 //! the same floor.
 
@@ -169,6 +170,25 @@ fn start_daemon(project: &std::path::Path, state: &std::path::Path) -> (Child, S
     };
     std::thread::spawn(move || for _ in lines {});
     (child, addr)
+}
+
+/// The CPU time (user + sys) process `pid` has used, from `/proc` (zero where it cannot be
+/// read).
+fn cpu_time(pid: u32) -> Duration {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // The fields after the command name, which is in parentheses and may hold blanks.
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .map_or(Vec::new(), |(_, rest)| rest.split_whitespace().collect());
+    let ticks = |k: usize| {
+        fields
+            .get(k)
+            .and_then(|f| f.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    // utime and stime, fields 14 and 15 of proc(5), in clock ticks of 1/100 s (USER_HZ on
+    // Linux).
+    Duration::from_millis((ticks(11) + ticks(12)) * 10)
 }
 
 fn rss_kib(pid: u32) -> u64 {
@@ -355,7 +375,7 @@ fn main() {
     let pid = daemon.id();
 
     // 1. Sequential keep-alive round trips, floor and daemon interleaved in rounds.
-    let d50 = part("keep-alive").then(|| keep_alive(floor, addr, &body));
+    let d50 = part("keep-alive").then(|| keep_alive(floor, addr, &body, pid));
     // 2. A process per event, and the forwarding clients.
     if part("process") {
         per_process(project.path(), state.path(), &body, d50);
@@ -374,11 +394,16 @@ fn main() {
 
 /// Sequential keep-alive round trips, floor and daemon interleaved in rounds; the daemon's
 /// median p50.
-fn keep_alive(floor: SocketAddr, addr: SocketAddr, body: &str) -> Duration {
+fn keep_alive(floor: SocketAddr, addr: SocketAddr, body: &str, pid: u32) -> Duration {
     let (mut floor_all, mut daemon_all) = (Vec::new(), Vec::new());
+    // The daemon's CPU time over its rounds: a figure that moves far less than latency on a
+    // shared machine, and the one a change to the decision's work shows first.
+    let mut cpu = Duration::ZERO;
     for _ in 0..5 {
         let f = sequential(floor, "{}", 500, 4_000);
+        let before = cpu_time(pid);
         let d = sequential(addr, body, 500, 4_000);
+        cpu += cpu_time(pid).saturating_sub(before);
         floor_all.push(f);
         daemon_all.push(d);
     }
@@ -405,6 +430,10 @@ fn keep_alive(floor: SocketAddr, addr: SocketAddr, body: &str) -> Duration {
         us(d99),
         us(dmean),
         d50.as_secs_f64() / f50.as_secs_f64()
+    );
+    println!(
+        "  hooks serve CPU (user + sys) per decision, warm-up included: {}",
+        us(cpu / (5 * 4_500))
     );
 
     d50
