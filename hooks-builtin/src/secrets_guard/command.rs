@@ -90,11 +90,8 @@ pub(super) fn check(
     // Whose output is piped into a login that reads a password on its input.
     let into_login: Vec<bool> = (script.pipelines.iter())
         .flat_map(|p| {
-            (0..p.commands.len()).map(move |k| {
-                p.commands
-                    .get(k + 1)
-                    .is_some_and(|next| next.args.iter().any(|a| a == printers::PASSWORD_STDIN))
-            })
+            (0..p.commands.len())
+                .map(move |k| p.commands.get(k + 1).is_some_and(printers::reads_password))
         })
         .collect();
     for ((cmd, interpreter), into_login) in script.commands().zip(code).zip(into_login) {

@@ -205,10 +205,20 @@ const UNLESS: &[(&str, &[&str])] = &[
     ("docker-compose", &["--services", "--volumes", "--images", "--profiles", "--networks", "--hash", "-q", "--quiet"]),
 ];
 
-/// The option of the programs that read a password on standard input to log in (`aws ecr
-/// get-login-password | docker login --password-stdin`): a credential piped into one is not
-/// printed.
-pub(super) const PASSWORD_STDIN: &str = "--password-stdin";
+/// Registry clients whose `login` reads a password on standard input with `--password-stdin`
+/// (`aws ecr get-login-password | docker login --password-stdin`).
+const LOGINS: &[&str] = &[
+    "docker", "podman", "nerdctl", "finch", "buildah", "skopeo", "helm", "oras", "crane",
+];
+
+/// Whether `cmd` is a registry login that reads its password on standard input: a credential
+/// piped into it is not printed. Any other program given `--password-stdin` is not one (`sh -c
+/// cat --password-stdin` prints what it reads).
+pub(super) fn reads_password(cmd: &Command) -> bool {
+    LOGINS.contains(&cmd.program.as_str())
+        && cmd.args.iter().any(|a| a == "login")
+        && cmd.args.iter().any(|a| a == "--password-stdin")
+}
 
 /// Whether `cmd`, whose subcommand words end before `args[after]`, has what `needs` asks.
 fn needs_met(cmd: &Command, needs: Needs, after: usize) -> bool {
