@@ -379,33 +379,84 @@ fn subcommand(args: &[String], words: &[&str]) -> Option<usize> {
 struct Environment {
     /// The text that names it (`os.environ`), matched where no name character comes before.
     names: &'static str,
-    /// Texts after it (blanks skipped) that read one variable, or only the names
-    /// (`os.environ.keys()`), or write one.
-    one: &'static [&'static str],
+    /// What after it (blanks skipped) reads one variable, or only the names
+    /// (`os.environ.keys()`), or writes one.
+    one: &'static [After],
     /// Program names (a prefix: `ruby3.3`) whose code names it so; empty for any language,
     /// for names no other language or shell text uses.
     languages: &'static [&'static str],
+}
+
+/// What follows a whole-environment object when one variable is read or written instead, or
+/// when only part of it is given.
+#[derive(Clone, Copy)]
+enum After {
+    /// This text, unless it goes on as a longer name (`ENV.delete_if` is not `ENV.delete`) or
+    /// is a method of the environment itself (`process.env.valueOf()`).
+    Text(&'static str),
+    /// A name (`env:HOME`, not `env:` alone).
+    Name,
+    /// An argument (`getenv("HOME")`, not `getenv()`).
+    Argument,
+    /// An assignment (`ENV = {}`), not a comparison (`ENV == {}`).
+    Assignment,
+    /// Flags that start with one of `first`, none of `whole` among them before the `)`
+    /// (`phpinfo(INFO_MODULES)`, not `phpinfo(INFO_ALL)`).
+    Flags {
+        first: &'static [&'static str],
+        whole: &'static [&'static str],
+    },
+}
+
+impl After {
+    /// Whether `rest`, the code after the environment's name with blanks skipped, is this.
+    fn starts(self, rest: &str) -> bool {
+        match self {
+            After::Name => rest.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_'),
+            After::Argument => !rest.starts_with(')'),
+            After::Assignment => rest.starts_with('=') && !rest.starts_with("=="),
+            After::Flags { first, whole } => {
+                let flags = rest.split(')').next().unwrap_or(rest);
+                first.iter().any(|f| rest.starts_with(f))
+                    && !whole.iter().any(|f| flags.contains(f))
+            }
+            After::Text(text) => {
+                rest.starts_with(text) && {
+                    let tail = &rest[text.len()..];
+                    let word = tail
+                        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                        .unwrap_or(tail.len());
+                    let method = text.ends_with('.') && tail[word..].starts_with('(');
+                    let longer = text.ends_with(|c: char| c.is_alphanumeric()) && word > 0;
+                    !method && !longer
+                }
+            }
+        }
+    }
 }
 
 /// The languages whose `.environ` is Python's `os.environ` under another name.
 const PYTHONS: &[&str] = &["python", "pypy", "ipython", "micropython", "py"];
 
 /// What follows Python's environment when one variable is read or written.
-const PYTHON_ONE: &[&str] = &[
-    "[",
-    ".get(",
-    ".setdefault(",
-    ".pop(",
-    ".__getitem__(",
-    ".__contains__(",
-    ".keys(",
-    ".update(",
-    ".clear(",
-    ".__setitem__(",
+const PYTHON_ONE: &[After] = &[
+    After::Text("["),
+    After::Text(".get("),
+    After::Text(".setdefault("),
+    After::Text(".pop("),
+    After::Text(".__getitem__("),
+    After::Text(".__contains__("),
+    After::Text(".keys("),
+    After::Text(".update("),
+    After::Text(".clear("),
+    After::Text(".__setitem__("),
 ];
 
 /// What follows JavaScript's environment when one variable is read or written.
-const JS_ONE: &[&str] = &[".", "[", "?."];
+const JS_ONE: &[After] = &[After::Text("."), After::Text("["), After::Text("?.")];
+
+/// What follows an environment when one variable is read by an index (`$_ENV["HOME"]`).
+const INDEX: &[After] = &[After::Text("[")];
 
 /// Whole-environment objects of the languages the guard reads code of, as data.
 #[rustfmt::skip]
@@ -438,28 +489,37 @@ const ENVIRONMENTS: &[Environment] = &[
     // Ruby and Julia: `ENV` alone is the whole environment; `ENV["X"]` and `ENV.fetch` read one.
     Environment {
         names: "ENV",
-        one: &["[", ".fetch", ".key?", ".has_key?", ".include?", ".member?", ".keys", ".delete", ".store", "="],
+        one: &[
+            After::Text("["), After::Text(".fetch"), After::Text(".key?"), After::Text(".has_key?"),
+            After::Text(".include?"), After::Text(".member?"), After::Text(".keys"),
+            After::Text(".delete"), After::Text(".store"), After::Assignment,
+        ],
         languages: &["ruby", "irb", "jruby", "truffleruby", "julia"],
     },
     // PHP.
-    Environment { names: "$_ENV", one: &["["], languages: &[] },
-    Environment { names: "$_SERVER", one: &["["], languages: &[] },
+    Environment { names: "$_ENV", one: INDEX, languages: &[] },
+    Environment { names: "$_SERVER", one: INDEX, languages: &[] },
+    // `phpinfo(INFO_MODULES)` leaves the environment out; `INFO_ENVIRONMENT`,
+    // `INFO_VARIABLES`, `INFO_ALL` or `-1` among its flags put it in.
     Environment {
         names: "phpinfo(",
-        one: &["INFO_GENERAL", "INFO_CREDITS", "INFO_CONFIGURATION", "INFO_MODULES", "INFO_LICENSE"],
+        one: &[After::Flags {
+            first: &["INFO_GENERAL", "INFO_CREDITS", "INFO_CONFIGURATION", "INFO_MODULES", "INFO_LICENSE"],
+            whole: &["ENVIRONMENT", "VARIABLES", "ALL", "-1"],
+        }],
         languages: &[],
     },
     // awk.
-    Environment { names: "ENVIRON", one: &["["], languages: &[] },
+    Environment { names: "ENVIRON", one: INDEX, languages: &[] },
     // PowerShell and .NET: the `env:` drive (`Get-ChildItem env:`), all variables.
-    Environment { names: "env:", one: &["[A-Za-z_]"], languages: &["pwsh", "powershell"] },
-    Environment { names: "Env:", one: &["[A-Za-z_]"], languages: &["pwsh", "powershell"] },
+    Environment { names: "env:", one: &[After::Name], languages: &["pwsh", "powershell"] },
+    Environment { names: "Env:", one: &[After::Name], languages: &["pwsh", "powershell"] },
     Environment { names: "GetEnvironmentVariables(", one: &[], languages: &[] },
     // Tcl.
     Environment { names: "array get env", one: &[], languages: &[] },
     // `getenv()` with no argument: PHP's, and R's `Sys.getenv()`, give every variable; with
     // one, [`ONE_VARIABLE`] reads it.
-    Environment { names: "getenv(", one: &["[^)]"], languages: &[] },
+    Environment { names: "getenv(", one: &[After::Argument], languages: &[] },
 ];
 
 /// Wrappers a whole environment may sit in when it is passed to a child's `env`:
@@ -557,38 +617,14 @@ pub(super) fn env_in_code(code: &str, program: &str, shown: impl Fn() -> String)
                 continue;
             }
             let rest = after.trim_start();
-            let one = env.one.iter().any(|o| match *o {
-                "[A-Za-z_]" => rest.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_'),
-                "[^)]" => !rest.starts_with(')'),
-                "=" => rest.starts_with('=') && !rest.starts_with("=="),
-                // A method of the environment itself (`process.env.valueOf()`) or a longer
-                // name (`ENV.delete_if`) is not one variable.
-                o => {
-                    rest.starts_with(o) && {
-                        let tail = &rest[o.len()..];
-                        let word = tail
-                            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
-                            .unwrap_or(tail.len());
-                        let method = o.ends_with('.') && tail[word..].starts_with('(');
-                        let longer = o.ends_with(|c: char| c.is_alphanumeric()) && word > 0;
-                        !method && !longer
-                    }
-                }
-            });
-            // `phpinfo(INFO_MODULES)` leaves the environment out; `INFO_ENVIRONMENT`,
-            // `INFO_VARIABLES`, `INFO_ALL` or `-1` among its flags put it in.
-            let flags = rest.split(')').next().unwrap_or(rest);
-            let php_env = env.names == "phpinfo("
-                && ["ENVIRONMENT", "VARIABLES", "ALL", "-1"]
-                    .iter()
-                    .any(|f| flags.contains(f));
+            let one = env.one.iter().any(|after| after.starts(rest));
             // The code before it, without the module a `.environ` is read from (`env = os`).
             let head = if env.names.starts_with('.') {
                 code[..at].trim_end_matches(name_char)
             } else {
                 &code[..at]
             };
-            if (one && !php_env) || passed_on(head, rest) {
+            if one || passed_on(head, rest) {
                 continue;
             }
             return Some(format!(
