@@ -224,12 +224,11 @@ fn code_words(code: &str, ipython: bool, depth: usize, out: &mut Vec<String>) {
     for literal in string_literals(code).chain(lines.into_iter().flatten()) {
         // Escapes read as most languages read them (`\".env\"`, `\x2eenv`).
         let literal = unescape(literal);
-        let literal = literal.as_ref();
-        out.push(literal.to_owned());
-        if depth >= MAX_CODE_DEPTH || !literal.contains(char::is_whitespace) {
+        out.push(literal.as_ref().to_owned());
+        if depth >= MAX_CODE_DEPTH {
             continue;
         }
-        let Ok(script) = crate::shell::parse(literal) else {
+        let Some(script) = command_line(&literal) else {
             continue;
         };
         for cmd in script.commands() {
@@ -248,18 +247,19 @@ fn code_words(code: &str, ipython: bool, depth: usize, out: &mut Vec<String>) {
 /// The shell commands in the string literals of interpreter `code` that read as a command
 /// line (`os.system("gh auth token")`, `` `printenv` ``), parsed.
 pub(super) fn code_commands(code: &str) -> Vec<crate::shell::Command> {
-    let mut out = Vec::new();
-    for literal in string_literals(code) {
-        let literal = unescape(literal);
-        // A command line: words, or a pipe or redirection (`"env|sort"`, `"printenv>x"`).
-        if !literal.contains(|c: char| c.is_whitespace() || "|;&<>".contains(c)) {
-            continue;
-        }
-        if let Ok(script) = crate::shell::parse(&literal) {
-            out.extend(script.commands().cloned());
-        }
+    string_literals(code)
+        .filter_map(|literal| command_line(&unescape(literal)))
+        .flat_map(|script| script.commands().cloned().collect::<Vec<_>>())
+        .collect()
+}
+
+/// `literal` parsed, when it reads as a shell command line: words, or a pipe or redirection
+/// (`"cat .env"`, `"env|sort"`, `"cat<.env"`).
+fn command_line(literal: &str) -> Option<crate::shell::Script> {
+    if !literal.contains(|c: char| c.is_whitespace() || "|;&<>".contains(c)) {
+        return None;
     }
-    out
+    crate::shell::parse(literal).ok()
 }
 
 /// `text` with backslash escapes read: `\xHH`, `\u{…}`/`\uHHHH`, octal `\NNN`, `\n`, `\t`,
