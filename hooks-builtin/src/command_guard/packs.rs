@@ -133,6 +133,10 @@ impl fmt::Display for OperandPlace {
     }
 }
 
+/// Programs for which an operand with a `:` before any `/` names a place on another machine
+/// (`host:/srv`, `[::1]:/`), never a local file.
+const REMOTE_COPIES: &[&str] = &["rsync", "scp"];
+
 /// Which of a command's operands [`PackRule::operand`] looks at.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -443,7 +447,14 @@ impl CompiledRule {
                 .collect(),
             _ => Vec::new(),
         };
-        let operand = attached.iter().chain(candidates).find(|o| match place {
+        // What a remote copy names on another machine is no place here (`host:/`,
+        // `[::1]:.`, `rsync://host/m/`): the rules about remote places read the text.
+        let remote = |o: &str| {
+            REMOTE_COPIES.contains(&command.program.as_str())
+                && (o.contains("://") || o.find(':').is_some_and(|colon| !o[..colon].contains('/')))
+        };
+        let local = candidates.iter().filter(|o| !remote(o));
+        let operand = attached.iter().chain(local).find(|o| match place {
             OperandPlace::Disk => env.is_disk_at(o, dir),
             // `git update-ref refs/heads/main …` names the branch by its ref.
             OperandPlace::ProtectedBranch => {
