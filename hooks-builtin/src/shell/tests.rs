@@ -314,6 +314,18 @@ fn xargs_runs_with_the_input_it_is_given() {
     has("echo 'a\\ b' | xargs touch", "touch 'a b'");
     let delimited = flat("printf '\"/\"' | xargs -0 rm -rf");
     assert!(!delimited.iter().any(|c| c == "rm -rf /"), "{delimited:?}");
+    // With a delimiter an item is what lies between delimiters, blanks and newline included:
+    // one script for `sh -c`, and the blank-separated words judged as well.
+    has("echo 'rm -rf /' | xargs -0 bash -c", "rm -rf /");
+    has(
+        r"printf 'ls\nrm -rf /' | xargs -d '\n' -I{} sh -c {}",
+        "rm -rf /",
+    );
+    has("printf 'rm -rf ~,x' | xargs -d , sh -c", "rm -rf ~");
+    has(
+        r"printf 'x:rm -rf /' | xargs -d '\x3a' -I{} sh -c {}",
+        "rm -rf /",
+    );
     // An environment variable bash imports as a function: its body runs.
     has(
         "env 'BASH_FUNC_ls%%=() { rm -rf /; }' bash -c ls",

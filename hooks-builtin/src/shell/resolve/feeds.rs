@@ -96,12 +96,17 @@ pub(super) fn parallel_scripts(
     Some(scripts)
 }
 
-/// What `xargs` runs, given the input it reads: one command with every input word added, or
-/// with `-I R`, one per input line with `R` replaced by it. `max` bounds the bytes produced;
-/// `None` past it.
+/// What `xargs` runs, given the input it reads: one command with every input item added, or
+/// with `-I R`, one per input item with `R` replaced by it. Items are blank-separated words
+/// with quotes read (with `-I`, lines). With `-0`/`-d X` they are what lies between the
+/// delimiters, as they are (`echo 'rm -rf /' | xargs -0 sh -c` runs `sh -c 'rm -rf /⏎'`);
+/// the blank-separated words, quotes kept, are judged too, so that a trailing newline does
+/// not hide a path (`echo / | xargs -0 rm -rf`). `max` bounds the bytes produced; `None` past
+/// it.
 pub(super) fn xargs_runs(args: &[String], input: &str, max: usize) -> Option<Vec<Vec<String>>> {
     let mut replace = None;
-    let mut quotes = true;
+    // `None`: blanks separate items, and quotes are read.
+    let mut delimiter = None;
     let options = walk_options(
         args,
         XARGS_SHORT,
@@ -110,8 +115,10 @@ pub(super) fn xargs_runs(args: &[String], input: &str, max: usize) -> Option<Vec
         |opt, value| match opt {
             Opt::Short('I') => replace = value,
             Opt::Short('i') | Opt::Long("replace") => replace = Some(value.unwrap_or("{}")),
-            // A delimiter turns quote processing off.
-            Opt::Short('0' | 'd') | Opt::Long("null" | "delimiter") => quotes = false,
+            Opt::Short('0') | Opt::Long("null") => delimiter = Some('\0'),
+            Opt::Short('d') | Opt::Long("delimiter") => {
+                delimiter = Some(value.map_or('\n', delimiter_char));
+            }
             _ => {}
         },
     );
@@ -119,35 +126,71 @@ pub(super) fn xargs_runs(args: &[String], input: &str, max: usize) -> Option<Vec
     if command.is_empty() {
         return Some(Vec::new()); // `echo`
     }
+    let replace = replace.filter(|r| !r.is_empty());
+    let lines = || input.lines().map(str::trim_start).filter(|l| !l.is_empty());
+    let mut readings: Vec<Vec<String>> = Vec::new();
+    match (delimiter, replace) {
+        (None, None) => readings.push(xargs_words(input, true)),
+        (None, Some(_)) => readings.push(lines().map(|l| xargs_words(l, false).concat()).collect()),
+        (Some(d), _) => {
+            let items = input.split(d).filter(|item| !item.is_empty());
+            readings.push(items.map(str::to_owned).collect());
+            let blanks: Vec<String> = match replace {
+                Some(_) => lines().map(str::to_owned).collect(),
+                None => input.split_whitespace().map(str::to_owned).collect(),
+            };
+            if readings[0] != blanks {
+                readings.push(blanks);
+            }
+        }
+    }
     let size: usize = command.iter().map(|w| w.len() + 1).sum();
-    match replace.filter(|r| !r.is_empty()) {
-        Some(r) => {
-            let lines = input.lines().map(str::trim_start).filter(|l| !l.is_empty());
-            let mut budget = max;
-            let mut runs = Vec::new();
-            for line in lines {
-                budget = budget.checked_sub(size + line.len())?;
-                let line = if quotes {
-                    xargs_words(line, false).concat()
-                } else {
-                    line.to_owned()
-                };
-                let run: Vec<String> = command.iter().map(|w| w.replace(r, &line)).collect();
-                budget = budget.checked_sub(run.iter().map(String::len).sum())?;
-                runs.push(run);
+    let mut budget = max;
+    let mut runs = Vec::new();
+    for items in readings {
+        match replace {
+            Some(r) => {
+                for item in items {
+                    budget = budget.checked_sub(size + item.len())?;
+                    let run: Vec<String> = command.iter().map(|w| w.replace(r, &item)).collect();
+                    budget = budget.checked_sub(run.iter().map(String::len).sum())?;
+                    runs.push(run);
+                }
             }
-            Some(runs)
-        }
-        None => {
-            max.checked_sub(size + input.len())?;
-            let mut words = command.to_vec();
-            if quotes {
-                words.extend(xargs_words(input, true));
-            } else {
-                words.extend(input.split_whitespace().map(str::to_owned));
+            None => {
+                budget = budget.checked_sub(size + input.len())?;
+                let mut words = command.to_vec();
+                words.extend(items);
+                runs.push(words);
             }
-            Some(vec![words])
         }
+    }
+    Some(runs)
+}
+
+/// The delimiter `xargs -d` reads from its value: a character, or a C escape (`\n`, `\t`,
+/// `\0`, `\\`, `\x0a`, `\012`).
+fn delimiter_char(value: &str) -> char {
+    let Some(escape) = value.strip_prefix('\\') else {
+        return value.chars().next().unwrap_or('\n');
+    };
+    let number = |digits: &str, radix| {
+        u32::from_str_radix(digits, radix)
+            .ok()
+            .and_then(char::from_u32)
+    };
+    match escape {
+        "n" => '\n',
+        "t" => '\t',
+        "r" => '\r',
+        "0" => '\0',
+        "a" => '\u{7}',
+        "b" => '\u{8}',
+        "f" => '\u{c}',
+        "v" => '\u{b}',
+        e if e.starts_with('x') => number(&e[1..], 16).unwrap_or('\\'),
+        e if e.chars().all(|c| c.is_ascii_digit()) && !e.is_empty() => number(e, 8).unwrap_or('\\'),
+        e => e.chars().next().unwrap_or('\\'),
     }
 }
 
