@@ -39,7 +39,8 @@
 //!   it names as its script file, `bash 3<<<'…' /dev/fd/3`) (`bash <<EOF`,
 //!   `echo 'rm -rf /' | sh`, `at now <<< …`, `ssh host <<EOF`), and `echo`/`printf`/here-string
 //!   input to `xargs` is added to its command (`echo / | xargs rm -rf` runs `rm -rf /`; so is
-//!   what a literal process substitution prints, `xargs -a <(echo /) rm -rf`), and to
+//!   what a literal process substitution prints, `xargs -a <(echo /) rm -rf`; with `-0` or
+//!   `-d X` an item is what lies between delimiters, `echo 'rm -rf /' | xargs -0 sh -c`), and to
 //!   `parallel`'s a line at a time when it has no `:::` inputs or reads `:::: -`
 //!   (`echo / | parallel rm -rf`; with `-q` its command's words are kept as they are);
 //!   the entries of a table piped or here-documented into `crontab -` run their commands
@@ -91,7 +92,8 @@
 //! A reading that is not valid shell syntax is no reading: it adds nothing, and does not make
 //! the parse fail.
 //!
-//! A `cd` is followed, so [`Command::dir`] says where a later command runs (`cd / && rm -rf *`).
+//! A `cd` is followed, so [`Command::dir`] says where a later command runs (`cd / && rm -rf *`;
+//! `cd -` goes back to where the script's last `cd` left, `cd build; cd - && rm -rf *`).
 //! Words keep the text of what the shell expands at run time (`$HOME`, `${HOME}`, `$(pwd)`,
 //! `~`, globs), so a guard can treat `$HOME` as `~` and `$(pwd)` as the working directory.
 //!
