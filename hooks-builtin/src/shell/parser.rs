@@ -187,7 +187,6 @@ fn run(
         depth,
         privileged,
         dir,
-        old_dir: None,
         positional,
         sink,
         heredocs: Vec::new(),
@@ -211,9 +210,6 @@ pub(super) struct Parser<'a, 's> {
     pub(super) privileged: bool,
     /// Where the next command runs, when a `cd` before it changed that (see [`Command::dir`]).
     pub(super) dir: Option<String>,
-    /// Where the script was before its last `cd` (`None` inside: where it started), the
-    /// directory `cd -` goes back to; `None` before any `cd`, when `$OLDPWD` is the caller's.
-    pub(super) old_dir: Option<Option<String>>,
     /// The positional parameters (`$1`), when known.
     pub(super) positional: Positional,
     pub(super) sink: &'s mut Sink,
@@ -377,10 +373,8 @@ impl<'a> Parser<'a, '_> {
     ) -> Result<T> {
         self.sink.charge(self.dir.as_ref().map_or(0, String::len))?;
         let dir = self.dir.clone();
-        let old_dir = self.old_dir.clone();
         let result = self.nested(f);
         self.dir = dir;
-        self.old_dir = old_dir;
         result
     }
 

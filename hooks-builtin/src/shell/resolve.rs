@@ -676,20 +676,9 @@ impl Parser<'_, '_> {
         Ok(command)
     }
 
-    /// Follows `cd DIR`: relative directories add up, `cd` alone goes home, and `cd -` goes
-    /// back to where the script was before its last `cd` (before any, to the caller's
-    /// `$OLDPWD`, not known).
+    /// Follows `cd DIR`: relative directories add up, `cd` alone goes home.
     pub(super) fn change_dir(&mut self, args: &[String], cdpath: bool) {
         let target = args.iter().find(|a| !a.starts_with('-') || *a == "-");
-        let previous = self.dir.clone();
-        if target.is_some_and(|t| t == "-")
-            && let Some(old) = self.old_dir.take()
-        {
-            self.dir = old;
-            self.old_dir = Some(previous);
-            return;
-        }
-        self.old_dir = Some(previous);
         let target = match target.map(String::as_str) {
             None => "~",
             Some("-") => "$OLDPWD",
