@@ -137,6 +137,40 @@ impl fmt::Display for OperandPlace {
 /// (`host:/srv`, `[::1]:/`), never a local file.
 const REMOTE_COPIES: &[&str] = &["rsync", "scp"];
 
+/// The text before the `:` of a remote copy's operand, an IPv6 address in brackets whole
+/// (`[::1]` of `[::1]:/`).
+fn remote_host(operand: &str) -> Option<&str> {
+    match operand.find("]:") {
+        Some(end) if operand[..end].contains('[') => Some(&operand[..=end]),
+        _ => operand.split_once(':').map(|(host, _)| host),
+    }
+}
+
+/// Whether `text` reads as a remote copy's `[user@]host` (`deploy@web1`, `[::1]`).
+fn is_host(text: &str) -> bool {
+    let host = text
+        .rsplit_once('@')
+        .map_or(text, |(user, host)| if user.is_empty() { "" } else { host });
+    let name = |h: &str| {
+        !h.is_empty()
+            && h.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_'))
+    };
+    let bracketed = |h: &str| {
+        h.strip_prefix('[')
+            .and_then(|h| h.strip_suffix(']'))
+            .is_some_and(|a| {
+                !a.is_empty()
+                    && a.chars().all(|c| {
+                        c.is_ascii_hexdigit()
+                            || matches!(c, ':' | '.' | '%')
+                            || c.is_ascii_alphanumeric()
+                    })
+            })
+    };
+    name(host) || bracketed(host)
+}
+
 /// Which of a command's operands [`PackRule::operand`] looks at.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -448,10 +482,14 @@ impl CompiledRule {
             _ => Vec::new(),
         };
         // What a remote copy names on another machine is no place here (`host:/`,
-        // `[::1]:.`, `rsync://host/m/`): the rules about remote places read the text.
+        // `[::1]:.`, `rsync://host/m/`): the rules about remote places read the text. Only a
+        // host name before the `:` makes it remote (`${X:-.}` and `$HOME:` are local).
         let remote = |o: &str| {
             REMOTE_COPIES.contains(&command.program.as_str())
-                && (o.contains("://") || o.find(':').is_some_and(|colon| !o[..colon].contains('/')))
+                && (o
+                    .get(..8)
+                    .is_some_and(|s| s.eq_ignore_ascii_case("rsync://"))
+                    || remote_host(o).is_some_and(is_host))
         };
         let local = candidates.iter().filter(|o| !remote(o));
         let operand = attached.iter().chain(local).find(|o| match place {
@@ -503,6 +541,33 @@ mod tests {
     use std::path::Path;
 
     use super::*;
+
+    #[test]
+    fn only_a_host_before_the_colon_makes_a_remote_copys_operand_remote() {
+        let remote = |o: &str| remote_host(o).is_some_and(is_host);
+        for o in [
+            "host:/",
+            "deploy@web-1.example.org:/srv",
+            "[::1]:/",
+            "user@[fe80::1%eth0]:x",
+            "h::module",
+        ] {
+            assert!(remote(o), "{o}");
+        }
+        for o in [
+            "${NOPE:-.}",
+            "${HOME:?}",
+            "$HOME:",
+            "./a:b",
+            "/x:y",
+            "~:",
+            ":/",
+            "@h:/",
+            "\"${PWD:0}\"",
+        ] {
+            assert!(!remote(o), "{o}");
+        }
+    }
 
     #[test]
     fn every_builtin_pack_parses_compiles_and_has_unique_ids() {
