@@ -232,8 +232,8 @@ fn code_words(code: &str, ipython: bool, depth: usize, out: &mut Vec<String>) {
             continue;
         };
         for cmd in script.commands() {
-            out.extend(cmd.args.iter().cloned());
-            out.extend(cmd.redirects.iter().map(|r| r.target.clone()));
+            // As the same command on the command line: `curl -d@.env` sends `.env`.
+            out.extend(words(cmd, &[], false).into_iter().map(|(word, _)| word));
             if is_interpreter(&cmd.program) {
                 let inner = cmd.program.starts_with("ipython");
                 for arg in &cmd.args {
