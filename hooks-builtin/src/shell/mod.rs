@@ -92,8 +92,8 @@
 //! A reading that is not valid shell syntax is no reading: it adds nothing, and does not make
 //! the parse fail.
 //!
-//! A `cd` is followed, so [`Command::dir`] says where a later command runs (`cd / && rm -rf *`;
-//! `cd -` goes back to where the script's last `cd` left, `cd build; cd - && rm -rf *`).
+//! A `cd` is followed, so [`Command::dir`] says where a later command runs (`cd / && rm -rf *`).
+//! `cd -` goes to `$OLDPWD`, which is not known: a `cd` before it may have failed.
 //! Words keep the text of what the shell expands at run time (`$HOME`, `${HOME}`, `$(pwd)`,
 //! `~`, globs), so a guard can treat `$HOME` as `~` and `$(pwd)` as the working directory.
 //!

@@ -511,7 +511,18 @@ impl Parser<'_, '_> {
             self.queue_task(text(&script), privileged, dir.clone(), false)?;
         }
         match command.program.as_str() {
-            "eval" => self.queue_task(text(&args.join(" ")), privileged, dir.clone(), false)?,
+            "eval" => {
+                self.queue_task(text(&args.join(" ")), privileged, dir.clone(), false)?;
+                // The script is parsed on its own: a `cd` in it (`eval cd ..`) moves this
+                // shell to where the guard cannot follow.
+                let moves = (args
+                    .iter()
+                    .flat_map(|a| a.split(|c: char| c.is_whitespace() || ";&|(){}`".contains(c))))
+                .any(|w| matches!(w, "cd" | "pushd" | "popd"));
+                if moves {
+                    self.dir = Some("$PWD_AFTER_EVAL".to_owned());
+                }
+            }
             "su" | "runuser" => {
                 if let Some(script) = su_script(args) {
                     self.queue_task(text(script), true, dir.clone(), false)?;

@@ -322,6 +322,22 @@ fn xargs_runs_with_the_input_it_is_given() {
         "rm -rf /",
     );
     has("printf 'rm -rf ~,x' | xargs -d , sh -c", "rm -rf ~");
+    // `-n`/`-L`: a command per so many items.
+    has(
+        r"printf 'ls\nrm -rf ~\n' | xargs -d '\n' -n1 bash -c",
+        "rm -rf ~",
+    );
+    has(
+        r"printf 'ls\nrm -rf ~\n' | xargs -d '\n' --max-args=1 bash -c",
+        "rm -rf ~",
+    );
+    has("printf 'ls,rm -rf ~' | xargs -d , -L 1 sh -c", "rm -rf ~");
+    has("echo a / | xargs -n 1 rm -rf", "rm -rf /");
+    // printf's escapes in its format, `--` before it.
+    has(r"printf 'x\0/root\0' | xargs -0 rm -rf", "rm -rf x /root");
+    has(r"printf '%s\000' -rf ~ | xargs -0 rm", "rm -rf ~");
+    has(r"printf -- '-rf\n/root\n' | xargs rm", "rm -rf /root");
+    has(r"printf 'ls\trm -rf ~' | xargs -d '\t' -L 1 sh -c", "rm -rf ~");
     has(
         r"printf 'x:rm -rf /' | xargs -d '\x3a' -I{} sh -c {}",
         "rm -rf /",

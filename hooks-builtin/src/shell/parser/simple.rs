@@ -187,6 +187,11 @@ impl Parser<'_, '_> {
                 .any(|v| v.name == "CDPATH" && !v.value.is_empty());
             self.change_dir(&command.args, cdpath);
         }
+        // `popd` goes back to a directory `pushd` kept, or fails and stays: which, the guard
+        // cannot tell (`pushd build; popd; rm -rf *`).
+        if command.program == "popd" {
+            self.dir = Some("$DIRSTACK".to_owned());
+        }
         self.exported_functions(&command)?;
         self.subscript_substitutions(&command)?;
         self.push(pi, command)?;

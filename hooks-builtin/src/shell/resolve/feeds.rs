@@ -107,6 +107,7 @@ pub(super) fn xargs_runs(args: &[String], input: &str, max: usize) -> Option<Vec
     let mut replace = None;
     // `None`: blanks separate items, and quotes are read.
     let mut delimiter = None;
+    let mut per_run = None;
     let options = walk_options(
         args,
         XARGS_SHORT,
@@ -119,6 +120,13 @@ pub(super) fn xargs_runs(args: &[String], input: &str, max: usize) -> Option<Vec
             Opt::Short('d') | Opt::Long("delimiter") => {
                 delimiter = Some(value.map_or('\n', delimiter_char));
             }
+            // `-n 1`, `-L 1`, `-l`: a command per so many items (or lines).
+            Opt::Short('n' | 'L') | Opt::Long("max-args" | "max-lines") => {
+                per_run = value
+                    .and_then(|v| v.parse::<usize>().ok())
+                    .filter(|n| *n > 0);
+            }
+            Opt::Short('l') => per_run = Some(1),
             _ => {}
         },
     );
@@ -158,7 +166,18 @@ pub(super) fn xargs_runs(args: &[String], input: &str, max: usize) -> Option<Vec
                 }
             }
             None => {
-                budget = budget.checked_sub(size + input.len())?;
+                // The items in one command, and with `-n`/`-L` also so many in each: the
+                // guard judges both groupings (`printf 'ls\nrm -rf ~' | xargs -d '\n' -n1 sh
+                // -c` runs `sh -c 'rm -rf ~'`).
+                let groups = per_run.map_or(0, |n| items.len().div_ceil(n));
+                budget = budget.checked_sub((size + input.len()) * (1 + groups))?;
+                if let Some(n) = per_run {
+                    for chunk in items.chunks(n) {
+                        let mut words = command.to_vec();
+                        words.extend(chunk.iter().cloned());
+                        runs.push(words);
+                    }
+                }
                 let mut words = command.to_vec();
                 words.extend(items);
                 runs.push(words);
@@ -229,8 +248,14 @@ fn output_script(slot: (usize, usize), command: &Command) -> Option<Source> {
             });
             command.args[flags.count()..].join(" ")
         }
-        "printf" => match command.args.split_first() {
-            Some((format, values)) => printf(format, values),
+        // `printf -- FORMAT …` ends its options before the format.
+        "printf" => match command
+            .args
+            .strip_prefix(&["--".to_owned()])
+            .unwrap_or(&command.args)
+            .split_first()
+        {
+            Some((format, values)) => printf(&c_escapes(format), values),
             None => return None,
         },
         "cat" if command.args.is_empty() => return stdin_script(slot, command)?,
@@ -266,6 +291,58 @@ pub(in crate::shell) fn literal_output(command: &Command) -> Option<String> {
         }
         _ => None,
     }
+}
+
+/// `text` with the backslash escapes printf reads in its format: `\t`, `\0`, `\NNN` (octal),
+/// `\xHH`, `\\` and the like; `\n` too, and an unknown escape is kept as written.
+fn c_escapes(text: &str) -> String {
+    if !text.contains('\\') {
+        return text.to_owned();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let Some(e) = chars.next() else {
+            out.push('\\');
+            break;
+        };
+        let mut number = |radix: u32, first: Option<char>, max: usize| {
+            let mut digits: String = first.into_iter().collect();
+            while digits.len() < max
+                && let Some(d) = chars.next_if(|d| d.is_digit(radix))
+            {
+                digits.push(d);
+            }
+            u32::from_str_radix(&digits, radix)
+                .ok()
+                .and_then(char::from_u32)
+        };
+        let read = match e {
+            'n' => Some('\n'),
+            't' => Some('\t'),
+            'r' => Some('\r'),
+            'a' => Some('\u{7}'),
+            'b' => Some('\u{8}'),
+            'f' => Some('\u{c}'),
+            'v' => Some('\u{b}'),
+            '\\' => Some('\\'),
+            'x' => number(16, None, 2),
+            '0'..='7' => number(8, Some(e), 3),
+            _ => None,
+        };
+        match read {
+            Some(c) => out.push(c),
+            None => {
+                out.push('\\');
+                out.push(e);
+            }
+        }
+    }
+    out
 }
 
 /// What `printf FORMAT VALUES…` prints: each conversion (`%s`, `%d`, `%b`, `%-10s`, …) takes
