@@ -93,7 +93,8 @@
 //! the parse fail.
 //!
 //! A `cd` is followed, so [`Command::dir`] says where a later command runs (`cd / && rm -rf *`).
-//! `cd -` goes to `$OLDPWD`, which is not known: a `cd` before it may have failed.
+//! `cd -` goes to `$OLDPWD`, which is not known: a `cd` before it may have failed. `popd` and
+//! a `cd` inside `eval` leave the directory unknown too.
 //! Words keep the text of what the shell expands at run time (`$HOME`, `${HOME}`, `$(pwd)`,
 //! `~`, globs), so a guard can treat `$HOME` as `~` and `$(pwd)` as the working directory.
 //!

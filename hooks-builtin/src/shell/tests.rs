@@ -337,7 +337,10 @@ fn xargs_runs_with_the_input_it_is_given() {
     has(r"printf 'x\0/root\0' | xargs -0 rm -rf", "rm -rf x /root");
     has(r"printf '%s\000' -rf ~ | xargs -0 rm", "rm -rf ~");
     has(r"printf -- '-rf\n/root\n' | xargs rm", "rm -rf /root");
-    has(r"printf 'ls\trm -rf ~' | xargs -d '\t' -L 1 sh -c", "rm -rf ~");
+    has(
+        r"printf 'ls\trm -rf ~' | xargs -d '\t' -L 1 sh -c",
+        "rm -rf ~",
+    );
     has(
         r"printf 'x:rm -rf /' | xargs -d '\x3a' -I{} sh -c {}",
         "rm -rf /",
