@@ -124,10 +124,13 @@
 //! ```
 
 mod brace;
+mod escapes;
 mod lex;
 mod parser;
 mod resolve;
 mod terminals;
+
+pub(crate) use escapes::{Escapes, read_escapes};
 
 use std::borrow::Cow;
 use std::fmt;

@@ -4,7 +4,7 @@ use std::path::Path;
 
 use super::super::Access;
 use super::TESTERS;
-use crate::shell::{Command, RedirectOp};
+use crate::shell::{Command, Escapes, RedirectOp, read_escapes};
 
 /// How programs name the files they send, beyond a plain path and the `@file`/`<file` that
 /// [`words`] reads in every program's arguments.
@@ -223,7 +223,7 @@ fn code_words(code: &str, ipython: bool, depth: usize, out: &mut Vec<String>) {
     });
     for literal in string_literals(code).chain(lines.into_iter().flatten()) {
         // Escapes read as most languages read them (`\".env\"`, `\x2eenv`).
-        let literal = unescape(literal);
+        let literal = read_escapes(literal, Escapes::Literal);
         out.push(literal.as_ref().to_owned());
         if depth >= MAX_CODE_DEPTH {
             continue;
@@ -248,7 +248,7 @@ fn code_words(code: &str, ipython: bool, depth: usize, out: &mut Vec<String>) {
 /// line (`os.system("gh auth token")`, `` `printenv` ``), parsed.
 pub(super) fn code_commands(code: &str) -> Vec<crate::shell::Command> {
     string_literals(code)
-        .filter_map(|literal| command_line(&unescape(literal)))
+        .filter_map(|literal| command_line(&read_escapes(literal, Escapes::Literal)))
         .flat_map(|script| script.commands().cloned().collect::<Vec<_>>())
         .collect()
 }
@@ -260,62 +260,6 @@ fn command_line(literal: &str) -> Option<crate::shell::Script> {
         return None;
     }
     crate::shell::parse(literal).ok()
-}
-
-/// `text` with backslash escapes read: `\xHH`, `\u{…}`/`\uHHHH`, octal `\NNN`, `\n`, `\t`,
-/// `\r`, and any other escaped character as itself (`\"`, `\\`).
-fn unescape(text: &str) -> std::borrow::Cow<'_, str> {
-    if !text.contains('\\') {
-        return std::borrow::Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        let Some(e) = chars.next() else {
-            out.push('\\');
-            break;
-        };
-        let decoded = match e {
-            'n' => Some('\n'),
-            't' => Some('\t'),
-            'r' => Some('\r'),
-            'x' => number(&mut chars, 16, 2, None),
-            'u' => {
-                let braced = chars.next_if_eq(&'{').is_some();
-                let c = number(&mut chars, 16, if braced { 6 } else { 4 }, None);
-                if braced {
-                    chars.next_if_eq(&'}');
-                }
-                c
-            }
-            '0'..='7' => number(&mut chars, 8, 3, Some(e)),
-            e => Some(e),
-        };
-        out.push(decoded.unwrap_or('\u{fffd}'));
-    }
-    std::borrow::Cow::Owned(out)
-}
-
-/// The character a number escape gives: up to `max` digits in `radix` (after `first`).
-fn number(
-    chars: &mut std::iter::Peekable<std::str::Chars<'_>>,
-    radix: u32,
-    max: usize,
-    first: Option<char>,
-) -> Option<char> {
-    let mut digits: String = first.into_iter().collect();
-    while digits.len() < max
-        && let Some(d) = chars.next_if(|d| d.is_digit(radix))
-    {
-        digits.push(d);
-    }
-    u32::from_str_radix(&digits, radix)
-        .ok()
-        .and_then(char::from_u32)
 }
 
 /// The string literals of `code`: the text between a pair of `'`, `"` or `` ` `` on one line

@@ -4,6 +4,8 @@
 
 use std::borrow::Cow;
 
+use crate::shell::{Escapes, read_escapes};
+
 use super::wrappers::{PARALLEL_LONG, PARALLEL_SHORT, SHELLS, XARGS_LONG, XARGS_SHORT};
 use super::{Opt, options, program_name, ssh_remote, strip, walk_options};
 use crate::shell::parser::{ItemsFor, Parser, Result, Source, XargsHereDoc};
@@ -187,30 +189,13 @@ pub(super) fn xargs_runs(args: &[String], input: &str, max: usize) -> Option<Vec
     Some(runs)
 }
 
-/// The delimiter `xargs -d` reads from its value: a character, or a C escape (`\n`, `\t`,
-/// `\0`, `\\`, `\x0a`, `\012`).
+/// The delimiter `xargs -d` reads from its value: a character, or an escape (`\n`, `\t`,
+/// `\0`, `\\`, `\x0a`, `\012`; any other escaped character is itself).
 fn delimiter_char(value: &str) -> char {
-    let Some(escape) = value.strip_prefix('\\') else {
-        return value.chars().next().unwrap_or('\n');
-    };
-    let number = |digits: &str, radix| {
-        u32::from_str_radix(digits, radix)
-            .ok()
-            .and_then(char::from_u32)
-    };
-    match escape {
-        "n" => '\n',
-        "t" => '\t',
-        "r" => '\r',
-        "0" => '\0',
-        "a" => '\u{7}',
-        "b" => '\u{8}',
-        "f" => '\u{c}',
-        "v" => '\u{b}',
-        e if e.starts_with('x') => number(&e[1..], 16).unwrap_or('\\'),
-        e if e.chars().all(|c| c.is_ascii_digit()) && !e.is_empty() => number(e, 8).unwrap_or('\\'),
-        e => e.chars().next().unwrap_or('\\'),
-    }
+    read_escapes(value, Escapes::Literal)
+        .chars()
+        .next()
+        .unwrap_or('\n')
 }
 
 /// The items xargs reads from `input` by default: blank-separated (`split`; with `-I` a line
@@ -255,7 +240,7 @@ fn output_script(slot: (usize, usize), command: &Command) -> Option<Source> {
             .unwrap_or(&command.args)
             .split_first()
         {
-            Some((format, values)) => printf(&c_escapes(format), values),
+            Some((format, values)) => printf(&read_escapes(format, Escapes::Printf), values),
             None => return None,
         },
         "cat" if command.args.is_empty() => return stdin_script(slot, command)?,
@@ -291,58 +276,6 @@ pub(in crate::shell) fn literal_output(command: &Command) -> Option<String> {
         }
         _ => None,
     }
-}
-
-/// `text` with the backslash escapes printf reads in its format: `\t`, `\0`, `\NNN` (octal),
-/// `\xHH`, `\\` and the like; `\n` too, and an unknown escape is kept as written.
-fn c_escapes(text: &str) -> String {
-    if !text.contains('\\') {
-        return text.to_owned();
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        let Some(e) = chars.next() else {
-            out.push('\\');
-            break;
-        };
-        let mut number = |radix: u32, first: Option<char>, max: usize| {
-            let mut digits: String = first.into_iter().collect();
-            while digits.len() < max
-                && let Some(d) = chars.next_if(|d| d.is_digit(radix))
-            {
-                digits.push(d);
-            }
-            u32::from_str_radix(&digits, radix)
-                .ok()
-                .and_then(char::from_u32)
-        };
-        let read = match e {
-            'n' => Some('\n'),
-            't' => Some('\t'),
-            'r' => Some('\r'),
-            'a' => Some('\u{7}'),
-            'b' => Some('\u{8}'),
-            'f' => Some('\u{c}'),
-            'v' => Some('\u{b}'),
-            '\\' => Some('\\'),
-            'x' => number(16, None, 2),
-            '0'..='7' => number(8, Some(e), 3),
-            _ => None,
-        };
-        match read {
-            Some(c) => out.push(c),
-            None => {
-                out.push('\\');
-                out.push(e);
-            }
-        }
-    }
-    out
 }
 
 /// What `printf FORMAT VALUES…` prints: each conversion (`%s`, `%d`, `%b`, `%-10s`, …) takes
