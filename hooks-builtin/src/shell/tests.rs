@@ -333,6 +333,16 @@ fn xargs_runs_with_the_input_it_is_given() {
     );
     has("printf 'ls,rm -rf ~' | xargs -d , -L 1 sh -c", "rm -rf ~");
     has("echo a / | xargs -n 1 rm -rf", "rm -rf /");
+    // The work bound counts the command once per group and the items twice, not the whole
+    // input once per group: 2 000 one-letter items into `-n1` are read, not refused.
+    let many = format!("xargs -n1 echo <<< '{}/'", "a ".repeat(2_000));
+    let runs = flat(&many);
+    assert_eq!(runs.iter().filter(|c| *c == "echo a").count(), 2_000);
+    assert!(
+        runs.iter().any(|c| c == "echo /"),
+        "{:?}",
+        &runs[runs.len() - 3..]
+    );
     // printf's escapes in its format, `--` before it.
     has(r"printf 'x\0/root\0' | xargs -0 rm -rf", "rm -rf x /root");
     has(r"printf '%s\000' -rf ~ | xargs -0 rm", "rm -rf ~");

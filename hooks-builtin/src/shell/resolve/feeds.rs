@@ -171,8 +171,12 @@ pub(super) fn xargs_runs(args: &[String], input: &str, max: usize) -> Option<Vec
                 // The items in one command, and with `-n`/`-L` also so many in each: the
                 // guard judges both groupings (`printf 'ls\nrm -rf ~' | xargs -d '\n' -n1 sh
                 // -c` runs `sh -c 'rm -rf ~'`).
+                // The command once per group and once whole; the items twice in all.
                 let groups = per_run.map_or(0, |n| items.len().div_ceil(n));
-                budget = budget.checked_sub((size + input.len()) * (1 + groups))?;
+                let bytes = size
+                    .checked_mul(1 + groups)?
+                    .checked_add(input.len().checked_mul(2)?)?;
+                budget = budget.checked_sub(bytes)?;
                 if let Some(n) = per_run {
                     for chunk in items.chunks(n) {
                         let mut words = command.to_vec();
@@ -234,15 +238,16 @@ fn output_script(slot: (usize, usize), command: &Command) -> Option<Source> {
             command.args[flags.count()..].join(" ")
         }
         // `printf -- FORMAT …` ends its options before the format.
-        "printf" => match command
-            .args
-            .strip_prefix(&["--".to_owned()])
-            .unwrap_or(&command.args)
-            .split_first()
-        {
-            Some((format, values)) => printf(&read_escapes(format, Escapes::Printf), values),
-            None => return None,
-        },
+        "printf" => {
+            let args = match command.args.split_first() {
+                Some((first, rest)) if first == "--" => rest,
+                _ => &command.args[..],
+            };
+            match args.split_first() {
+                Some((format, values)) => printf(&read_escapes(format, Escapes::Printf), values),
+                None => return None,
+            }
+        }
         "cat" if command.args.is_empty() => return stdin_script(slot, command)?,
         _ => return None,
     };
