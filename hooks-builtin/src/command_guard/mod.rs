@@ -143,7 +143,8 @@ mod rules;
 mod user;
 
 pub use packs::{
-    CORE_PACKS, OperandAt, OperandPlace, Pack, PackRule, builtin_packs, optional_pack_names,
+    CORE_PACKS, OperandAt, OperandPlace, Pack, PackRule, ProgramOptions, builtin_packs,
+    optional_pack_names,
 };
 
 use std::borrow::Cow;

@@ -1,7 +1,8 @@
 //! Rule packs: named sets of rules, as data (the format is documented on [`Pack`]).
 
+use std::collections::BTreeMap;
 use std::fmt;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use regex::Regex;
 use serde::{Deserialize, Serialize};
@@ -9,8 +10,10 @@ use serde::{Deserialize, Serialize};
 use crate::shell::{Command, RedirectOp};
 
 use super::Action;
-use super::rules::{Env, Place, has_long, has_short, split_args};
+use super::rules::{Env, Place, has_long, has_short};
 use super::user::{UserRule, wildcard};
+
+mod operands;
 
 /// A named set of rules. Builtin packs and `custom_packs` in settings have this shape.
 ///
@@ -34,6 +37,10 @@ use super::user::{UserRule, wildcard};
 /// text_unless = '(?i)\bwhere\b'                    # … and must not match this
 /// operand = "system"                               # some operand must be such a place
 /// operand_at = "any"                               # which operands: any | last | not-last | first
+///
+/// [options.mv]                                     # per program, for every rule of the pack
+/// values = ["-S", "--suffix"]                      # options whose value may be the next word
+/// target = ["-t", "--target-directory"]            # options whose value is where it writes
 /// ```
 ///
 /// The **text** of a command is its arguments joined by spaces, then the bodies of its
@@ -44,13 +51,22 @@ use super::user::{UserRule, wildcard};
 /// `/usr/bin/python3`, `/var/lib/dpkg/status`; not the home directory's contents),
 /// `outside-project`, `project` (the project root or a parent of it, or a glob of every entry
 /// of one: `*`), `disk` (a block device; a relative path starts where the command runs),
-/// `protected-branch` (a `protected_branches` name, or its ref: `refs/heads/main`).
+/// `protected-branch` (a `protected_branches` name, or its ref: `refs/heads/main`), `unknown`
+/// (a path that starts with a variable the guard does not expand: `"$DEST"`, `${X:-.}`).
 /// **Operand_at** says which operands are looked at: `any` (the default), `last` (the
 /// destination of `rsync`, `ln`, `mount`), `not-last` (the sources of `mv`, not where they
 /// go), `first` (the one right after the operands the matching command pattern names: the
 /// branch of `git switch -C main x`, not its start point; the value attached to one of the
-/// pattern's short flags, `-Cmain`, is looked at too). Operands are the arguments that do not start with `-`, so the value of a flag written
-/// as a separate word (`-e ssh`) is one.
+/// pattern's short flags, `-Cmain`, is looked at too). Operands are the arguments that do not
+/// start with `-`, so the value of a flag written as a separate word (`-e ssh`) is one, unless
+/// the pack's **options** list it in the program's `values` (`rsync --delete src/ .
+/// --exclude x` writes to `.`, not to `x`). **Target** options name where the program writes
+/// (`mv -t /srv a b`): with one
+/// given, `last` looks at its value as well as the last operand, and `not-last` at every
+/// operand. A short option in `values` or `target` takes the rest of its cluster (`-tdir`), or
+/// the next word when it ends it (`-vt dir`); a long one takes `=value` or the next word, and
+/// a `target` one may be abbreviated (`--target` for `--target-directory`), as GNU tools
+/// accept.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Pack {
@@ -62,8 +78,27 @@ pub struct Pack {
     /// What it does not catch, so nobody relies on it for that.
     #[serde(default)]
     pub misses: String,
+    /// Per program (its file name: `rsync`), the options the rules need to know to find its
+    /// operands.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub options: BTreeMap<String, ProgramOptions>,
     /// The rules.
     pub rules: Vec<PackRule>,
+}
+
+/// The options of a program that change which of its words are operands (see [`Pack`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProgramOptions {
+    /// Options that take a value, which may be the next word (`--exclude x`, `-e ssh`): that
+    /// word is not an operand, so a value written after the destination does not hide it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub values: Vec<String>,
+    /// Options whose value is where the program writes (`-t DIR` of `mv`, `cp`, `ln`). When
+    /// one is given, `last` looks at its value as well as the last operand, and `not-last`
+    /// at every operand.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub target: Vec<String>,
 }
 
 /// One rule of a [`Pack`].
@@ -116,6 +151,9 @@ pub enum OperandPlace {
     Disk,
     /// A branch `protected_branches` names, or its ref (`refs/heads/main`).
     ProtectedBranch,
+    /// A path that starts with a variable the guard does not expand (`"$DEST"`, `${X:-.}`,
+    /// `./$X`), as `rm-unknown-variable` reads it: it could be any of the places above.
+    Unknown,
 }
 
 impl fmt::Display for OperandPlace {
@@ -129,46 +167,9 @@ impl fmt::Display for OperandPlace {
             OperandPlace::Project => "project",
             OperandPlace::Disk => "disk",
             OperandPlace::ProtectedBranch => "protected-branch",
+            OperandPlace::Unknown => "unknown",
         })
     }
-}
-
-/// Programs for which an operand with a `:` before any `/` names a place on another machine
-/// (`host:/srv`, `[::1]:/`), never a local file.
-const REMOTE_COPIES: &[&str] = &["rsync", "scp"];
-
-/// The text before the `:` of a remote copy's operand, an IPv6 address in brackets whole
-/// (`[::1]` of `[::1]:/`).
-fn remote_host(operand: &str) -> Option<&str> {
-    match operand.find("]:") {
-        Some(end) if operand[..end].contains('[') => Some(&operand[..=end]),
-        _ => operand.split_once(':').map(|(host, _)| host),
-    }
-}
-
-/// Whether `text` reads as a remote copy's `[user@]host` (`deploy@web1`, `[::1]`).
-fn is_host(text: &str) -> bool {
-    let host = text
-        .rsplit_once('@')
-        .map_or(text, |(user, host)| if user.is_empty() { "" } else { host });
-    let name = |h: &str| {
-        !h.is_empty()
-            && h.chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_'))
-    };
-    let bracketed = |h: &str| {
-        h.strip_prefix('[')
-            .and_then(|h| h.strip_suffix(']'))
-            .is_some_and(|a| {
-                !a.is_empty()
-                    && a.chars().all(|c| {
-                        c.is_ascii_hexdigit()
-                            || matches!(c, ':' | '.' | '%')
-                            || c.is_ascii_alphanumeric()
-                    })
-            })
-    };
-    name(host) || bracketed(host)
 }
 
 /// Which of a command's operands [`PackRule::operand`] looks at.
@@ -291,6 +292,8 @@ pub(super) struct CompiledRule {
     unless: Vec<String>,
     operand: Option<OperandPlace>,
     operand_at: OperandAt,
+    /// The pack's [`Pack::options`].
+    options: Arc<BTreeMap<String, ProgramOptions>>,
     text: Option<LazyRegex>,
     text_unless: Option<LazyRegex>,
 }
@@ -333,6 +336,21 @@ impl Compiled {
         if pack.name.trim().is_empty() {
             return Err(("name".into(), "empty pack name".into()));
         }
+        for (program, known) in &pack.options {
+            for (field, list) in [("values", &known.values), ("target", &known.target)] {
+                if let Some((j, bad)) = list
+                    .iter()
+                    .enumerate()
+                    .find(|(_, o)| !operands::is_option(o))
+                {
+                    return Err((
+                        format!("options.{program}.{field}[{j}]"),
+                        format!("`{bad}` is not an option (`-x` or `--name`)"),
+                    ));
+                }
+            }
+        }
+        let options = Arc::new(pack.options.clone());
         let rules = pack
             .rules
             .iter()
@@ -375,6 +393,7 @@ impl Compiled {
                     unless: rule.unless.clone(),
                     operand: rule.operand,
                     operand_at: rule.operand_at,
+                    options: Arc::clone(&options),
                     text: regex("text", &rule.text)?,
                     text_unless: regex("text_unless", &rule.text_unless)?,
                 })
@@ -407,7 +426,14 @@ impl CompiledRule {
         env: &Env<'_>,
     ) -> Option<String> {
         let pattern = self.command.iter().find(|r| r.matches(command))?;
-        let (flags, operands) = split_args(&command.args);
+        let operands::Split {
+            flags,
+            operands,
+            targets,
+        } = match self.options.get(&command.program) {
+            Some(known) => operands::split(&command.args, &known.values, &known.target),
+            None => operands::split(&command.args, &[], &[]),
+        };
         let exempt = self.unless.iter().any(|u| {
             if let Some(long) = u.strip_prefix("--") {
                 // `--dry-run=none` (kubectl) or `=false` turns the flag off: no exemption.
@@ -446,9 +472,13 @@ impl CompiledRule {
             return Some(self.what.clone());
         };
         let dir = command.dir.as_deref();
+        // With a target option (`mv -t /srv a b`) every operand is a source, and the target
+        // is where the command writes; the last operand is looked at too, so that reading a
+        // word as a target only makes the rule stricter.
         let candidates = match self.operand_at {
             OperandAt::Any => &operands[..],
             OperandAt::Last => &operands[operands.len().saturating_sub(1)..],
+            OperandAt::NotLast if !targets.is_empty() => &operands[..],
             OperandAt::NotLast => &operands[..operands.len().saturating_sub(1)],
             OperandAt::First => {
                 // After the last operand the pattern names (`switch`), in order.
@@ -463,10 +493,12 @@ impl CompiledRule {
                     .unwrap_or_default()
             }
         };
-        // `first` is about the value of the pattern's flag (`git checkout -B main`), which can
-        // be attached to it (`-Bmain`): that value is looked at too. For a flag that takes no
-        // value the word is a cluster (`-fmain` is `-f -m …`); looking at it is only stricter.
-        let attached: Vec<&str> = match self.operand_at {
+        // Looked at before the operands: for `last`, the target option's value; for `first`,
+        // the value of the pattern's flag (`git checkout -B main`) when it is attached to it
+        // (`-Bmain`). For a flag that takes no value that word is a cluster (`-fmain` is
+        // `-f -m …`); looking at it is only stricter.
+        let before: Vec<&str> = match self.operand_at {
+            OperandAt::Last => targets,
             OperandAt::First => flags
                 .iter()
                 .filter(|f| !f.starts_with("--"))
@@ -482,17 +514,12 @@ impl CompiledRule {
             _ => Vec::new(),
         };
         // What a remote copy names on another machine is no place here (`host:/`,
-        // `[::1]:.`, `rsync://host/m/`): the rules about remote places read the text. Only a
-        // host name before the `:` makes it remote (`${X:-.}` and `$HOME:` are local).
-        let remote = |o: &str| {
-            REMOTE_COPIES.contains(&command.program.as_str())
-                && (o
-                    .get(..8)
-                    .is_some_and(|s| s.eq_ignore_ascii_case("rsync://"))
-                    || remote_host(o).is_some_and(is_host))
-        };
-        let local = candidates.iter().filter(|o| !remote(o));
-        let operand = attached.iter().chain(local).find(|o| match place {
+        // `[::1]:.`, `rsync://host/m/`): the rules about remote places read the text.
+        let local = candidates
+            .iter()
+            .filter(|o| !operands::is_remote(&command.program, o));
+        let operand = before.iter().chain(local).find(|o| match place {
+            OperandPlace::Unknown => super::opaque::unknown_variable(o, "").is_some(),
             OperandPlace::Disk => env.is_disk_at(o, dir),
             // `git update-ref refs/heads/main …` names the branch by its ref.
             OperandPlace::ProtectedBranch => {
@@ -541,33 +568,6 @@ mod tests {
     use std::path::Path;
 
     use super::*;
-
-    #[test]
-    fn only_a_host_before_the_colon_makes_a_remote_copys_operand_remote() {
-        let remote = |o: &str| remote_host(o).is_some_and(is_host);
-        for o in [
-            "host:/",
-            "deploy@web-1.example.org:/srv",
-            "[::1]:/",
-            "user@[fe80::1%eth0]:x",
-            "h::module",
-        ] {
-            assert!(remote(o), "{o}");
-        }
-        for o in [
-            "${NOPE:-.}",
-            "${HOME:?}",
-            "$HOME:",
-            "./a:b",
-            "/x:y",
-            "~:",
-            ":/",
-            "@h:/",
-            "\"${PWD:0}\"",
-        ] {
-            assert!(!remote(o), "{o}");
-        }
-    }
 
     #[test]
     fn every_builtin_pack_parses_compiles_and_has_unique_ids() {
@@ -740,6 +740,28 @@ operand_at = "last"
             });
             out.push_str(&format!("{}\n\n", pack.description.trim()));
             out.push_str(&format!("**Misses:** {}\n\n", pack.misses.trim()));
+            if !pack.options.is_empty() {
+                let programs: Vec<String> = pack
+                    .options
+                    .iter()
+                    .map(|(program, known)| {
+                        let list =
+                            |l: &[String]| l.iter().map(|o| code(o)).collect::<Vec<_>>().join(" ");
+                        let mut parts = Vec::new();
+                        if !known.values.is_empty() {
+                            parts.push(format!("take a value: {}", list(&known.values)));
+                        }
+                        if !known.target.is_empty() {
+                            parts.push(format!("name where it writes: {}", list(&known.target)));
+                        }
+                        format!("`{program}` ({})", parts.join("; "))
+                    })
+                    .collect();
+                out.push_str(&format!(
+                    "**Options read** (a value written as the next word is not an operand): {}.\n\n",
+                    programs.join(", ")
+                ));
+            }
             let in_code = in_code(&pack.name);
             if !in_code.is_empty() {
                 out.push_str(&format!(
@@ -838,6 +860,11 @@ operand_at = "last"
             (
                 "id = \"a\"\naction = \"deny\"\nwhat = \"w\"\ncommand = [\"x\"]\ntext = \"(\"",
                 "rules[0].text",
+            ),
+            (
+                "id = \"a\"\naction = \"deny\"\nwhat = \"w\"\ncommand = [\"x\"]\n\
+                 [options.x]\nvalues = [\"-e\", \"exclude\"]",
+                "options.x.values[1]",
             ),
         ];
         for (rule, field) in cases {
