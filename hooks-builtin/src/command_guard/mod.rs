@@ -30,8 +30,9 @@
 //!
 //! Every pack holds data rules (`core.shell`'s are the programs that run a command given in
 //! an option or in their own language: awk's `system()`, sed's `e`, `git -c alias.x=!…`,
-//! `tar --to-command`, `rsync -e`, `ssh -o ProxyCommand`, `make --eval`, `npx rimraf`): a TOML file compiled in, matched on the
-//! parsed commands (program, flags in any spelling, operands), with the shape
+//! `tar --to-command`, `rsync -e`, `ssh -o ProxyCommand`, `make --eval`, `npx rimraf`; a
+//! database client's shell escapes are in `databases`): a TOML file compiled in, matched on
+//! the parsed commands (program, flags in any spelling, operands), with the shape
 //! [`Pack`] documents; `custom_packs` adds packs of your own in the same shape.
 //! `docs/command-guard-packs.md` lists every pack rule, what it catches and what the pack
 //! misses. The rules that need more than a command's words (paths resolved against the project

@@ -1,6 +1,8 @@
 //! Command lines inside a program's own script language: sed's `e` command and `s///e` flag,
-//! make's recipes and `$(shell …)` in `--eval`, and its `SHELL=` on the command line. Each is
-//! judged as a script run where the command runs ([`option_commands`](super::options)).
+//! make's recipes and `$(shell …)` in `--eval`, and its `SHELL=` on the command line, and the
+//! shell escapes of database clients (`psql -c '\! CMD'`, `mysql -e 'system CMD'`, `sqlite3 db
+//! '.shell CMD'`). Each is judged as a script run where the command runs
+//! ([`option_commands`](super::options)).
 
 /// The scripts of a sed command line: each `-e`/`--expression` value (a short option cluster
 /// ending in `e` takes the next word: `-ne`), or the first operand when there is none. None
@@ -237,12 +239,151 @@ fn makefile_commands(text: &str) -> Vec<String> {
     out
 }
 
+/// The command lines a database client runs through its shell escapes, in the statements on
+/// its command line:
+/// - psql (every argument): `\! CMD`, output sent to a pipe (`\o |CMD`, `\g |CMD`, `\w
+///   |CMD`), and `COPY`/`\copy … PROGRAM 'CMD'`;
+/// - mysql and mariadb (`-e`/`--execute`): `system CMD`, `\! CMD`, and a pager (`pager CMD`,
+///   `\P CMD`), at the start of a statement;
+/// - sqlite3 and duckdb (every argument): `.shell CMD`, `.system CMD`, and output sent to a
+///   pipe (`.once |CMD`, `.output |CMD`).
+///
+/// Statements in files, here-documents or piped in are not read here; the `databases` pack
+/// asks about a shell escape wherever it reads the text.
+pub(super) fn db_client_commands(program: &str, args: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    match program {
+        "psql" | "pgcli" => {
+            for text in args {
+                for line in text.lines() {
+                    out.extend(psql_line(line));
+                }
+                out.extend(copy_programs(text));
+            }
+        }
+        "mysql" | "mariadb" => {
+            let mut words = args.iter().map(String::as_str);
+            while let Some(word) = words.next() {
+                let value = match word {
+                    "-e" | "--execute" => words.next(),
+                    w => w
+                        .strip_prefix("--execute=")
+                        .or_else(|| w.strip_prefix("-e").filter(|v| !v.is_empty())),
+                };
+                for statement in value.into_iter().flat_map(|v| v.split(['\n', ';'])) {
+                    let statement = statement.trim_start();
+                    let command = ["system ", "\\! ", "\\!", "pager ", "\\P "]
+                        .iter()
+                        .find_map(|p| strip_prefix_ignore_case(statement, p));
+                    out.extend(command.map(str::to_owned));
+                }
+            }
+        }
+        "sqlite3" | "sqlite" | "duckdb" => {
+            for line in args.iter().flat_map(|a| a.split(['\n', ';'])) {
+                let line = line.trim_start();
+                let command = [".shell ", ".system "]
+                    .iter()
+                    .find_map(|p| line.strip_prefix(p))
+                    .or_else(|| {
+                        [".once ", ".output "]
+                            .iter()
+                            .find_map(|p| line.strip_prefix(p))
+                            .and_then(|rest| {
+                                rest.trim_start()
+                                    .trim_start_matches(['\'', '"'])
+                                    .strip_prefix('|')
+                            })
+                            .map(|c| c.trim_end_matches(['\'', '"']))
+                    });
+                out.extend(command.map(str::to_owned));
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+/// The command of one psql line: `\! CMD`, or the pipe of `\o`, `\g`, `\gx`, `\w` (and
+/// their long names) to `|CMD`; meta-commands can follow each other on a line.
+fn psql_line(line: &str) -> Option<String> {
+    if let Some(at) = line.find("\\!") {
+        return Some(line[at + 2..].to_owned());
+    }
+    for meta in ["\\out", "\\o", "\\gx", "\\g", "\\write", "\\w"] {
+        for (at, _) in line.match_indices(meta) {
+            let rest = line[at + meta.len()..].trim_start();
+            if let Some(command) = rest.strip_prefix('|') {
+                return Some(command.to_owned());
+            }
+        }
+    }
+    None
+}
+
+/// The commands of `COPY … PROGRAM 'CMD'` (run by the server) and psql's `\copy … program
+/// 'CMD'` (run here): SQL strings, `''` read as `'`.
+fn copy_programs(text: &str) -> Vec<String> {
+    let lower = text.to_ascii_lowercase();
+    let mut out = Vec::new();
+    if !lower.contains("copy") {
+        return out;
+    }
+    for (at, _) in lower.match_indices("program") {
+        let Some(rest) = text[at + "program".len()..].trim_start().strip_prefix('\'') else {
+            continue;
+        };
+        let mut command = String::new();
+        let mut chars = rest.chars().peekable();
+        while let Some(c) = chars.next() {
+            if c == '\'' {
+                if chars.peek() == Some(&'\'') {
+                    chars.next();
+                } else {
+                    break;
+                }
+            }
+            command.push(c);
+        }
+        out.push(command);
+    }
+    out
+}
+
+/// `text` after `prefix`, compared without case (mysql's client commands).
+fn strip_prefix_ignore_case<'a>(text: &'a str, prefix: &str) -> Option<&'a str> {
+    let head = text.get(..prefix.len())?;
+    head.eq_ignore_ascii_case(prefix)
+        .then(|| &text[prefix.len()..])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn words(line: &str) -> Vec<String> {
         line.split(' ').map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn database_clients_run_their_shell_escapes() {
+        let args = |list: &[&str]| list.iter().map(|a| (*a).to_owned()).collect::<Vec<_>>();
+        let run = |program: &str, list: &[&str]| db_client_commands(program, &args(list));
+        assert_eq!(run("psql", &["-c", "\\! rm -rf ~"]), [" rm -rf ~"]);
+        assert_eq!(run("psql", &["-c", "select 1 \\g |sh"]), ["sh"]);
+        assert_eq!(run("psql", &["-c", "\\o | tee x"]), [" tee x"]);
+        assert_eq!(
+            run("psql", &["-c", "COPY t FROM PROGRAM 'echo ''a b'''"]),
+            ["echo 'a b'"]
+        );
+        assert_eq!(run("mysql", &["-e", "SELECT 1; SYSTEM id"]), ["id"]);
+        assert_eq!(run("mysql", &["--execute=\\! id"]), ["id"]);
+        assert_eq!(run("mysql", &["-epager less"]), ["less"]);
+        assert!(run("mysql", &["system", "-e", "select 1"]).is_empty());
+        assert_eq!(run("sqlite3", &["db", ".shell id"]), ["id"]);
+        assert_eq!(run("sqlite3", &["db", ".once '|sh'"]), ["sh"]);
+        assert!(run("sqlite3", &["db", ".output out.csv"]).is_empty());
+        assert!(run("psql", &["-c", "select 'program'"]).is_empty());
     }
 
     #[test]

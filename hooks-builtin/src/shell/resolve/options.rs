@@ -1,8 +1,8 @@
 //! Options and settings whose value a program runs as a shell command line: `git rebase -x`,
 //! `git -c core.pager=…`, `tar --to-command`, `rsync -e`, `ssh -o ProxyCommand=…`, `man -P`,
 //! an editor's `-c '!…'`, an awk program's `system("…")`, a sed script's `e` command, make's
-//! `SHELL=` and `--eval` ([`embedded`](super::embedded)). Each value is parsed and judged as
-//! a script run where the command runs.
+//! `SHELL=` and `--eval`, a database client's shell escapes ([`embedded`](super::embedded)).
+//! Each value is parsed and judged as a script run where the command runs.
 
 use std::borrow::Cow;
 
@@ -230,6 +230,12 @@ pub(super) fn option_commands<'a>(program: &str, args: &'a [String]) -> Vec<Cow<
         }
         // make's `SHELL=CMD`, and the recipes and `$(shell CMD)` of `--eval` text.
         "make" | "gmake" => out.extend(embedded::make_commands(args).into_iter().map(Cow::Owned)),
+        // A database client's shell escapes (`psql -c '\\! CMD'`, `sqlite3 db '.shell CMD'`).
+        "psql" | "pgcli" | "mysql" | "mariadb" | "sqlite3" | "sqlite" | "duckdb" => out.extend(
+            embedded::db_client_commands(program, args)
+                .into_iter()
+                .map(Cow::Owned),
+        ),
         // less's and more's first command `+!CMD`.
         "less" | "more" => out.extend(
             args.iter()
