@@ -380,6 +380,13 @@ fn strip(mut words: Vec<String>, mut privileged: bool, sink: &mut Sink) -> Resul
             sink.charge(joined.len())?;
             dir = Some(joined);
         }
+        // A package runner's command is a package, maybe pinned (`bunx rimraf@5 /`): the
+        // program is the package's name.
+        if w.package
+            && let Some(name) = package_name(&words[i + skip])
+        {
+            words[i + skip] = name.to_owned();
+        }
         i += skip;
     }
     let assignments = words.drain(..i).filter(|w| is_env_assignment(w)).collect();
@@ -389,6 +396,13 @@ fn strip(mut words: Vec<String>, mut privileged: bool, sink: &mut Sink) -> Resul
         dir,
         assignments,
     })
+}
+
+/// The name of a pinned package (`rimraf` of `rimraf@5`, `@scope/tool` of
+/// `@scope/tool@latest`); `None` when it names no version.
+fn package_name(word: &str) -> Option<&str> {
+    let at = word.get(1..)?.rfind('@')? + 1;
+    Some(&word[..at])
 }
 
 /// The script of `su [-] [user] -c 'script'` (and `runuser`).
@@ -565,14 +579,15 @@ impl Parser<'_, '_> {
                 }
                 None => {}
             },
-            // `npx -c 'cmd'`, `npm exec -c 'cmd'` (`npm x`) run a shell command.
-            "npx" | "npm"
+            // `npx -c 'cmd'`, `npm exec -c 'cmd'` (`npm x`) and `pnpm exec -c 'cmd'` run a
+            // shell command.
+            "npx" | "npm" | "pnpm"
                 if command.program == "npx"
                     || args
                         .first()
                         .is_some_and(|a| matches!(a.as_str(), "exec" | "x")) =>
             {
-                if let Some(script) = option_value(args, &["-c", "--call"]) {
+                if let Some(script) = option_value(args, &["-c", "--call", "--shell-mode"]) {
                     self.queue_task(text(script), privileged, dir.clone(), false)?;
                 }
             }

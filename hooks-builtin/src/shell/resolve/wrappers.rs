@@ -39,6 +39,8 @@ pub(super) struct Wrapper {
     /// The command runs on another machine or in a container: in its home directory (`~`),
     /// unless a `chdir` option says where (`docker exec -w /app`), as `ssh host cmd` does.
     pub(super) remote: bool,
+    /// The command is a package, which may be pinned to a version (`bunx rimraf@5`).
+    pub(super) package: bool,
 }
 
 const PLAIN: Wrapper = Wrapper {
@@ -57,6 +59,7 @@ const PLAIN: Wrapper = Wrapper {
     instead: ("", &[]),
     dashdash: false,
     remote: false,
+    package: false,
 };
 
 /// Wrappers whose command follows their options, by name. `runuser` is one only with `-u`
@@ -286,6 +289,87 @@ pub(super) const WRAPPERS: &[Wrapper] = &[
         ..PLAIN
     },
     Wrapper {
+        name: "rye",
+        sub: &["run"],
+        long: &["pyproject"],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "pixi",
+        sub: &["run", "exec"],
+        short: "es",
+        long: &[
+            "environment",
+            "manifest-path",
+            "spec",
+            "channel",
+            "platform",
+        ],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "devbox",
+        sub: &["run"],
+        short: "c",
+        long: &["config", "environment", "env-file"],
+        ..PLAIN
+    },
+    // `direnv exec DIR cmd`: the command runs here, with DIR's environment.
+    Wrapper {
+        name: "direnv",
+        sub: &["exec"],
+        operands: 1,
+        ..PLAIN
+    },
+    // JavaScript package runners: the command is a package's program or one on the PATH.
+    Wrapper {
+        name: "npm",
+        sub: &["exec", "x"],
+        // `-c`/`--call` run a shell command instead: taken as a value, it leaves no command
+        // to unwrap, and `npm exec -c 'cmd'` is judged as a script (resolve.rs).
+        short: "wc",
+        long: &["package", "workspace", "prefix", "call"],
+        global: ("w", &["prefix", "workspace"]),
+        package: true,
+        ..PLAIN
+    },
+    Wrapper {
+        name: "pnpm",
+        sub: &["exec", "dlx"],
+        // `-c`/`--shell-mode` run the command in a shell: as for npm's `-c`.
+        short: "Cc",
+        long: &["dir", "filter", "package", "shell-mode"],
+        global: ("C", &["dir", "filter"]),
+        chdir: ("C", &["dir"]),
+        package: true,
+        ..PLAIN
+    },
+    Wrapper {
+        name: "yarn",
+        sub: &["exec", "dlx"],
+        short: "p",
+        long: &["package", "cwd"],
+        global: ("", &["cwd"]),
+        chdir: ("", &["cwd"]),
+        package: true,
+        ..PLAIN
+    },
+    Wrapper {
+        name: "bun",
+        sub: &["x"],
+        short: "p",
+        long: &["package", "cwd"],
+        package: true,
+        ..PLAIN
+    },
+    Wrapper {
+        name: "bunx",
+        short: "p",
+        long: &["package"],
+        package: true,
+        ..PLAIN
+    },
+    Wrapper {
         name: "conda",
         sub: &["run"],
         short: "np",
@@ -474,6 +558,70 @@ pub(super) const WRAPPERS: &[Wrapper] = &[
     Wrapper {
         name: "dbus-run-session",
         long: &["config-file", "dbus-daemon"],
+        ..PLAIN
+    },
+    // Sandboxes and privilege tools that run the command after their options.
+    Wrapper {
+        name: "proot",
+        short: "rRSbmwqk",
+        long: &[
+            "rootfs",
+            "bind",
+            "mount",
+            "cwd",
+            "pwd",
+            "qemu",
+            "kernel-release",
+        ],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "setpriv",
+        long: &[
+            "reuid",
+            "regid",
+            "ruid",
+            "euid",
+            "rgid",
+            "egid",
+            "groups",
+            "inh-caps",
+            "ambient-caps",
+            "bounding-set",
+            "securebits",
+            "pdeathsig",
+            "selinux-label",
+            "apparmor-profile",
+            "landlock-access",
+            "landlock-rule",
+            "seccomp-filter",
+        ],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "chpst",
+        short: "uUbe/nlLmdopfcrt",
+        ..PLAIN
+    },
+    // `s6-setuidgid ACCOUNT cmd`.
+    Wrapper {
+        name: "s6-setuidgid",
+        operands: 1,
+        ..PLAIN
+    },
+    Wrapper {
+        name: "with-contenv",
+        ..PLAIN
+    },
+    Wrapper {
+        name: "rlwrap",
+        short: "bCDefFgHlMOPqsStwz",
+        ..PLAIN
+    },
+    Wrapper {
+        name: "runcon",
+        short: "urtl",
+        long: &["user", "role", "type", "range"],
         ..PLAIN
     },
     Wrapper {
@@ -757,6 +905,41 @@ pub(super) const WRAPPERS: &[Wrapper] = &[
         ),
         dashdash: true,
         remote: true,
+        ..PLAIN
+    },
+    // `lxc exec CONTAINER -- cmd`, and incus (its fork).
+    Wrapper {
+        name: "lxc",
+        long: &["env", "user", "group", "cwd", "mode", "project"],
+        operands: 1,
+        sub: &["exec"],
+        global: ("", &["project"]),
+        chdir: ("", &["cwd"]),
+        dashdash: true,
+        remote: true,
+        ..PLAIN
+    },
+    Wrapper {
+        name: "incus",
+        long: &["env", "user", "group", "cwd", "mode", "project"],
+        operands: 1,
+        sub: &["exec"],
+        global: ("", &["project"]),
+        chdir: ("", &["cwd"]),
+        dashdash: true,
+        remote: true,
+        ..PLAIN
+    },
+    // `distrobox enter BOX -- cmd`: a container that shares the home directory, so the
+    // command runs where it was started.
+    Wrapper {
+        name: "distrobox",
+        short: "na",
+        long: &["name", "additional-flags"],
+        operands: 1,
+        sub: &["enter"],
+        instead: ("n", &["name"]),
+        dashdash: true,
         ..PLAIN
     },
     Wrapper {
