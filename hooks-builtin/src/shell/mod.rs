@@ -108,8 +108,9 @@
 //! expansion, `parallel` and `xargs` produce, and the rewriting of `env -S` strings. Over the
 //! budget the parse fails with [`ShellError::TooComplex`], and guards deny what they cannot
 //! parse. The parser does not expand variables (but for known positional parameters), so
-//! `X=rm; $X -rf /` is seen as a command named `$X`; an alias's value is parsed where it is
-//! defined, not where it is used.
+//! `X=rm; $X -rf /` is seen as a command named `$X`. An alias's value is parsed where it is
+//! defined, and again with the words of each later use (`alias x='rm -rf'; x ~` runs
+//! `rm -rf ~`), where it is not expanded again.
 //!
 //! ```
 //! use hookrail_builtin::shell;

@@ -42,6 +42,12 @@ pub(super) struct Sink {
     fuel: usize,
     /// Names `hash -p PATH NAME` made run another program: NAME, and PATH.
     pub(super) hashed: Vec<(String, String)>,
+    /// The aliases defined so far (`alias x='rm -rf'`): NAME, and its value.
+    pub(super) aliases: Vec<(String, String)>,
+    /// The script being parsed is an alias's value with its words, or nested in one: aliases
+    /// are not expanded again in it (bash does not expand an alias inside itself, and
+    /// `alias ls='ls -F'` must not loop).
+    pub(super) in_alias: bool,
     /// The statements that gave variables values so far ([`Variable::statement`]).
     ///
     /// [`Variable::statement`]: super::Variable::statement
@@ -58,6 +64,8 @@ struct Task {
     /// Another reading of text already parsed (`((…))` read as subshells): a syntax error
     /// drops what it added instead of failing the whole parse.
     optional: bool,
+    /// An alias's value with its words, or a script nested in one ([`Sink::in_alias`]).
+    alias: bool,
 }
 
 /// How much of a [`Sink`] there was before an optional reading, to drop what it added.
@@ -138,6 +146,8 @@ pub(super) fn parse(src: &str) -> Result<Script> {
         tasks: VecDeque::new(),
         fuel: FUEL_PER_BYTE * src.len() + FUEL_BASE,
         hashed: Vec::new(),
+        aliases: Vec::new(),
+        in_alias: false,
         statements: 0,
     };
     run(src, &mut sink, 0, false, None, None)?;
@@ -151,6 +161,7 @@ pub(super) fn parse(src: &str) -> Result<Script> {
         };
         let mark = task.optional.then(|| sink.mark());
         let (depth, privileged) = (task.depth, task.privileged);
+        sink.in_alias = task.alias;
         match run(
             &text,
             &mut sink,
@@ -362,7 +373,23 @@ impl<'a> Parser<'a, '_> {
             privileged,
             positional,
             optional,
+            alias: self.sink.in_alias,
         });
+        Ok(())
+    }
+
+    /// Queues what an alias runs (its value, then the words it was used with), in which
+    /// aliases are not expanded again.
+    pub(super) fn queue_alias(
+        &mut self,
+        line: String,
+        privileged: bool,
+        dir: Option<String>,
+    ) -> Result<()> {
+        self.queue_task(Source::Text(line), privileged, dir, false)?;
+        if let Some(task) = self.sink.tasks.back_mut() {
+            task.alias = true;
+        }
         Ok(())
     }
 

@@ -519,6 +519,20 @@ impl Parser<'_, '_> {
         };
         let (args, dir) = (&command.args, &command.dir);
         let text = |s: &str| Source::Text(s.to_owned());
+        // An alias defined before (`alias x='rm -rf'; x ~`) runs its value with the words it
+        // is used with. bash expands one only on a later line, with `expand_aliases` when not
+        // interactive; judging every use after the definition is only stricter.
+        let alias = (self.sink.aliases.iter().rev())
+            .find(|(name, _)| !self.sink.in_alias && *name == command.program)
+            .map(|(_, value)| value.clone());
+        if let Some(value) = alias {
+            let mut line = value;
+            for arg in args {
+                line.push(' ');
+                line.push_str(&crate::shell::quote(arg));
+            }
+            self.queue_alias(line, privileged, dir.clone())?;
+        }
         // Options and settings the program runs as a command line (`git rebase -x CMD`,
         // `tar --to-command=CMD`, `ssh -o ProxyCommand=CMD`), run where the command runs.
         for script in options::option_commands(&command.program, args) {
@@ -553,8 +567,10 @@ impl Parser<'_, '_> {
                 }
             }
             "alias" => {
-                for value in args.iter().filter_map(|a| a.split_once('=')) {
-                    self.queue_task(text(value.1), privileged, dir.clone(), false)?;
+                for (name, value) in args.iter().filter_map(|a| a.split_once('=')) {
+                    self.queue_alias(value.to_owned(), privileged, dir.clone())?;
+                    self.sink.charge(name.len() + value.len())?;
+                    self.sink.aliases.push((name.to_owned(), value.to_owned()));
                 }
             }
             "watch" => {

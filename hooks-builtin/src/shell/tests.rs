@@ -286,6 +286,32 @@ fn scripts_that_wrappers_run_are_parsed() {
 }
 
 #[test]
+fn an_alias_runs_its_value_with_the_words_it_is_used_with() {
+    let has = |src: &str, command: &str| {
+        let commands = flat(src);
+        assert!(commands.iter().any(|c| c == command), "{src}: {commands:?}");
+    };
+    has("shopt -s expand_aliases\nalias x='rm -rf'\nx ~", "rm -rf ~");
+    has("alias x='rm -rf' y='ls'; x / 'a b'", "rm -rf / 'a b'");
+    has("alias rm='rm -rf'\nrm ~", "rm -rf ~");
+    has(
+        "alias q='psql -c'\nq 'DROP DATABASE prod'",
+        "psql -c 'DROP DATABASE prod'",
+    );
+    // An alias is not expanded inside itself: `ls` runs once with `-F`, and nothing loops.
+    let commands = flat("alias ls='ls -F'\nls src");
+    assert_eq!(
+        commands.iter().filter(|c| c.starts_with("ls")).count(),
+        3,
+        "{commands:?}"
+    );
+    assert!(commands.contains(&"ls -F src".to_owned()), "{commands:?}");
+    assert!(parse("alias a=b b=a\na x").is_ok());
+    // A use before the definition is not the alias.
+    assert!(!flat("x ~; alias x='rm -rf'").contains(&"rm -rf ~".to_owned()));
+}
+
+#[test]
 fn xargs_runs_with_the_input_it_is_given() {
     let has = |src: &str, command: &str| {
         let commands = flat(src);
