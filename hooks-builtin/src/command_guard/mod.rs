@@ -575,32 +575,58 @@ impl CommandGuard {
                     let stdin = i
                         .checked_sub(1)
                         .and_then(|prev| literal_output(&pipeline.commands[prev]));
-                    for (p, r) in self.index.candidates(&command.program) {
-                        let pack = &self.packs[p];
-                        let rule = &pack.rules[r];
-                        let Some(what) = rule.matches(command, stdin.as_deref(), env) else {
-                            continue;
-                        };
-                        let action = match rule.action {
-                            Action::Deny => Action::Deny,
-                            _ => self.config.builtin_ask,
-                        };
-                        if action == Action::Allow || (exempt && action == Action::Ask) {
-                            continue;
-                        }
-                        let what = format!("{what} (pack {})", pack.name);
-                        findings.push((action, reason(&rule.id, &what, command)));
-                    }
-                    for (rules, action) in [(&self.deny, Action::Deny), (&self.ask, Action::Ask)] {
-                        if let Some(r) = rules.iter().find(|r| r.matches(command)) {
-                            let what = format!("matches `{}`", r.source);
-                            findings.push((action, reason(&r.field, &what, command)));
-                        }
-                    }
+                    self.rule_findings(command, stdin.as_deref(), exempt, env, &mut findings);
                 }
             }
         }
+        // Commands in interpreter code (`python3 -c "os.system('git stash clear')"`): the
+        // builtin rules judged them where the code was read; the packs and the user rules
+        // judge them here, as they do the command line's.
+        loop {
+            let nested = env.take_nested();
+            if nested.is_empty() {
+                break;
+            }
+            for command in &nested {
+                let exempt = self.allow.iter().any(|r| r.matches(command));
+                self.rule_findings(command, None, exempt, env, &mut findings);
+            }
+        }
         findings
+    }
+
+    /// What the pack rules and the user's `deny`/`ask` rules decide on `command` (which reads
+    /// `stdin`, when literal); `exempt` when an `allow` rule matches it.
+    fn rule_findings(
+        &self,
+        command: &shell::Command,
+        stdin: Option<&str>,
+        exempt: bool,
+        env: &Env<'_>,
+        findings: &mut Vec<(Action, String)>,
+    ) {
+        for (p, r) in self.index.candidates(&command.program) {
+            let pack = &self.packs[p];
+            let rule = &pack.rules[r];
+            let Some(what) = rule.matches(command, stdin, env) else {
+                continue;
+            };
+            let action = match rule.action {
+                Action::Deny => Action::Deny,
+                _ => self.config.builtin_ask,
+            };
+            if action == Action::Allow || (exempt && action == Action::Ask) {
+                continue;
+            }
+            let what = format!("{what} (pack {})", pack.name);
+            findings.push((action, reason(&rule.id, &what, command)));
+        }
+        for (rules, action) in [(&self.deny, Action::Deny), (&self.ask, Action::Ask)] {
+            if let Some(r) = rules.iter().find(|r| r.matches(command)) {
+                let what = format!("matches `{}`", r.source);
+                findings.push((action, reason(&r.field, &what, command)));
+            }
+        }
     }
 
     /// `command` with its program put in as each program a rule names ([`RULED_PROGRAMS`], the

@@ -22,10 +22,18 @@
 //!   `Kernel.system`, `IO.popen`, `shell_exec`, `passthru`, backquotes, `qx(…)`, `%x(…)`,
 //!   `` Bun.$`…` ``, Perl's `open` with a pipe mode or a `|` string: `open(F, "|-", "cmd")`,
 //!   `open(F, "cmd |")`; one that writes into a shell asks, as what it prints is the script). A literal string is parsed as a shell script and judged by every rule,
-//!   so `os.system('rm -rf /')` is `rm-root`; a list (`subprocess.run(['rm', '-rf', '/'])`) or
+//!   so `os.system('rm -rf /')` is `rm-root` (and the pack and user rules see its commands:
+//!   `os.system('git stash clear')` is `git-stash-drop`); a list (`subprocess.run(['rm', '-rf', '/'])`) or
 //!   several literal arguments (`system('rm', '-rf', '/')`) are joined as the argv; anything
 //!   else asks, rule `interpreter-shell-out` (as do `os.exec*`, `os.spawn*` and
 //!   `new Deno.Command`).
+//! - **writes and moves** ([`Table::write`], [`Table::open`] with a mode that writes,
+//!   [`Table::rename`], and `Path('x').write_text()`/`.rename()`: `os.truncate`,
+//!   `open(p, 'w')`, `fs.writeFileSync`, `File.write`, `file_put_contents`, Perl's
+//!   `open(F, ">p")`, `os.rename`, `shutil.move`, `fs.renameSync`, …). A literal path is
+//!   judged as the shell's `: > PATH` (`: >> PATH` for an append) or `mv -- FROM TO`, so
+//!   `open('/etc/passwd','w')` is `system-file-write` and `os.rename('/root', x)` `mv-system`;
+//!   a computed path is not judged (writes to computed paths are what programs do).
 //! - `eval` of a literal (Python's `exec` and `eval`, Perl's `eval q{…}`, Ruby's, PHP's,
 //!   JavaScript's `eval` and `Function`) is scanned as the same language; of anything else
 //!   asks, `eval-computed`, as does code that is a shell expansion (`python3 -c "$CODE"`).

@@ -23,6 +23,11 @@ pub(super) enum Kind {
     Shell,
     Opaque,
     Code,
+    Write,
+    Open,
+    Rename,
+    WriteMethod,
+    RenameMethod,
 }
 
 /// Names of functions that load a module (`require('fs').rmSync` is `fs.rmSync`).
@@ -71,6 +76,22 @@ pub(super) fn classify(lang: Lang, name: &str) -> Option<Kind> {
     }
     if table.code_bare.contains(&name) {
         return Some(Kind::Code);
+    }
+    let listed = |list: &[&str]| list.iter().any(|e| qualified(name, e));
+    if listed(table.write) {
+        return Some(Kind::Write);
+    }
+    if listed(table.rename) {
+        return Some(Kind::Rename);
+    }
+    if listed(table.open) {
+        return Some(Kind::Open);
+    }
+    if listed(table.write_method) {
+        return Some(Kind::WriteMethod);
+    }
+    if listed(table.rename_method) {
+        return Some(Kind::RenameMethod);
     }
     None
 }
@@ -181,6 +202,23 @@ impl Scan<'_, '_> {
                     None => {}
                 }
             }
+            // `Path('/etc/x').write_text(…)`, `Path('/root').rename('/tmp/x')`: the path is the
+            // object the method is called on; on anything else the call is not about a file.
+            Kind::WriteMethod | Kind::RenameMethod => {
+                if let Some((_, path)) = receiver(toks, i).filter(|(ctor, _)| PATHS.contains(ctor))
+                {
+                    let path = path.to_owned();
+                    if kind == Kind::WriteMethod {
+                        self.write(shown, &path, false);
+                    } else {
+                        let to = match args.as_deref() {
+                            Some([Arg::Str(to), ..]) => Some(to.clone()),
+                            _ => None,
+                        };
+                        self.rename(shown, &path, to.as_deref());
+                    }
+                }
+            }
             // `eval { … }` (Perl's exception block, Ruby's block) is code already scanned here.
             Kind::Code if matches!(toks.get(i + 1), Some(Tok::Punct('{'))) => {}
             _ => {
@@ -193,6 +231,28 @@ impl Scan<'_, '_> {
                         format!("{lang} {shown} runs a program the guard cannot check"),
                     )),
                     Kind::Code => self.code(shown, &args),
+                    Kind::Write => {
+                        if let Some(Arg::Str(path)) = args.first() {
+                            self.write(shown, path, false);
+                        }
+                    }
+                    Kind::Open => {
+                        if let [Arg::Str(path), Arg::Str(mode), ..] = args.as_slice()
+                            && mode.contains(['w', 'a', 'x', '+'])
+                        {
+                            self.write(shown, path, mode.contains('a'));
+                        }
+                    }
+                    Kind::Rename => {
+                        if let Some(Arg::Str(from)) = args.first() {
+                            let to = match args.get(1) {
+                                Some(Arg::Str(to)) => Some(to.as_str()),
+                                _ => None,
+                            };
+                            self.rename(shown, from, to);
+                        }
+                    }
+                    Kind::WriteMethod | Kind::RenameMethod => {}
                 }
             }
         }
@@ -243,6 +303,42 @@ impl Scan<'_, '_> {
         }
     }
 
+    /// A write of the literal `path` (created, emptied, or appended to): judged as the
+    /// shell's `: > PATH` (`: >> PATH`), by every rule.
+    fn write(&mut self, name: &str, path: &str, append: bool) {
+        if path.is_empty() {
+            return;
+        }
+        let op = if append { ">>" } else { ">" };
+        self.judge_line(name, format!(": {op} {}", shell::quote(path)));
+    }
+
+    /// A move of the literal `from` (to `to`, when literal): judged as `mv -- FROM TO`, by
+    /// every rule.
+    fn rename(&mut self, name: &str, from: &str, to: Option<&str>) {
+        if from.is_empty() {
+            return;
+        }
+        let to = to.filter(|t| !t.is_empty()).unwrap_or("moved");
+        let line = format!("mv -- {} {}", shell::quote(from), shell::quote(to));
+        self.judge_line(name, line);
+    }
+
+    /// Judges `line`, a shell command that does what the code's call `name` does.
+    fn judge_line(&mut self, name: &str, line: String) {
+        let (command, env) = (self.command, self.env);
+        match nested(|| shell::parse(&line).map(|script| opaque::judge(&script, command, env))) {
+            Some(Ok(hits)) => self.hits.extend(hits),
+            _ => self.hits.push(hit(
+                INTERPRETER_SHELL_OUT,
+                format!(
+                    "{} {name} works on a path that cannot be checked",
+                    self.lang.name()
+                ),
+            )),
+        }
+    }
+
     /// Perl's `open` runs a command for a pipe mode (`open(F, "|-", "cmd")`, `"-|"`) or a
     /// two-argument mode string that starts or ends with `|` (`open(F, "cmd |")`); a file
     /// open runs nothing.
@@ -252,6 +348,24 @@ impl Scan<'_, '_> {
         };
         // The handle, then the mode (and the command) or the two-argument string.
         let rest = args.get(1..).unwrap_or_default();
+        // A file opened to be written: a three-argument mode (`">"`, `">>"`, `"+<"`), or a
+        // two-argument string that starts with one (`">/etc/passwd"`).
+        let write_mode = |m: &str| {
+            matches!(m, ">" | ">>" | "+<" | "+>" | "+>>")
+                || m.starts_with(['>', '+']) && m.contains(':')
+        };
+        match rest {
+            [Arg::Str(mode), Arg::Str(path), ..] if write_mode(mode.trim()) => {
+                return self.write("open", path.trim(), mode.contains(">>"));
+            }
+            [Arg::Str(spec)] if spec.trim_start().starts_with(['>', '+']) => {
+                let spec = spec.trim_start();
+                let append = spec.starts_with(">>") || spec.starts_with("+>>");
+                let path = spec.trim_start_matches(['+', '>', '<']).trim();
+                return self.write("open", path, append);
+            }
+            _ => {}
+        }
         let (command, writes_to) = match rest {
             [Arg::Str(mode), command @ ..] if matches!(mode.trim(), "|-" | "-|") => {
                 (command.to_vec(), mode.trim() == "|-")

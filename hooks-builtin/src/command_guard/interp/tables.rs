@@ -21,6 +21,19 @@ pub(super) struct Table {
     pub(super) opaque: &'static [&'static str],
     /// Run code of the same language (Python's `exec`), unqualified.
     pub(super) code_bare: &'static [&'static str],
+    /// Write, truncate or create the path given first (`os.truncate`, `fs.writeFileSync`,
+    /// `file_put_contents`): a literal one is judged as the shell's `: > PATH`.
+    pub(super) write: &'static [&'static str],
+    /// Open the path given first in the mode given second (`open(p, 'w')`): a mode that
+    /// writes (`w`, `a`, `x`, `+`) is a write.
+    pub(super) open: &'static [&'static str],
+    /// Move the path given first to the one given second (`os.rename`, `fs.renameSync`):
+    /// literal ones are judged as `mv -- FROM TO`.
+    pub(super) rename: &'static [&'static str],
+    /// Methods of a path object that write it (`Path('x').write_text(…)`).
+    pub(super) write_method: &'static [&'static str],
+    /// Methods of a path object that move it (`Path('x').rename(…)`).
+    pub(super) rename_method: &'static [&'static str],
 }
 
 pub(super) const PYTHON: Table = Table {
@@ -62,6 +75,11 @@ pub(super) const PYTHON: Table = Table {
         "asyncio.create_subprocess_exec",
     ],
     code_bare: &["exec", "eval"],
+    write: &["os.truncate"],
+    open: &["open", "io.open", "codecs.open"],
+    rename: &["os.rename", "os.replace", "os.renames", "shutil.move"],
+    write_method: &["write_text", "write_bytes"],
+    rename_method: &["rename", "replace"],
 };
 
 pub(super) const PERL: Table = Table {
@@ -77,6 +95,11 @@ pub(super) const PERL: Table = Table {
     shell_bare: &["system", "exec", "readpipe"],
     opaque: &[],
     code_bare: &["eval"],
+    write: &["truncate", "CORE.truncate"],
+    open: &[],
+    rename: &["rename", "CORE.rename", "File.Copy.move", "File.Copy.mv"],
+    write_method: &[],
+    rename_method: &[],
 };
 
 pub(super) const RUBY: Table = Table {
@@ -116,6 +139,17 @@ pub(super) const RUBY: Table = Table {
     shell_bare: &["system", "exec", "spawn"],
     opaque: &[],
     code_bare: &["eval"],
+    write: &[
+        "File.write",
+        "File.binwrite",
+        "IO.write",
+        "IO.binwrite",
+        "File.truncate",
+    ],
+    open: &["File.open", "File.new"],
+    rename: &["File.rename", "FileUtils.mv", "FileUtils.move"],
+    write_method: &[],
+    rename_method: &[],
 };
 
 pub(super) const JS: Table = Table {
@@ -158,6 +192,38 @@ pub(super) const JS: Table = Table {
     shell_bare: &["exec", "spawn", "$"],
     opaque: &["Deno.Command"],
     code_bare: &["eval", "Function"],
+    write: &[
+        "writeFileSync",
+        "appendFileSync",
+        "truncateSync",
+        "fs.writeFile",
+        "fs.appendFile",
+        "fs.truncate",
+        "promises.writeFile",
+        "promises.appendFile",
+        "promises.truncate",
+        "createWriteStream",
+        "outputFileSync",
+        "Deno.writeTextFile",
+        "Deno.writeTextFileSync",
+        "Deno.writeFile",
+        "Deno.writeFileSync",
+        "Deno.truncate",
+        "Deno.truncateSync",
+        "Bun.write",
+    ],
+    open: &["openSync", "fs.open", "promises.open"],
+    rename: &[
+        "renameSync",
+        "fs.rename",
+        "promises.rename",
+        "moveSync",
+        "fs.move",
+        "Deno.rename",
+        "Deno.renameSync",
+    ],
+    write_method: &[],
+    rename_method: &[],
 };
 
 pub(super) const PHP: Table = Table {
@@ -176,6 +242,11 @@ pub(super) const PHP: Table = Table {
     ],
     opaque: &[],
     code_bare: &["eval"],
+    write: &["file_put_contents"],
+    open: &["fopen"],
+    rename: &["rename"],
+    write_method: &[],
+    rename_method: &[],
 };
 
 pub(super) const LUA: Table = Table {
@@ -186,6 +257,11 @@ pub(super) const LUA: Table = Table {
     shell_bare: &[],
     opaque: &[],
     code_bare: &["load", "loadstring", "dostring"],
+    write: &[],
+    open: &["io.open"],
+    rename: &["os.rename"],
+    write_method: &[],
+    rename_method: &[],
 };
 
 pub(super) const R: Table = Table {
@@ -196,4 +272,9 @@ pub(super) const R: Table = Table {
     shell_bare: &[],
     opaque: &[],
     code_bare: &["eval"],
+    write: &[],
+    open: &[],
+    rename: &["file.rename", "fs.file_move", "fs.dir_move"],
+    write_method: &[],
+    rename_method: &[],
 };

@@ -644,6 +644,7 @@ pub(super) fn judge(script: &Script, outer: &Command, env: &Env<'_>) -> Vec<Hit>
         }
         c.privileged |= outer.privileged;
         hits.extend(rules::command_hits(&c, env));
+        env.push_nested(c);
     }
     hits
 }

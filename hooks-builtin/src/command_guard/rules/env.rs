@@ -21,6 +21,9 @@ pub(in crate::command_guard) struct Env<'a> {
     protected: &'a [String],
     /// The values the command line gives variables ([`shell::Script::variables`]).
     variables: shell::Variables<'a>,
+    /// Commands found in code the builtin rules judged on their own (an interpreter's
+    /// `os.system('…')`), for the pack and user rules to see too.
+    nested: RefCell<Vec<shell::Command>>,
 }
 
 /// Where a path operand points, from most to least dangerous to delete.
@@ -53,7 +56,19 @@ impl<'a> Env<'a> {
             undecided: RefCell::new(None),
             protected,
             variables: shell::Variables::default(),
+            nested: RefCell::new(Vec::new()),
         }
+    }
+
+    /// Records a command found in code (see [`Env::take_nested`]).
+    pub(in crate::command_guard) fn push_nested(&self, command: shell::Command) {
+        self.nested.borrow_mut().push(command);
+    }
+
+    /// The commands found in code since the last call: the builtin rules judged them where
+    /// they were found; the pack and user rules, which live in the guard, judge them here.
+    pub(in crate::command_guard) fn take_nested(&self) -> Vec<shell::Command> {
+        std::mem::take(&mut *self.nested.borrow_mut())
     }
 
     /// The values the command line gives variables: a deleted or written path that uses
