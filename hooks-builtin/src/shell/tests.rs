@@ -760,6 +760,13 @@ fn xargs_and_find_exec_commands_are_added() {
         ["rm -rf {}"]
     );
     assert_eq!(flat("xargs"), ["xargs"]);
+    // Items from a program's output or a file stand in as a substitution of it.
+    assert_eq!(flat("ls | xargs rm -rf")[2..], ["rm -rf", "rm -rf '$(ls)'"]);
+    assert_eq!(
+        flat("xargs -I% mv % old/ < list").last().unwrap(),
+        "mv '$(cat list)' old/"
+    );
+    assert_eq!(flat("git ls-files | xargs"), ["git ls-files", "xargs"]);
 }
 
 #[test]

@@ -193,6 +193,44 @@ pub(super) fn xargs_runs(args: &[String], input: &str, max: usize) -> Option<Vec
     Some(runs)
 }
 
+/// Whether `xargs ARGS` reads its items from a file (`-a FILE`), not its input.
+fn xargs_reads_file(args: &[String]) -> bool {
+    let mut file = false;
+    walk_options(args, XARGS_SHORT, XARGS_LONG, false, |opt, _| {
+        file |= matches!(opt, Opt::Short('a') | Opt::Long("arg-file"));
+    });
+    file
+}
+
+/// What `xargs ARGS` runs with items the guard cannot read: `items` (a substitution that
+/// stands for them) put where `-I R` says, or after the command.
+fn xargs_unknown_run(args: &[String], items: &str) -> Vec<String> {
+    let mut replace = None;
+    let options = walk_options(
+        args,
+        XARGS_SHORT,
+        XARGS_LONG,
+        false,
+        |opt, value| match opt {
+            Opt::Short('I') => replace = value,
+            Opt::Short('i') | Opt::Long("replace") => replace = Some(value.unwrap_or("{}")),
+            _ => {}
+        },
+    );
+    let command = &args[options..];
+    if command.is_empty() {
+        return Vec::new(); // `echo`
+    }
+    match replace.filter(|r| !r.is_empty()) {
+        Some(r) => command.iter().map(|w| w.replace(r, items)).collect(),
+        None => {
+            let mut run = command.to_vec();
+            run.push(items.to_owned());
+            run
+        }
+    }
+}
+
 /// The delimiter `xargs -d` reads from its value: a character, or an escape (`\n`, `\t`,
 /// `\0`, `\\`, `\x0a`, `\012`; any other escaped character is itself).
 fn delimiter_char(value: &str) -> char {
@@ -535,6 +573,27 @@ impl Parser<'_, '_> {
                     self.sink.charge(input.len())?;
                     let xargs = xargs_runs(&command.args, &input, self.sink.fuel());
                     for run in xargs.ok_or(crate::shell::ShellError::TooComplex)? {
+                        runs.push((run, command.privileged, command.dir.clone()));
+                    }
+                }
+                // Items from a program's output (`ls | xargs rm -rf`) or a file: what xargs
+                // runs gets them as a substitution would (`rm -rf $(ls)`), paths computed
+                // when it runs.
+                (None, None) if command.program == "xargs" && !xargs_reads_file(&command.args) => {
+                    let file = (command.redirects.iter().rev())
+                        .find(|r| r.op == crate::shell::RedirectOp::In && r.reads_stdin());
+                    let prev = ci
+                        .checked_sub(1)
+                        .and_then(|prev| pipeline.commands.get(prev));
+                    let from = match (prev, file) {
+                        (_, Some(file)) => format!("cat {}", crate::shell::quote(&file.target)),
+                        (Some(prev), None) => prev.to_string(),
+                        // Standard input is the agent's: nothing is piped in.
+                        (None, None) => continue,
+                    };
+                    self.sink.charge(from.len())?;
+                    let run = xargs_unknown_run(&command.args, &format!("$({from})"));
+                    if !run.is_empty() {
                         runs.push((run, command.privileged, command.dir.clone()));
                     }
                 }
