@@ -14,13 +14,13 @@
 //! | `*.pem`, `*.key` | PEM certificates and private keys |
 //! | `id_rsa*`, `id_dsa*`, `id_ecdsa*`, `id_ed25519*` | SSH private keys, except `*.pub` |
 //! | `*.p12`, `*.pfx`, `*.jks`, `*.keystore` | key stores |
-//! | `.netrc` (`_netrc`), `.git-credentials`, `.pgpass`, `.my.cnf`, `.vault-token`, `.htpasswd` | credential files |
+//! | `.netrc` (`_netrc`), `.git-credentials`, `.pgpass`, `.my.cnf`, `.vault-token`, `.htpasswd`, `rclone.conf` (`~/.config/rclone/rclone.conf`, `.rclone.conf`) | credential files |
 //! | `credentials.json`, `secrets.json`, `secrets.yml`, `secrets.yaml`, `service-account*.json` | credential and secrets files of applications and cloud service accounts |
 //! | `.npmrc`, `.pypirc` | only when the file holds a credential (below) |
 //! | `~/.ssh/**`, `~/.aws/**`, `~/.config/gcloud/**`, `~/.azure/**`, `~/.gnupg/**` | the directories and everything in them (`*.pub` excepted; `~/.ssh/config`, `~/.ssh/known_hosts` and `known_hosts.old` excepted for reading) |
 //! | `~/.kube/config`, `~/.docker/config.json`, `~/.config/gh/hosts.yml`, `~/.gem/credentials`, `~/.cargo/credentials*`, `~/.config/git/credentials` | cluster, registry and package-host credentials |
 //! | `~/.claude/.credentials.json`, `~/.codex/auth.json`, `~/.gemini/oauth_creds.json` | agent CLIs' sign-in tokens |
-//! | `/etc/shadow` (`shadow-`, `gshadow`, `gshadow-`), `ssh_host_*_key`, `kubernetes.io/serviceaccount/token` | password hashes, SSH host keys, a pod's service-account token (anywhere: a mounted root too; also through `..data/` or its dated directory, and the `serviceaccount` directory whole), EKS's web-identity token likewise, and `/run/secrets` and its `kubernetes.io` and `eks.amazonaws.com` directories whole |
+//! | `/etc/shadow` (`shadow-`, `gshadow`, `gshadow-`), `ssh_host_*_key`, `kubernetes.io/serviceaccount/token` | password hashes, SSH host keys, a pod's service-account token (anywhere: a mounted root too; also through `..data/` or its dated directory, and the `serviceaccount` directory whole), EKS's web-identity token likewise, `/run/secrets` and its `kubernetes.io` and `eks.amazonaws.com` directories whole, and the Docker and Compose secrets in it (`/run/secrets/db_password`) |
 //! | `~/.local/state/hookrail/**` (`hookrail/token`, `hookrail/daemons/`, wherever `$XDG_STATE_HOME` is) | `hooks serve`'s bearer token and daemon records |
 //! | hook configuration: `hooks.{yaml,yml,toml,json}`, `.hooks/**`, `~/.config/hookrail/**`, `~/.config/agent-hooks/**` (the approvals file), `.claude/settings.json`, `.claude/settings.local.json`, `managed-settings.json`, `.gemini/settings.json`; the `.claude` and `.gemini` directories are not removed or moved away (`rm`, `rmdir`, `mv`, `unlink`, `shred`, `trash`, and `find -name .claude -delete`/`-exec rm` from the project root, a parent or the home) | the hooks' own configuration: readable, never written, replaced or deleted (below) |
 //!
@@ -170,7 +170,8 @@
 //!   get-session-token`, `gcloud auth print-access-token`, `az account get-access-token`,
 //!   `kubectl config view --raw`, `kubectl get secret … -o yaml` (not `-o name`), `git
 //!   credential fill`, `security find-generic-password -w`, `secret-tool lookup`, `op read`,
-//!   `vault kv get`, `pass show`, `terraform output -json`, `heroku config` and the like
+//!   `vault kv get`, `pass show`, `terraform output -json`, `heroku config`, `gpg
+//!   --export-secret-keys`, `sops -d`, `ansible-vault view`, `keyctl print` and the like
 //!   (`--help` and per-program options that print nothing, such as `pass -c`, excepted; a
 //!   credential piped into a login that reads it, `… | docker login --password-stdin`, is not
 //!   printed);

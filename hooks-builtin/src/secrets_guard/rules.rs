@@ -35,6 +35,8 @@ pub(super) const BUILTIN_DENY: &[(&str, &[&str])] = &[
     (".my.cnf", &["**/.my.cnf"]),
     (".vault-token", &["**/.vault-token"]),
     (".htpasswd", &["**/.htpasswd"]),
+    // rclone's remotes, with their keys and tokens.
+    ("rclone.conf", &["**/rclone/rclone.conf", "**/.rclone.conf"]),
     ("credentials.json", &["**/credentials.json"]),
     ("secrets.json", &["**/secrets.json"]),
     ("secrets.yml", &["**/secrets.yml"]),
@@ -88,6 +90,8 @@ pub(super) const BUILTIN_DENY: &[(&str, &[&str])] = &[
             "**/eks.amazonaws.com/serviceaccount/*/token",
             "**/eks.amazonaws.com/serviceaccount",
             "**/run/secrets",
+            // Docker's and Compose's secrets, one file each.
+            "**/run/secrets/*",
             "**/run/secrets/kubernetes.io",
             "**/run/secrets/eks.amazonaws.com",
         ],

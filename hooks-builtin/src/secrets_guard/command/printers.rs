@@ -168,6 +168,17 @@ const CREDENTIAL_PRINTERS: &[Printer] = &[
     ("az", &["storage", "account", "show-connection-string"], Needs::Nothing, CREDENTIAL_PRINT, "a storage account key"),
     ("systemctl", &["show-environment"], Needs::Nothing, ENV_DUMP, "the service manager's environment"),
     ("tmux", &["show-environment"], Needs::Nothing, ENV_DUMP, "the session's environment"),
+    ("gpg", &[], Needs::Option(&["--export-secret-keys", "--export-secret-subkeys"]), CREDENTIAL_PRINT, "private keys"),
+    ("gpg2", &[], Needs::Option(&["--export-secret-keys", "--export-secret-subkeys"]), CREDENTIAL_PRINT, "private keys"),
+    ("sops", &[], Needs::Option(&["-d", "--decrypt"]), CREDENTIAL_PRINT, "decrypted secrets"),
+    ("sops", &["decrypt"], Needs::Nothing, CREDENTIAL_PRINT, "decrypted secrets"),
+    ("ansible-vault", &["view"], Needs::Nothing, CREDENTIAL_PRINT, "a vault's decrypted content"),
+    ("doppler", &["secrets", "download"], Needs::Option(&["--no-file"]), CREDENTIAL_PRINT, "the project's secrets"),
+    ("doppler", &["secrets", "get"], Needs::Nothing, CREDENTIAL_PRINT, "a secret"),
+    ("railway", &["variables"], Needs::Nothing, CREDENTIAL_PRINT, "the service's variables"),
+    ("keyctl", &["print"], Needs::Nothing, CREDENTIAL_PRINT, "a kernel keyring secret"),
+    ("keyctl", &["pipe"], Needs::Nothing, CREDENTIAL_PRINT, "a kernel keyring secret"),
+    ("keyctl", &["read"], Needs::Nothing, CREDENTIAL_PRINT, "a kernel keyring secret"),
 ];
 
 /// The reason to ask about `cmd` when it is one of the [`CREDENTIAL_PRINTERS`].
