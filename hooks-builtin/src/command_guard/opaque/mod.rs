@@ -184,7 +184,26 @@ const COMMAND_VARIABLES: &[&str] = &[
     "SHELL",
     "RSYNC_RSH",
     "CVS_RSH",
+    // less runs its input preprocessor through the shell; a leading `|` (or `||`) only says
+    // how it reads the output.
+    "LESSOPEN",
+    "LESSCLOSE",
+    "SYSTEMD_PAGER",
+    "BROWSER",
+    "RUSTC_WRAPPER",
+    "RUSTC_WORKSPACE_WRAPPER",
+    "CARGO_BUILD_RUSTC_WRAPPER",
+    "CARGO_BUILD_RUSTC_WORKSPACE_WRAPPER",
 ];
+
+/// Whether `name` is a variable whose value a program runs as a command: one of
+/// [`COMMAND_VARIABLES`], or Cargo's runner for a target (`CARGO_TARGET_<TRIPLE>_RUNNER`).
+fn names_command(name: &str) -> bool {
+    COMMAND_VARIABLES.contains(&name)
+        || name
+            .strip_prefix("CARGO_TARGET_")
+            .is_some_and(|rest| rest.ends_with("_RUNNER"))
+}
 
 /// Variables that make a program load code from a file (`BASH_ENV=x.sh bash -c true`).
 const LOADER_VARIABLES: &[&str] = &[
@@ -221,12 +240,17 @@ fn command_variables(command: &Command, env: &Env<'_>) -> Vec<Hit> {
             continue;
         };
         let name = name.trim_end_matches('+');
-        if COMMAND_VARIABLES.contains(&name) {
+        if names_command(name) {
+            let value = match name {
+                "LESSOPEN" | "LESSCLOSE" => value.trim_start_matches('|'),
+                _ => value,
+            };
             match crate::shell::parse(value) {
                 Ok(script) => {
                     hits.extend(rules::script_hits(&script, env));
                     for c in script.commands() {
                         hits.extend(rules::command_hits(c, env));
+                        env.push_nested(c.clone());
                     }
                 }
                 Err(e) => hits.push(hit(
