@@ -58,7 +58,7 @@
 //! | `git-force-push-protected` | core.git | deny | `git push --force`/`-f`/`--force-with-lease`/`+branch`/`--delete` to a protected branch (`protected_branches`), or to a branch that cannot be told |
 //! | `git-reset-hard` | core.git | `builtin_ask` (ask) | `git reset --hard` |
 //! | `rm-git-dir` | core.git | `builtin_ask` (ask) | a recursive delete of the project root's `.git` (`rm -rf .git`, `rm -rf ./.git/*`): the repository's whole history; a nested repository's `.git` is not asked about |
-//! | `git-clean` | core.git | `builtin_ask` (ask) | `git clean -f` with `-d`, `-x` or `-X`; not a dry run (`-n`, `--dry-run`, the last of those and `--no-dry-run` counting; `-e`'s pattern is no option) |
+//! | `git-clean` | core.git | `builtin_ask` (ask) | `git clean -f` with `-d`, `-x` or `-X`; not a dry run (`-n`, `--dry-run`, the last of those and `--no-dry-run` counting; `-e`'s pattern is no option); a forced clean of a work tree that is `/`, the home or a system directory (`git --work-tree=/ clean -fdx`, `git -C /etc clean -f`) is `rm-root`, `rm-home` or `rm-system` instead |
 //! | `git-clean-files` | core.git | `builtin_ask` (ask) | `git clean -f` without them: untracked files (not a dry run) |
 //! | `git-discard` | core.git | `builtin_ask` (ask) | `git checkout -- .`, `git restore .` |
 //! | `git-force-push` | core.git | `builtin_ask` (ask) | `--force`, `-f` or `+branch` to a branch that is not protected (a `--force-with-lease` there passes) |

@@ -15,7 +15,14 @@ pub(super) fn git(args: &[String], env: &Env<'_>) -> Vec<Hit> {
         "--exec-path",
     ];
     let mut i = 0;
+    // Where the work tree is, when the global options say (`--work-tree=/`, `-C ~`).
+    let mut trees: Vec<&str> = Vec::new();
     while let Some(arg) = args.get(i).filter(|a| a.starts_with('-')) {
+        if let Some(tree) = arg.strip_prefix("--work-tree=") {
+            trees.push(tree);
+        } else if matches!(arg.as_str(), "--work-tree" | "-C") {
+            trees.extend(args.get(i + 1).map(String::as_str));
+        }
         i += if WITH_VALUE.contains(&arg.as_str()) {
             2
         } else {
@@ -41,6 +48,15 @@ pub(super) fn git(args: &[String], env: &Env<'_>) -> Vec<Hit> {
         "clean"
             if (has_short(&flags, 'f') || has_long(&flags, "force")) && !clean_dry_run(rest) =>
         {
+            // A clean of a work tree that is `/`, the home or a system directory deletes what
+            // is there that git does not track: all of it, for `/`.
+            let places: Vec<Hit> = (trees.iter())
+                .filter_map(|tree| env.delete_hit(tree, None, "git clean of the work tree"))
+                .filter(|hit| matches!(hit.rule.id, "rm-root" | "rm-home" | "rm-system"))
+                .collect();
+            if !places.is_empty() {
+                return places;
+            }
             if ['d', 'x', 'X'].iter().any(|x| has_short(&flags, *x)) {
                 vec![hit(
                     GIT_CLEAN,
