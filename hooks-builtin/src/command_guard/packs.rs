@@ -61,12 +61,12 @@ mod operands;
 /// start with `-`, so the value of a flag written as a separate word (`-e ssh`) is one, unless
 /// the pack's **options** list it in the program's `values` (`rsync --delete src/ .
 /// --exclude x` writes to `.`, not to `x`). **Target** options name where the program writes
-/// (`mv -t /srv a b`): with one
-/// given, `last` looks at its value as well as the last operand, and `not-last` at every
-/// operand. A short option in `values` or `target` takes the rest of its cluster (`-tdir`), or
-/// the next word when it ends it (`-vt dir`); a long one takes `=value` or the next word, and
-/// a `target` one may be abbreviated (`--target` for `--target-directory`), as GNU tools
-/// accept.
+/// (`mv -t /srv a b`, `tar -cf /dev/sda`): with one given, `last` and `any` look at its
+/// value as well as the operands they look at, and `not-last` at every operand. A short
+/// option in `values` or `target` takes the rest of its cluster (`-tdir`), or the next word
+/// when it ends it (`-vt dir`); a long one (`--file`, or a single-dash one such as openssl's
+/// `-out`) takes `=value` or the next word, and a double-dash `target` one may be abbreviated
+/// (`--target` for `--target-directory`), as GNU tools accept.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Pack {
@@ -94,9 +94,9 @@ pub struct ProgramOptions {
     /// word is not an operand, so a value written after the destination does not hide it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub values: Vec<String>,
-    /// Options whose value is where the program writes (`-t DIR` of `mv`, `cp`, `ln`). When
-    /// one is given, `last` looks at its value as well as the last operand, and `not-last`
-    /// at every operand.
+    /// Options whose value is where the program writes (`-t DIR` of `mv`, `cp`, `ln`; `-f` of
+    /// `tar`). When one is given, `last` and `any` look at its value too, and `not-last` at
+    /// every operand.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub target: Vec<String>,
 }
@@ -493,12 +493,12 @@ impl CompiledRule {
                     .unwrap_or_default()
             }
         };
-        // Looked at before the operands: for `last`, the target option's value; for `first`,
+        // Looked at before the operands: for `last` and `any`, the target options' values; for `first`,
         // the value of the pattern's flag (`git checkout -B main`) when it is attached to it
         // (`-Bmain`). For a flag that takes no value that word is a cluster (`-fmain` is
         // `-f -m …`); looking at it is only stricter.
         let before: Vec<&str> = match self.operand_at {
-            OperandAt::Last => targets,
+            OperandAt::Last | OperandAt::Any => targets,
             OperandAt::First => flags
                 .iter()
                 .filter(|f| !f.starts_with("--"))
@@ -515,11 +515,17 @@ impl CompiledRule {
         };
         // What a remote copy names on another machine is no place here (`host:/`,
         // `[::1]:.`, `rsync://host/m/`): the rules about remote places read the text.
+        // A substitution's output (`mv $(find . -name '*.tmp') /tmp`, what `… | xargs -I{} mv
+        // {} /tmp` moves) is no place the rule can tell: a glob in it is the command's.
         let local = candidates
             .iter()
-            .filter(|o| !operands::is_remote(&command.program, o));
+            .filter(|o| !operands::is_remote(&command.program, o))
+            .filter(|o| !(o.starts_with("$(") || o.starts_with('`')));
         let operand = before.iter().chain(local).find(|o| match place {
-            OperandPlace::Unknown => super::opaque::unknown_variable(o, "").is_some(),
+            OperandPlace::Unknown => {
+                !operands::may_be_remote(&command.program, o)
+                    && super::opaque::unknown_variable(o, "").is_some()
+            }
             OperandPlace::Disk => env.is_disk_at(o, dir),
             // `git update-ref refs/heads/main …` names the branch by its ref.
             OperandPlace::ProtectedBranch => {

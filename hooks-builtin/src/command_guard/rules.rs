@@ -133,11 +133,18 @@ pub(super) fn split_args(args: &[String]) -> (Vec<&str>, Vec<&str>) {
     (flags, operands)
 }
 
-/// True when `flags` hold `-x`, alone or in a cluster (`-rf`).
+/// True when `flags` hold `-x`, alone or in a cluster (`-rf`). A single-dash long option
+/// (Go's flag style: `-address=http://x`, `-http-addr=x`) is no cluster: what comes after a
+/// `=` is its value, and a name with a `-` in it is one name, or `-h` would be found in
+/// `http` and exempt `vault secrets disable`.
 pub(super) fn has_short(flags: &[&str], x: char) -> bool {
-    flags
-        .iter()
-        .any(|f| !f.starts_with("--") && f.get(1..).is_some_and(|c| c.contains(x)))
+    flags.iter().any(|f| {
+        !f.starts_with("--")
+            && f.get(1..).is_some_and(|c| {
+                let name = c.split('=').next().unwrap_or(c);
+                !name.contains('-') && name.contains(x)
+            })
+    })
 }
 
 /// True when `flags` hold `--name` or `--name=…`.
@@ -447,7 +454,7 @@ pub(super) fn command_hits(command: &Command, env: &Env<'_>) -> Vec<Hit> {
                 .map(|d| hit(DEVICE_WRITE, format!("{program} writes to disk device {d}"))),
         ),
         "git" => {
-            hits.extend(git(&command.args, env));
+            hits.extend(git(command, env));
             hits.extend(git::pager_config(&command.args));
         }
         // `cargo run --bin hooks -- trust --approve` runs the same approval.

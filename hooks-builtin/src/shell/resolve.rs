@@ -273,12 +273,23 @@ fn strip(mut words: Vec<String>, mut privileged: bool, sink: &mut Sink) -> Resul
             break;
         };
         let sub = usize::from(!w.sub.is_empty());
-        // Options between the name and the subcommand (`kubectl -n prod exec`).
+        // Options between the name and the subcommand (`kubectl -n prod exec`); one of
+        // `chdir`'s there says where the command runs too (`pnpm -C / exec …`).
+        let mut global_chdir: Option<String> = None;
         let global = match w.global {
             ("", []) => 0,
             (short, long) => {
                 let after = &words[i + 1..];
-                let n = walk_options(after, short, long, false, |_, _| {});
+                let n = walk_options(after, short, long, false, |opt, value| {
+                    let (chdir_short, chdir_long) = w.chdir;
+                    let names = match opt {
+                        Opt::Short(c) => chdir_short.contains(c),
+                        Opt::Long(l) => chdir_long.contains(&l),
+                    };
+                    if names {
+                        global_chdir = value.map(str::to_owned);
+                    }
+                });
                 // A `--` ends them; it is no subcommand.
                 if after.get(n.saturating_sub(1)).is_some_and(|a| a == "--") {
                     break;
@@ -325,7 +336,8 @@ fn strip(mut words: Vec<String>, mut privileged: bool, sink: &mut Sink) -> Resul
             words.splice(at..at + len, value.split_whitespace().map(str::to_owned));
             continue;
         }
-        let (mut chdir, mut user, mut user_unit, mut instead) = (None, false, false, false);
+        let (mut chdir, mut user, mut user_unit, mut instead) =
+            (global_chdir.as_deref(), false, false, false);
         let options = walk_options(args, w.short, w.long, w.dash, |opt, value| {
             let (short, long) = w.chdir;
             match opt {
@@ -352,6 +364,13 @@ fn strip(mut words: Vec<String>, mut privileged: bool, sink: &mut Sink) -> Resul
         }
         if !instead {
             skip += w.operands;
+        }
+        // `runcon CONTEXT cmd`: without options, its first operand is the context.
+        if w.name == "runcon"
+            && options == 0
+            && words.get(i + skip).is_some_and(|a| a.contains(':'))
+        {
+            skip += 1;
         }
         // `kubectl exec POD -- cmd`: a `--` after the operands ends them.
         if w.operands > 0 && words.get(i + skip).is_some_and(|a| a == "--") {
@@ -396,6 +415,15 @@ fn strip(mut words: Vec<String>, mut privileged: bool, sink: &mut Sink) -> Resul
         dir,
         assignments,
     })
+}
+
+/// Whether an alias's value is plain words: nothing the shell would read but blanks between
+/// them (no quotes, operators, expansions or redirections).
+fn is_plain(value: &str) -> bool {
+    !value.trim().is_empty()
+        && value
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || " \t_-./=,:+@%".contains(c))
 }
 
 /// The name of a pinned package (`rimraf` of `rimraf@5`, `@scope/tool` of
@@ -498,6 +526,22 @@ impl Parser<'_, '_> {
         {
             *first = path.clone();
         }
+        // An alias whose value is plain words (`alias x='bash'`, `alias y='x -s'`) is put in
+        // place, where the command stands in its pipeline (`echo 'rm -rf ~' | x` runs
+        // `bash`), following a chain of aliases once each, as bash does. Other values are
+        // judged with the words they are used with (below).
+        let mut expanded: Vec<String> = Vec::new();
+        while !self.sink.in_alias
+            && let Some(first) = words.first()
+            && !expanded.contains(first)
+            && let Some((name, value)) = (self.sink.aliases.iter().rev())
+                .find(|(name, value)| name == first && is_plain(value))
+                .cloned()
+        {
+            self.sink.charge(value.len())?;
+            expanded.push(name);
+            words.splice(0..1, value.split_whitespace().map(str::to_owned));
+        }
         let stripped = strip(words, privileged, self.sink)?;
         let (mut words, privileged) = (stripped.words, stripped.privileged);
         let dir = match stripped.dir {
@@ -523,7 +567,9 @@ impl Parser<'_, '_> {
         // is used with. bash expands one only on a later line, with `expand_aliases` when not
         // interactive; judging every use after the definition is only stricter.
         let alias = (self.sink.aliases.iter().rev())
-            .find(|(name, _)| !self.sink.in_alias && *name == command.program)
+            .find(|(name, _)| {
+                expanded.is_empty() && !self.sink.in_alias && *name == command.program
+            })
             .map(|(_, value)| value.clone());
         if let Some(value) = alias {
             let mut line = value;

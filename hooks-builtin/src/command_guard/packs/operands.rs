@@ -57,6 +57,18 @@ pub(super) fn split<'a>(args: &'a [String], values: &[String], target: &[String]
             }
         } else if arg.len() > 1 && arg.starts_with('-') {
             split.flags.push(arg);
+            // A single-dash long option (`-out FILE`, `-out=FILE`: openssl's, Go's).
+            let (name, attached) = arg
+                .split_once('=')
+                .map_or((arg, None), |(n, v)| (n, Some(v)));
+            let listed = |list: &[String]| name.len() > 2 && list.iter().any(|o| o == name);
+            if listed(values) || listed(target) {
+                let value = attached.or_else(|| args.next());
+                if listed(target) {
+                    split.targets.extend(value);
+                }
+                continue;
+            }
             let cluster = &arg[1..];
             // The first option of the cluster that takes a value takes the rest of it, or
             // the next word when it ends the cluster.
@@ -81,14 +93,11 @@ pub(super) fn split<'a>(args: &'a [String], values: &[String], target: &[String]
     split
 }
 
-/// Whether `text` is written as an option: `-x` (one character) or `--name`.
+/// Whether `text` is written as an option: `-x`, `--name`, or a single-dash long option
+/// (`-out`).
 pub(super) fn is_option(text: &str) -> bool {
-    match text.strip_prefix("--") {
-        Some(name) => !name.is_empty() && !name.contains(['=', ' ']),
-        None => text
-            .strip_prefix('-')
-            .is_some_and(|c| c.chars().count() == 1 && c != "-"),
-    }
+    let name = text.strip_prefix("--").or_else(|| text.strip_prefix('-'));
+    name.is_some_and(|n| !n.is_empty() && !n.starts_with('-') && !n.contains(['=', ' ']))
 }
 
 /// Programs for which an operand with a `:` before any `/` names a place on another machine
@@ -104,6 +113,21 @@ pub(super) fn is_remote(program: &str, operand: &str) -> bool {
             .get(..8)
             .is_some_and(|s| s.eq_ignore_ascii_case("rsync://"))
             || remote_host(operand).is_some_and(is_host))
+}
+
+/// Whether `operand` of `program` may name a place on another machine through a variable
+/// (`"$HOST:/var/www"`, `deploy@${HOST}:/srv`): a variable, closed, right before the `:`.
+/// `${X:-/}` is not one (its `:` is inside the braces).
+pub(super) fn may_be_remote(program: &str, operand: &str) -> bool {
+    REMOTE_COPIES.contains(&program)
+        && remote_host(operand).is_some_and(|host| {
+            let name = host.trim_end_matches('}');
+            let start = name.rfind('$').map_or(name.len(), |at| at + 1);
+            let var = name[start..].trim_start_matches('{');
+            !var.is_empty()
+                && var.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                && (host.ends_with('}') == name[start..].starts_with('{'))
+        })
 }
 
 /// The text before the `:` of a remote copy's operand, an IPv6 address in brackets whole
@@ -155,7 +179,7 @@ mod tests {
     #[test]
     fn value_options_take_their_word_and_target_options_say_where_it_writes() {
         let values = list(&["-e", "--exclude", "-S"]);
-        let target = list(&["-t", "--target-directory"]);
+        let target = list(&["-t", "--target-directory", "-out"]);
         let cases: &[(&str, &[&str], &[&str])] = &[
             ("-a --delete src/ . --exclude x", &["src/", "."], &[]),
             ("-a --delete src/ . --exclude=x", &["src/", "."], &[]),
@@ -171,6 +195,8 @@ mod tests {
             // Not a listed option: its value stays an operand.
             ("--include x a b", &["x", "a", "b"], &[]),
             ("-x --delete", &[], &[]),
+            ("-out /dev/sda -in x", &["x"], &["/dev/sda"]),
+            ("-out=/dev/sda x", &["x"], &["/dev/sda"]),
             ("-e", &[], &[]),
         ];
         for (line, operands, targets) in cases {
@@ -195,6 +221,12 @@ mod tests {
             assert!(is_remote("rsync", o), "{o}");
         }
         assert!(!is_remote("cp", "host:/"));
+        for o in ["$HOST:/var/www", "deploy@${HOST}:/srv", "${USER}@$HOST:x"] {
+            assert!(may_be_remote("rsync", o), "{o}");
+        }
+        for o in ["${NOPE:-/}", "${NOPE:-.}", "$X", "$HOST/x:y", "${X:?}"] {
+            assert!(!may_be_remote("rsync", o), "{o}");
+        }
         for o in [
             "${NOPE:-.}",
             "${HOME:?}",

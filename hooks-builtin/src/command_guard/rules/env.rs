@@ -261,6 +261,16 @@ impl<'a> Env<'a> {
                 format!("{how} of `{operand}` in a directory the guard cannot know (`cd {dir}`)"),
             ));
         }
+        // A path that is a substitution's output (`$(find . -name 'tmp*')`, what `… | xargs rm
+        // -rf` deletes) is computed when it runs: a glob in the command that computes it is
+        // that command's, not a glob of this path.
+        let expanded = expand_variables(operand);
+        if expanded.starts_with("$(") || expanded.starts_with('`') {
+            return Some(hit(
+                RM_OUTSIDE_PROJECT,
+                format!("{how} of a path computed when it runs (`{operand}`)"),
+            ));
+        }
         let (place, path) = self.place(operand, dir);
         if place == Place::Unknown {
             self.cannot_decide(operand, &path);

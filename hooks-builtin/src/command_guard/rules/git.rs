@@ -3,7 +3,8 @@
 use super::*;
 
 /// `git push --force` and friends, `git reset --hard`, `git clean -fd`, `git checkout -- .`.
-pub(super) fn git(args: &[String], env: &Env<'_>) -> Vec<Hit> {
+pub(super) fn git(command: &Command, env: &Env<'_>) -> Vec<Hit> {
+    let args = &command.args;
     const WITH_VALUE: &[&str] = &[
         "-C",
         "-c",
@@ -15,13 +16,24 @@ pub(super) fn git(args: &[String], env: &Env<'_>) -> Vec<Hit> {
         "--exec-path",
     ];
     let mut i = 0;
-    // Where the work tree is, when the global options say (`--work-tree=/`, `-C ~`).
-    let mut trees: Vec<&str> = Vec::new();
+    // Where the work tree is, when the global options, the environment or the directory say
+    // (`--work-tree=/`, `-C ~`, `-c core.worktree=/`, `GIT_WORK_TREE=/`, `cd /etc && git …`).
+    let mut trees: Vec<&str> = (command.assignments.iter())
+        .filter_map(|a| a.strip_prefix("GIT_WORK_TREE="))
+        .chain(command.dir.as_deref())
+        .collect();
     while let Some(arg) = args.get(i).filter(|a| a.starts_with('-')) {
         if let Some(tree) = arg.strip_prefix("--work-tree=") {
             trees.push(tree);
         } else if matches!(arg.as_str(), "--work-tree" | "-C") {
             trees.extend(args.get(i + 1).map(String::as_str));
+        } else if arg == "-c"
+            && let Some(tree) = args.get(i + 1).and_then(|v| {
+                let (key, value) = v.split_once('=')?;
+                key.eq_ignore_ascii_case("core.worktree").then_some(value)
+            })
+        {
+            trees.push(tree);
         }
         i += if WITH_VALUE.contains(&arg.as_str()) {
             2

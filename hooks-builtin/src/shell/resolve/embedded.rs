@@ -264,11 +264,19 @@ pub(super) fn db_client_commands(program: &str, args: &[String]) -> Vec<String> 
         "mysql" | "mariadb" => {
             let mut words = args.iter().map(String::as_str);
             while let Some(word) = words.next() {
+                // `-e SQL`, `-eSQL`, `--execute=SQL`, and a cluster that ends in `e` (`-Be`)
+                // or holds it before the statement (`-BeSQL`).
                 let value = match word {
-                    "-e" | "--execute" => words.next(),
-                    w => w
-                        .strip_prefix("--execute=")
-                        .or_else(|| w.strip_prefix("-e").filter(|v| !v.is_empty())),
+                    "--execute" => words.next(),
+                    w if w.starts_with("--") => w.strip_prefix("--execute="),
+                    w => match w
+                        .strip_prefix('-')
+                        .and_then(|c| c.find('e').map(|at| &c[at + 1..]))
+                    {
+                        Some("") => words.next(),
+                        Some(rest) => Some(rest),
+                        None => None,
+                    },
                 };
                 for statement in value.into_iter().flat_map(|v| v.split(['\n', ';'])) {
                     let statement = statement.trim_start();
@@ -281,22 +289,7 @@ pub(super) fn db_client_commands(program: &str, args: &[String]) -> Vec<String> 
         }
         "sqlite3" | "sqlite" | "duckdb" => {
             for line in args.iter().flat_map(|a| a.split(['\n', ';'])) {
-                let line = line.trim_start();
-                let command = [".shell ", ".system "]
-                    .iter()
-                    .find_map(|p| line.strip_prefix(p))
-                    .or_else(|| {
-                        [".once ", ".output "]
-                            .iter()
-                            .find_map(|p| line.strip_prefix(p))
-                            .and_then(|rest| {
-                                rest.trim_start()
-                                    .trim_start_matches(['\'', '"'])
-                                    .strip_prefix('|')
-                            })
-                            .map(|c| c.trim_end_matches(['\'', '"']))
-                    });
-                out.extend(command.map(str::to_owned));
+                out.extend(sqlite_line(line.trim_start()));
             }
         }
         _ => {}
@@ -304,11 +297,43 @@ pub(super) fn db_client_commands(program: &str, args: &[String]) -> Vec<String> 
     out
 }
 
+/// The command of one sqlite3 or duckdb line: `.shell CMD`, `.system CMD`, or `|CMD` given
+/// to `.once`, `.output`, `.read` or `.import`. A dot command may be shortened to any prefix
+/// of two letters or more (`.sh`, `.sys`, `.out`), which is read as each command it starts.
+fn sqlite_line(line: &str) -> Option<String> {
+    let rest = line.strip_prefix('.')?;
+    let (name, arg) = rest.split_once([' ', '\t'])?;
+    let is = |full: &str| name.len() >= 2 && full.starts_with(name);
+    if is("shell") || is("system") {
+        return Some(arg.to_owned());
+    }
+    if is("once") || is("output") || is("read") || is("import") {
+        let arg = arg.trim_start().trim_start_matches(['\'', '"']);
+        let command = arg.strip_prefix('|')?;
+        // `.import '|cmd' table`: the command is the quoted argument.
+        let command = match command.find(['\'', '"']) {
+            Some(end) => &command[..end],
+            None => command,
+        };
+        return Some(command.to_owned());
+    }
+    None
+}
+
 /// The command of one psql line: `\! CMD`, or the pipe of `\o`, `\g`, `\gx`, `\w` (and
 /// their long names) to `|CMD`; meta-commands can follow each other on a line.
 fn psql_line(line: &str) -> Option<String> {
     if let Some(at) = line.find("\\!") {
         return Some(line[at + 2..].to_owned());
+    }
+    // psql runs the backquoted text in a meta-command's arguments through the shell
+    // (`\echo `cmd``, `\set x `cmd``).
+    if let Some(meta) = line.find('\\') {
+        let mut parts = line[meta..].split('`');
+        parts.next();
+        if let Some(command) = parts.next().filter(|_| parts.next().is_some()) {
+            return Some(command.to_owned());
+        }
     }
     for meta in ["\\out", "\\o", "\\gx", "\\g", "\\write", "\\w"] {
         for (at, _) in line.match_indices(meta) {
@@ -330,7 +355,22 @@ fn copy_programs(text: &str) -> Vec<String> {
         return out;
     }
     for (at, _) in lower.match_indices("program") {
-        let Some(rest) = text[at + "program".len()..].trim_start().strip_prefix('\'') else {
+        let mut rest = text[at + "program".len()..].trim_start();
+        // Comments between the keyword and the string (`PROGRAM/**/'cmd'`).
+        while let Some(after) = rest.strip_prefix("/*") {
+            rest = after.split_once("*/").map_or("", |(_, r)| r).trim_start();
+        }
+        // A dollar-quoted string (`$$cmd$$`, `$q$cmd$q$`) is read as it is.
+        if let Some(tag_end) = rest.strip_prefix('$').and_then(|r| r.find('$')) {
+            let tag = &rest[..tag_end + 2];
+            if let Some((command, _)) = rest[tag.len()..].split_once(tag) {
+                out.push(command.to_owned());
+            }
+            continue;
+        }
+        // An escape string (`E'cmd'`) reads like a plain one here.
+        let rest = rest.strip_prefix(['E', 'e']).unwrap_or(rest);
+        let Some(rest) = rest.strip_prefix('\'') else {
             continue;
         };
         let mut command = String::new();

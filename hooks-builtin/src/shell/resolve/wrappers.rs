@@ -310,8 +310,8 @@ pub(super) const WRAPPERS: &[Wrapper] = &[
     Wrapper {
         name: "devbox",
         sub: &["run"],
-        short: "c",
-        long: &["config", "environment", "env-file"],
+        short: "ce",
+        long: &["config", "environment", "env-file", "env"],
         ..PLAIN
     },
     // `direnv exec DIR cmd`: the command runs here, with DIR's environment.
@@ -328,8 +328,27 @@ pub(super) const WRAPPERS: &[Wrapper] = &[
         // `-c`/`--call` run a shell command instead: taken as a value, it leaves no command
         // to unwrap, and `npm exec -c 'cmd'` is judged as a script (resolve.rs).
         short: "wc",
-        long: &["package", "workspace", "prefix", "call"],
-        global: ("w", &["prefix", "workspace"]),
+        long: &[
+            "package",
+            "workspace",
+            "prefix",
+            "call",
+            "registry",
+            "loglevel",
+            "cache",
+            "userconfig",
+        ],
+        global: (
+            "w",
+            &[
+                "prefix",
+                "workspace",
+                "registry",
+                "loglevel",
+                "cache",
+                "userconfig",
+            ],
+        ),
         package: true,
         ..PLAIN
     },
@@ -339,7 +358,7 @@ pub(super) const WRAPPERS: &[Wrapper] = &[
         // `-c`/`--shell-mode` run the command in a shell: as for npm's `-c`.
         short: "Cc",
         long: &["dir", "filter", "package", "shell-mode"],
-        global: ("C", &["dir", "filter"]),
+        global: ("CF", &["dir", "filter"]),
         chdir: ("C", &["dir"]),
         package: true,
         ..PLAIN
@@ -573,6 +592,7 @@ pub(super) const WRAPPERS: &[Wrapper] = &[
             "qemu",
             "kernel-release",
         ],
+        chdir: ("w", &["cwd", "pwd"]),
         ..PLAIN
     },
     Wrapper {
@@ -616,6 +636,24 @@ pub(super) const WRAPPERS: &[Wrapper] = &[
     Wrapper {
         name: "rlwrap",
         short: "bCDefFgHlMOPqsStwz",
+        long: &[
+            "break-chars",
+            "command-name",
+            "file",
+            "history-filename",
+            "histsize",
+            "forget-matching",
+            "filter",
+            "prompt-colour",
+            "substitute-prompt",
+            "set-term-name",
+            "extra-char-after-completion",
+            "extra-char-before-completion",
+            "multi-line",
+            "multi-line-ext",
+            "logfile",
+            "polling",
+        ],
         ..PLAIN
     },
     Wrapper {
@@ -932,6 +970,15 @@ pub(super) const WRAPPERS: &[Wrapper] = &[
     },
     // `distrobox enter BOX -- cmd`: a container that shares the home directory, so the
     // command runs where it was started.
+    Wrapper {
+        name: "distrobox-enter",
+        short: "na",
+        long: &["name", "additional-flags"],
+        operands: 1,
+        instead: ("n", &["name"]),
+        dashdash: true,
+        ..PLAIN
+    },
     Wrapper {
         name: "distrobox",
         short: "na",
