@@ -13,7 +13,7 @@ use super::Action;
 use super::rules::{Env, Place, has_long, has_short};
 use super::user::{UserRule, wildcard};
 
-mod operands;
+pub(super) mod operands;
 
 /// A named set of rules. Builtin packs and `custom_packs` in settings have this shape.
 ///

@@ -668,15 +668,31 @@ impl Parser<'_, '_> {
             "xargs" => {
                 let nested = &args[options(args, XARGS_SHORT, XARGS_LONG)..];
                 self.nested_command(nested.to_vec(), privileged, dir)?;
-                // `xargs -a <(echo /) rm -rf`: the items are what a literal substitution prints.
-                if let Some(input) = option_value(args, &["-a", "--arg-file"])
-                    .and_then(|file| file.strip_prefix("<(")?.strip_suffix(')'))
-                    .and_then(literal_script_output)
-                {
-                    let runs = xargs_runs(args, &input, self.sink.fuel())
-                        .ok_or(super::ShellError::TooComplex)?;
-                    for run in runs {
-                        self.nested_command(run, privileged, dir)?;
+                // `xargs -a <(echo /) rm -rf`: the items are what a literal substitution prints;
+                // from any other file (`-a list.txt`, `-a <(ls ~)`), they are computed when it
+                // runs, as `$(cat list.txt)` is.
+                if let Some(file) = option_value(args, &["-a", "--arg-file"]) {
+                    let literal = (file.strip_prefix("<(").and_then(|f| f.strip_suffix(')')))
+                        .and_then(literal_script_output);
+                    match literal {
+                        Some(input) => {
+                            let runs = xargs_runs(args, &input, self.sink.fuel())
+                                .ok_or(super::ShellError::TooComplex)?;
+                            for run in runs {
+                                self.nested_command(run, privileged, dir)?;
+                            }
+                        }
+                        None => {
+                            let source =
+                                match file.strip_prefix("<(").and_then(|f| f.strip_suffix(')')) {
+                                    Some(command) => format!("$({command})"),
+                                    None => format!("$(cat {})", super::quote(file)),
+                                };
+                            let run = feeds::xargs_unknown_run(args, &source);
+                            if !run.is_empty() {
+                                self.nested_command(run, privileged, dir)?;
+                            }
+                        }
                     }
                 }
             }

@@ -26,6 +26,7 @@ pub(super) enum Kind {
     Write,
     Open,
     Rename,
+    Copy,
     WriteMethod,
     RenameMethod,
 }
@@ -86,6 +87,9 @@ pub(super) fn classify(lang: Lang, name: &str) -> Option<Kind> {
     }
     if listed(table.open) {
         return Some(Kind::Open);
+    }
+    if listed(table.copy) {
+        return Some(Kind::Copy);
     }
     if listed(table.write_method) {
         return Some(Kind::WriteMethod);
@@ -250,6 +254,15 @@ impl Scan<'_, '_> {
                                 _ => None,
                             };
                             self.rename(shown, from, to);
+                        }
+                    }
+                    Kind::Copy => {
+                        if let [Arg::Str(from), Arg::Str(to), ..] = args.as_slice()
+                            && !from.is_empty()
+                            && !to.is_empty()
+                        {
+                            let line = format!("cp -- {} {}", shell::quote(from), shell::quote(to));
+                            self.judge_line(shown, line);
                         }
                     }
                     Kind::WriteMethod | Kind::RenameMethod => {}

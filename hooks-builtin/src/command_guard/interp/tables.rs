@@ -30,6 +30,9 @@ pub(super) struct Table {
     /// Move the path given first to the one given second (`os.rename`, `fs.renameSync`):
     /// literal ones are judged as `mv -- FROM TO`.
     pub(super) rename: &'static [&'static str],
+    /// Copy the path given first over the one given second (`shutil.copy`,
+    /// `fs.copyFileSync`): literal ones are judged as `cp -- FROM TO`.
+    pub(super) copy: &'static [&'static str],
     /// Methods of a path object that write it (`Path('x').write_text(…)`).
     pub(super) write_method: &'static [&'static str],
     /// Methods of a path object that move it (`Path('x').rename(…)`).
@@ -78,6 +81,12 @@ pub(super) const PYTHON: Table = Table {
     write: &["os.truncate"],
     open: &["open", "io.open", "codecs.open"],
     rename: &["os.rename", "os.replace", "os.renames", "shutil.move"],
+    copy: &[
+        "shutil.copy",
+        "shutil.copyfile",
+        "shutil.copy2",
+        "shutil.copytree",
+    ],
     write_method: &["write_text", "write_bytes"],
     rename_method: &["rename", "replace"],
 };
@@ -97,7 +106,14 @@ pub(super) const PERL: Table = Table {
     code_bare: &["eval"],
     write: &["truncate", "CORE.truncate"],
     open: &[],
-    rename: &["rename", "CORE.rename", "File.Copy.move", "File.Copy.mv"],
+    rename: &[
+        "rename",
+        "CORE.rename",
+        "move",
+        "File.Copy.move",
+        "File.Copy.mv",
+    ],
+    copy: &["copy", "cp", "File.Copy.copy", "File.Copy.cp"],
     write_method: &[],
     rename_method: &[],
 };
@@ -146,8 +162,15 @@ pub(super) const RUBY: Table = Table {
         "IO.binwrite",
         "File.truncate",
     ],
-    open: &["File.open", "File.new"],
+    open: &["File.open", "File.new", "open", "Kernel.open"],
     rename: &["File.rename", "FileUtils.mv", "FileUtils.move"],
+    copy: &[
+        "FileUtils.cp",
+        "FileUtils.copy",
+        "FileUtils.cp_r",
+        "FileUtils.install",
+        "IO.copy_stream",
+    ],
     write_method: &[],
     rename_method: &[],
 };
@@ -222,6 +245,15 @@ pub(super) const JS: Table = Table {
         "Deno.rename",
         "Deno.renameSync",
     ],
+    copy: &[
+        "copyFileSync",
+        "fs.copyFile",
+        "promises.copyFile",
+        "cpSync",
+        "fs.cp",
+        "copySync",
+        "fs.copy",
+    ],
     write_method: &[],
     rename_method: &[],
 };
@@ -245,6 +277,7 @@ pub(super) const PHP: Table = Table {
     write: &["file_put_contents"],
     open: &["fopen"],
     rename: &["rename"],
+    copy: &["copy"],
     write_method: &[],
     rename_method: &[],
 };
@@ -257,9 +290,10 @@ pub(super) const LUA: Table = Table {
     shell_bare: &[],
     opaque: &[],
     code_bare: &["load", "loadstring", "dostring"],
-    write: &[],
+    write: &["io.output"],
     open: &["io.open"],
     rename: &["os.rename"],
+    copy: &[],
     write_method: &[],
     rename_method: &[],
 };
@@ -275,6 +309,7 @@ pub(super) const R: Table = Table {
     write: &[],
     open: &[],
     rename: &["file.rename", "fs.file_move", "fs.dir_move"],
+    copy: &["file.copy", "fs.file_copy", "fs.dir_copy"],
     write_method: &[],
     rename_method: &[],
 };

@@ -3,14 +3,14 @@
 
 /// A command's arguments as a pack rule reads them.
 #[derive(Debug, Default, PartialEq, Eq)]
-pub(super) struct Split<'a> {
+pub(in crate::command_guard) struct Split<'a> {
     /// The words that start with `-` (before a `--`).
-    pub(super) flags: Vec<&'a str>,
+    pub(in crate::command_guard) flags: Vec<&'a str>,
     /// The other words, in order, the values the rule's `values` and `target` options take
     /// left out.
-    pub(super) operands: Vec<&'a str>,
+    pub(in crate::command_guard) operands: Vec<&'a str>,
     /// The values of the rule's `target` options (`/srv` of `mv -t /srv a b`).
-    pub(super) targets: Vec<&'a str>,
+    pub(in crate::command_guard) targets: Vec<&'a str>,
 }
 
 /// Splits `args` into flags and operands. A word that `values` or `target` options take as
@@ -18,7 +18,11 @@ pub(super) struct Split<'a> {
 /// is neither; a value attached to its option (`--exclude=x`, `-tdir`) is part of the flag.
 /// A `target` option's long name may be abbreviated (`--target` of `--target-directory`), as
 /// GNU tools accept: reading a word as a target only makes the rule look at more places.
-pub(super) fn split<'a>(args: &'a [String], values: &[String], target: &[String]) -> Split<'a> {
+pub(in crate::command_guard) fn split<'a>(
+    args: &'a [String],
+    values: &[String],
+    target: &[String],
+) -> Split<'a> {
     let long = |list: &[String], name: &str| {
         list.iter()
             .filter_map(|o| o.strip_prefix("--"))

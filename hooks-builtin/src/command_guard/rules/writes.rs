@@ -157,15 +157,20 @@ fn written<'a>(
             by_place.extend(operands.iter().map(|o| (*o).to_owned()));
         }
         "cp" | "mv" | "install" | "ln" => {
-            let target_dir = command.args.iter().enumerate().find_map(|(i, a)| {
-                a.strip_prefix("--target-directory=")
-                    .or_else(|| a.strip_prefix("-t").filter(|v| !v.is_empty()))
-                    .or_else(|| {
-                        matches!(a.as_str(), "-t" | "--target-directory")
-                            .then(|| command.args.get(i + 1).map(String::as_str))
-                            .flatten()
-                    })
-            });
+            // The values of their options are no operands (`mv x /etc/passwd -S .bak`,
+            // `install -m 644 x /etc/passwd`), and `-t DIR` is where they write.
+            const VALUES: &[&str] = &[
+                "-S", "--suffix", "-m", "--mode", "-o", "--owner", "-g", "--group",
+            ];
+            const TARGET: &[&str] = &["-t", "--target-directory"];
+            let list = |l: &[&str]| l.iter().map(|o| (*o).to_owned()).collect::<Vec<_>>();
+            let split = crate::command_guard::packs::operands::split(
+                &command.args,
+                &list(VALUES),
+                &list(TARGET),
+            );
+            let operands = &split.operands[..];
+            let target_dir = split.targets.last().copied();
             let (dest, sources) = match target_dir {
                 Some(dir) => (Some(dir), operands),
                 None => match operands.split_last() {

@@ -204,7 +204,7 @@ fn xargs_reads_file(args: &[String]) -> bool {
 
 /// What `xargs ARGS` runs with items the guard cannot read: `items` (a substitution that
 /// stands for them) put where `-I R` says, or after the command.
-fn xargs_unknown_run(args: &[String], items: &str) -> Vec<String> {
+pub(super) fn xargs_unknown_run(args: &[String], items: &str) -> Vec<String> {
     let mut replace = None;
     let options = walk_options(
         args,

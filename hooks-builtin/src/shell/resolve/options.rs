@@ -230,6 +230,15 @@ pub(super) fn option_commands<'a>(program: &str, args: &'a [String]) -> Vec<Cow<
         }
         // make's `SHELL=CMD`, and the recipes and `$(shell CMD)` of `--eval` text.
         "make" | "gmake" => out.extend(embedded::make_commands(args).into_iter().map(Cow::Owned)),
+        // Cargo's `--config` settings that name a program it runs: a target's `runner`, the
+        // rustc wrappers (`--config "target.x86_64-unknown-linux-gnu.runner='cmd'"`).
+        "cargo" => out.extend(option_values(args, &["--config"]).filter_map(|setting| {
+            let (key, value) = setting.split_once('=')?;
+            let key = key.trim();
+            let runs = key.ends_with(".runner")
+                || matches!(key, "build.rustc-wrapper" | "build.rustc-workspace-wrapper");
+            runs.then(|| Cow::Owned(value.trim().trim_matches(['\'', '"']).to_owned()))
+        })),
         // A database client's shell escapes (`psql -c '\\! CMD'`, `sqlite3 db '.shell CMD'`).
         "psql" | "pgcli" | "mysql" | "mariadb" | "sqlite3" | "sqlite" | "duckdb" => out.extend(
             embedded::db_client_commands(program, args)
