@@ -4,6 +4,7 @@
 mod embedded;
 mod feeds;
 mod options;
+mod strip;
 mod wrappers;
 
 use std::rc::Rc;
@@ -12,9 +13,10 @@ use super::parser::{Parser, Result, Sink, Source};
 use super::terminals::Runs;
 use super::{Command, Redirect, ShellScript};
 use feeds::{literal_script_output, parallel_scripts, xargs_runs};
+use strip::strip;
 use wrappers::{
     SCRIPT_BSD_SHORT, SCRIPT_LONG, SCRIPT_SHORT, SHELLS, SSH_SHORT, WATCH_LONG, WATCH_SHORT,
-    WRAPPERS, XARGS_LONG, XARGS_SHORT,
+    XARGS_LONG, XARGS_SHORT,
 };
 
 pub(super) use feeds::literal_output;
@@ -222,7 +224,7 @@ fn options(args: &[String], short: &str, long: &[&str]) -> usize {
 /// The value of `env -S`/`--split-string` among env's options: its index, how many words it
 /// spans, and the value.
 fn env_split(args: &[String]) -> Option<(usize, usize, String)> {
-    let env = WRAPPERS.iter().find(|w| w.name == "env")?;
+    let env = wrappers::all().find(|w| w.name == "env")?;
     let options = walk_options(args, env.short, env.long, true, |_, _| {});
     args[..options].iter().enumerate().find_map(|(i, arg)| {
         let value = |inline: &str| match inline {
@@ -252,171 +254,6 @@ pub(super) fn join_dir(dir: Option<String>, target: &str) -> String {
     }
 }
 
-/// A command with its wrappers stripped.
-struct Stripped {
-    /// The words from the program on.
-    words: Vec<String>,
-    privileged: bool,
-    /// The directory a wrapper runs it in (`env -C dir`), relative to where it was run.
-    dir: Option<String>,
-    /// The assignments of the wrappers (`env X=1`, `sudo X=1`).
-    assignments: Vec<String>,
-}
-
-/// Strips the wrappers in front of the command.
-fn strip(mut words: Vec<String>, mut privileged: bool, sink: &mut Sink) -> Result<Stripped> {
-    let mut i = 0;
-    let mut dir = None;
-    while let Some(word) = words.get(i) {
-        let name = command_name(word);
-        let Some(w) = WRAPPERS.iter().find(|w| w.name == name) else {
-            break;
-        };
-        let sub = usize::from(!w.sub.is_empty());
-        // Options between the name and the subcommand (`kubectl -n prod exec`); one of
-        // `chdir`'s there says where the command runs too (`pnpm -C / exec …`).
-        let mut global_chdir: Option<String> = None;
-        let global = match w.global {
-            ("", []) => 0,
-            (short, long) => {
-                let after = &words[i + 1..];
-                let n = walk_options(after, short, long, false, |opt, value| {
-                    let (chdir_short, chdir_long) = w.chdir;
-                    let names = match opt {
-                        Opt::Short(c) => chdir_short.contains(c),
-                        Opt::Long(l) => chdir_long.contains(&l),
-                    };
-                    if names {
-                        global_chdir = value.map(str::to_owned);
-                    }
-                });
-                // A `--` ends them; it is no subcommand.
-                if after.get(n.saturating_sub(1)).is_some_and(|a| a == "--") {
-                    break;
-                }
-                n
-            }
-        };
-        let grouped = words
-            .get(i + 1 + global)
-            .is_some_and(|a| w.group.contains(&a.as_str()));
-        // The group's own options come after it (`docker compose -f x.yml exec`).
-        let global = if grouped {
-            let after = &words[i + 2 + global..];
-            global + 1 + walk_options(after, w.global.0, w.global.1, false, |_, _| {})
-        } else {
-            global
-        };
-        if sub == 1
-            && !words
-                .get(i + 1 + global)
-                .is_some_and(|a| w.sub.contains(&a.as_str()))
-        {
-            break; // `uv pip install`: not the subcommand that runs a command
-        }
-        if w.sub_is_command {
-            privileged |= w.privileged;
-            i += 1;
-            continue;
-        }
-        let args = &words[i + 1 + global + sub..];
-        if w.name == "command"
-            && args
-                .first()
-                .is_some_and(|a| a.starts_with('-') && a.contains(['v', 'V']))
-        {
-            break; // `command -v rm` looks `rm` up, it does not run it
-        }
-        if w.name == "env"
-            && let Some((at, len, value)) = env_split(args)
-        {
-            // The splice moves every word after it.
-            sink.charge(words.len() - i)?;
-            let at = i + 1 + at;
-            words.splice(at..at + len, value.split_whitespace().map(str::to_owned));
-            continue;
-        }
-        let (mut chdir, mut user, mut user_unit, mut instead) =
-            (global_chdir.as_deref(), false, false, false);
-        let options = walk_options(args, w.short, w.long, w.dash, |opt, value| {
-            let (short, long) = w.chdir;
-            match opt {
-                Opt::Short(c) if short.contains(c) => chdir = value,
-                Opt::Long(l) if long.contains(&l) => chdir = value,
-                _ => {}
-            }
-            instead |= match opt {
-                Opt::Short(c) => w.instead.0.contains(c),
-                Opt::Long(l) => w.instead.1.contains(&l),
-            };
-            user |= matches!(opt, Opt::Short('u') | Opt::Long("user"));
-            user_unit |= opt == Opt::Long("user");
-        });
-        if w.name == "runuser" && !user {
-            break; // `runuser bob -c 'script'` works like `su`
-        }
-        let mut skip = 1 + global + sub + options;
-        if w.assignments {
-            skip += words[(i + skip).min(words.len())..]
-                .iter()
-                .take_while(|a| is_env_assignment(a))
-                .count();
-        }
-        if !instead {
-            skip += w.operands;
-        }
-        // `runcon CONTEXT cmd`: without options, its first operand is the context.
-        if w.name == "runcon"
-            && options == 0
-            && words.get(i + skip).is_some_and(|a| a.contains(':'))
-        {
-            skip += 1;
-        }
-        // `kubectl exec POD -- cmd`: a `--` after the operands ends them.
-        if w.operands > 0 && words.get(i + skip).is_some_and(|a| a == "--") {
-            skip += 1;
-        }
-        // `kubectl exec pod -c app -- cmd`: the command follows the `--`, wherever it is.
-        if w.dashdash
-            && let Some(at) = words[i + 1 + global + sub..].iter().position(|a| a == "--")
-        {
-            skip = 1 + global + sub + at + 1;
-        }
-        if i + skip >= words.len() {
-            break; // nothing to run: the wrapper is the command (`sudo -i`)
-        }
-        if w.name == "flock"
-            && (words[i + skip].starts_with("-c") || words[i + skip].starts_with("--command"))
-        {
-            break; // `flock FILE -c 'script'`
-        }
-        privileged |= w.privileged && !(w.name == "systemd-run" && user_unit);
-        if w.remote {
-            // Another machine's or a container's directories: its home, or where it says.
-            dir = Some(chdir.unwrap_or("~").to_owned());
-        } else if let Some(target) = chdir {
-            let joined = join_dir(dir, target);
-            sink.charge(joined.len())?;
-            dir = Some(joined);
-        }
-        // A package runner's command is a package, maybe pinned (`bunx rimraf@5 /`): the
-        // program is the package's name.
-        if w.package
-            && let Some(name) = package_name(&words[i + skip])
-        {
-            words[i + skip] = name.to_owned();
-        }
-        i += skip;
-    }
-    let assignments = words.drain(..i).filter(|w| is_env_assignment(w)).collect();
-    Ok(Stripped {
-        words,
-        privileged,
-        dir,
-        assignments,
-    })
-}
-
 /// Whether an alias's value is plain words: nothing the shell would read but blanks between
 /// them (no quotes, operators, expansions or redirections).
 fn is_plain(value: &str) -> bool {
@@ -424,13 +261,6 @@ fn is_plain(value: &str) -> bool {
         && value
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || " \t_-./=,:+@%".contains(c))
-}
-
-/// The name of a pinned package (`rimraf` of `rimraf@5`, `@scope/tool` of
-/// `@scope/tool@latest`); `None` when it names no version.
-fn package_name(word: &str) -> Option<&str> {
-    let at = word.get(1..)?.rfind('@')? + 1;
-    Some(&word[..at])
 }
 
 /// The script of `su [-] [user] -c 'script'` (and `runuser`).

@@ -676,10 +676,12 @@ fn cut(text: &str) -> String {
     }
 }
 
+mod ipython;
 mod lex;
 mod scan;
 mod tables;
 
+use ipython::*;
 use lex::*;
 use scan::*;
 use tables::*;

@@ -341,7 +341,7 @@ fn nesting_is_bounded() {
 
 #[test]
 fn ipython_shell_lines_say_which_are_shell_for_certain() {
-    use super::scan::ipython_shell;
+    use super::ipython::ipython_shell;
     assert_eq!(
         ipython_shell("!ls\n  !!pwd\nx = !id\n%sx date\n%timeit -n1 -r1 !rm x\nprint(1)"),
         [

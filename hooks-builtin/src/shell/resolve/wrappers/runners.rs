@@ -1,0 +1,215 @@
+//! Environment and package runners: the command runs in a project's environment (`uv run`,
+//! `poetry run`, `conda run`), through a package runner (`npm exec`, `bunx`), or on the host.
+
+use super::{PLAIN, Wrapper};
+
+pub(super) const RUNNERS: &[Wrapper] = &[
+    // Environment runners: the command runs in a project's environment or on the host.
+    Wrapper {
+        name: "uv",
+        sub: &["run"],
+        short: "p",
+        long: &[
+            "with",
+            "python",
+            "project",
+            "directory",
+            "env-file",
+            "package",
+            "extra",
+            "group",
+            "index",
+            "from",
+            "with-requirements",
+            "with-editable",
+        ],
+        chdir: ("", &["directory"]),
+        ..PLAIN
+    },
+    Wrapper {
+        name: "poetry",
+        sub: &["run"],
+        short: "CP",
+        long: &["directory", "project"],
+        chdir: ("C", &["directory"]),
+        ..PLAIN
+    },
+    Wrapper {
+        name: "pipx",
+        sub: &["run"],
+        long: &["spec", "python", "pip-args", "index-url"],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "pdm",
+        sub: &["run"],
+        short: "pg",
+        long: &["project", "venv"],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "hatch",
+        sub: &["run"],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "pipenv",
+        sub: &["run"],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "rye",
+        sub: &["run"],
+        long: &["pyproject"],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "pixi",
+        sub: &["run", "exec"],
+        short: "es",
+        long: &[
+            "environment",
+            "manifest-path",
+            "spec",
+            "channel",
+            "platform",
+        ],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "devbox",
+        sub: &["run"],
+        short: "ce",
+        long: &["config", "environment", "env-file", "env"],
+        ..PLAIN
+    },
+    // `direnv exec DIR cmd`: the command runs here, with DIR's environment.
+    Wrapper {
+        name: "direnv",
+        sub: &["exec"],
+        operands: 1,
+        ..PLAIN
+    },
+    // JavaScript package runners: the command is a package's program or one on the PATH.
+    Wrapper {
+        name: "npm",
+        sub: &["exec", "x"],
+        // `-c`/`--call` run a shell command instead: taken as a value, it leaves no command
+        // to unwrap, and `npm exec -c 'cmd'` is judged as a script (resolve.rs).
+        short: "wc",
+        long: &[
+            "package",
+            "workspace",
+            "prefix",
+            "call",
+            "registry",
+            "loglevel",
+            "cache",
+            "userconfig",
+        ],
+        global: (
+            "w",
+            &[
+                "prefix",
+                "workspace",
+                "registry",
+                "loglevel",
+                "cache",
+                "userconfig",
+            ],
+        ),
+        package: true,
+        ..PLAIN
+    },
+    Wrapper {
+        name: "pnpm",
+        sub: &["exec", "dlx"],
+        // `-c`/`--shell-mode` run the command in a shell: as for npm's `-c`.
+        short: "Cc",
+        long: &["dir", "filter", "package", "shell-mode"],
+        global: ("CF", &["dir", "filter"]),
+        chdir: ("C", &["dir"]),
+        package: true,
+        ..PLAIN
+    },
+    Wrapper {
+        name: "yarn",
+        sub: &["exec", "dlx"],
+        short: "p",
+        long: &["package", "cwd"],
+        global: ("", &["cwd"]),
+        chdir: ("", &["cwd"]),
+        package: true,
+        ..PLAIN
+    },
+    Wrapper {
+        name: "bun",
+        sub: &["x"],
+        short: "p",
+        long: &["package", "cwd"],
+        package: true,
+        ..PLAIN
+    },
+    Wrapper {
+        name: "bunx",
+        short: "p",
+        long: &["package"],
+        package: true,
+        ..PLAIN
+    },
+    Wrapper {
+        name: "conda",
+        sub: &["run"],
+        short: "np",
+        long: &["name", "prefix", "cwd"],
+        chdir: ("", &["cwd"]),
+        ..PLAIN
+    },
+    Wrapper {
+        name: "mamba",
+        sub: &["run"],
+        short: "np",
+        long: &["name", "prefix", "cwd"],
+        chdir: ("", &["cwd"]),
+        ..PLAIN
+    },
+    Wrapper {
+        name: "micromamba",
+        sub: &["run"],
+        short: "np",
+        long: &["name", "prefix", "cwd"],
+        chdir: ("", &["cwd"]),
+        ..PLAIN
+    },
+    Wrapper {
+        name: "bundle",
+        sub: &["exec"],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "k3s",
+        sub: &["kubectl", "crictl", "ctr"],
+        sub_is_command: true,
+        ..PLAIN
+    },
+    Wrapper {
+        name: "minikube",
+        sub: &["kubectl"],
+        sub_is_command: true,
+        ..PLAIN
+    },
+    // `uv tool run`: runs the tool named, with the rest of the words.
+    Wrapper {
+        name: "uvx",
+        short: "p",
+        long: &[
+            "from",
+            "with",
+            "python",
+            "with-requirements",
+            "index",
+            "index-url",
+        ],
+        ..PLAIN
+    },
+];
