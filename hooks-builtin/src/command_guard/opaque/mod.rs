@@ -240,34 +240,22 @@ fn command_variables(command: &Command, env: &Env<'_>) -> Vec<Hit> {
             continue;
         };
         let name = name.trim_end_matches('+');
-        if names_command(name) {
-            // less's `|` (and `||`) say how it reads the output, and a `-` after them that it
-            // also reads standard input.
-            let value = match name {
+        // The command a variable makes a program run: its value (less's `|` and `||` say
+        // how it reads the output, and a `-` after them that it reads standard input too),
+        // or for `LESS`, what follows `+!` (`LESS='+!cmd'`, as `less '+!cmd'`).
+        let command = if names_command(name) {
+            Some(match name {
                 "LESSOPEN" | "LESSCLOSE" => value.trim_start_matches('|').trim_start_matches('-'),
                 _ => value,
-            };
-            match crate::shell::parse(value) {
-                Ok(script) => {
-                    hits.extend(rules::script_hits(&script, env));
-                    for c in script.commands() {
-                        hits.extend(rules::command_hits(c, env));
-                        env.push_nested(c.clone());
-                    }
-                }
-                Err(e) => hits.push(hit(
-                    COMMAND_VARIABLE,
-                    format!("{name} names a command the guard cannot read ({e})"),
-                )),
-            }
-        } else if name == "LESS"
-            && let Some(at) = value
-                .match_indices("+!")
-                .map(|(at, _)| at)
-                .find(|&at| value[..at].ends_with(char::is_whitespace) || at == 0)
-        {
-            // `LESS='+!cmd'`: less runs it as its first command, as `less '+!cmd'` does.
-            let command = value[at + 2..].trim();
+            })
+        } else if name == "LESS" {
+            (value.match_indices("+!").map(|(at, _)| at))
+                .find(|&at| at == 0 || value[..at].ends_with(char::is_whitespace))
+                .map(|at| value[at + 2..].trim())
+        } else {
+            None
+        };
+        if let Some(command) = command {
             match crate::shell::parse(command) {
                 Ok(script) => {
                     hits.extend(rules::script_hits(&script, env));
@@ -278,7 +266,7 @@ fn command_variables(command: &Command, env: &Env<'_>) -> Vec<Hit> {
                 }
                 Err(e) => hits.push(hit(
                     COMMAND_VARIABLE,
-                    format!("LESS runs a command the guard cannot read ({e})"),
+                    format!("{name} names a command the guard cannot read ({e})"),
                 )),
             }
         } else if LOADER_VARIABLES.contains(&name) {

@@ -3,6 +3,19 @@
 
 use super::{PLAIN, Wrapper};
 
+/// LXD's client; incus, its fork, reads the same words.
+const LXC: Wrapper = Wrapper {
+    name: "lxc",
+    long: &["env", "user", "group", "cwd", "mode", "project"],
+    operands: 1,
+    sub: &["exec"],
+    global: ("", &["project"]),
+    chdir: ("", &["cwd"]),
+    dashdash: true,
+    remote: true,
+    ..PLAIN
+};
+
 pub(super) const CONTAINERS: &[Wrapper] = &[
     // A command run in a container or a pod, judged there as `ssh host cmd`'s are:
     // `docker exec [options] CONTAINER cmd`, `kubectl exec [options] POD -- cmd`.
@@ -141,27 +154,10 @@ pub(super) const CONTAINERS: &[Wrapper] = &[
         ..PLAIN
     },
     // `lxc exec CONTAINER -- cmd`, and incus (its fork).
-    Wrapper {
-        name: "lxc",
-        long: &["env", "user", "group", "cwd", "mode", "project"],
-        operands: 1,
-        sub: &["exec"],
-        global: ("", &["project"]),
-        chdir: ("", &["cwd"]),
-        dashdash: true,
-        remote: true,
-        ..PLAIN
-    },
+    LXC,
     Wrapper {
         name: "incus",
-        long: &["env", "user", "group", "cwd", "mode", "project"],
-        operands: 1,
-        sub: &["exec"],
-        global: ("", &["project"]),
-        chdir: ("", &["cwd"]),
-        dashdash: true,
-        remote: true,
-        ..PLAIN
+        ..LXC
     },
     // `distrobox enter BOX -- cmd`: a container that shares the home directory, so the
     // command runs where it was started.
