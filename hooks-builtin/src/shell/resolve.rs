@@ -256,8 +256,17 @@ pub(super) fn join_dir(dir: Option<String>, target: &str) -> String {
 
 /// Whether an alias's value is plain words: nothing the shell would read but blanks between
 /// them (no quotes, operators, expansions or redirections).
+/// Its first word must name a command: an assignment (`FOO=1 rm`) or a reserved word (`if`,
+/// `while`) makes it a script, judged with the words it is used with instead.
 fn is_plain(value: &str) -> bool {
-    !value.trim().is_empty()
+    const RESERVED: &[&str] = &[
+        "if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while", "until",
+        "do", "done", "in", "function", "time", "coproc",
+    ];
+    let first = value.split_whitespace().next().unwrap_or_default();
+    !first.is_empty()
+        && !first.contains('=')
+        && !RESERVED.contains(&first)
         && value
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || " \t_-./=,:+@%".contains(c))

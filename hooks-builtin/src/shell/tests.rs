@@ -309,6 +309,8 @@ fn an_alias_runs_its_value_with_the_words_it_is_used_with() {
     has("alias x='bash'\necho 'rm -rf ~' | x", "rm -rf ~");
     has("alias a='rm -rf'\nalias b='a'\nb ~", "rm -rf ~");
     has("alias x='rm'\nalias y='x -rf'\ny ~", "rm -rf ~");
+    // A value that sets a variable first is a script, judged with the words it is used with.
+    has("alias x='FOO=1 rm -rf'\nx ~", "rm -rf ~");
     assert!(commands.contains(&"ls -F src".to_owned()), "{commands:?}");
     assert!(parse("alias a=b b=a\na x").is_ok());
     // A use before the definition is not the alias.
