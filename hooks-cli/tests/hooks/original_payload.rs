@@ -2,7 +2,7 @@
 //! JSON values: fields we do not know (`agent_id`, `agent_type`, anything newer) kept, none of
 //! our own (`turn`, `timestamp_ms`, `invocation_source`) added, at typed and generic points.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

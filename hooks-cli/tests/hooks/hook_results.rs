@@ -6,7 +6,7 @@
 
 use serde_json::{Value, json};
 
-mod common;
+use crate::common;
 
 use common::{Project, stderr};
 

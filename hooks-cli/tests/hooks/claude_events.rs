@@ -4,7 +4,7 @@
 //! the expected answer and `hooks serve` the same one. Then the matchers, the missing fields
 //! and the unknown handler keys.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

@@ -4,7 +4,7 @@
 //! `tests/fixtures/claude-answers/cases.json` lists script(s), event and the expected answer.
 //! A case with a node script is skipped, and said, when `node` is not on PATH.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

@@ -4,9 +4,9 @@
 //! eighth case runs (a process per case costs tens of milliseconds in a debug build);
 //! `CORPUS_ALL=1` runs them all.
 
-mod common;
+use crate::common;
 
-#[path = "../../hooks-builtin/tests/corpus_cases/mod.rs"]
+#[path = "../../../hooks-builtin/tests/corpus_cases/mod.rs"]
 #[allow(dead_code)]
 mod corpus_cases;
 

@@ -1,7 +1,5 @@
-//! The temporary project that the `hooks` binary tests run in, shared by the test files of
-//! this directory (each includes it with `mod common;`).
-
-#![allow(dead_code)] // each test file uses its own part of it
+//! The temporary project that the `hooks` binary tests run in, shared by the modules of this
+//! test binary.
 
 use std::io::Write;
 use std::path::Path;

@@ -1,8 +1,6 @@
 //! A `hooks serve` daemon for the tests, and a plain HTTP/1.1 client for them (std sockets:
 //! the tests also send what no well-behaved client would).
 
-#![allow(dead_code)] // each test file uses its own part of it
-
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::process::{Child, Command, Stdio};

@@ -9,7 +9,7 @@ use std::process::Child;
 
 use serde_json::json;
 
-mod common;
+use crate::common;
 
 use common::Project;
 

@@ -2,7 +2,7 @@
 //! mid-request, slow senders, a flood of malformed payloads, edits during load and a hung
 //! command hook. Each bounded in count and time, on loopback only.
 
-mod common;
+use crate::common;
 
 use std::io::{BufReader, Read, Write};
 use std::net::TcpStream;

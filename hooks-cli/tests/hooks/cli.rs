@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-mod common;
+use crate::common;
 
 use common::{Project, stderr, stdout};
 

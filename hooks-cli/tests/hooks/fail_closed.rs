@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 
 const GUARDED: &str = "enabled: true\nbuiltin:\n  command_guard: {}\n";
 
-mod common;
+use crate::common;
 
 use common::{EXE, Project, stderr, stdout};
 

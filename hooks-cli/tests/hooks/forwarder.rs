@@ -5,7 +5,7 @@
 //! directory: `cargo test --workspace` builds both (alone, `cargo build -p hookrail-forward`
 //! first).
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 

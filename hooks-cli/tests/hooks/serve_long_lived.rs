@@ -1,7 +1,7 @@
 //! What only a long-lived `hooks serve` does, through the real binary: policy state that
 //! survives a restart (and a SIGKILL, once saved), and OpenTelemetry export flushed at stop.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::time::Duration;

@@ -1,7 +1,7 @@
 //! `hooks serve` through the real binary: the same decisions as `hooks claude` for the same
 //! payloads, the token, the limits, keep-alive, reloads, the Unix socket and a clean stop.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -442,7 +442,7 @@ fn a_unix_socket_is_private_and_answers() {
 /// token header and fails closed, and that header is what the daemon admits.
 #[test]
 fn the_readme_settings_snippet_reaches_the_daemon() {
-    let readme = include_str!("../README.md");
+    let readme = include_str!("../../README.md");
     let after = readme
         .split_once("<!-- readme:serve-settings -->")
         .expect("the marker")

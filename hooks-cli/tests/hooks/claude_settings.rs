@@ -4,7 +4,7 @@
 
 #![cfg(unix)]
 
-mod common;
+use crate::common;
 
 use common::daemon::{claude, decided};
 use common::{Project, stderr, stdout};
