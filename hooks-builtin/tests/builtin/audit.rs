@@ -126,7 +126,7 @@ fn eight_concurrent_sessions_of_10k_events_lose_nothing_and_keep_order_in_jsonl(
 
 const CHILD_PATH: &str = "HOOKS_AUDIT_CRASH_CHILD_PATH";
 const CHILD_FORMAT: &str = "HOOKS_AUDIT_CRASH_CHILD_FORMAT";
-const CHILD_TEST: &str = "crash_child_writes_until_killed";
+const CHILD_TEST: &str = "audit::crash_child_writes_until_killed";
 
 /// Not a test on its own: the writer process of the crash tests, which run this test binary
 /// again with the environment variables set. It records tool calls as fast as it can and
@@ -1018,7 +1018,7 @@ fn a_rewritten_input_is_recorded_with_its_original() {
 }
 
 /// Throughput, not a test: `cargo test -p hookrail-builtin --no-default-features --features audit
-/// --release --test audit -- --ignored --nocapture audit_throughput`.
+/// --release --test builtin -- --ignored --nocapture audit_throughput`.
 #[test]
 #[ignore = "prints a throughput figure; run in release"]
 fn audit_throughput() {
