@@ -12,11 +12,10 @@ use std::rc::Rc;
 use super::parser::{Parser, Result, Sink, Source};
 use super::terminals::Runs;
 use super::{Command, Redirect, ShellScript};
-use feeds::{literal_script_output, parallel_scripts, xargs_runs};
+use feeds::{Xargs, literal_script_output, parallel_scripts};
 use strip::strip;
 use wrappers::{
     SCRIPT_BSD_SHORT, SCRIPT_LONG, SCRIPT_SHORT, SHELLS, SSH_SHORT, WATCH_LONG, WATCH_SHORT,
-    XARGS_LONG, XARGS_SHORT,
 };
 
 pub(super) use feeds::literal_output;
@@ -505,29 +504,28 @@ impl Parser<'_, '_> {
                 }
             }
             "xargs" => {
-                let nested = &args[options(args, XARGS_SHORT, XARGS_LONG)..];
-                self.nested_command(nested.to_vec(), privileged, dir)?;
+                let xargs = Xargs::read(args);
+                self.nested_command(xargs.command.to_vec(), privileged, dir)?;
                 // `xargs -a <(echo /) rm -rf`: the items are what a literal substitution prints;
                 // from any other file (`-a list.txt`, `-a <(ls ~)`), they are computed when it
                 // runs, as `$(cat list.txt)` is.
-                if let Some(file) = option_value(args, &["-a", "--arg-file"]) {
-                    let literal = (file.strip_prefix("<(").and_then(|f| f.strip_suffix(')')))
-                        .and_then(literal_script_output);
-                    match literal {
+                if let Some(file) = xargs.arg_file {
+                    let substitution = file.strip_prefix("<(").and_then(|f| f.strip_suffix(')'));
+                    match substitution.and_then(literal_script_output) {
                         Some(input) => {
-                            let runs = xargs_runs(args, &input, self.sink.fuel())
+                            let runs = xargs
+                                .runs(&input, self.sink.fuel())
                                 .ok_or(super::ShellError::TooComplex)?;
                             for run in runs {
                                 self.nested_command(run, privileged, dir)?;
                             }
                         }
                         None => {
-                            let source =
-                                match file.strip_prefix("<(").and_then(|f| f.strip_suffix(')')) {
-                                    Some(command) => format!("$({command})"),
-                                    None => format!("$(cat {})", super::quote(file)),
-                                };
-                            let run = feeds::xargs_unknown_run(args, &source);
+                            let source = match substitution {
+                                Some(command) => format!("$({command})"),
+                                None => format!("$(cat {})", super::quote(file)),
+                            };
+                            let run = xargs.unknown_run(&source);
                             if !run.is_empty() {
                                 self.nested_command(run, privileged, dir)?;
                             }

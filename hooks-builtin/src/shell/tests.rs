@@ -404,6 +404,11 @@ fn xargs_runs_with_the_input_it_is_given() {
     assert_eq!(flat("echo 'a[$(rm -rf /)]'"), ["echo 'a[$(rm -rf /)]'"]);
     has("echo / | xargs -n1 -P4 sudo rm -rf", "!rm -rf /");
     has("xargs -a list rm -rf", "rm -rf");
+    // Its options are read once, clusters included: `-0a FILE` names the items' file.
+    has("xargs -0a <(echo /) rm -rf", "rm -rf /");
+    has("xargs --arg-file list rm -rf", "rm -rf '$(cat list)'");
+    // An `-a` among the command's own words is the command's.
+    assert!(!flat("xargs grep -a x").iter().any(|c| c.contains("$(cat")));
     assert_eq!(flat("echo a | xargs"), ["echo a", "xargs"]);
 }
 

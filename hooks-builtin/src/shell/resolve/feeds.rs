@@ -98,135 +98,143 @@ pub(super) fn parallel_scripts(
     Some(scripts)
 }
 
-/// What `xargs` runs, given the input it reads: one command with every input item added, or
-/// with `-I R`, one per input item with `R` replaced by it. Items are blank-separated words
-/// with quotes read (with `-I`, lines). With `-0`/`-d X` they are what lies between the
-/// delimiters, as they are (`echo 'rm -rf /' | xargs -0 sh -c` runs `sh -c 'rm -rf /⏎'`);
-/// the blank-separated words, quotes kept, are judged too, so that a trailing newline does
-/// not hide a path (`echo / | xargs -0 rm -rf`). `max` bounds the bytes produced; `None` past
-/// it.
-pub(super) fn xargs_runs(args: &[String], input: &str, max: usize) -> Option<Vec<Vec<String>>> {
-    let mut replace = None;
-    // `None`: blanks separate items, and quotes are read.
-    let mut delimiter = None;
-    let mut per_run = None;
-    let options = walk_options(
-        args,
-        XARGS_SHORT,
-        XARGS_LONG,
-        false,
-        |opt, value| match opt {
-            Opt::Short('I') => replace = value,
-            Opt::Short('i') | Opt::Long("replace") => replace = Some(value.unwrap_or("{}")),
-            Opt::Short('0') | Opt::Long("null") => delimiter = Some('\0'),
-            Opt::Short('d') | Opt::Long("delimiter") => {
-                delimiter = Some(value.map_or('\n', delimiter_char));
-            }
-            // `-n 1`, `-L 1`, `-l`: a command per so many items (or lines).
-            Opt::Short('n' | 'L') | Opt::Long("max-args" | "max-lines") => {
-                per_run = value
-                    .and_then(|v| v.parse::<usize>().ok())
-                    .filter(|n| *n > 0);
-            }
-            Opt::Short('l') => per_run = Some(1),
-            _ => {}
-        },
-    );
-    let command = &args[options..];
-    if command.is_empty() {
-        return Some(Vec::new()); // `echo`
+/// What `xargs`' options say, read in one walk over its words.
+pub(super) struct Xargs<'a> {
+    /// The command it runs before items are added; empty, it runs `echo`.
+    pub(super) command: &'a [String],
+    /// `-I R` (`-i`, `--replace`): one command per item, `R` replaced by it.
+    replace: Option<&'a str>,
+    /// `-0`, `-d X`: items are what lies between the delimiters. `None`: blanks separate
+    /// items, and quotes are read.
+    delimiter: Option<char>,
+    /// `-n N`, `-L N`, `-l`: a command per so many items (or lines).
+    per_run: Option<usize>,
+    /// `-a FILE`: where the items come from instead of standard input.
+    pub(super) arg_file: Option<&'a str>,
+}
+
+impl<'a> Xargs<'a> {
+    pub(super) fn read(args: &'a [String]) -> Self {
+        let mut xargs = Xargs {
+            command: &[],
+            replace: None,
+            delimiter: None,
+            per_run: None,
+            arg_file: None,
+        };
+        let options = walk_options(
+            args,
+            XARGS_SHORT,
+            XARGS_LONG,
+            false,
+            |opt, value| match opt {
+                Opt::Short('I') => xargs.replace = value,
+                Opt::Short('i') | Opt::Long("replace") => {
+                    xargs.replace = Some(value.unwrap_or("{}"));
+                }
+                Opt::Short('0') | Opt::Long("null") => xargs.delimiter = Some('\0'),
+                Opt::Short('d') | Opt::Long("delimiter") => {
+                    xargs.delimiter = Some(value.map_or('\n', delimiter_char));
+                }
+                Opt::Short('n' | 'L') | Opt::Long("max-args" | "max-lines") => {
+                    xargs.per_run = value
+                        .and_then(|v| v.parse::<usize>().ok())
+                        .filter(|n| *n > 0);
+                }
+                Opt::Short('l') => xargs.per_run = Some(1),
+                Opt::Short('a') | Opt::Long("arg-file") => xargs.arg_file = value,
+                _ => {}
+            },
+        );
+        xargs.command = &args[options..];
+        xargs.replace = xargs.replace.filter(|r| !r.is_empty());
+        xargs
     }
-    let replace = replace.filter(|r| !r.is_empty());
-    let lines = || input.lines().map(str::trim_start).filter(|l| !l.is_empty());
-    let mut readings: Vec<Vec<String>> = Vec::new();
-    match (delimiter, replace) {
-        (None, None) => readings.push(xargs_words(input, true)),
-        (None, Some(_)) => readings.push(lines().map(|l| xargs_words(l, false).concat()).collect()),
-        (Some(d), _) => {
-            let items = input.split(d).filter(|item| !item.is_empty());
-            readings.push(items.map(str::to_owned).collect());
-            let blanks: Vec<String> = match replace {
-                Some(_) => lines().map(str::to_owned).collect(),
-                None => input.split_whitespace().map(str::to_owned).collect(),
-            };
-            if readings[0] != blanks {
-                readings.push(blanks);
-            }
+
+    /// What it runs, given the input it reads: one command with every input item added, or
+    /// with `-I R`, one per input item with `R` replaced by it. Items are blank-separated
+    /// words with quotes read (with `-I`, lines). With `-0`/`-d X` they are what lies between
+    /// the delimiters, as they are (`echo 'rm -rf /' | xargs -0 sh -c` runs `sh -c 'rm -rf
+    /// /⏎'`); the blank-separated words, quotes kept, are judged too, so that a trailing
+    /// newline does not hide a path (`echo / | xargs -0 rm -rf`). `max` bounds the bytes
+    /// produced; `None` past it.
+    pub(super) fn runs(&self, input: &str, max: usize) -> Option<Vec<Vec<String>>> {
+        let command = self.command;
+        if command.is_empty() {
+            return Some(Vec::new()); // `echo`
         }
-    }
-    let size: usize = command.iter().map(|w| w.len() + 1).sum();
-    let mut budget = max;
-    let mut runs = Vec::new();
-    for items in readings {
-        match replace {
-            Some(r) => {
-                for item in items {
-                    budget = budget.checked_sub(size + item.len())?;
-                    let run: Vec<String> = command.iter().map(|w| w.replace(r, &item)).collect();
-                    budget = budget.checked_sub(run.iter().map(String::len).sum())?;
-                    runs.push(run);
+        let lines = || input.lines().map(str::trim_start).filter(|l| !l.is_empty());
+        let mut readings: Vec<Vec<String>> = Vec::new();
+        match (self.delimiter, self.replace) {
+            (None, None) => readings.push(xargs_words(input, true)),
+            (None, Some(_)) => {
+                readings.push(lines().map(|l| xargs_words(l, false).concat()).collect());
+            }
+            (Some(d), _) => {
+                let items = input.split(d).filter(|item| !item.is_empty());
+                readings.push(items.map(str::to_owned).collect());
+                let blanks: Vec<String> = match self.replace {
+                    Some(_) => lines().map(str::to_owned).collect(),
+                    None => input.split_whitespace().map(str::to_owned).collect(),
+                };
+                if readings[0] != blanks {
+                    readings.push(blanks);
                 }
             }
-            None => {
-                // The items in one command, and with `-n`/`-L` also so many in each: the
-                // guard judges both groupings (`printf 'ls\nrm -rf ~' | xargs -d '\n' -n1 sh
-                // -c` runs `sh -c 'rm -rf ~'`).
-                // The command once per group and once whole; the items twice in all.
-                let groups = per_run.map_or(0, |n| items.len().div_ceil(n));
-                let bytes = size
-                    .checked_mul(1 + groups)?
-                    .checked_add(input.len().checked_mul(2)?)?;
-                budget = budget.checked_sub(bytes)?;
-                if let Some(n) = per_run {
-                    for chunk in items.chunks(n) {
-                        let mut words = command.to_vec();
-                        words.extend(chunk.iter().cloned());
-                        runs.push(words);
+        }
+        let size: usize = command.iter().map(|w| w.len() + 1).sum();
+        let mut budget = max;
+        let mut runs = Vec::new();
+        for items in readings {
+            match self.replace {
+                Some(r) => {
+                    for item in items {
+                        budget = budget.checked_sub(size + item.len())?;
+                        let run: Vec<String> =
+                            command.iter().map(|w| w.replace(r, &item)).collect();
+                        budget = budget.checked_sub(run.iter().map(String::len).sum())?;
+                        runs.push(run);
                     }
                 }
-                let mut words = command.to_vec();
-                words.extend(items);
-                runs.push(words);
+                None => {
+                    // The items in one command, and with `-n`/`-L` also so many in each: the
+                    // guard judges both groupings (`printf 'ls\nrm -rf ~' | xargs -d '\n' -n1
+                    // sh -c` runs `sh -c 'rm -rf ~'`).
+                    // The command once per group and once whole; the items twice in all.
+                    let groups = self.per_run.map_or(0, |n| items.len().div_ceil(n));
+                    let bytes = size
+                        .checked_mul(1 + groups)?
+                        .checked_add(input.len().checked_mul(2)?)?;
+                    budget = budget.checked_sub(bytes)?;
+                    if let Some(n) = self.per_run {
+                        for chunk in items.chunks(n) {
+                            let mut words = command.to_vec();
+                            words.extend(chunk.iter().cloned());
+                            runs.push(words);
+                        }
+                    }
+                    let mut words = command.to_vec();
+                    words.extend(items);
+                    runs.push(words);
+                }
             }
         }
+        Some(runs)
     }
-    Some(runs)
-}
 
-/// Whether `xargs ARGS` reads its items from a file (`-a FILE`), not its input.
-fn xargs_reads_file(args: &[String]) -> bool {
-    let mut file = false;
-    walk_options(args, XARGS_SHORT, XARGS_LONG, false, |opt, _| {
-        file |= matches!(opt, Opt::Short('a') | Opt::Long("arg-file"));
-    });
-    file
-}
-
-/// What `xargs ARGS` runs with items the guard cannot read: `items` (a substitution that
-/// stands for them) put where `-I R` says, or after the command.
-pub(super) fn xargs_unknown_run(args: &[String], items: &str) -> Vec<String> {
-    let mut replace = None;
-    let options = walk_options(
-        args,
-        XARGS_SHORT,
-        XARGS_LONG,
-        false,
-        |opt, value| match opt {
-            Opt::Short('I') => replace = value,
-            Opt::Short('i') | Opt::Long("replace") => replace = Some(value.unwrap_or("{}")),
-            _ => {}
-        },
-    );
-    let command = &args[options..];
-    if command.is_empty() {
-        return Vec::new(); // `echo`
-    }
-    match replace.filter(|r| !r.is_empty()) {
-        Some(r) => command.iter().map(|w| w.replace(r, items)).collect(),
-        None => {
-            let mut run = command.to_vec();
-            run.push(items.to_owned());
-            run
+    /// What it runs with items the guard cannot read: `items` (a substitution that stands for
+    /// them) put where `-I R` says, or after the command.
+    pub(super) fn unknown_run(&self, items: &str) -> Vec<String> {
+        if self.command.is_empty() {
+            return Vec::new(); // `echo`
+        }
+        match self.replace {
+            Some(r) => self.command.iter().map(|w| w.replace(r, items)).collect(),
+            None => {
+                let mut run = self.command.to_vec();
+                run.push(items.to_owned());
+                run
+            }
         }
     }
 }
@@ -571,7 +579,7 @@ impl Parser<'_, '_> {
                 }
                 (None, Some(Source::Text(input))) => {
                     self.sink.charge(input.len())?;
-                    let xargs = xargs_runs(&command.args, &input, self.sink.fuel());
+                    let xargs = Xargs::read(&command.args).runs(&input, self.sink.fuel());
                     for run in xargs.ok_or(crate::shell::ShellError::TooComplex)? {
                         runs.push((run, command.privileged, command.dir.clone()));
                     }
@@ -579,7 +587,10 @@ impl Parser<'_, '_> {
                 // Items from a program's output (`ls | xargs rm -rf`) or a file: what xargs
                 // runs gets them as a substitution would (`rm -rf $(ls)`), paths computed
                 // when it runs.
-                (None, None) if command.program == "xargs" && !xargs_reads_file(&command.args) => {
+                (None, None)
+                    if command.program == "xargs"
+                        && Xargs::read(&command.args).arg_file.is_none() =>
+                {
                     let file = (command.redirects.iter().rev())
                         .find(|r| r.op == crate::shell::RedirectOp::In && r.reads_stdin());
                     let prev = ci
@@ -592,7 +603,7 @@ impl Parser<'_, '_> {
                         (None, None) => continue,
                     };
                     self.sink.charge(from.len())?;
-                    let run = xargs_unknown_run(&command.args, &format!("$({from})"));
+                    let run = Xargs::read(&command.args).unknown_run(&format!("$({from})"));
                     if !run.is_empty() {
                         runs.push((run, command.privileged, command.dir.clone()));
                     }
@@ -658,7 +669,8 @@ impl Parser<'_, '_> {
             return Ok(());
         }
         let privileged = *privileged;
-        let runs = xargs_runs(args, input, self.sink.fuel())
+        let runs = Xargs::read(args)
+            .runs(input, self.sink.fuel())
             .ok_or(crate::shell::ShellError::TooComplex)?;
         for run in runs {
             self.nested_command(run, privileged, dir)?;
