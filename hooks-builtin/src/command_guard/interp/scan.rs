@@ -189,11 +189,11 @@ impl Scan<'_, '_> {
         let args = call_args(self.lang, toks, i + 1);
         let lang = self.lang.name();
         let shown = name.trim_start_matches('.');
-        match kind {
-            Kind::Shell
+        match (kind, args) {
+            (Kind::Shell, _)
                 if (name == "$" || name.ends_with(".$"))
                     && !matches!(toks.get(i + 1), Some(Tok::Str { template: true, .. })) => {}
-            Kind::DeleteMethod if name.contains('.') => {
+            (Kind::DeleteMethod, args) if name.contains('.') => {
                 // The path is the object the method is called on.
                 match receiver(toks, i).filter(|(ctor, _)| PATHS.contains(ctor)) {
                     Some((_, path)) => self.delete(shown, &[Arg::Str(path.to_owned())]),
@@ -208,7 +208,7 @@ impl Scan<'_, '_> {
             }
             // `Path('/etc/x').write_text(…)`, `Path('/root').rename('/tmp/x')`: the path is the
             // object the method is called on; on anything else the call is not about a file.
-            Kind::WriteMethod | Kind::RenameMethod => {
+            (Kind::WriteMethod | Kind::RenameMethod, args) => {
                 if let Some((_, path)) = receiver(toks, i).filter(|(ctor, _)| PATHS.contains(ctor))
                 {
                     let path = path.to_owned();
@@ -224,48 +224,44 @@ impl Scan<'_, '_> {
                 }
             }
             // `eval { … }` (Perl's exception block, Ruby's block) is code already scanned here.
-            Kind::Code if matches!(toks.get(i + 1), Some(Tok::Punct('{'))) => {}
-            _ => {
-                let Some(args) = args else { return };
-                match kind {
-                    Kind::Delete | Kind::DeleteMethod => self.delete(shown, &args),
-                    Kind::Shell => self.shell_out(shown, &args),
-                    Kind::Opaque => self.hits.push(hit(
-                        INTERPRETER_SHELL_OUT,
-                        format!("{lang} {shown} runs a program the guard cannot check"),
-                    )),
-                    Kind::Code => self.code(shown, &args),
-                    Kind::Write => {
-                        if let Some(Arg::Str(path)) = args.first() {
-                            self.write(shown, path, false);
-                        }
-                    }
-                    Kind::Open => {
-                        if let [Arg::Str(path), Arg::Str(mode), ..] = args.as_slice()
-                            && mode.contains(['w', 'a', 'x', '+'])
-                        {
-                            self.write(shown, path, mode.contains('a'));
-                        }
-                    }
-                    Kind::Rename => {
-                        if let Some(Arg::Str(from)) = args.first() {
-                            let to = match args.get(1) {
-                                Some(Arg::Str(to)) => Some(to.as_str()),
-                                _ => None,
-                            };
-                            self.rename(shown, from, to);
-                        }
-                    }
-                    Kind::Copy => {
-                        if let [Arg::Str(from), Arg::Str(to), ..] = args.as_slice()
-                            && !from.is_empty()
-                            && !to.is_empty()
-                        {
-                            let line = format!("cp -- {} {}", shell::quote(from), shell::quote(to));
-                            self.judge_line(shown, line);
-                        }
-                    }
-                    Kind::WriteMethod | Kind::RenameMethod => {}
+            (Kind::Code, _) if matches!(toks.get(i + 1), Some(Tok::Punct('{'))) => {}
+            // The name is not called here (`f = os.system`): nothing runs at this point.
+            (_, None) => {}
+            (Kind::Delete | Kind::DeleteMethod, Some(args)) => self.delete(shown, &args),
+            (Kind::Shell, Some(args)) => self.shell_out(shown, &args),
+            (Kind::Opaque, Some(_)) => self.hits.push(hit(
+                INTERPRETER_SHELL_OUT,
+                format!("{lang} {shown} runs a program the guard cannot check"),
+            )),
+            (Kind::Code, Some(args)) => self.code(shown, &args),
+            (Kind::Write, Some(args)) => {
+                if let Some(Arg::Str(path)) = args.first() {
+                    self.write(shown, path, false);
+                }
+            }
+            (Kind::Open, Some(args)) => {
+                if let [Arg::Str(path), Arg::Str(mode), ..] = args.as_slice()
+                    && mode.contains(['w', 'a', 'x', '+'])
+                {
+                    self.write(shown, path, mode.contains('a'));
+                }
+            }
+            (Kind::Rename, Some(args)) => {
+                if let Some(Arg::Str(from)) = args.first() {
+                    let to = match args.get(1) {
+                        Some(Arg::Str(to)) => Some(to.as_str()),
+                        _ => None,
+                    };
+                    self.rename(shown, from, to);
+                }
+            }
+            (Kind::Copy, Some(args)) => {
+                if let [Arg::Str(from), Arg::Str(to), ..] = args.as_slice()
+                    && !from.is_empty()
+                    && !to.is_empty()
+                {
+                    let line = format!("cp -- {} {}", shell::quote(from), shell::quote(to));
+                    self.judge_line(shown, line);
                 }
             }
         }
@@ -339,8 +335,7 @@ impl Scan<'_, '_> {
 
     /// Judges `line`, a shell command that does what the code's call `name` does.
     fn judge_line(&mut self, name: &str, line: String) {
-        let (command, env) = (self.command, self.env);
-        match nested(|| shell::parse(&line).map(|script| opaque::judge(&script, command, env))) {
+        match self.judge_text(&line) {
             Some(Ok(hits)) => self.hits.extend(hits),
             _ => self.hits.push(hit(
                 INTERPRETER_SHELL_OUT,
@@ -350,6 +345,13 @@ impl Scan<'_, '_> {
                 ),
             )),
         }
+    }
+
+    /// `text` parsed as a shell script and judged as the command it runs in; `None` when
+    /// commands are nested too deeply to check.
+    fn judge_text(&self, text: &str) -> Option<Result<Vec<Hit>, shell::ShellError>> {
+        let (command, env) = (self.command, self.env);
+        nested(|| shell::parse(text).map(|script| opaque::judge(&script, command, env)))
     }
 
     /// Perl's `open` runs a command for a pipe mode (`open(F, "|-", "cmd")`, `"-|"`) or a
@@ -427,10 +429,7 @@ impl Scan<'_, '_> {
             self.shell_out("`!`", &[Arg::Str(line.to_owned())]);
             return;
         }
-        let (command, env) = (self.command, self.env);
-        if let Some(Ok(hits)) =
-            nested(|| shell::parse(line).map(|script| opaque::judge(&script, command, env)))
-        {
+        if let Some(Ok(hits)) = self.judge_text(line) {
             self.hits.extend(hits);
         }
     }
@@ -487,12 +486,7 @@ impl Scan<'_, '_> {
             ));
             return;
         };
-        let (command, env) = (self.command, self.env);
-        let judged = nested(|| match shell::parse(&text) {
-            Ok(script) => Ok(opaque::judge(&script, command, env)),
-            Err(e) => Err(e),
-        });
-        match judged {
+        match self.judge_text(&text) {
             Some(Ok(hits)) => self.hits.extend(hits),
             Some(Err(e)) => self.hits.push(hit(
                 INTERPRETER_SHELL_OUT,
