@@ -426,13 +426,14 @@ impl CompiledRule {
         env: &Env<'_>,
     ) -> Option<String> {
         let pattern = self.command.iter().find(|r| r.matches(command))?;
+        const NONE: &[&str] = &[];
         let operands::Split {
             flags,
             operands,
             targets,
         } = match self.options.get(&command.program) {
             Some(known) => operands::split(&command.args, &known.values, &known.target),
-            None => operands::split(&command.args, &[], &[]),
+            None => operands::split(&command.args, NONE, NONE),
         };
         let exempt = self.unless.iter().any(|u| {
             if let Some(long) = u.strip_prefix("--") {

@@ -20,24 +20,27 @@ pub(in crate::command_guard) struct Split<'a> {
 /// GNU tools accept: reading a word as a target only makes the rule look at more places.
 pub(in crate::command_guard) fn split<'a>(
     args: &'a [String],
-    values: &[String],
-    target: &[String],
+    values: &[impl AsRef<str>],
+    target: &[impl AsRef<str>],
 ) -> Split<'a> {
-    let long = |list: &[String], name: &str| {
+    fn long(list: &[impl AsRef<str>], name: &str) -> bool {
         list.iter()
-            .filter_map(|o| o.strip_prefix("--"))
+            .filter_map(|o| o.as_ref().strip_prefix("--"))
             .any(|o| o == name)
-    };
+    }
+    fn short(list: &[impl AsRef<str>], c: char) -> bool {
+        list.iter().any(|o| {
+            o.as_ref()
+                .strip_prefix('-')
+                .is_some_and(|s| s.chars().eq([c]))
+        })
+    }
     let abbreviates = |name: &str| {
         !name.is_empty()
             && target
                 .iter()
-                .filter_map(|o| o.strip_prefix("--"))
+                .filter_map(|o| o.as_ref().strip_prefix("--"))
                 .any(|o| o.starts_with(name))
-    };
-    let short = |list: &[String], c: char| {
-        list.iter()
-            .any(|o| o.strip_prefix('-').is_some_and(|s| s.chars().eq([c])))
     };
     let mut split = Split::default();
     let mut args = args.iter().map(String::as_str);
@@ -65,10 +68,12 @@ pub(in crate::command_guard) fn split<'a>(
             let (name, attached) = arg
                 .split_once('=')
                 .map_or((arg, None), |(n, v)| (n, Some(v)));
-            let listed = |list: &[String]| name.len() > 2 && list.iter().any(|o| o == name);
-            if listed(values) || listed(target) {
+            fn listed(list: &[impl AsRef<str>], name: &str) -> bool {
+                name.len() > 2 && list.iter().any(|o| o.as_ref() == name)
+            }
+            if listed(values, name) || listed(target, name) {
                 let value = attached.or_else(|| args.next());
-                if listed(target) {
+                if listed(target, name) {
                     split.targets.extend(value);
                 }
                 continue;

@@ -163,12 +163,7 @@ fn written<'a>(
                 "-S", "--suffix", "-m", "--mode", "-o", "--owner", "-g", "--group",
             ];
             const TARGET: &[&str] = &["-t", "--target-directory"];
-            let list = |l: &[&str]| l.iter().map(|o| (*o).to_owned()).collect::<Vec<_>>();
-            let split = crate::command_guard::packs::operands::split(
-                &command.args,
-                &list(VALUES),
-                &list(TARGET),
-            );
+            let split = crate::command_guard::packs::operands::split(&command.args, VALUES, TARGET);
             let operands = &split.operands[..];
             let target_dir = split.targets.last().copied();
             let (dest, sources) = match target_dir {
