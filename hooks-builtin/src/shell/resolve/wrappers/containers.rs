@@ -16,16 +16,23 @@ const LXC: Wrapper = Wrapper {
     ..PLAIN
 };
 
+/// `docker exec [options] CONTAINER cmd` and the clients that copy its `exec`: each adds its
+/// own long options, groups and global options.
+const CONTAINER_EXEC: Wrapper = Wrapper {
+    short: "euw",
+    operands: 1,
+    chdir: ("w", &["workdir"]),
+    sub: &["exec"],
+    remote: true,
+    ..PLAIN
+};
+
 pub(super) const CONTAINERS: &[Wrapper] = &[
     // A command run in a container or a pod, judged there as `ssh host cmd`'s are:
     // `docker exec [options] CONTAINER cmd`, `kubectl exec [options] POD -- cmd`.
     Wrapper {
         name: "docker",
-        short: "euw",
         long: &["env", "env-file", "user", "workdir", "detach-keys", "index"],
-        operands: 1,
-        chdir: ("w", &["workdir"]),
-        sub: &["exec"],
         group: &["container", "compose"],
         global: (
             "Hlcfp",
@@ -46,12 +53,10 @@ pub(super) const CONTAINERS: &[Wrapper] = &[
                 "tlskey",
             ],
         ),
-        remote: true,
-        ..PLAIN
+        ..CONTAINER_EXEC
     },
     Wrapper {
         name: "podman",
-        short: "euw",
         long: &[
             "env",
             "env-file",
@@ -60,9 +65,6 @@ pub(super) const CONTAINERS: &[Wrapper] = &[
             "detach-keys",
             "preserve-fd",
         ],
-        operands: 1,
-        chdir: ("w", &["workdir"]),
-        sub: &["exec"],
         group: &["container"],
         global: (
             "c",
@@ -76,16 +78,11 @@ pub(super) const CONTAINERS: &[Wrapper] = &[
             ],
         ),
         instead: ("l", &["latest"]),
-        remote: true,
-        ..PLAIN
+        ..CONTAINER_EXEC
     },
     Wrapper {
         name: "nerdctl",
-        short: "euw",
         long: &["env", "env-file", "user", "workdir"],
-        operands: 1,
-        chdir: ("w", &["workdir"]),
-        sub: &["exec"],
         group: &["container", "compose"],
         global: (
             "Han",
@@ -97,16 +94,11 @@ pub(super) const CONTAINERS: &[Wrapper] = &[
                 "cgroup-manager",
             ],
         ),
-        remote: true,
-        ..PLAIN
+        ..CONTAINER_EXEC
     },
     Wrapper {
         name: "docker-compose",
-        short: "euw",
         long: &["env", "user", "workdir", "index"],
-        operands: 1,
-        chdir: ("w", &["workdir"]),
-        sub: &["exec"],
         global: (
             "fp",
             &[
@@ -117,8 +109,7 @@ pub(super) const CONTAINERS: &[Wrapper] = &[
                 "env-file",
             ],
         ),
-        remote: true,
-        ..PLAIN
+        ..CONTAINER_EXEC
     },
     Wrapper {
         name: "kubectl",

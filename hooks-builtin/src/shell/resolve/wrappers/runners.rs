@@ -3,6 +3,16 @@
 
 use super::{PLAIN, Wrapper};
 
+/// `conda run -n ENV cmd`; mamba and micromamba read the same words.
+const CONDA: Wrapper = Wrapper {
+    name: "conda",
+    sub: &["run"],
+    short: "np",
+    long: &["name", "prefix", "cwd"],
+    chdir: ("", &["cwd"]),
+    ..PLAIN
+};
+
 pub(super) const RUNNERS: &[Wrapper] = &[
     // Environment runners: the command runs in a project's environment or on the host.
     Wrapper {
@@ -157,29 +167,14 @@ pub(super) const RUNNERS: &[Wrapper] = &[
         package: true,
         ..PLAIN
     },
-    Wrapper {
-        name: "conda",
-        sub: &["run"],
-        short: "np",
-        long: &["name", "prefix", "cwd"],
-        chdir: ("", &["cwd"]),
-        ..PLAIN
-    },
+    CONDA,
     Wrapper {
         name: "mamba",
-        sub: &["run"],
-        short: "np",
-        long: &["name", "prefix", "cwd"],
-        chdir: ("", &["cwd"]),
-        ..PLAIN
+        ..CONDA
     },
     Wrapper {
         name: "micromamba",
-        sub: &["run"],
-        short: "np",
-        long: &["name", "prefix", "cwd"],
-        chdir: ("", &["cwd"]),
-        ..PLAIN
+        ..CONDA
     },
     Wrapper {
         name: "bundle",
