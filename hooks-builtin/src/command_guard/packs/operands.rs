@@ -116,7 +116,7 @@ const REMOTE_COPIES: &[&str] = &["rsync", "scp"];
 /// Whether `operand` of `program` names a place on another machine (`host:/`, `[::1]:.`,
 /// `rsync://host/m/`). Only a host name before the `:` makes it remote (`${X:-.}` and
 /// `$HOME:` are local).
-pub(super) fn is_remote(program: &str, operand: &str) -> bool {
+pub(in crate::command_guard) fn is_remote(program: &str, operand: &str) -> bool {
     REMOTE_COPIES.contains(&program)
         && (operand
             .get(..8)
@@ -127,7 +127,7 @@ pub(super) fn is_remote(program: &str, operand: &str) -> bool {
 /// Whether `operand` of `program` may name a place on another machine through a variable
 /// (`"$HOST:/var/www"`, `deploy@${HOST}:/srv`): a variable, closed, right before the `:`.
 /// `${X:-/}` is not one (its `:` is inside the braces).
-pub(super) fn may_be_remote(program: &str, operand: &str) -> bool {
+pub(in crate::command_guard) fn may_be_remote(program: &str, operand: &str) -> bool {
     REMOTE_COPIES.contains(&program)
         && remote_host(operand).is_some_and(|host| {
             let name = host.trim_end_matches('}');

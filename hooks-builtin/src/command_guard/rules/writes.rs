@@ -3,6 +3,7 @@
 //! startup file.
 
 use super::*;
+use crate::command_guard::packs::operands;
 use crate::paths::ProjectRootError;
 
 /// Files a write to runs nothing and breaks nothing: the null device, the standard streams,
@@ -60,11 +61,74 @@ const STARTUP_DIRS: &[&str] = &[
     ".config/autostart",
 ];
 
+/// Options of cp, mv, install and ln that take a value (`-S .bak`, `-m 644`), and the one
+/// that names where they write (`-t DIR`).
+const COPY_VALUES: &[&str] = &[
+    "-S", "--suffix", "-m", "--mode", "-o", "--owner", "-g", "--group",
+];
+const COPY_TARGET: &[&str] = &["-t", "--target-directory"];
+const NONE: &[&str] = &[];
+
+/// rsync's options that take a value written as the next word and may stand after the
+/// destination (`rsync x /etc/passwd --exclude y`); the full list is the filesystem pack's.
+const RSYNC_VALUES: &[&str] = &[
+    "-e",
+    "--rsh",
+    "--rsync-path",
+    "-f",
+    "--filter",
+    "-T",
+    "--temp-dir",
+    "-M",
+    "--remote-option",
+    "-B",
+    "--block-size",
+    "--backup-dir",
+    "--suffix",
+    "--chmod",
+    "--chown",
+    "--usermap",
+    "--groupmap",
+    "--partial-dir",
+    "--compare-dest",
+    "--copy-dest",
+    "--link-dest",
+    "--exclude",
+    "--exclude-from",
+    "--include",
+    "--include-from",
+    "--files-from",
+    "--log-file",
+    "--password-file",
+    "--out-format",
+    "--info",
+    "--debug",
+    "--timeout",
+    "--port",
+    "--bwlimit",
+    "--max-size",
+    "--min-size",
+    "--compress-level",
+    "--skip-compress",
+    "--iconv",
+];
+
+/// The words before a `--` that are options.
+fn split_flags(args: &[String]) -> impl Iterator<Item = &str> {
+    args.iter()
+        .map(String::as_str)
+        .take_while(|a| *a != "--")
+        .filter(|a| a.len() > 1 && a.starts_with('-'))
+}
+
+/// scp's options that take a value (OpenSSH 9).
+const SCP_VALUES: &[&str] = &["-c", "-D", "-F", "-i", "-J", "-l", "-o", "-P", "-S", "-X"];
+
 /// The hits of what `command` writes.
 pub(super) fn write_hits(command: &Command, operands: &[&str], env: &Env<'_>) -> Vec<Hit> {
     let mut hits = Vec::new();
     let dir = command.dir.as_deref();
-    let (all, mut by_place) = written(command, operands, env);
+    let (all, mut by_place, links) = written(command, operands, env);
     // A path through variables is judged as the values the shell certainly puts in too
     // (`f=/etc/passwd; echo x > $f`).
     let readings: Vec<String> = (all.iter().copied())
@@ -89,7 +153,8 @@ pub(super) fn write_hits(command: &Command, operands: &[&str], env: &Env<'_>) ->
             ),
         ));
     }
-    for path in by_place {
+    let links = links.into_iter().map(|path| (path, true));
+    for (path, link) in by_place.into_iter().map(|path| (path, false)).chain(links) {
         if harmless(&path) || env.is_disk_at(&path, dir) {
             continue;
         }
@@ -115,6 +180,13 @@ pub(super) fn write_hits(command: &Command, operands: &[&str], env: &Env<'_>) ->
             place => place,
         };
         match place {
+            // A link is judged only where it makes a shell run it (`ln -sf x ~/.bashrc`); in
+            // system places, `ln-force-system-path` judges it.
+            Place::Outside if link && env.is_shell_startup(&resolved) => hits.push(hit(
+                SHELL_STARTUP_WRITE,
+                format!("links {path} ({shown}), which every new shell runs"),
+            )),
+            _ if link => {}
             // A file right under a system directory (`/etc/passwd`, `/etc/sudoers`, `/boot/x`).
             Place::System => hits.push(hit(
                 SYSTEM_FILE_WRITE,
@@ -143,7 +215,8 @@ fn written<'a>(
     command: &'a Command,
     operands: &[&'a str],
     env: &Env<'_>,
-) -> (Vec<&'a str>, Vec<String>) {
+) -> (Vec<&'a str>, Vec<String>, Vec<String>) {
+    let mut links = Vec::new();
     let redirects = command
         .redirects
         .iter()
@@ -156,14 +229,32 @@ fn written<'a>(
             all.extend(operands);
             by_place.extend(operands.iter().map(|o| (*o).to_owned()));
         }
-        "cp" | "mv" | "install" | "ln" => {
+        "cp" | "mv" | "install" | "ln" | "rsync" | "scp" => {
             // The values of their options are no operands (`mv x /etc/passwd -S .bak`,
-            // `install -m 644 x /etc/passwd`), and `-t DIR` is where they write.
-            const VALUES: &[&str] = &[
-                "-S", "--suffix", "-m", "--mode", "-o", "--owner", "-g", "--group",
-            ];
-            const TARGET: &[&str] = &["-t", "--target-directory"];
-            let split = crate::command_guard::packs::operands::split(&command.args, VALUES, TARGET);
+            // `install -m 644 x /etc/passwd`, `rsync x /etc/passwd --exclude y`), and `-t DIR`
+            // is where cp, mv, install and ln write (rsync's `-t` keeps times).
+            let copies = matches!(command.program.as_str(), "rsync" | "scp");
+            // A dry run writes nothing; a `--delete` is the pack's to judge (`rsync-delete-*`
+            // says more than a write does).
+            if command.program == "rsync"
+                && split_flags(&command.args).any(|f| {
+                    matches!(f, "-n" | "--dry-run" | "--list-only")
+                        || f.starts_with("--del")
+                        || (!f.starts_with("--")
+                            && f[1..]
+                                .chars()
+                                .take_while(|c| !"efTMB@".contains(*c))
+                                .any(|c| c == 'n'))
+                })
+            {
+                return (all, by_place, links);
+            }
+            let (values, target) = match command.program.as_str() {
+                "rsync" => (RSYNC_VALUES, NONE),
+                "scp" => (SCP_VALUES, NONE),
+                _ => (COPY_VALUES, COPY_TARGET),
+            };
+            let split = operands::split(&command.args, values, target);
             let operands = &split.operands[..];
             let target_dir = split.targets.last().copied();
             let (dest, sources) = match target_dir {
@@ -173,6 +264,11 @@ fn written<'a>(
                     None => (None, operands),
                 },
             };
+            // What a remote copy writes on another machine is no file here (`host:/etc`).
+            let dest = dest.filter(|d| {
+                !operands::is_remote(&command.program, d)
+                    && !operands::may_be_remote(&command.program, d)
+            });
             all.extend(dest);
             // `install -d DIR…` only makes directories.
             let makes_dirs = command.program == "install"
@@ -191,7 +287,7 @@ fn written<'a>(
                     matches!(place, Place::Root | Place::Home | Place::System)
                         || (place != Place::Temp && env.in_system_tree(&path))
                 });
-            if matches!(command.program.as_str(), "cp" | "install" | "mv")
+            if (copies || matches!(command.program.as_str(), "cp" | "install" | "mv" | "ln"))
                 && !makes_dirs
                 && !moves_system
                 && let Some(dest) = dest
@@ -200,9 +296,21 @@ fn written<'a>(
                     || dest.ends_with('/')
                     || sources.len() > 1
                     || env.place(dest, command.dir.as_deref()).1.is_dir();
+                // `ln`'s files are judged only as shell startup files: linking `/etc/localtime`
+                // is ordinary setup (`ln-force-system-path` asks about system places).
+                let list = if command.program == "ln" {
+                    &mut links
+                } else {
+                    &mut by_place
+                };
+                // rsync copies a source written with a trailing `/` into the destination
+                // itself (`rsync -a ./ /etc/` writes /etc's files).
+                if copies && sources.iter().any(|s| s.ends_with('/')) {
+                    list.push(dest.to_owned());
+                }
                 if into_dir {
                     // A glob's names are the ones it matches where it is written.
-                    by_place.extend(
+                    list.extend(
                         sources
                             .iter()
                             .filter(|s| !s.contains(['*', '?', '[']))
@@ -210,7 +318,7 @@ fn written<'a>(
                             .map(|name| format!("{}/{name}", dest.trim_end_matches('/'))),
                     );
                 } else {
-                    by_place.push(dest.to_owned());
+                    list.push(dest.to_owned());
                 }
             }
         }
@@ -221,7 +329,7 @@ fn written<'a>(
         }
         _ => {}
     }
-    (all, by_place)
+    (all, by_place, links)
 }
 
 /// A write to `path` that runs and breaks nothing ([`HARMLESS`]), judged on its text.
