@@ -116,6 +116,22 @@ fn option_value<'a>(args: &'a [String], names: &[&str]) -> Option<&'a str> {
     None
 }
 
+/// The command line of salt's `cmd.run CMD` (`cmd.shell`, `cmd.run_all`, …; `cmd=CMD` too).
+fn salt_script(args: &[String]) -> Option<&str> {
+    const RUNS: &[&str] = &[
+        "cmd.run",
+        "cmd.shell",
+        "cmd.run_all",
+        "cmd.run_stdout",
+        "cmd.run_stderr",
+        "cmd.run_bg",
+        "cmd.exec_code",
+    ];
+    let at = args.iter().position(|a| RUNS.contains(&a.as_str()))?;
+    let script = args.get(at + 1)?;
+    Some(script.strip_prefix("cmd=").unwrap_or(script))
+}
+
 /// The program a plain command word runs: its file name, and for zsh's `=rm` (the path of
 /// `rm`), `rm`; for a program that is another under a new name ([`SAME_AS`]), that one.
 fn command_name(word: &str) -> &str {
@@ -553,18 +569,29 @@ impl Parser<'_, '_> {
             }
             // Other ways to run a command on another machine, judged there as `ssh host cmd`
             // is: `gcloud compute ssh VM --command CMD`, `ansible HOSTS -a CMD` (the `command`,
-            // `shell` and `raw` modules take a command line).
-            "gcloud" | "ansible" => {
-                let script = if command.program == "gcloud" {
-                    args.iter()
+            // `shell` and `raw` modules take a command line), `vagrant ssh -c CMD`, `salt
+            // TARGET cmd.run CMD`.
+            "gcloud" | "ansible" | "vagrant" | "salt" | "salt-ssh" => {
+                let script = match command.program.as_str() {
+                    "gcloud" => args
+                        .iter()
                         .any(|a| a == "ssh")
                         .then(|| option_value(args, &["--command"]))
-                        .flatten()
-                } else {
-                    option_value(args, &["-a", "--args"])
+                        .flatten(),
+                    "vagrant" => (args.first().is_some_and(|a| a == "ssh"))
+                        .then(|| option_value(args, &["-c", "--command"]))
+                        .flatten(),
+                    "ansible" => option_value(args, &["-a", "--args"]),
+                    _ => salt_script(args),
                 };
                 if let Some(script) = script {
                     self.queue_script(text(script), false, Some("~".into()), false, None)?;
+                }
+            }
+            // `salt-call cmd.run CMD` runs it on this machine.
+            "salt-call" => {
+                if let Some(script) = salt_script(args) {
+                    self.queue_task(text(script), privileged, dir.clone(), false)?;
                 }
             }
             "script" => {

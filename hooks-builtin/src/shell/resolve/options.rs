@@ -69,6 +69,11 @@ const COMMAND_OPTIONS: &[CommandOptions] = &[
         options: &["--unzip-command", "-TT"],
     },
     CommandOptions {
+        program: "nix-shell",
+        sub: None,
+        options: &["--run", "--command"],
+    },
+    CommandOptions {
         program: "man",
         sub: None,
         options: &["--pager", "-P"],

@@ -132,8 +132,9 @@ pub(super) fn strip(
             skip += 1;
         }
         // `kubectl exec pod -c app -- cmd`: the command follows the `--`, wherever it is.
-        if w.dashdash
-            && let Some(at) = words[i + 1 + global + sub..].iter().position(|a| a == "--")
+        if !w.starts.is_empty()
+            && let Some(at) =
+                (words[i + 1 + global + sub..].iter()).position(|a| w.starts.contains(&a.as_str()))
         {
             skip = 1 + global + sub + at + 1;
         }

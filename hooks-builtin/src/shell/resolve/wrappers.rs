@@ -33,9 +33,10 @@ pub(super) struct Wrapper {
     /// Options that stand in for the operands (`podman exec -l`: the latest container):
     /// short letters and long names.
     pub(super) instead: (&'static str, &'static [&'static str]),
-    /// A `--` after the subcommand starts the command, whatever stands before it
-    /// (`kubectl exec pod -c app -- cmd`: options may follow the pod).
-    pub(super) dashdash: bool,
+    /// Words after the subcommand that start the command, whatever stands before them:
+    /// `--` for `kubectl exec pod -c app -- cmd` (options may follow the pod), `-c` for `nix
+    /// develop .#shell -c cmd`.
+    pub(super) starts: &'static [&'static str],
     /// The command runs on another machine or in a container: in its home directory (`~`),
     /// unless a `chdir` option says where (`docker exec -w /app`), as `ssh host cmd` does.
     pub(super) remote: bool,
@@ -57,7 +58,7 @@ const PLAIN: Wrapper = Wrapper {
     global: ("", &[]),
     group: &[],
     instead: ("", &[]),
-    dashdash: false,
+    starts: &[],
     remote: false,
     package: false,
 };

@@ -1,5 +1,5 @@
-//! Commands run in a container, a pod or a system container, judged there as `ssh host cmd`'s
-//! are.
+//! Commands run in a container, a pod, a system container, a network namespace or on
+//! another machine, judged there as `ssh host cmd`'s are.
 
 use super::{PLAIN, Wrapper};
 
@@ -11,7 +11,7 @@ const LXC: Wrapper = Wrapper {
     sub: &["exec"],
     global: ("", &["project"]),
     chdir: ("", &["cwd"]),
-    dashdash: true,
+    starts: &["--"],
     remote: true,
     ..PLAIN
 };
@@ -140,7 +140,7 @@ pub(super) const CONTAINERS: &[Wrapper] = &[
                 "request-timeout",
             ],
         ),
-        dashdash: true,
+        starts: &["--"],
         remote: true,
         ..PLAIN
     },
@@ -158,7 +158,7 @@ pub(super) const CONTAINERS: &[Wrapper] = &[
         long: &["name", "additional-flags"],
         operands: 1,
         instead: ("n", &["name"]),
-        dashdash: true,
+        starts: &["--"],
         ..PLAIN
     },
     Wrapper {
@@ -168,7 +168,7 @@ pub(super) const CONTAINERS: &[Wrapper] = &[
         operands: 1,
         sub: &["enter"],
         instead: ("n", &["name"]),
-        dashdash: true,
+        starts: &["--"],
         ..PLAIN
     },
     Wrapper {
@@ -198,8 +198,51 @@ pub(super) const CONTAINERS: &[Wrapper] = &[
                 "token",
             ],
         ),
-        dashdash: true,
+        starts: &["--"],
         remote: true,
+        ..PLAIN
+    },
+    // `wsl -d Ubuntu -e cmd`, `wsl -- cmd`: the command runs in a WSL distribution, in its
+    // user's home unless `--cd` says where.
+    Wrapper {
+        name: "wsl",
+        short: "du",
+        long: &[
+            "distribution",
+            "distribution-id",
+            "user",
+            "cd",
+            "shell-type",
+        ],
+        chdir: ("", &["cd"]),
+        remote: true,
+        ..PLAIN
+    },
+    // `mosh host -- cmd`: ssh's command, through mosh.
+    Wrapper {
+        name: "mosh",
+        short: "p",
+        long: &[
+            "client",
+            "server",
+            "ssh",
+            "port",
+            "predict",
+            "family",
+            "bind-server",
+            "experimental-remote-ip",
+        ],
+        operands: 1,
+        remote: true,
+        ..PLAIN
+    },
+    // `ip netns exec NS cmd`: the command runs here, in a network namespace.
+    Wrapper {
+        name: "ip",
+        operands: 1,
+        sub: &["exec"],
+        group: &["netns"],
+        global: ("n", &[]),
         ..PLAIN
     },
 ];

@@ -193,6 +193,39 @@ pub(super) const RUNNERS: &[Wrapper] = &[
         sub_is_command: true,
         ..PLAIN
     },
+    // `corepack pnpm exec …`: corepack runs the package manager named, with the rest.
+    Wrapper {
+        name: "corepack",
+        sub: &["pnpm", "pnpx", "yarn", "yarnpkg", "npm", "npx"],
+        sub_is_command: true,
+        ..PLAIN
+    },
+    // `volta run --node 20 cmd`: the command runs with the tool versions named.
+    Wrapper {
+        name: "volta",
+        sub: &["run"],
+        long: &["node", "npm", "pnpm", "yarn", "env"],
+        ..PLAIN
+    },
+    // `nix develop .#shell -c cmd`, `nix shell nixpkgs#x --command cmd`, and the old `nix
+    // run -c cmd`: the command follows `-c`/`--command`, after the installables. (`nix-shell
+    // --run 'script'` is a script: options.rs.)
+    Wrapper {
+        name: "nix",
+        sub: &["develop", "shell", "run"],
+        long: &[
+            "arg",
+            "argstr",
+            "override-input",
+            "profile",
+            "file",
+            "expr",
+            "unset",
+            "keep",
+        ],
+        starts: &["-c", "--command"],
+        ..PLAIN
+    },
     // `uv tool run`: runs the tool named, with the rest of the words.
     Wrapper {
         name: "uvx",
