@@ -22,6 +22,7 @@
 //! `base64 -d x | sh` ([`crate::shell::Pipeline`]).
 
 use crate::shell::{self, Command, Pipeline, RedirectOp, Script, ShellScript};
+use std::borrow::Cow;
 
 use super::interp;
 use super::rules::{
@@ -235,28 +236,29 @@ fn command_variables(command: &Command, env: &Env<'_>) -> Vec<Hit> {
         .flatten()
         .filter(|a| a.contains('='));
     let mut hits = Vec::new();
-    for assignment in command.assignments.iter().chain(exported) {
-        let Some((name, value)) = assignment.split_once('=') else {
-            continue;
-        };
-        let name = name.trim_end_matches('+');
+    let assignments: Vec<(&str, &str)> = (command.assignments.iter().chain(exported))
+        .filter_map(|a| a.split_once('='))
+        .map(|(name, value)| (name.trim_end_matches('+'), value))
+        .collect();
+    for &(name, value) in &assignments {
         // The command a variable makes a program run: its value (less's `|` and `||` say
         // how it reads the output, and a `-` after them that it reads standard input too),
-        // or for `LESS`, what follows `+!` (`LESS='+!cmd'`, as `less '+!cmd'`).
-        let command = if names_command(name) {
-            Some(match name {
+        // or for `LESS`, what follows `+!` (`LESS='+!cmd'`, as `less '+!cmd'`); for a
+        // variable that holds a program's options, that program with them.
+        let command: Option<Cow<'_, str>> = if names_command(name) {
+            Some(Cow::Borrowed(match name {
                 "LESSOPEN" | "LESSCLOSE" => value.trim_start_matches('|').trim_start_matches('-'),
                 _ => value,
-            })
+            }))
         } else if name == "LESS" {
             (value.match_indices("+!").map(|(at, _)| at))
                 .find(|&at| at == 0 || value[..at].ends_with(char::is_whitespace))
-                .map(|at| value[at + 2..].trim())
+                .map(|at| Cow::Borrowed(value[at + 2..].trim()))
         } else {
-            None
+            options_variable(name, value, &assignments).map(Cow::Owned)
         };
         if let Some(command) = command {
-            match crate::shell::parse(command) {
+            match crate::shell::parse(&command) {
                 Ok(script) => {
                     hits.extend(rules::script_hits(&script, env));
                     for c in script.commands() {
@@ -292,6 +294,41 @@ fn command_variables(command: &Command, env: &Env<'_>) -> Vec<Hit> {
         }
     }
     hits
+}
+
+/// The command line a variable that holds a program's options stands for: tar reads
+/// `TAR_OPTIONS` before its own (`TAR_OPTIONS='--to-command=…'`), and git reads
+/// `GIT_CONFIG_PARAMETERS` (`'key=value'` words) and `GIT_CONFIG_KEY_<n>`/`GIT_CONFIG_VALUE_<n>`
+/// pairs as `-c key=value`. The options that run a command are then judged as on the
+/// command line.
+fn options_variable(name: &str, value: &str, assignments: &[(&str, &str)]) -> Option<String> {
+    let git = |settings: &mut dyn Iterator<Item = String>| {
+        let mut line = "git".to_owned();
+        for setting in settings {
+            line.push_str(" -c ");
+            line.push_str(&crate::shell::quote(&setting));
+        }
+        line
+    };
+    match name {
+        "TAR_OPTIONS" => Some(format!("tar {value}")),
+        // The value is written as shell words (git quotes each setting with `'`).
+        "GIT_CONFIG_PARAMETERS" => {
+            let words = match crate::shell::parse(&format!(": {value}")) {
+                Ok(script) => script.commands().next()?.args.clone(),
+                // What cannot be read as words is judged as written.
+                Err(_) => vec![value.to_owned()],
+            };
+            Some(git(&mut words.into_iter()))
+        }
+        _ => {
+            let n = name.strip_prefix("GIT_CONFIG_KEY_")?;
+            let setting = (assignments.iter())
+                .find(|(other, _)| other.strip_prefix("GIT_CONFIG_VALUE_") == Some(n))
+                .map_or_else(|| value.to_owned(), |(_, v)| format!("{value}={v}"));
+            Some(git(&mut std::iter::once(setting)))
+        }
+    }
 }
 
 /// `program-glob`: a program named by a glob (`/bin/r? -rf /`, `/???/?m`): which program the
