@@ -171,12 +171,15 @@
 //!   `kubectl config view --raw`, `kubectl get secret … -o yaml` (not `-o name`), `git
 //!   credential fill`, `security find-generic-password -w`, `secret-tool lookup`, `op read`,
 //!   `vault kv get`, `pass show`, `terraform output -json`, `heroku config`, `gpg
-//!   --export-secret-keys`, `sops -d`, `ansible-vault view`, `keyctl print` and the like
+//!   --export-secret-keys`, `gpg -d` and `age -d` (decrypted content), `sops -d`,
+//!   `ansible-vault view`, `keyctl print` and the like
 //!   (`--help` and per-program options that print nothing, such as `pass -c`, excepted; a
 //!   credential piped into a login that reads it, `… | docker login --password-stdin`, is not
 //!   printed);
 //!   and, as `env-dump`, `docker inspect` without a format that leaves `Config.Env` out,
-//!   `docker compose config`, `php -i`, `systemctl show-environment`.
+//!   `docker compose config`, `php -i`, `systemctl show-environment`. A secret injector
+//!   (`doppler run --`, `op run --`, `aws-vault exec P --`, `sops exec-env`, …) is a wrapper:
+//!   the `env` it runs is judged as `env`.
 //!
 //! # Closed by default
 //!

@@ -588,6 +588,27 @@ impl Parser<'_, '_> {
                     self.queue_script(text(script), false, Some("~".into()), false, None)?;
                 }
             }
+            // `sops exec-env FILE CMD` (`exec-file`): a script run with the decrypted values.
+            "sops"
+                if args
+                    .first()
+                    .is_some_and(|a| a == "exec-env" || a == "exec-file") =>
+            {
+                let mut operands = Vec::new();
+                let mut words = args[1..].iter();
+                while let Some(word) = words.next() {
+                    match word.as_str() {
+                        "--user" | "--filename" | "--input-type" | "--output-type" => {
+                            words.next();
+                        }
+                        w if w.starts_with('-') => {}
+                        w => operands.push(w),
+                    }
+                }
+                if let Some(script) = operands.get(1) {
+                    self.queue_task(text(script), privileged, dir.clone(), false)?;
+                }
+            }
             // `salt-call cmd.run CMD` runs it on this machine.
             "salt-call" => {
                 if let Some(script) = salt_script(args) {

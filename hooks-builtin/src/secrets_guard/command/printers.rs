@@ -182,6 +182,10 @@ const CREDENTIAL_PRINTERS: &[Printer] = &[
     ("keyctl", &["print"], Needs::Nothing, CREDENTIAL_PRINT, "a kernel keyring secret"),
     ("keyctl", &["pipe"], Needs::Nothing, CREDENTIAL_PRINT, "a kernel keyring secret"),
     ("keyctl", &["read"], Needs::Nothing, CREDENTIAL_PRINT, "a kernel keyring secret"),
+    ("gpg", &[], Needs::Option(&["-d", "--decrypt"]), CREDENTIAL_PRINT, "decrypted content"),
+    ("gpg2", &[], Needs::Option(&["-d", "--decrypt"]), CREDENTIAL_PRINT, "decrypted content"),
+    ("age", &[], Needs::Option(&["-d", "--decrypt"]), CREDENTIAL_PRINT, "decrypted content"),
+    ("rage", &[], Needs::Option(&["-d", "--decrypt"]), CREDENTIAL_PRINT, "decrypted content"),
 ];
 
 /// The reason to ask about `cmd` when it is one of the [`CREDENTIAL_PRINTERS`].

@@ -69,6 +69,16 @@ const COMMAND_OPTIONS: &[CommandOptions] = &[
         options: &["--unzip-command", "-TT"],
     },
     CommandOptions {
+        program: "doppler",
+        sub: Some("run"),
+        options: &["--command"],
+    },
+    CommandOptions {
+        program: "infisical",
+        sub: Some("run"),
+        options: &["--command"],
+    },
+    CommandOptions {
         program: "nix-shell",
         sub: None,
         options: &["--run", "--command"],

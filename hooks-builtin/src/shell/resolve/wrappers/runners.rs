@@ -226,6 +226,101 @@ pub(super) const RUNNERS: &[Wrapper] = &[
         starts: &["-c", "--command"],
         ..PLAIN
     },
+    // Secret injectors: the command runs with the secrets in its environment (`doppler run
+    // -- cmd`, `op run -- cmd`), so what it prints of the environment is theirs.
+    Wrapper {
+        name: "doppler",
+        sub: &["run"],
+        short: "pc",
+        long: &[
+            "project",
+            "config",
+            "token",
+            "scope",
+            "mount",
+            "mount-format",
+            "mount-template",
+            "name-transformer",
+            "fallback",
+            "fallback-passphrase",
+            "passphrase",
+            "api-host",
+            "configuration",
+        ],
+        starts: &["--"],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "op",
+        sub: &["run"],
+        long: &[
+            "env-file", "account", "cache", "config", "encoding", "session",
+        ],
+        starts: &["--"],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "infisical",
+        sub: &["run"],
+        long: &[
+            "env",
+            "path",
+            "projectId",
+            "token",
+            "tags",
+            "domain",
+            "watch-interval",
+        ],
+        starts: &["--"],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "aws-vault",
+        sub: &["exec"],
+        short: "dt",
+        long: &[
+            "duration",
+            "mfa-token",
+            "region",
+            "prompt",
+            "backend",
+            "config-file",
+            "keychain",
+            "pass-dir",
+            "secret-service-collection",
+        ],
+        operands: 1,
+        starts: &["--"],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "chamber",
+        sub: &["exec"],
+        starts: &["--"],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "teller",
+        sub: &["run"],
+        short: "c",
+        long: &["config"],
+        starts: &["--"],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "dotenvx",
+        sub: &["run"],
+        short: "f",
+        long: &["env-file", "env", "convention"],
+        starts: &["--"],
+        ..PLAIN
+    },
+    // `envchain NAMESPACE cmd`.
+    Wrapper {
+        name: "envchain",
+        operands: 1,
+        ..PLAIN
+    },
     // `uv tool run`: runs the tool named, with the rest of the words.
     Wrapper {
         name: "uvx",
