@@ -11,6 +11,9 @@ pub(super) enum Arg {
     Num,
     /// A keyword argument or an options object: the positional arguments end there.
     Keyword,
+    /// A keyword argument with a literal value (Python's `mode='w'`, Ruby's `mode: 'w'`):
+    /// the positional arguments end there too.
+    Named(String, String),
     /// Anything computed when the code runs.
     Opaque,
 }
@@ -239,11 +242,32 @@ impl Scan<'_, '_> {
                     self.write(shown, path, false);
                 }
             }
+            // `open(p, 'w')`, `open(p, mode='w')`, `open(file=p, mode='w')`, and a path
+            // object's `Path(p).open('w')`.
             (Kind::Open, Some(args)) => {
-                if let [Arg::Str(path), Arg::Str(mode), ..] = args.as_slice()
+                let named = |key: &str| {
+                    args.iter().find_map(|a| match a {
+                        Arg::Named(k, v) if k == key => Some(v.as_str()),
+                        _ => None,
+                    })
+                };
+                let positional = |at: usize| match args.get(at) {
+                    Some(Arg::Str(s)) => Some(s.as_str()),
+                    _ => None,
+                };
+                let (path, mode) = match receiver(toks, i).filter(|(ctor, _)| PATHS.contains(ctor))
+                {
+                    Some((_, path)) => (Some(path), positional(0).or_else(|| named("mode"))),
+                    None => (
+                        positional(0).or_else(|| named("file")),
+                        positional(1).or_else(|| named("mode")),
+                    ),
+                };
+                if let (Some(path), Some(mode)) = (path, mode)
                     && mode.contains(['w', 'a', 'x', '+'])
                 {
-                    self.write(shown, path, mode.contains('a'));
+                    let path = path.to_owned();
+                    self.write(shown, &path, mode.contains('a'));
                 }
             }
             (Kind::Rename, Some(args)) => {
@@ -272,7 +296,7 @@ impl Scan<'_, '_> {
     fn positional(&self, args: &[Arg], shell: bool) -> Vec<Arg> {
         let positional: Vec<Arg> = args
             .iter()
-            .take_while(|a| **a != Arg::Keyword)
+            .take_while(|a| !matches!(a, Arg::Keyword | Arg::Named(..)))
             .filter(|a| **a != Arg::Num)
             .cloned()
             .collect();
@@ -761,6 +785,14 @@ pub(super) fn argument(lang: Lang, tokens: &[&Tok]) -> Arg {
         }
         [Tok::Punct('[' | '('), inner @ .., Tok::Punct(']' | ')')] => literal_list(inner, literal),
         [Tok::Punct('{'), ..] => Arg::Keyword,
+        [Tok::Name(name), Tok::Punct('='), tok]
+            if matches!(lang, Lang::Python | Lang::R) && literal(tok).is_some() =>
+        {
+            Arg::Named(name.clone(), literal(tok).unwrap_or_default())
+        }
+        [Tok::Name(name), Tok::Punct(':'), tok] if lang == Lang::Ruby && literal(tok).is_some() => {
+            Arg::Named(name.clone(), literal(tok).unwrap_or_default())
+        }
         [Tok::Name(_), Tok::Punct('='), rest @ ..]
             if matches!(lang, Lang::Python | Lang::R)
                 && rest.first() != Some(&&Tok::Punct('=')) =>
