@@ -303,18 +303,19 @@ fn written<'a>(
                 } else {
                     &mut by_place
                 };
-                // rsync copies a source written with a trailing `/` into the destination
-                // itself (`rsync -a ./ /etc/` writes /etc's files).
-                if copies && sources.iter().any(|s| s.ends_with('/')) {
-                    list.push(dest.to_owned());
-                }
                 if into_dir {
-                    // A glob's names are the ones it matches where it is written.
+                    // A glob's names are the ones it matches where it is written. A source
+                    // without a name of its own (`./`, `..`) is named for the directory it is
+                    // (`rsync -a ./ /etc/` writes the project's entries into /etc).
+                    let dir = command.dir.as_deref();
                     list.extend(
                         sources
                             .iter()
                             .filter(|s| !s.contains(['*', '?', '[']))
-                            .filter_map(|s| Path::new(s).file_name()?.to_str())
+                            .filter_map(|s| match Path::new(s).file_name() {
+                                Some(name) => Some(name.to_str()?.to_owned()),
+                                None => Some(env.place(s, dir).1.file_name()?.to_str()?.to_owned()),
+                            })
                             .map(|name| format!("{}/{name}", dest.trim_end_matches('/'))),
                     );
                 } else {
