@@ -1,6 +1,6 @@
 //! What a command writes (file redirections, `tee`, the destination of `cp`/`mv`/`install`/
-//! `ln`, `dd of=`), judged by where it lands: a system file, a git hook or config, a shell's
-//! startup file.
+//! `ln`/`rsync`/`scp`, the directory `tar` and `unzip` extract into, `dd of=`), judged by where
+//! it lands: a system file, a git hook or config, a shell's startup file.
 
 use super::*;
 use crate::command_guard::packs::operands;
@@ -119,6 +119,61 @@ fn split_flags(args: &[String]) -> impl Iterator<Item = &str> {
         .map(String::as_str)
         .take_while(|a| *a != "--")
         .filter(|a| a.len() > 1 && a.starts_with('-'))
+}
+
+/// tar's options that take a value, and the one that names where it extracts (`-C DIR`).
+const TAR_VALUES: &[&str] = &[
+    "-f",
+    "--file",
+    "-T",
+    "--files-from",
+    "-X",
+    "--exclude-from",
+    "-b",
+    "--blocking-factor",
+    "-H",
+    "--format",
+    "-V",
+    "--label",
+    "-I",
+    "--use-compress-program",
+    "-K",
+    "-L",
+    "-N",
+    "-F",
+    "-g",
+    "--exclude",
+    "--transform",
+    "--owner",
+    "--group",
+    "--mode",
+    "--strip-components",
+];
+const TAR_TARGET: &[&str] = &["-C", "--directory"];
+
+/// unzip's options that take a value, and the one that names where it extracts (`-d DIR`).
+const UNZIP_VALUES: &[&str] = &["-x", "-P", "-O", "-I"];
+const UNZIP_TARGET: &[&str] = &["-d"];
+
+/// Whether tar extracts: `-x`/`--extract`/`--get`, in a cluster before a letter that takes a
+/// value (`-xzf a.tar`), or in the old bundle without a dash (`tar xzf a.tar`).
+fn tar_extracts(args: &[String]) -> bool {
+    const TAKES_VALUE: &str = "fCTXbHVIKLNFg";
+    let letters = |cluster: &str| {
+        (cluster.chars())
+            .take_while(|c| !TAKES_VALUE.contains(*c))
+            .any(|c| c == 'x')
+    };
+    let bundle = args.first().is_some_and(|a| {
+        !a.starts_with('-') && !a.is_empty() && a.bytes().all(|b| b.is_ascii_alphabetic())
+    });
+    if bundle && args[0].contains('x') {
+        return true;
+    }
+    split_flags(args).any(|f| match f.strip_prefix("--") {
+        Some(long) => matches!(long, "extract" | "get"),
+        None => letters(&f[1..]),
+    })
 }
 
 /// scp's options that take a value (OpenSSH 9).
@@ -321,6 +376,25 @@ fn written<'a>(
                 } else {
                     list.push(dest.to_owned());
                 }
+            }
+        }
+        // An archive extracted into a directory (`tar -xf x.tar -C /`, `unzip x.zip -d /etc`)
+        // writes its entries there: judged as a file in it.
+        "tar" | "gtar" | "bsdtar" | "unzip" => {
+            let into = if command.program == "unzip" {
+                operands::split(&command.args, UNZIP_VALUES, UNZIP_TARGET)
+                    .targets
+                    .last()
+                    .copied()
+            } else if tar_extracts(&command.args) {
+                // Without `-C`, where it runs (`cd / && tar -xf x.tar`).
+                let split = operands::split(&command.args, TAR_VALUES, TAR_TARGET);
+                Some(split.targets.last().copied().unwrap_or("."))
+            } else {
+                None
+            };
+            if let Some(into) = into {
+                by_place.push(format!("{}/<archive entries>", into.trim_end_matches('/')));
             }
         }
         "dd" => {
