@@ -48,6 +48,10 @@ pub(super) struct Sink {
     /// are not expanded again in it (bash does not expand an alias inside itself, and
     /// `alias ls='ls -F'` must not loop).
     pub(super) in_alias: bool,
+    /// The aliases defined in a nested script (`eval "alias x='rm -rf'"`), known only after
+    /// the commands that use them were read: each command of such a name is judged again,
+    /// with the value, once the queue is empty.
+    pub(super) late_aliases: Vec<(String, String)>,
     /// The statements that gave variables values so far ([`Variable::statement`]).
     ///
     /// [`Variable::statement`]: super::Variable::statement
@@ -148,9 +152,22 @@ pub(super) fn parse(src: &str) -> Result<Script> {
         hashed: Vec::new(),
         aliases: Vec::new(),
         in_alias: false,
+        late_aliases: Vec::new(),
         statements: 0,
     };
     run(src, &mut sink, 0, false, None, None)?;
+    loop {
+        run_tasks(&mut sink)?;
+        if !sink.queue_late_aliases()? {
+            break;
+        }
+    }
+    sink.script.pipelines.retain(|p| !p.commands.is_empty());
+    Ok(sink.script)
+}
+
+/// Parses the queued scripts, and those they queue, until none is left.
+fn run_tasks(sink: &mut Sink) -> Result<()> {
     while let Some(task) = sink.tasks.pop_front() {
         let text = match task.source {
             Source::Text(text) => text,
@@ -162,14 +179,7 @@ pub(super) fn parse(src: &str) -> Result<Script> {
         let mark = task.optional.then(|| sink.mark());
         let (depth, privileged) = (task.depth, task.privileged);
         sink.in_alias = task.alias;
-        match run(
-            &text,
-            &mut sink,
-            depth,
-            privileged,
-            task.dir,
-            task.positional,
-        ) {
+        match run(&text, sink, depth, privileged, task.dir, task.positional) {
             Err(e) if is_syntax(&e) && mark.is_some() => {
                 if let Some(mark) = &mark {
                     sink.rollback(mark);
@@ -178,8 +188,46 @@ pub(super) fn parse(src: &str) -> Result<Script> {
             result => result?,
         }
     }
-    sink.script.pipelines.retain(|p| !p.commands.is_empty());
-    Ok(sink.script)
+    Ok(())
+}
+
+impl Sink {
+    /// Queues, for each alias defined in a nested script since the last call, every command
+    /// of its name with the alias's value put in (`eval "alias x='rm -rf'"; x ~` runs `rm -rf
+    /// ~`), judged wherever it stands: before the definition too, which is only stricter.
+    /// False when there was none.
+    fn queue_late_aliases(&mut self) -> Result<bool> {
+        if self.late_aliases.is_empty() {
+            return Ok(false);
+        }
+        let late = std::mem::take(&mut self.late_aliases);
+        let mut lines = Vec::new();
+        for command in self.script.commands() {
+            let Some((_, value)) = late.iter().rev().find(|(name, _)| *name == command.program)
+            else {
+                continue;
+            };
+            let mut line = value.clone();
+            for arg in &command.args {
+                line.push(' ');
+                line.push_str(&super::quote(arg));
+            }
+            lines.push((line, command.privileged, command.dir.clone()));
+        }
+        for (line, privileged, dir) in lines {
+            self.charge(line.len() + COMMAND_COST)?;
+            self.tasks.push_back(Task {
+                source: Source::Text(line),
+                dir,
+                depth: 1,
+                privileged,
+                positional: None,
+                optional: false,
+                alias: true,
+            });
+        }
+        Ok(true)
+    }
 }
 
 /// Parses one script (the command line, or a nested one) into `sink`.

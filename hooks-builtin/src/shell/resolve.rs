@@ -269,6 +269,30 @@ pub(super) fn join_dir(dir: Option<String>, target: &str) -> String {
     }
 }
 
+impl Parser<'_, '_> {
+    /// Defines the alias `name` (`alias x='rm -rf'`, `BASH_ALIASES[x]='rm -rf'`): its value is
+    /// judged as a script, and a later use as the value with its words. One defined in a
+    /// nested script (`eval "alias x=…"`) is known only once the command line has been read:
+    /// every command of that name is judged again with it (`Sink::late_aliases`).
+    pub(super) fn define_alias(
+        &mut self,
+        name: &str,
+        value: &str,
+        privileged: bool,
+        dir: Option<String>,
+    ) -> Result<()> {
+        self.queue_alias(value.to_owned(), privileged, dir)?;
+        self.sink.charge(name.len() + value.len())?;
+        self.sink.aliases.push((name.to_owned(), value.to_owned()));
+        if self.depth > 0 && !self.sink.in_alias {
+            self.sink
+                .late_aliases
+                .push((name.to_owned(), value.to_owned()));
+        }
+        Ok(())
+    }
+}
+
 /// Whether an alias's value is plain words: nothing the shell would read but blanks between
 /// them (no quotes, operators, expansions or redirections).
 /// Its first word must name a command: an assignment (`FOO=1 rm`) or a reserved word (`if`,
@@ -384,17 +408,40 @@ impl Parser<'_, '_> {
         // place, where the command stands in its pipeline (`echo 'rm -rf ~' | x` runs
         // `bash`), following a chain of aliases once each, as bash does. Other values are
         // judged with the words they are used with (below).
+        // A value that ends in a blank makes the word after it expand too (`alias s='sudo '`,
+        // `alias r='rm '; alias f='-rf ~'; r f`).
         let mut expanded: Vec<String> = Vec::new();
+        let mut at = 0;
         while !self.sink.in_alias
-            && let Some(first) = words.first()
-            && !expanded.contains(first)
+            && let Some(word) = words.get(at)
+            && !expanded.contains(word)
             && let Some((name, value)) = (self.sink.aliases.iter().rev())
-                .find(|(name, value)| name == first && is_plain(value))
+                .find(|(name, value)| name == word && is_plain(value))
                 .cloned()
         {
             self.sink.charge(value.len())?;
             expanded.push(name);
-            words.splice(0..1, value.split_whitespace().map(str::to_owned));
+            let value_words: Vec<String> = value.split_whitespace().map(str::to_owned).collect();
+            let next = at + value_words.len();
+            words.splice(at..=at, value_words);
+            if value.ends_with([' ', '\t']) {
+                at = next;
+            }
+        }
+        // After a value that ends in a blank, an alias that is more than plain words
+        // (`alias f='-rf ~'`) is judged in a line of its own, the value put in as text.
+        if at > 0
+            && !self.sink.in_alias
+            && let Some(word) = words.get(at)
+            && let Some((_, value)) = (self.sink.aliases.iter().rev())
+                .find(|(name, value)| name == word && !is_plain(value))
+        {
+            let quoted = |w: &String| crate::shell::quote(w).into_owned();
+            let mut line: Vec<String> = words[..at].iter().map(quoted).collect();
+            line.push(value.clone());
+            line.extend(words[at + 1..].iter().map(quoted));
+            let line = line.join(" ");
+            self.queue_alias(line, privileged, self.dir.clone())?;
         }
         let stripped = strip(words, privileged, self.sink)?;
         let (mut words, privileged) = (stripped.words, stripped.privileged);
@@ -426,7 +473,18 @@ impl Parser<'_, '_> {
             })
             .map(|(_, value)| value.clone());
         if let Some(value) = alias {
+            let mut args = args.iter();
             let mut line = value;
+            // A value that ends in a blank makes the next word an alias too, put in as its
+            // value (`alias x='rm -rf '; alias h='~'; x h`).
+            if line.ends_with([' ', '\t'])
+                && let Some(next) = args.clone().next()
+                && let Some((_, next_value)) =
+                    (self.sink.aliases.iter().rev()).find(|(name, _)| name == next)
+            {
+                line.push_str(next_value);
+                args.next();
+            }
             for arg in args {
                 line.push(' ');
                 line.push_str(&crate::shell::quote(arg));
@@ -468,9 +526,7 @@ impl Parser<'_, '_> {
             }
             "alias" => {
                 for (name, value) in args.iter().filter_map(|a| a.split_once('=')) {
-                    self.queue_alias(value.to_owned(), privileged, dir.clone())?;
-                    self.sink.charge(name.len() + value.len())?;
-                    self.sink.aliases.push((name.to_owned(), value.to_owned()));
+                    self.define_alias(name, value, privileged, dir.clone())?;
                 }
             }
             "watch" => {

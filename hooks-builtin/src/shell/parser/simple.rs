@@ -148,6 +148,14 @@ impl Parser<'_, '_> {
             self.record_variables(recordable.iter().map(String::as_str))?;
             self.deferred_values(&deferred)?;
         }
+        // `BASH_ALIASES[x]='rm -rf'` defines an alias, as `alias x='rm -rf'` does.
+        for (name, value) in (assignments.iter())
+            .filter_map(|a| a.strip_prefix("BASH_ALIASES["))
+            .filter_map(|a| a.split_once("]="))
+        {
+            let name = name.trim_matches(['\'', '"']);
+            self.define_alias(name, value, self.privileged, self.dir.clone())?;
+        }
         if words.is_empty() && redirects.is_empty() {
             return if assigned || after_keyword {
                 Ok(())
