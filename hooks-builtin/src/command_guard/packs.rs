@@ -226,6 +226,14 @@ const BUILTIN_FILES: &[(&str, &str)] = &[
 /// turned off one by one (`disable_builtin`), not as a pack.
 pub const CORE_PACKS: &[&str] = &["core.filesystem", "core.git", "core.shell"];
 
+/// The options a builtin pack lists for `program` (rsync's value options), for the builtin
+/// rules that read the same program's words; `None` when no pack lists it.
+pub(super) fn builtin_options(program: &str) -> Option<&'static ProgramOptions> {
+    (builtin().ok()?.iter())
+        .flat_map(|pack| &pack.rules)
+        .find_map(|rule| rule.options.get(program))
+}
+
 /// The builtin packs, parsed and compiled once per process.
 pub(super) fn builtin() -> Result<&'static [Compiled], String> {
     static PACKS: OnceLock<Result<Vec<Compiled>, String>> = OnceLock::new();

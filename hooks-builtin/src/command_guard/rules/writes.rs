@@ -69,50 +69,6 @@ const COPY_VALUES: &[&str] = &[
 const COPY_TARGET: &[&str] = &["-t", "--target-directory"];
 const NONE: &[&str] = &[];
 
-/// rsync's options that take a value written as the next word and may stand after the
-/// destination (`rsync x /etc/passwd --exclude y`); the full list is the filesystem pack's.
-const RSYNC_VALUES: &[&str] = &[
-    "-e",
-    "--rsh",
-    "--rsync-path",
-    "-f",
-    "--filter",
-    "-T",
-    "--temp-dir",
-    "-M",
-    "--remote-option",
-    "-B",
-    "--block-size",
-    "--backup-dir",
-    "--suffix",
-    "--chmod",
-    "--chown",
-    "--usermap",
-    "--groupmap",
-    "--partial-dir",
-    "--compare-dest",
-    "--copy-dest",
-    "--link-dest",
-    "--exclude",
-    "--exclude-from",
-    "--include",
-    "--include-from",
-    "--files-from",
-    "--log-file",
-    "--password-file",
-    "--out-format",
-    "--info",
-    "--debug",
-    "--timeout",
-    "--port",
-    "--bwlimit",
-    "--max-size",
-    "--min-size",
-    "--compress-level",
-    "--skip-compress",
-    "--iconv",
-];
-
 /// The words before a `--` that are options.
 fn split_flags(args: &[String]) -> impl Iterator<Item = &str> {
     args.iter()
@@ -175,6 +131,21 @@ fn tar_extracts(args: &[String]) -> bool {
         None => letters(&f[1..]),
     })
 }
+
+/// rsync's options that delete in the destination (not `--delay-updates`).
+const RSYNC_DELETES: &[&str] = &[
+    "--delete",
+    "--del",
+    "--delete-before",
+    "--delete-during",
+    "--delete-delay",
+    "--delete-after",
+    "--delete-excluded",
+    "--delete-missing-args",
+];
+
+/// rsync's options whose value is a file it writes.
+const RSYNC_WRITES: &[&str] = &["--log-file", "--write-batch", "--only-write-batch"];
 
 /// scp's options that take a value (OpenSSH 9).
 const SCP_VALUES: &[&str] = &["-c", "-D", "-F", "-i", "-J", "-l", "-o", "-P", "-S", "-X"];
@@ -289,12 +260,20 @@ fn written<'a>(
             // `install -m 644 x /etc/passwd`, `rsync x /etc/passwd --exclude y`), and `-t DIR`
             // is where cp, mv, install and ln write (rsync's `-t` keeps times).
             let copies = matches!(command.program.as_str(), "rsync" | "scp");
-            // A dry run writes nothing; a `--delete` is the pack's to judge (`rsync-delete-*`
-            // says more than a write does).
+            // rsync's value options are the filesystem pack's list (`--max-delete 5` after the
+            // destination is no destination).
+            let rsync = crate::command_guard::packs::builtin_options("rsync");
+            let split = match command.program.as_str() {
+                "rsync" => {
+                    operands::split(&command.args, rsync.map_or(&[][..], |o| &o.values), NONE)
+                }
+                "scp" => operands::split(&command.args, SCP_VALUES, NONE),
+                _ => operands::split(&command.args, COPY_VALUES, COPY_TARGET),
+            };
+            // A dry run writes nothing (`-n` as an option, not as `--exclude`'s value).
             if command.program == "rsync"
-                && split_flags(&command.args).any(|f| {
-                    matches!(f, "-n" | "--dry-run" | "--list-only")
-                        || f.starts_with("--del")
+                && split.flags.iter().any(|f| {
+                    matches!(*f, "-n" | "--dry-run" | "--list-only")
                         || (!f.starts_with("--")
                             && f[1..]
                                 .chars()
@@ -304,12 +283,27 @@ fn written<'a>(
             {
                 return (all, by_place, links);
             }
-            let (values, target) = match command.program.as_str() {
-                "rsync" => (RSYNC_VALUES, NONE),
-                "scp" => (SCP_VALUES, NONE),
-                _ => (COPY_VALUES, COPY_TARGET),
-            };
-            let split = operands::split(&command.args, values, target);
+            // The files rsync's options name for it to write (`--log-file=/etc/passwd`).
+            if command.program == "rsync" {
+                let mut words = command.args.iter().map(String::as_str);
+                while let Some(word) = words.next() {
+                    for option in RSYNC_WRITES {
+                        let value = match word.strip_prefix(option) {
+                            Some("") => words.clone().next(),
+                            Some(rest) => rest.strip_prefix('='),
+                            None => None,
+                        };
+                        by_place.extend(value.map(str::to_owned));
+                    }
+                }
+            }
+            // With `--delete` the packs judge system places and the project (`rsync-delete-*`
+            // says more than a write does); a shell's startup files are judged here.
+            let deletes = command.program == "rsync"
+                && split.flags.iter().any(|f| {
+                    let name = f.split_once('=').map_or(*f, |(n, _)| n);
+                    RSYNC_DELETES.contains(&name)
+                });
             let operands = &split.operands[..];
             let target_dir = split.targets.last().copied();
             let (dest, sources) = match target_dir {
@@ -353,7 +347,7 @@ fn written<'a>(
                     || env.place(dest, command.dir.as_deref()).1.is_dir();
                 // `ln`'s files are judged only as shell startup files: linking `/etc/localtime`
                 // is ordinary setup (`ln-force-system-path` asks about system places).
-                let list = if command.program == "ln" {
+                let list = if command.program == "ln" || deletes {
                     &mut links
                 } else {
                     &mut by_place
@@ -363,11 +357,14 @@ fn written<'a>(
                     // without a name of its own (`./`, `..`) is named for the directory it is
                     // (`rsync -a ./ /etc/` writes the project's entries into /etc).
                     let dir = command.dir.as_deref();
+                    // A glob's entries are judged as one file in the destination.
                     list.extend(
                         sources
                             .iter()
-                            .filter(|s| !s.contains(['*', '?', '[']))
                             .filter_map(|s| match Path::new(s).file_name() {
+                                _ if s.contains(['*', '?', '[']) => {
+                                    Some("<entries of a glob>".to_owned())
+                                }
                                 Some(name) => Some(name.to_str()?.to_owned()),
                                 None => Some(env.place(s, dir).1.file_name()?.to_str()?.to_owned()),
                             })
