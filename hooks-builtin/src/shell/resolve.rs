@@ -116,7 +116,8 @@ fn option_value<'a>(args: &'a [String], names: &[&str]) -> Option<&'a str> {
     None
 }
 
-/// The command line of salt's `cmd.run CMD` (`cmd.shell`, `cmd.run_all`, …; `cmd=CMD` too).
+/// The command line of salt's `cmd.run CMD` (`cmd.shell`, `cmd.run_all`, …; `cmd=CMD` too):
+/// the first argument after the function that is no other keyword (`runas=root`).
 fn salt_script(args: &[String]) -> Option<&str> {
     const RUNS: &[&str] = &[
         "cmd.run",
@@ -125,11 +126,50 @@ fn salt_script(args: &[String]) -> Option<&str> {
         "cmd.run_stdout",
         "cmd.run_stderr",
         "cmd.run_bg",
+        "cmd.run_chroot",
+        "cmd.retcode",
+        "cmd.script",
+        "cmd.script_retcode",
         "cmd.exec_code",
+        "cmd.exec_code_all",
+        "cmd.powershell",
     ];
     let at = args.iter().position(|a| RUNS.contains(&a.as_str()))?;
-    let script = args.get(at + 1)?;
-    Some(script.strip_prefix("cmd=").unwrap_or(script))
+    let keyword = |a: &str| {
+        a.split_once('=').is_some_and(|(name, _)| {
+            !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        })
+    };
+    args[at + 1..]
+        .iter()
+        .find_map(|a| match a.strip_prefix("cmd=") {
+            Some(script) => Some(script),
+            None if keyword(a) || a.starts_with('-') => None,
+            None => Some(a.as_str()),
+        })
+}
+
+/// The script `vagrant ssh` runs on the machine: `-c CMD` (`-cCMD`, `--command[=]CMD`), or
+/// what follows `--`, which it hands to ssh as its command.
+fn vagrant_ssh_script(args: &[String]) -> Option<String> {
+    let at = args.iter().position(|a| !a.starts_with('-'))?;
+    if args[at] != "ssh" {
+        return None;
+    }
+    let mut words = args[at + 1..].iter().map(String::as_str);
+    while let Some(word) = words.next() {
+        match word {
+            "--" => {
+                let tail: Vec<&str> = words.collect();
+                return (!tail.is_empty()).then(|| tail.join(" "));
+            }
+            "-c" | "--command" => return words.next().map(str::to_owned),
+            w if w.starts_with("--command=") => return Some(w["--command=".len()..].to_owned()),
+            w if w.starts_with("-c") => return Some(w[2..].to_owned()),
+            _ => {}
+        }
+    }
+    None
 }
 
 /// The program a plain command word runs: its file name, and for zsh's `=rm` (the path of
@@ -147,7 +187,7 @@ fn command_name(word: &str) -> &str {
 }
 
 /// Programs that take another's arguments and run it: judged as that one.
-const SAME_AS: &[(&str, &str)] = &[("kubecolor", "kubectl")];
+const SAME_AS: &[(&str, &str)] = &[("kubecolor", "kubectl"), ("wsl.exe", "wsl")];
 
 /// `rm` for `/bin/rm`; a word whose last part is a substitution (`$(curl …/x)`) is kept whole.
 fn basename(word: &str) -> &str {
@@ -628,15 +668,17 @@ impl Parser<'_, '_> {
             // `shell` and `raw` modules take a command line), `vagrant ssh -c CMD`, `salt
             // TARGET cmd.run CMD`.
             "gcloud" | "ansible" | "vagrant" | "salt" | "salt-ssh" => {
+                let vagrant;
                 let script = match command.program.as_str() {
                     "gcloud" => args
                         .iter()
                         .any(|a| a == "ssh")
                         .then(|| option_value(args, &["--command"]))
                         .flatten(),
-                    "vagrant" => (args.first().is_some_and(|a| a == "ssh"))
-                        .then(|| option_value(args, &["-c", "--command"]))
-                        .flatten(),
+                    "vagrant" => {
+                        vagrant = vagrant_ssh_script(args);
+                        vagrant.as_deref()
+                    }
                     "ansible" => option_value(args, &["-a", "--args"]),
                     _ => salt_script(args),
                 };
@@ -645,13 +687,12 @@ impl Parser<'_, '_> {
                 }
             }
             // `sops exec-env FILE CMD` (`exec-file`): a script run with the decrypted values.
-            "sops"
-                if args
-                    .first()
-                    .is_some_and(|a| a == "exec-env" || a == "exec-file") =>
-            {
+            "sops" if args.iter().any(|a| a == "exec-env" || a == "exec-file") => {
+                let at = args
+                    .iter()
+                    .position(|a| a == "exec-env" || a == "exec-file");
                 let mut operands = Vec::new();
-                let mut words = args[1..].iter();
+                let mut words = args[at.map_or(0, |at| at + 1)..].iter();
                 while let Some(word) = words.next() {
                     match word.as_str() {
                         "--user" | "--filename" | "--input-type" | "--output-type" => {

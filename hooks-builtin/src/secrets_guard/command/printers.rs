@@ -26,6 +26,9 @@ enum Needs {
     SecretOperand(&'static [&'static str]),
     /// A first operand that is none of these subcommands (`pass github` shows it).
     NotSubcommand(&'static [&'static str]),
+    /// No operand (`doppler secrets` prints them all), or a first operand that is none of
+    /// these subcommands.
+    BareOrNotSubcommand(&'static [&'static str]),
     /// An option before the first operand (`php -i`, not `php script.php -i`).
     LeadingOption(&'static [&'static str]),
     /// `--raw` with a path to secrets (`kubectl get --raw /api/v1/namespaces/x/secrets`).
@@ -182,8 +185,19 @@ const CREDENTIAL_PRINTERS: &[Printer] = &[
     ("keyctl", &["print"], Needs::Nothing, CREDENTIAL_PRINT, "a kernel keyring secret"),
     ("keyctl", &["pipe"], Needs::Nothing, CREDENTIAL_PRINT, "a kernel keyring secret"),
     ("keyctl", &["read"], Needs::Nothing, CREDENTIAL_PRINT, "a kernel keyring secret"),
-    ("gpg", &[], Needs::Option(&["-d", "--decrypt"]), CREDENTIAL_PRINT, "decrypted content"),
-    ("gpg2", &[], Needs::Option(&["-d", "--decrypt"]), CREDENTIAL_PRINT, "decrypted content"),
+    ("gpg", &[], Needs::Option(&["-d", "--decrypt", "--decr", "--decry", "--decryp"]), CREDENTIAL_PRINT, "decrypted content"),
+    ("gpg2", &[], Needs::Option(&["-d", "--decrypt", "--decr", "--decry", "--decryp"]), CREDENTIAL_PRINT, "decrypted content"),
+    ("doppler", &["secrets"], Needs::BareOrNotSubcommand(&["set", "delete", "upload", "names", "substitute", "download", "get"]), CREDENTIAL_PRINT, "the project's secrets"),
+    ("infisical", &["export"], Needs::Nothing, CREDENTIAL_PRINT, "the project's secrets"),
+    ("infisical", &["secrets"], Needs::BareOrNotSubcommand(&["set", "delete", "folders", "generate-example-env"]), CREDENTIAL_PRINT, "the project's secrets"),
+    ("aws-vault", &["export"], Needs::Nothing, CREDENTIAL_PRINT, "AWS credentials"),
+    ("chamber", &["export"], Needs::Nothing, CREDENTIAL_PRINT, "a service's secrets"),
+    ("chamber", &["read"], Needs::Nothing, CREDENTIAL_PRINT, "a secret"),
+    ("teller", &["export"], Needs::Nothing, CREDENTIAL_PRINT, "the secrets"),
+    ("teller", &["show"], Needs::Nothing, CREDENTIAL_PRINT, "the secrets"),
+    ("dotenvx", &["get"], Needs::Nothing, CREDENTIAL_PRINT, "decrypted variables"),
+    ("dotenvx", &["decrypt"], Needs::Option(&["--stdout"]), CREDENTIAL_PRINT, "decrypted variables"),
+    ("op", &["inject"], Needs::Nothing, CREDENTIAL_PRINT, "a template with its secrets filled in, to the output unless -o names a file"),
     ("age", &[], Needs::Option(&["-d", "--decrypt"]), CREDENTIAL_PRINT, "decrypted content"),
     ("rage", &[], Needs::Option(&["-d", "--decrypt"]), CREDENTIAL_PRINT, "decrypted content"),
 ];
@@ -218,6 +232,11 @@ pub(super) fn credential_print(cmd: &Command, shown: impl Fn() -> String) -> Opt
 #[rustfmt::skip]
 const UNLESS: &[(&str, &[&str])] = &[
     ("pass", &["-c", "--clip", "-q", "--qrcode"]),
+    // Decrypted into a file, not the output.
+    ("gpg", &["-o", "--output"]),
+    ("gpg2", &["-o", "--output"]),
+    ("age", &["-o", "--output"]),
+    ("rage", &["-o", "--output"]),
     ("gopass", &["-c", "--clip", "-q", "--qr"]),
     ("docker", &["--services", "--volumes", "--images", "--profiles", "--networks", "--hash", "-q", "--quiet"]),
     ("docker-compose", &["--services", "--volumes", "--images", "--profiles", "--networks", "--hash", "-q", "--quiet"]),
@@ -252,6 +271,13 @@ fn needs_met(cmd: &Command, needs: Needs, after: usize) -> bool {
                         // a longer option (`--rawx`).
                         rest.starts_with('=') || !o.starts_with("--")
                     })
+                    // A short option anywhere in a cluster of letters (`gpg -qd`).
+                    || (o.len() == 2 && !o.starts_with("--"))
+                        && a.strip_prefix('-').is_some_and(|cluster| {
+                            !cluster.starts_with('-')
+                                && cluster.chars().all(|c| c.is_ascii_alphabetic())
+                                && cluster.contains(&o[1..])
+                        })
             })
         }),
         Needs::Output(formats) => args.iter().enumerate().any(|(k, a)| {
@@ -320,6 +346,9 @@ fn needs_met(cmd: &Command, needs: Needs, after: usize) -> bool {
         Needs::NotSubcommand(subcommands) => operands()
             .next()
             .is_some_and(|first| !subcommands.contains(&first.as_str())),
+        Needs::BareOrNotSubcommand(subcommands) => operands()
+            .next()
+            .is_none_or(|first| !subcommands.contains(&first.as_str())),
     }
 }
 

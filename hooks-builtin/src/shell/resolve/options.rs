@@ -79,6 +79,11 @@ const COMMAND_OPTIONS: &[CommandOptions] = &[
         options: &["--command"],
     },
     CommandOptions {
+        program: "mosh",
+        sub: None,
+        options: &["--ssh", "--server"],
+    },
+    CommandOptions {
         program: "nix-shell",
         sub: None,
         options: &["--run", "--command"],

@@ -31,8 +31,12 @@ pub(super) fn strip(
         // Options between the name and the subcommand (`kubectl -n prod exec`); one of
         // `chdir`'s there says where the command runs too (`pnpm -C / exec …`).
         let mut global_chdir: Option<String> = None;
+        // An option there may stand in for the operands too (`ip -all netns exec cmd`).
+        let mut global_instead = false;
+        // Without a subcommand there is nothing to look past; with one, options without a
+        // value may stand before it in any case (`doppler --debug run`).
         let global = match w.global {
-            ("", []) => 0,
+            ("", []) if w.sub.is_empty() => 0,
             (short, long) => {
                 let after = &words[i + 1..];
                 let n = walk_options(after, short, long, false, |opt, value| {
@@ -44,6 +48,10 @@ pub(super) fn strip(
                     if names {
                         global_chdir = value.map(str::to_owned);
                     }
+                    global_instead |= match opt {
+                        Opt::Short(c) => w.instead.0.contains(c),
+                        Opt::Long(l) => w.instead.1.contains(&l),
+                    };
                 });
                 // A `--` ends them; it is no subcommand.
                 if after.get(n.saturating_sub(1)).is_some_and(|a| a == "--") {
@@ -62,16 +70,23 @@ pub(super) fn strip(
         } else {
             global
         };
-        if sub == 1
-            && !words
-                .get(i + 1 + global)
-                .is_some_and(|a| w.sub.contains(&a.as_str()))
-        {
+        // A package manager may be pinned where it is the subcommand (`corepack pnpm@8 …`).
+        let sub_word = |a: &String| {
+            let a = a.as_str();
+            w.sub.contains(&a)
+                || (w.package && package_name(a).is_some_and(|name| w.sub.contains(&name)))
+        };
+        if sub == 1 && !words.get(i + 1 + global).is_some_and(sub_word) {
             break; // `uv pip install`: not the subcommand that runs a command
         }
         if w.sub_is_command {
             privileged |= w.privileged;
-            i += 1;
+            // What follows is the subcommand's: `corepack pnpm exec …` is `pnpm exec …`.
+            let at = i + 1 + global;
+            if let Some(name) = package_name(&words[at]) {
+                words[at] = name.to_owned();
+            }
+            i = at;
             continue;
         }
         let args = &words[i + 1 + global + sub..];
@@ -92,7 +107,7 @@ pub(super) fn strip(
             continue;
         }
         let (mut chdir, mut user, mut user_unit, mut instead) =
-            (global_chdir.as_deref(), false, false, false);
+            (global_chdir.as_deref(), false, false, global_instead);
         let options = walk_options(args, w.short, w.long, w.dash, |opt, value| {
             let (short, long) = w.chdir;
             match opt {

@@ -237,12 +237,14 @@ pub(super) const CONTAINERS: &[Wrapper] = &[
         ..PLAIN
     },
     // `ip netns exec NS cmd`: the command runs here, in a network namespace.
+    // iproute2 takes any prefix of its words (`ip net e`); `-all` runs it in every namespace.
     Wrapper {
         name: "ip",
         operands: 1,
-        sub: &["exec"],
-        group: &["netns"],
+        sub: &["exec", "exe", "ex", "e"],
+        group: &["netns", "netn", "net"],
         global: ("n", &[]),
+        instead: ("a", &["all"]),
         ..PLAIN
     },
 ];

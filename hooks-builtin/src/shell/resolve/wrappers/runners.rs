@@ -198,6 +198,7 @@ pub(super) const RUNNERS: &[Wrapper] = &[
         name: "corepack",
         sub: &["pnpm", "pnpx", "yarn", "yarnpkg", "npm", "npx"],
         sub_is_command: true,
+        package: true,
         ..PLAIN
     },
     // `volta run --node 20 cmd`: the command runs with the tool versions named.
@@ -223,6 +224,20 @@ pub(super) const RUNNERS: &[Wrapper] = &[
             "unset",
             "keep",
         ],
+        global: (
+            "Ij",
+            &[
+                "extra-experimental-features",
+                "experimental-features",
+                "store",
+                "eval-store",
+                "log-format",
+                "max-jobs",
+                "cores",
+                "builders",
+                "include",
+            ],
+        ),
         starts: &["-c", "--command"],
         ..PLAIN
     },
@@ -246,7 +261,20 @@ pub(super) const RUNNERS: &[Wrapper] = &[
             "passphrase",
             "api-host",
             "configuration",
+            // `--command 'script'` runs a script instead (options.rs): taken as a value, it
+            // leaves no command to unwrap.
+            "command",
         ],
+        global: (
+            "",
+            &[
+                "configuration",
+                "api-host",
+                "dashboard-host",
+                "token",
+                "scope",
+            ],
+        ),
         starts: &["--"],
         ..PLAIN
     },
@@ -256,6 +284,7 @@ pub(super) const RUNNERS: &[Wrapper] = &[
         long: &[
             "env-file", "account", "cache", "config", "encoding", "session",
         ],
+        global: ("", &["account", "config", "encoding", "session", "cache"]),
         starts: &["--"],
         ..PLAIN
     },
@@ -270,7 +299,9 @@ pub(super) const RUNNERS: &[Wrapper] = &[
             "tags",
             "domain",
             "watch-interval",
+            "command",
         ],
+        global: ("", &["domain", "token", "log-level"]),
         starts: &["--"],
         ..PLAIN
     },
@@ -289,6 +320,19 @@ pub(super) const RUNNERS: &[Wrapper] = &[
             "pass-dir",
             "secret-service-collection",
         ],
+        global: (
+            "",
+            &[
+                "backend",
+                "keychain",
+                "pass-dir",
+                "pass-cmd",
+                "pass-prefix",
+                "file-dir",
+                "prompt",
+                "secret-service-collection",
+            ],
+        ),
         operands: 1,
         starts: &["--"],
         ..PLAIN
@@ -296,6 +340,9 @@ pub(super) const RUNNERS: &[Wrapper] = &[
     Wrapper {
         name: "chamber",
         sub: &["exec"],
+        short: "p",
+        long: &["pristine", "strict-value"],
+        global: ("rb", &["retries", "backend", "kms-key-alias", "role-arn"]),
         starts: &["--"],
         ..PLAIN
     },
@@ -304,6 +351,7 @@ pub(super) const RUNNERS: &[Wrapper] = &[
         sub: &["run"],
         short: "c",
         long: &["config"],
+        global: ("c", &["config"]),
         starts: &["--"],
         ..PLAIN
     },
