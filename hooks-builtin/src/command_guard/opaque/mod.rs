@@ -148,6 +148,7 @@ pub(super) fn script_hits(script: &Script, env: &Env<'_>) -> Vec<Hit> {
         .flat_map(|p| piped_scripts(p, env))
         .collect();
     hits.extend(download_then_run(script));
+    hits.extend(script_variables(script, env));
     hits
 }
 
@@ -184,6 +185,7 @@ const COMMAND_VARIABLES: &[&str] = &[
     "GIT_PROXY_COMMAND",
     "SHELL",
     "RSYNC_RSH",
+    "RSYNC_CONNECT_PROG",
     "CVS_RSH",
     // less runs its input preprocessor through the shell; a leading `|` (or `||`) only says
     // how it reads the output.
@@ -241,63 +243,107 @@ fn command_variables(command: &Command, env: &Env<'_>) -> Vec<Hit> {
         .map(|(name, value)| (name.trim_end_matches('+'), value))
         .collect();
     for &(name, value) in &assignments {
-        // The command a variable makes a program run: its value (less's `|` and `||` say
-        // how it reads the output, and a `-` after them that it reads standard input too),
-        // or for `LESS`, what follows `+!` (`LESS='+!cmd'`, as `less '+!cmd'`); for a
-        // variable that holds a program's options, that program with them.
-        let command: Option<Cow<'_, str>> = if names_command(name) {
-            Some(Cow::Borrowed(match name {
-                "LESSOPEN" | "LESSCLOSE" => value.trim_start_matches('|').trim_start_matches('-'),
-                _ => value,
-            }))
-        } else if name == "LESS" {
-            (value.match_indices("+!").map(|(at, _)| at))
-                .find(|&at| at == 0 || value[..at].ends_with(char::is_whitespace))
-                .map(|at| Cow::Borrowed(value[at + 2..].trim()))
-        } else {
-            options_variable(name, value, &assignments).map(Cow::Owned)
-        };
-        if let Some(command) = command {
-            match crate::shell::parse(&command) {
-                Ok(script) => {
-                    hits.extend(rules::script_hits(&script, env));
-                    for c in script.commands() {
-                        hits.extend(rules::command_hits(c, env));
-                        env.push_nested(c.clone());
-                    }
+        variable_hits(name, value, &assignments, env, &mut hits);
+    }
+    hits
+}
+
+/// The `command-variable` hits of `name=value`, among `assignments` (where a git key's value
+/// is found).
+fn variable_hits(
+    name: &str,
+    value: &str,
+    assignments: &[(&str, &str)],
+    env: &Env<'_>,
+    hits: &mut Vec<Hit>,
+) {
+    // The command a variable makes a program run: its value (less's `|` and `||` say
+    // how it reads the output, and a `-` after them that it reads standard input too),
+    // or for `LESS`, what follows `+!` (`LESS='+!cmd'`, as `less '+!cmd'`); for a
+    // variable that holds a program's options, that program with them.
+    let command: Option<Cow<'_, str>> = if names_command(name) {
+        Some(Cow::Borrowed(match name {
+            "LESSOPEN" | "LESSCLOSE" => value.trim_start_matches('|').trim_start_matches('-'),
+            _ => value,
+        }))
+    } else if name == "LESS" {
+        (value.match_indices("+!").map(|(at, _)| at))
+            .find(|&at| at == 0 || value[..at].ends_with(char::is_whitespace))
+            .map(|at| Cow::Borrowed(value[at + 2..].trim()))
+    } else {
+        options_variable(name, value, assignments).map(Cow::Owned)
+    };
+    if let Some(command) = command {
+        match crate::shell::parse(&command) {
+            Ok(script) => {
+                hits.extend(rules::script_hits(&script, env));
+                for c in script.commands() {
+                    hits.extend(rules::command_hits(c, env));
+                    env.push_nested(c.clone());
                 }
-                Err(e) => hits.push(hit(
-                    COMMAND_VARIABLE,
-                    format!("{name} names a command the guard cannot read ({e})"),
-                )),
             }
-        } else if LOADER_VARIABLES.contains(&name) {
+            Err(e) => hits.push(hit(
+                COMMAND_VARIABLE,
+                format!("{name} names a command the guard cannot read ({e})"),
+            )),
+        }
+    } else if LOADER_VARIABLES.contains(&name) {
+        hits.push(hit(
+            COMMAND_VARIABLE,
+            format!("{name} makes the program load code from `{}`", cut(value)),
+        ));
+    } else if name == "PATH" {
+        let first = value.split(':').next().unwrap_or_default();
+        let path = std::path::Path::new(first);
+        let unsafe_first = first.is_empty()
+            || !first.starts_with(['/', '~', '$'])
+            || rules::in_temp_dir(path)
+            || ["/tmp", "/var/tmp", "/dev/shm"].contains(&first.trim_end_matches('/'));
+        if unsafe_first {
             hits.push(hit(
                 COMMAND_VARIABLE,
-                format!("{name} makes the program load code from `{}`", cut(value)),
+                format!(
+                    "PATH puts `{first}` first, so a program there can take any command's name"
+                ),
             ));
-        } else if name == "PATH" {
-            let first = value.split(':').next().unwrap_or_default();
-            let path = std::path::Path::new(first);
-            let unsafe_first = first.is_empty()
-                || !first.starts_with(['/', '~', '$'])
-                || rules::in_temp_dir(path)
-                || ["/tmp", "/var/tmp", "/dev/shm"].contains(&first.trim_end_matches('/'));
-            if unsafe_first {
-                hits.push(hit(
-                    COMMAND_VARIABLE,
-                    format!(
-                        "PATH puts `{first}` first, so a program there can take any command's name"
-                    ),
-                ));
-            }
+        }
+    }
+}
+
+/// `command-variable` for variables the script sets on their own (`export
+/// GIT_CONFIG_PARAMETERS; GIT_CONFIG_PARAMETERS='…'; git log`, `export GIT_CONFIG_KEY_0=…` in
+/// one statement and its value in another): a variable that names a command or holds a
+/// program's options is judged whether or not the guard saw it exported, which is only
+/// stricter. One set in an `export` with its value was judged with that command (a git key
+/// again, with the value found here).
+fn script_variables(script: &Script, env: &Env<'_>) -> Vec<Hit> {
+    let exported = |name: &str, value: &str| {
+        script.commands().any(|c| {
+            matches!(c.program.as_str(), "export" | "declare" | "typeset")
+                && c.args.iter().any(|a| {
+                    a.split_once('=')
+                        .is_some_and(|(n, v)| n.trim_end_matches('+') == name && v == value)
+                })
+        })
+    };
+    let assignments: Vec<(&str, &str)> = (script.variables.iter())
+        .map(|v| (v.name.as_str(), v.value.as_str()))
+        .collect();
+    let mut hits = Vec::new();
+    for &(name, value) in &assignments {
+        let judged = names_command(name)
+            || name == "LESS"
+            || options_variable(name, value, &assignments).is_some();
+        // A git key is paired with a value set in another statement.
+        if judged && (name.starts_with("GIT_CONFIG_KEY_") || !exported(name, value)) {
+            variable_hits(name, value, &assignments, env, &mut hits);
         }
     }
     hits
 }
 
 /// The command line a variable that holds a program's options stands for: tar reads
-/// `TAR_OPTIONS` before its own (`TAR_OPTIONS='--to-command=…'`), and git reads
+/// `TAR_OPTIONS` before its own (`TAR_OPTIONS='--to-command=…'`), make `MAKEFLAGS`, and git reads
 /// `GIT_CONFIG_PARAMETERS` (`'key=value'` words) and `GIT_CONFIG_KEY_<n>`/`GIT_CONFIG_VALUE_<n>`
 /// pairs as `-c key=value`. The options that run a command are then judged as on the
 /// command line.
@@ -312,6 +358,7 @@ fn options_variable(name: &str, value: &str, assignments: &[(&str, &str)]) -> Op
     };
     match name {
         "TAR_OPTIONS" => Some(format!("tar {value}")),
+        "MAKEFLAGS" => Some(format!("make {value}")),
         // The value is written as shell words (git quotes each setting with `'`).
         "GIT_CONFIG_PARAMETERS" => {
             let words = match crate::shell::parse(&format!(": {value}")) {

@@ -378,15 +378,26 @@ fn written<'a>(
         // An archive extracted into a directory (`tar -xf x.tar -C /`, `unzip x.zip -d /etc`)
         // writes its entries there: judged as a file in it.
         "tar" | "gtar" | "bsdtar" | "unzip" => {
+            // tar reads `TAR_OPTIONS` before its own words (`TAR_OPTIONS='-C /' tar xf x.tar`).
+            let tar_args: Vec<String> = (command.assignments.iter())
+                .filter_map(|a| a.strip_prefix("TAR_OPTIONS="))
+                .flat_map(|v| v.split_whitespace().map(str::to_owned))
+                .chain(command.args.iter().cloned())
+                .collect();
             let into = if command.program == "unzip" {
                 operands::split(&command.args, UNZIP_VALUES, UNZIP_TARGET)
                     .targets
                     .last()
-                    .copied()
-            } else if tar_extracts(&command.args) {
+                    .map(|t| (*t).to_owned())
+            } else if tar_extracts(&command.args) || tar_extracts(&tar_args) {
                 // Without `-C`, where it runs (`cd / && tar -xf x.tar`).
-                let split = operands::split(&command.args, TAR_VALUES, TAR_TARGET);
-                Some(split.targets.last().copied().unwrap_or("."))
+                let split = operands::split(&tar_args, TAR_VALUES, TAR_TARGET);
+                Some(
+                    split
+                        .targets
+                        .last()
+                        .map_or_else(|| ".".to_owned(), |t| (*t).to_owned()),
+                )
             } else {
                 None
             };
