@@ -46,7 +46,15 @@ const SHELL_STARTUP: &[&str] = &[
     ".tcshrc",
     ".login",
     ".bash_aliases",
+    ".zshrc.local",
     ".config/fish/config.fish",
+    ".config/nushell/config.nu",
+    ".config/nushell/env.nu",
+    ".config/powershell/Microsoft.PowerShell_profile.ps1",
+    ".config/powershell/profile.ps1",
+    ".xprofile",
+    ".xinitrc",
+    ".xsession",
 ];
 
 /// Directories of the home directory whose files run at every shell or login: the
@@ -57,6 +65,8 @@ const STARTUP_DIRS: &[&str] = &[
     ".zshrc.d",
     ".config/fish/conf.d",
     ".config/fish/functions",
+    ".oh-my-zsh/custom",
+    ".config/nushell/autoload",
     ".config/systemd/user",
     ".config/autostart",
 ];
