@@ -317,26 +317,37 @@ fn variable_hits(
 /// stricter. One set in an `export` with its value was judged with that command (a git key
 /// again, with the value found here).
 fn script_variables(script: &Script, env: &Env<'_>) -> Vec<Hit> {
-    let exported = |name: &str, value: &str| {
-        script.commands().any(|c| {
-            matches!(c.program.as_str(), "export" | "declare" | "typeset")
-                && c.args.iter().any(|a| {
-                    a.split_once('=')
-                        .is_some_and(|(n, v)| n.trim_end_matches('+') == name && v == value)
-                })
-        })
-    };
-    let assignments: Vec<(&str, &str)> = (script.variables.iter())
-        .map(|v| (v.name.as_str(), v.value.as_str()))
+    // Read once: a script may hold thousands of statements.
+    let exported: std::collections::HashSet<(&str, &str)> = (script.commands())
+        .filter(|c| matches!(c.program.as_str(), "export" | "declare" | "typeset"))
+        .flat_map(|c| &c.args)
+        .filter_map(|a| a.split_once('='))
+        .map(|(n, v)| (n.trim_end_matches('+'), v))
         .collect();
+    let exported = |name: &str, value: &str| exported.contains(&(name, value));
+    // A git key's value, by its number, for the pairing (the last one set).
+    let git_values: std::collections::HashMap<&str, (&str, &str)> = (script.variables.iter())
+        .filter_map(|v| {
+            let n = v.name.strip_prefix("GIT_CONFIG_VALUE_")?;
+            Some((n, (v.name.as_str(), v.value.as_str())))
+        })
+        .collect();
+    let mut seen = std::collections::HashSet::new();
     let mut hits = Vec::new();
-    for &(name, value) in &assignments {
-        let judged = names_command(name)
-            || name == "LESS"
-            || options_variable(name, value, &assignments).is_some();
+    for v in &script.variables {
+        let (name, value) = (v.name.as_str(), v.value.as_str());
+        if !seen.insert((name, value)) {
+            continue;
+        }
+        let pair: Vec<(&str, &str)> = (name.strip_prefix("GIT_CONFIG_KEY_"))
+            .and_then(|n| git_values.get(n).copied())
+            .into_iter()
+            .collect();
+        let judged =
+            names_command(name) || name == "LESS" || options_variable(name, value, &pair).is_some();
         // A git key is paired with a value set in another statement.
         if judged && (name.starts_with("GIT_CONFIG_KEY_") || !exported(name, value)) {
-            variable_hits(name, value, &assignments, env, &mut hits);
+            variable_hits(name, value, &pair, env, &mut hits);
         }
     }
     hits
