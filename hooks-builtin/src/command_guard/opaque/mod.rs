@@ -244,6 +244,12 @@ fn command_variables(command: &Command, env: &Env<'_>) -> Vec<Hit> {
         .collect();
     for &(name, value) in &assignments {
         variable_hits(name, value, &assignments, env, &mut hits);
+        // A value through a variable the shell certainly sets (`P='…'; PAGER=$P git log`).
+        if value.contains('$') {
+            for reading in env.certain_readings(value) {
+                variable_hits(name, &reading, &assignments, env, &mut hits);
+            }
+        }
     }
     hits
 }

@@ -265,7 +265,7 @@ fn written<'a>(
             all.extend(operands);
             by_place.extend(operands.iter().map(|o| (*o).to_owned()));
         }
-        "cp" | "mv" | "install" | "ln" | "rsync" | "scp" => {
+        "cp" | "mv" | "install" | "ln" | "link" | "rsync" | "scp" => {
             // The values of their options are no operands (`mv x /etc/passwd -S .bak`,
             // `install -m 644 x /etc/passwd`, `rsync x /etc/passwd --exclude y`), and `-t DIR`
             // is where cp, mv, install and ln write (rsync's `-t` keeps times).
@@ -346,7 +346,11 @@ fn written<'a>(
                     matches!(place, Place::Root | Place::Home | Place::System)
                         || (place != Place::Temp && env.in_system_tree(&path))
                 });
-            if (copies || matches!(command.program.as_str(), "cp" | "install" | "mv" | "ln"))
+            if (copies
+                || matches!(
+                    command.program.as_str(),
+                    "cp" | "install" | "mv" | "ln" | "link"
+                ))
                 && !makes_dirs
                 && !moves_system
                 && let Some(dest) = dest
@@ -357,7 +361,7 @@ fn written<'a>(
                     || env.place(dest, command.dir.as_deref()).1.is_dir();
                 // `ln`'s files are judged only as shell startup files: linking `/etc/localtime`
                 // is ordinary setup (`ln-force-system-path` asks about system places).
-                let list = if command.program == "ln" || deletes {
+                let list = if matches!(command.program.as_str(), "ln" | "link") || deletes {
                     &mut links
                 } else {
                     &mut by_place

@@ -29,6 +29,8 @@ enum Needs {
     /// No operand (`doppler secrets` prints them all), or a first operand that is none of
     /// these subcommands.
     BareOrNotSubcommand(&'static [&'static str]),
+    /// An argument that is one of these, whole (`openssl enc -d`, not `-des3`).
+    Exact(&'static [&'static str]),
     /// An option before the first operand (`php -i`, not `php script.php -i`).
     LeadingOption(&'static [&'static str]),
     /// `--raw` with a path to secrets (`kubectl get --raw /api/v1/namespaces/x/secrets`).
@@ -199,6 +201,7 @@ const CREDENTIAL_PRINTERS: &[Printer] = &[
     ("dotenvx", &["decrypt"], Needs::Option(&["--stdout"]), CREDENTIAL_PRINT, "decrypted variables"),
     ("op", &["inject"], Needs::Nothing, CREDENTIAL_PRINT, "a template with its secrets filled in, to the output unless -o names a file"),
     ("age", &[], Needs::Option(&["-d", "--decrypt"]), CREDENTIAL_PRINT, "decrypted content"),
+    ("openssl", &["enc"], Needs::Exact(&["-d"]), CREDENTIAL_PRINT, "decrypted content"),
     ("rage", &[], Needs::Option(&["-d", "--decrypt"]), CREDENTIAL_PRINT, "decrypted content"),
 ];
 
@@ -237,6 +240,7 @@ const UNLESS: &[(&str, &[&str])] = &[
     ("gpg2", &["-o", "--output"]),
     ("age", &["-o", "--output"]),
     ("rage", &["-o", "--output"]),
+    ("openssl", &["-out"]),
     ("gopass", &["-c", "--clip", "-q", "--qr"]),
     ("docker", &["--services", "--volumes", "--images", "--profiles", "--networks", "--hash", "-q", "--quiet"]),
     ("docker-compose", &["--services", "--volumes", "--images", "--profiles", "--networks", "--hash", "-q", "--quiet"]),
@@ -332,6 +336,7 @@ fn needs_met(cmd: &Command, needs: Needs, after: usize) -> bool {
                     .iter()
                     .any(|h| lower.contains(&h.to_ascii_lowercase()))
         }),
+        Needs::Exact(options) => args.iter().any(|a| options.contains(&a.as_str())),
         Needs::LeadingOption(options) => args
             .iter()
             .take_while(|a| a.starts_with('-'))
