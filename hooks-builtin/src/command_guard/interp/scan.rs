@@ -263,6 +263,9 @@ impl Scan<'_, '_> {
                         positional(1).or_else(|| named("mode")),
                     ),
                 };
+                // Flags for a write (`os.open(p, os.O_WRONLY | os.O_TRUNC)`, Ruby's
+                // `File::WRONLY`) stand for a write mode.
+                let mode = mode.or_else(|| write_flags(toks, i + 1).then_some("w"));
                 if let (Some(path), Some(mode)) = (path, mode)
                     && mode.contains(['w', 'a', 'x', '+'])
                 {
@@ -555,6 +558,37 @@ impl Scan<'_, '_> {
 
 /// `Ctor('literal')` just before the name at `i` (a method called on it): the constructor
 /// and the literal.
+/// Whether the parenthesized arguments starting at `toks[at]` name a flag that opens a file
+/// for writing (`O_WRONLY`, `O_RDWR`, `O_TRUNC`, `O_APPEND`, `O_CREAT`; Ruby's
+/// `File::WRONLY` and the like).
+fn write_flags(toks: &[Tok], at: usize) -> bool {
+    const FLAGS: &[&str] = &["WRONLY", "RDWR", "TRUNC", "APPEND", "CREAT"];
+    if toks.get(at) != Some(&Tok::Punct('(')) {
+        return false;
+    }
+    let mut depth = 0usize;
+    for tok in &toks[at..] {
+        match tok {
+            Tok::Punct('(') => depth += 1,
+            Tok::Punct(')') => {
+                depth -= 1;
+                if depth == 0 {
+                    return false;
+                }
+            }
+            Tok::Name(name) => {
+                let last = name.rsplit('.').next().unwrap_or(name);
+                let flag = last.strip_prefix("O_").unwrap_or(last);
+                if FLAGS.contains(&flag) {
+                    return true;
+                }
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
 pub(super) fn receiver(toks: &[Tok], i: usize) -> Option<(&str, &str)> {
     let before = toks.get(i.checked_sub(4)?..i)?;
     match before {
@@ -791,6 +825,16 @@ pub(super) fn argument(lang: Lang, tokens: &[&Tok]) -> Arg {
             Arg::Named(name.clone(), literal(tok).unwrap_or_default())
         }
         [Tok::Name(name), Tok::Punct(':'), tok] if lang == Lang::Ruby && literal(tok).is_some() => {
+            Arg::Named(name.clone(), literal(tok).unwrap_or_default())
+        }
+        // Ruby's `:mode => 'w'`.
+        [
+            Tok::Punct(':'),
+            Tok::Name(name),
+            Tok::Punct('='),
+            Tok::Punct('>'),
+            tok,
+        ] if lang == Lang::Ruby && literal(tok).is_some() => {
             Arg::Named(name.clone(), literal(tok).unwrap_or_default())
         }
         [Tok::Name(_), Tok::Punct('='), rest @ ..]

@@ -79,7 +79,7 @@ pub(super) const PYTHON: Table = Table {
     ],
     code_bare: &["exec", "eval"],
     write: &["os.truncate"],
-    open: &["open", "io.open", "codecs.open"],
+    open: &["open", "io.open", "codecs.open", "os.open"],
     rename: &["os.rename", "os.replace", "os.renames", "shutil.move"],
     copy: &[
         "shutil.copy",
@@ -162,7 +162,7 @@ pub(super) const RUBY: Table = Table {
         "IO.binwrite",
         "File.truncate",
     ],
-    open: &["File.open", "File.new", "open", "Kernel.open"],
+    open: &["File.open", "File.new", "open", "Kernel.open", "IO.sysopen"],
     rename: &["File.rename", "FileUtils.mv", "FileUtils.move"],
     copy: &[
         "FileUtils.cp",
