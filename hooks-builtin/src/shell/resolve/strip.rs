@@ -63,10 +63,15 @@ pub(super) fn strip(
         let grouped = words
             .get(i + 1 + global)
             .is_some_and(|a| w.group.contains(&a.as_str()));
-        // The group's own options come after it (`docker compose -f x.yml exec`).
+        // The group's operands and own options come after it (`docker compose -f x.yml
+        // exec`, `yarn workspace web exec`).
         let global = if grouped {
-            let after = &words[i + 2 + global..];
-            global + 1 + walk_options(after, w.global.0, w.global.1, false, |_, _| {})
+            let start = (i + 2 + global + w.group_operands).min(words.len());
+            let after = &words[start..];
+            global
+                + 1
+                + (start - (i + 2 + global))
+                + walk_options(after, w.global.0, w.global.1, false, |_, _| {})
         } else {
             global
         };

@@ -30,6 +30,9 @@ pub(super) struct Wrapper {
     /// Words that may stand right before the subcommand (`docker container exec`, `docker
     /// compose exec`).
     pub(super) group: &'static [&'static str],
+    /// Operands of the group word before its options (`NAME` of `yarn workspace NAME exec`,
+    /// `foreach` of `yarn workspaces foreach -A exec`).
+    pub(super) group_operands: usize,
     /// Options that stand in for the operands (`podman exec -l`: the latest container):
     /// short letters and long names.
     pub(super) instead: (&'static str, &'static [&'static str]),
@@ -57,6 +60,7 @@ const PLAIN: Wrapper = Wrapper {
     sub_is_command: false,
     global: ("", &[]),
     group: &[],
+    group_operands: 0,
     instead: ("", &[]),
     starts: &[],
     remote: false,

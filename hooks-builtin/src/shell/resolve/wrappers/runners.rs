@@ -147,7 +147,11 @@ pub(super) const RUNNERS: &[Wrapper] = &[
         sub: &["exec", "dlx"],
         short: "p",
         long: &["package", "cwd"],
-        global: ("", &["cwd"]),
+        // `yarn workspace NAME exec …`, `yarn workspaces foreach -A exec …`: run in the
+        // workspaces.
+        group: &["workspace", "workspaces"],
+        group_operands: 1,
+        global: ("j", &["cwd", "include", "exclude", "from", "jobs"]),
         chdir: ("", &["cwd"]),
         package: true,
         ..PLAIN
@@ -157,6 +161,7 @@ pub(super) const RUNNERS: &[Wrapper] = &[
         sub: &["x"],
         short: "p",
         long: &["package", "cwd"],
+        global: ("", &["filter", "cwd"]),
         package: true,
         ..PLAIN
     },
@@ -360,6 +365,21 @@ pub(super) const RUNNERS: &[Wrapper] = &[
         sub: &["run"],
         short: "f",
         long: &["env-file", "env", "convention"],
+        starts: &["--"],
+        ..PLAIN
+    },
+    // Monorepo runners: `lerna exec -- cmd`, `nx exec -- cmd` run it in each project.
+    Wrapper {
+        name: "lerna",
+        sub: &["exec"],
+        long: &["scope", "ignore", "concurrency", "since", "loglevel"],
+        starts: &["--"],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "nx",
+        sub: &["exec"],
+        long: &["projects", "exclude", "parallel", "configuration"],
         starts: &["--"],
         ..PLAIN
     },
