@@ -135,10 +135,12 @@ fn salt_script(args: &[String]) -> Option<&str> {
         "cmd.powershell",
     ];
     let at = args.iter().position(|a| RUNS.contains(&a.as_str()))?;
+    // `runas=root` is a keyword; `X=1 rm -rf /` (a blank in it) is a script.
     let keyword = |a: &str| {
-        a.split_once('=').is_some_and(|(name, _)| {
-            !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-        })
+        !a.contains(char::is_whitespace)
+            && a.split_once('=').is_some_and(|(name, _)| {
+                !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            })
     };
     args[at + 1..]
         .iter()

@@ -211,8 +211,19 @@ pub(super) fn credential_print(cmd: &Command, shown: impl Fn() -> String) -> Opt
     if cmd.args.iter().any(|a| a == "--help" || a == "-help") {
         return None;
     }
+    // An output option exempts only when it names a file (`-o -`, `-out /dev/stdout` print).
+    let stdout = |v: Option<&String>| {
+        v.is_some_and(|v| {
+            matches!(
+                v.as_str(),
+                "-" | "/dev/stdout" | "/dev/fd/1" | "/proc/self/fd/1"
+            )
+        })
+    };
     if UNLESS.iter().any(|(program, options)| {
-        *program == cmd.program && cmd.args.iter().any(|a| options.contains(&a.as_str()))
+        *program == cmd.program
+            && (cmd.args.iter().enumerate())
+                .any(|(k, a)| options.contains(&a.as_str()) && !stdout(cmd.args.get(k + 1)))
     }) {
         return None;
     }
