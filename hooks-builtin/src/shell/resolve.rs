@@ -281,7 +281,7 @@ fn options(args: &[String], short: &str, long: &[&str]) -> usize {
 /// The value of `env -S`/`--split-string` among env's options: its index, how many words it
 /// spans, and the value.
 fn env_split(args: &[String]) -> Option<(usize, usize, String)> {
-    let env = wrappers::all().find(|w| w.name == "env")?;
+    let env = wrappers::find("env")?;
     let options = walk_options(args, env.short, env.long, true, |_, _| {});
     args[..options].iter().enumerate().find_map(|(i, arg)| {
         let value = |inline: &str| match inline {

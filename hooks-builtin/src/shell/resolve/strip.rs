@@ -24,7 +24,7 @@ pub(super) fn strip(
     let mut dir = None;
     while let Some(word) = words.get(i) {
         let name = command_name(word);
-        let Some(w) = wrappers::all().find(|w| w.name == name) else {
+        let Some(w) = wrappers::find(name) else {
             break;
         };
         let sub = usize::from(!w.sub.is_empty());

@@ -67,16 +67,27 @@ const PLAIN: Wrapper = Wrapper {
     package: false,
 };
 
+use std::collections::HashMap;
+use std::sync::LazyLock;
+
 mod containers;
 mod runners;
 
 /// Every wrapper: the ones below, the environment and package runners ([`runners`]) and the
 /// container and pod shells ([`containers`]).
-pub(super) fn all() -> impl Iterator<Item = &'static Wrapper> {
+fn all() -> impl Iterator<Item = &'static Wrapper> {
     WRAPPERS
         .iter()
         .chain(runners::RUNNERS)
         .chain(containers::CONTAINERS)
+}
+
+/// The wrapper called `name`, if there is one. Every command of a script asks, so the ~120
+/// wrappers are looked up by name rather than walked.
+pub(super) fn find(name: &str) -> Option<&'static Wrapper> {
+    static BY_NAME: LazyLock<HashMap<&'static str, &'static Wrapper>> =
+        LazyLock::new(|| all().map(|w| (w.name, w)).collect());
+    BY_NAME.get(name).copied()
 }
 
 /// Wrappers whose command follows their options, by name. `runuser` is one only with `-u`
@@ -289,10 +300,6 @@ const WRAPPERS: &[Wrapper] = &[
     },
     Wrapper {
         name: "dbus-launch",
-        ..PLAIN
-    },
-    Wrapper {
-        name: "dbus-run-session",
         ..PLAIN
     },
     Wrapper {
@@ -694,3 +701,19 @@ pub(super) const SCRIPT_LONG: &[&str] = &[
     "command",
 ];
 pub(super) const SCRIPT_BSD_SHORT: &str = "Ft";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A second entry of one name would never be found: the first would shadow it.
+    #[test]
+    fn every_wrapper_has_its_own_name() {
+        let mut seen = std::collections::HashSet::new();
+        for w in all() {
+            assert!(seen.insert(w.name), "`{}` is listed twice", w.name);
+        }
+        assert_eq!(find("sudo").map(|w| w.name), Some("sudo"));
+        assert!(find("rm").is_none());
+    }
+}
