@@ -132,6 +132,8 @@ mod resolve;
 mod terminals;
 
 pub(crate) use escapes::{Escapes, read_escapes};
+#[cfg(feature = "command-guard")]
+pub(crate) use resolve::TAR_SHORT;
 
 use std::borrow::Cow;
 use std::fmt;

@@ -19,6 +19,8 @@ use wrappers::{
 };
 
 pub(super) use feeds::literal_output;
+#[cfg(feature = "command-guard")]
+pub(crate) use wrappers::TAR_SHORT;
 
 impl Command {
     /// For a shell (`sh`, `bash`, `zsh`, `dash`, `ksh`, `fish`, …), where it reads the script

@@ -39,6 +39,21 @@ fn every_builtin_pack_parses_compiles_and_has_unique_ids() {
     }
 }
 
+/// The letters the parser and the write rules read as tar's value options are the pack's.
+#[test]
+fn tars_short_value_options_are_the_packs() {
+    let tar = builtin_options("tar").expect("the filesystem pack lists tar");
+    let mut pack: Vec<char> = (tar.values.iter().chain(&tar.target))
+        .filter_map(|o| o.strip_prefix('-'))
+        .filter(|o| o.len() == 1)
+        .flat_map(str::chars)
+        .collect();
+    pack.sort_unstable();
+    let mut shell: Vec<char> = crate::shell::TAR_SHORT.chars().collect();
+    shell.sort_unstable();
+    assert_eq!(pack, shell);
+}
+
 fn first_command(source: &str) -> Command {
     crate::shell::parse(source)
         .expect("parses")

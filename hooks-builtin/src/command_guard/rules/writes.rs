@@ -5,6 +5,7 @@
 use super::*;
 use crate::command_guard::packs::operands;
 use crate::paths::ProjectRootError;
+use crate::shell::TAR_SHORT;
 
 /// Files a write to runs nothing and breaks nothing: the null device, the standard streams,
 /// the terminal, and bash's network pseudo-devices. Prefixes end in `/`.
@@ -87,34 +88,8 @@ fn split_flags(args: &[String]) -> impl Iterator<Item = &str> {
         .filter(|a| a.len() > 1 && a.starts_with('-'))
 }
 
-/// tar's options that take a value, and the one that names where it extracts (`-C DIR`).
-const TAR_VALUES: &[&str] = &[
-    "-f",
-    "--file",
-    "-T",
-    "--files-from",
-    "-X",
-    "--exclude-from",
-    "-b",
-    "--blocking-factor",
-    "-H",
-    "--format",
-    "-V",
-    "--label",
-    "-I",
-    "--use-compress-program",
-    "-K",
-    "-L",
-    "-N",
-    "-F",
-    "-g",
-    "--exclude",
-    "--transform",
-    "--owner",
-    "--group",
-    "--mode",
-    "--strip-components",
-];
+/// The option that names where tar extracts (`-C DIR`); its value options are the
+/// filesystem pack's `[options.tar]`.
 const TAR_TARGET: &[&str] = &["-C", "--directory"];
 
 /// unzip's options that take a value, and the one that names where it extracts (`-d DIR`).
@@ -124,10 +99,9 @@ const UNZIP_TARGET: &[&str] = &["-d"];
 /// Whether tar extracts: `-x`/`--extract`/`--get`, in a cluster before a letter that takes a
 /// value (`-xzf a.tar`), or in the old bundle without a dash (`tar xzf a.tar`).
 fn tar_extracts(args: &[String]) -> bool {
-    const TAKES_VALUE: &str = "fCTXbHVIKLNFg";
     let letters = |cluster: &str| {
         (cluster.chars())
-            .take_while(|c| !TAKES_VALUE.contains(*c))
+            .take_while(|c| !TAR_SHORT.contains(*c))
             .any(|c| c == 'x')
     };
     let bundle = args.first().is_some_and(|a| {
@@ -404,8 +378,16 @@ fn written<'a>(
                     .last()
                     .map(|t| (*t).to_owned())
             } else if tar_extracts(&command.args) || tar_extracts(&tar_args) {
-                // Without `-C`, where it runs (`cd / && tar -xf x.tar`).
-                let split = operands::split(&tar_args, TAR_VALUES, TAR_TARGET);
+                // Without `-C`, where it runs (`cd / && tar -xf x.tar`). The pack's
+                // value options are tar's, less `-C`, whose value is the target here (the
+                // pack's target is the archive, `-f`).
+                let tar = crate::command_guard::packs::builtin_options("tar");
+                let values: Vec<&str> = (tar.iter())
+                    .flat_map(|o| o.values.iter().chain(&o.target))
+                    .map(String::as_str)
+                    .filter(|o| !TAR_TARGET.contains(o))
+                    .collect();
+                let split = operands::split(&tar_args, &values, TAR_TARGET);
                 Some(
                     split
                         .targets

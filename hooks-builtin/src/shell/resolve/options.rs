@@ -7,6 +7,7 @@
 use std::borrow::Cow;
 
 use super::embedded;
+use super::wrappers::TAR_SHORT;
 
 /// A program's options whose value it runs as a shell command line.
 struct CommandOptions {
@@ -176,7 +177,7 @@ pub(super) fn option_commands<'a>(program: &str, args: &'a [String]) -> Vec<Cow<
         {
             let mut values = args[1..].iter();
             for letter in args[0].chars() {
-                if "bCfFgHIKLNTVX".contains(letter) {
+                if TAR_SHORT.contains(letter) {
                     let value = values.next();
                     if matches!(letter, 'I' | 'F') {
                         out.extend(value.map(|v| Cow::Borrowed(v.as_str())));

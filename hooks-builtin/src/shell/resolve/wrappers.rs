@@ -681,6 +681,11 @@ pub(super) const PARALLEL_LONG: &[&str] = &[
     "arg-file-sep",
 ];
 
+/// tar's short options that take a value (GNU tar 1.35): in a cluster the first of them takes
+/// the next word, in the old bundle without a dash (`tar cIf 'CMD' a .`) each takes the next
+/// word in turn. The filesystem pack's `[options.tar]` lists the same letters (a test checks).
+pub(crate) const TAR_SHORT: &str = "bCfFgHIKLNTVX";
+
 /// `ssh` options that take a value.
 pub(super) const SSH_SHORT: &str = "BbcDEeFIiJLlmOopQRSWw";
 
