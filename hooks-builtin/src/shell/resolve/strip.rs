@@ -40,18 +40,10 @@ pub(super) fn strip(
             (short, long) => {
                 let after = &words[i + 1..];
                 let n = walk_options(after, short, long, false, |opt, value| {
-                    let (chdir_short, chdir_long) = w.chdir;
-                    let names = match opt {
-                        Opt::Short(c) => chdir_short.contains(c),
-                        Opt::Long(l) => chdir_long.contains(&l),
-                    };
-                    if names {
+                    if names(w.chdir, opt) {
                         global_chdir = value.map(str::to_owned);
                     }
-                    global_instead |= match opt {
-                        Opt::Short(c) => w.instead.0.contains(c),
-                        Opt::Long(l) => w.instead.1.contains(&l),
-                    };
+                    global_instead |= names(w.instead, opt);
                 });
                 // A `--` ends them; it is no subcommand.
                 if after.get(n.saturating_sub(1)).is_some_and(|a| a == "--") {
@@ -114,16 +106,10 @@ pub(super) fn strip(
         let (mut chdir, mut user, mut user_unit, mut instead) =
             (global_chdir.as_deref(), false, false, global_instead);
         let options = walk_options(args, w.short, w.long, w.dash, |opt, value| {
-            let (short, long) = w.chdir;
-            match opt {
-                Opt::Short(c) if short.contains(c) => chdir = value,
-                Opt::Long(l) if long.contains(&l) => chdir = value,
-                _ => {}
+            if names(w.chdir, opt) {
+                chdir = value;
             }
-            instead |= match opt {
-                Opt::Short(c) => w.instead.0.contains(c),
-                Opt::Long(l) => w.instead.1.contains(&l),
-            };
+            instead |= names(w.instead, opt);
             user |= matches!(opt, Opt::Short('u') | Opt::Long("user"));
             user_unit |= opt == Opt::Long("user");
         });
@@ -191,6 +177,15 @@ pub(super) fn strip(
         dir,
         assignments,
     })
+}
+
+/// Whether `opt` is one of a wrapper's options given as short letters and long names
+/// ([`Wrapper::chdir`], [`Wrapper::instead`]).
+fn names((short, long): (&str, &[&str]), opt: Opt<'_>) -> bool {
+    match opt {
+        Opt::Short(c) => short.contains(c),
+        Opt::Long(l) => long.contains(&l),
+    }
 }
 
 /// The name of a pinned package (`rimraf` of `rimraf@5`, `@scope/tool` of
