@@ -321,16 +321,32 @@ fn variable_hits(
 /// one statement and its value in another): a variable that names a command or holds a
 /// program's options is judged whether or not the guard saw it exported, which is only
 /// stricter. One set in an `export` with its value was judged with that command (a git key
-/// again, with the value found here).
+/// too, when the same `export` set the value it is paired with here).
 fn script_variables(script: &Script, env: &Env<'_>) -> Vec<Hit> {
     // Read once: a script may hold thousands of statements.
-    let exported: std::collections::HashSet<(&str, &str)> = (script.commands())
+    let exports: Vec<Vec<(&str, &str)>> = (script.commands())
         .filter(|c| matches!(c.program.as_str(), "export" | "declare" | "typeset"))
-        .flat_map(|c| &c.args)
-        .filter_map(|a| a.split_once('='))
-        .map(|(n, v)| (n.trim_end_matches('+'), v))
+        .map(|c| {
+            (c.args.iter())
+                .filter_map(|a| a.split_once('='))
+                .map(|(n, v)| (n.trim_end_matches('+'), v))
+                .collect()
+        })
         .collect();
-    let exported = |name: &str, value: &str| exported.contains(&(name, value));
+    let exported: std::collections::HashSet<(&str, &str)> =
+        exports.iter().flatten().copied().collect();
+    // The git keys an `export` set with their value (`export GIT_CONFIG_KEY_0=k
+    // GIT_CONFIG_VALUE_0=v`): key, its setting, and the value.
+    let exported_settings: std::collections::HashSet<(&str, &str, &str)> = (exports.iter())
+        .flat_map(|set| {
+            set.iter().filter_map(|&(name, key)| {
+                let n = name.strip_prefix("GIT_CONFIG_KEY_")?;
+                let (_, value) = (set.iter())
+                    .find(|(other, _)| other.strip_prefix("GIT_CONFIG_VALUE_") == Some(n))?;
+                Some((name, key, *value))
+            })
+        })
+        .collect();
     // A git key's value, by its number, for the pairing (the last one set).
     let git_values: std::collections::HashMap<&str, (&str, &str)> = (script.variables.iter())
         .filter_map(|v| {
@@ -351,8 +367,13 @@ fn script_variables(script: &Script, env: &Env<'_>) -> Vec<Hit> {
             .collect();
         let judged =
             names_command(name) || name == "LESS" || options_variable(name, value, &pair).is_some();
-        // A git key is paired with a value set in another statement.
-        if judged && (name.starts_with("GIT_CONFIG_KEY_") || !exported(name, value)) {
+        // What `command_variables` judged with its `export`: the variable as set there, a
+        // git key with the value that `export` set (not one set in another statement).
+        let judged_with_export = match pair.first() {
+            Some(&(_, paired)) => exported_settings.contains(&(name, value, paired)),
+            None => exported.contains(&(name, value)),
+        };
+        if judged && !judged_with_export {
             variable_hits(name, value, &pair, env, &mut hits);
         }
     }
