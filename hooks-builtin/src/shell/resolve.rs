@@ -4,6 +4,7 @@
 mod embedded;
 mod feeds;
 mod options;
+mod scripts;
 mod strip;
 mod wrappers;
 
@@ -13,10 +14,11 @@ use super::parser::{Parser, Result, Sink, Source};
 use super::terminals::Runs;
 use super::{Command, Redirect, ShellScript};
 use feeds::{Xargs, literal_script_output, parallel_scripts};
-use strip::strip;
-use wrappers::{
-    SCRIPT_BSD_SHORT, SCRIPT_LONG, SCRIPT_SHORT, SHELLS, SSH_SHORT, WATCH_LONG, WATCH_SHORT,
+use scripts::{
+    find_actions, salt_script, sg_script, ssh_remote, su_script, trap_body, vagrant_ssh_script,
 };
+use strip::strip;
+use wrappers::{SCRIPT_BSD_SHORT, SCRIPT_LONG, SCRIPT_SHORT, SHELLS, WATCH_LONG, WATCH_SHORT};
 
 pub(super) use feeds::literal_output;
 #[cfg(feature = "command-guard")]
@@ -113,64 +115,6 @@ fn option_value<'a>(args: &'a [String], names: &[&str]) -> Option<&'a str> {
             {
                 return Some(value);
             }
-        }
-    }
-    None
-}
-
-/// The command line of salt's `cmd.run CMD` (`cmd.shell`, `cmd.run_all`, …; `cmd=CMD` too):
-/// the first argument after the function that is no other keyword (`runas=root`).
-fn salt_script(args: &[String]) -> Option<&str> {
-    const RUNS: &[&str] = &[
-        "cmd.run",
-        "cmd.shell",
-        "cmd.run_all",
-        "cmd.run_stdout",
-        "cmd.run_stderr",
-        "cmd.run_bg",
-        "cmd.run_chroot",
-        "cmd.retcode",
-        "cmd.script",
-        "cmd.script_retcode",
-        "cmd.exec_code",
-        "cmd.exec_code_all",
-        "cmd.powershell",
-    ];
-    let at = args.iter().position(|a| RUNS.contains(&a.as_str()))?;
-    // `runas=root` is a keyword; `X=1 rm -rf /` (a blank in it) is a script.
-    let keyword = |a: &str| {
-        !a.contains(char::is_whitespace)
-            && a.split_once('=').is_some_and(|(name, _)| {
-                !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-            })
-    };
-    args[at + 1..]
-        .iter()
-        .find_map(|a| match a.strip_prefix("cmd=") {
-            Some(script) => Some(script),
-            None if keyword(a) || a.starts_with('-') => None,
-            None => Some(a.as_str()),
-        })
-}
-
-/// The script `vagrant ssh` runs on the machine: `-c CMD` (`-cCMD`, `--command[=]CMD`), or
-/// what follows `--`, which it hands to ssh as its command.
-fn vagrant_ssh_script(args: &[String]) -> Option<String> {
-    let at = args.iter().position(|a| !a.starts_with('-'))?;
-    if args[at] != "ssh" {
-        return None;
-    }
-    let mut words = args[at + 1..].iter().map(String::as_str);
-    while let Some(word) = words.next() {
-        match word {
-            "--" => {
-                let tail: Vec<&str> = words.collect();
-                return (!tail.is_empty()).then(|| tail.join(" "));
-            }
-            "-c" | "--command" => return words.next().map(str::to_owned),
-            w if w.starts_with("--command=") => return Some(w["--command=".len()..].to_owned()),
-            w if w.starts_with("-c") => return Some(w[2..].to_owned()),
-            _ => {}
         }
     }
     None
@@ -353,70 +297,6 @@ fn is_plain(value: &str) -> bool {
         && value
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || " \t_-./=,:+@%".contains(c))
-}
-
-/// The script of `su [-] [user] -c 'script'` (and `runuser`).
-fn su_script(args: &[String]) -> Option<&str> {
-    let mut args = args.iter();
-    while let Some(arg) = args.next() {
-        if let Some(script) = arg
-            .strip_prefix("--command=")
-            .or_else(|| arg.strip_prefix("--session-command="))
-        {
-            return Some(script);
-        }
-        let short_c = arg.starts_with('-') && !arg.starts_with("--") && arg.ends_with('c');
-        if short_c || arg == "--command" || arg == "--session-command" {
-            return args.next().map(String::as_str);
-        }
-    }
-    None
-}
-
-/// The script of `sg [-] group [-c] 'script'`, run by `/bin/sh -c`.
-fn sg_script(args: &[String]) -> Option<String> {
-    let mut args = args.iter().skip_while(|a| *a == "-").skip(1).peekable();
-    args.next_if(|a| *a == "-c");
-    let script: Vec<&str> = args.map(String::as_str).collect();
-    (!script.is_empty()).then(|| script.join(" "))
-}
-
-/// The body of `trap BODY SIGNAL…`, which runs when a signal or `EXIT` comes: not for
-/// `trap -p`/`-l`, `trap - SIG` or `trap '' SIG`, nor `trap SIG` (a reset).
-fn trap_body(args: &[String]) -> Option<&str> {
-    let mut listing = false;
-    let options = walk_options(args, "", &[], false, |opt, _| {
-        listing |= matches!(opt, Opt::Short('p' | 'l' | 'P'));
-    });
-    let operands = &args[options..];
-    let body = operands.first()?;
-    let reset = body == "-" || body.is_empty() || body.bytes().all(|b| b.is_ascii_digit());
-    (!listing && !reset && operands.len() >= 2).then_some(body.as_str())
-}
-
-/// The commands of `find`'s `-exec`, `-execdir`, `-ok` and `-okdir` actions.
-fn find_actions(args: &[String]) -> Vec<Vec<String>> {
-    let mut actions = Vec::new();
-    let mut args = args.iter();
-    while let Some(arg) = args.next() {
-        if matches!(arg.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir") {
-            let command = args.by_ref().take_while(|a| *a != ";" && *a != "+");
-            actions.push(command.cloned().collect());
-        }
-    }
-    actions
-}
-
-/// The host and remote command of `ssh [options] host [options] [command …]`.
-fn ssh_remote(args: &[String]) -> Option<&[String]> {
-    let host = options(args, SSH_SHORT, &[]);
-    let rest = args.get(host + 1..)?;
-    // Options may follow the host too (`ssh host -p 22 cmd`).
-    let more = match rest.first() {
-        Some(a) if a.starts_with('-') => options(rest, SSH_SHORT, &[]),
-        _ => 0,
-    };
-    rest.get(more..)
 }
 
 /// An assignment to `env` or `sudo`: any word with a `=` after its first character, a name
