@@ -676,11 +676,13 @@ fn cut(text: &str) -> String {
     }
 }
 
+mod args;
 mod ipython;
 mod lex;
 mod scan;
 mod tables;
 
+use args::*;
 use ipython::*;
 use lex::*;
 use scan::*;
