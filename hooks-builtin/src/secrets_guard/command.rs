@@ -12,15 +12,17 @@ use crate::paths::Dir;
 use crate::shell::{self, Command};
 use crate::shown::one_line;
 
+mod code_env;
 mod env;
 mod expand;
 mod printers;
 mod settings;
 mod words;
 
+use code_env::{env_in_code, indirect};
 use env::env_print;
 use expand::{expand_braces, expand_glob, extglob_readings, has_wildcard, substitute};
-use printers::{credential_print, env_in_code, indirect};
+use printers::credential_print;
 use settings::{removed_settings_dir, symlinks_made, through_links};
 use words::{MAX_FILTERS, is_interpreter, local_path, search_filters, words};
 
