@@ -4,7 +4,6 @@
 //! model, a hard limit denies them with a reason that says who spent what, tenants add up
 //! across sessions, and the report is there at session end.
 
-use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
 use hookrail_builtin::budget::{
@@ -16,6 +15,8 @@ use hookrail_core::context::{
 use hookrail_core::points::{post_model_call, pre_model_call};
 use hookrail_core::runtime::{Hooks, ModelReply, Session, SessionError};
 use serde_json::json;
+
+use super::capture::Capture;
 
 fn hooks_with(budget: &Budget) -> Hooks {
     Hooks::builder()
@@ -310,46 +311,6 @@ fn settings_from_a_config_file_are_checked_like_settings_in_code() {
 fn model_price_requires_both_prices() {
     let err = serde_json::from_value::<ModelPrice>(json!({"input_usd_per_mtok": 1.0})).unwrap_err();
     assert!(err.to_string().contains("output_usd_per_mtok"), "{err}");
-}
-
-/// A captured event: level, target and fields.
-type Captured = (tracing::Level, String, BTreeMap<String, String>);
-
-/// A subscriber that keeps every event.
-#[derive(Clone, Default)]
-struct Capture(Arc<Mutex<Vec<Captured>>>);
-
-struct Fields<'a>(&'a mut BTreeMap<String, String>);
-
-impl tracing::field::Visit for Fields<'_> {
-    fn record_str(&mut self, field: &tracing::field::Field, value: &str) {
-        self.0.insert(field.name().to_owned(), value.to_owned());
-    }
-    fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
-        self.0.insert(field.name().to_owned(), format!("{value:?}"));
-    }
-}
-
-impl tracing::Subscriber for Capture {
-    fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
-        true
-    }
-    fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
-        tracing::span::Id::from_u64(1)
-    }
-    fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
-    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
-    fn event(&self, event: &tracing::Event<'_>) {
-        let mut fields = BTreeMap::new();
-        event.record(&mut Fields(&mut fields));
-        let meta = event.metadata();
-        self.0
-            .lock()
-            .unwrap()
-            .push((*meta.level(), meta.target().to_owned(), fields));
-    }
-    fn enter(&self, _: &tracing::span::Id) {}
-    fn exit(&self, _: &tracing::span::Id) {}
 }
 
 #[tokio::test]

@@ -8,6 +8,8 @@
 mod audit;
 mod budget;
 mod builtins;
+#[cfg(any(feature = "budget", feature = "resilience"))]
+mod capture;
 mod command_guard;
 mod context_inject;
 mod pii_scrub;

@@ -5,7 +5,6 @@
 //! gives up, one alert is raised (tracing event and callback), further calls are refused until
 //! a trial call after the cool-down succeeds.
 
-use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -15,6 +14,8 @@ use hookrail_builtin::resilience::{
 use hookrail_core::context::{ErrorKind, Message, Meta, PreModelCall, Role, TokenUsage};
 use hookrail_core::runtime::{AgentError, Hooks, ModelReply, Session, SessionError};
 use serde_json::json;
+
+use super::capture::Capture;
 
 fn hooks_with(policy: &Resilience) -> Hooks {
     Hooks::builder()
@@ -197,46 +198,6 @@ async fn the_last_attempt_gives_up_with_a_reason() {
         "{err}"
     );
     assert_eq!(calls.lock().unwrap().len(), 3);
-}
-
-/// A captured event: level, target and fields.
-type Captured = (tracing::Level, String, BTreeMap<String, String>);
-
-/// A subscriber that keeps every event.
-#[derive(Clone, Default)]
-struct Capture(Arc<Mutex<Vec<Captured>>>);
-
-struct Fields<'a>(&'a mut BTreeMap<String, String>);
-
-impl tracing::field::Visit for Fields<'_> {
-    fn record_str(&mut self, field: &tracing::field::Field, value: &str) {
-        self.0.insert(field.name().to_owned(), value.to_owned());
-    }
-    fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
-        self.0.insert(field.name().to_owned(), format!("{value:?}"));
-    }
-}
-
-impl tracing::Subscriber for Capture {
-    fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
-        true
-    }
-    fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
-        tracing::span::Id::from_u64(1)
-    }
-    fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
-    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
-    fn event(&self, event: &tracing::Event<'_>) {
-        let mut fields = BTreeMap::new();
-        event.record(&mut Fields(&mut fields));
-        let meta = event.metadata();
-        self.0
-            .lock()
-            .unwrap()
-            .push((*meta.level(), meta.target().to_owned(), fields));
-    }
-    fn enter(&self, _: &tracing::span::Id) {}
-    fn exit(&self, _: &tracing::span::Id) {}
 }
 
 #[tokio::test(start_paused = true)]
