@@ -3,7 +3,6 @@
 //! mistake.
 
 use std::fs;
-use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use hookrail_config::file::{
@@ -12,14 +11,7 @@ use hookrail_config::file::{
 };
 use hookrail_config::spec::{CommandLine, Handler, OnError, ToolMatcher};
 
-fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
-    let path = dir.join(name);
-    if let Some(parent) = path.parent() {
-        fs::create_dir_all(parent).unwrap();
-    }
-    fs::write(&path, text).unwrap();
-    path
-}
+use super::handlers::write;
 
 fn ids(hooks: &[hookrail_config::spec::HookSpec]) -> Vec<&str> {
     hooks.iter().map(|h| h.id.as_str()).collect()

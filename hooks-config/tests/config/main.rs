@@ -11,6 +11,7 @@ mod config_files;
 mod config_fuzz;
 mod fire;
 mod fire_root;
+mod handlers;
 mod hook_results;
 mod http;
 mod http_hooks;

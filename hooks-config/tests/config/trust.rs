@@ -4,86 +4,18 @@
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use hookrail_config::file::{Format, parse_project};
-use hookrail_config::spec::{
-    CommandHandler, CommandLine, Handler, HookSpec, HttpHandler, Location, Matcher,
-};
+use hookrail_config::spec::{CommandHandler, CommandLine, Handler};
 use hookrail_config::trust::{
     Admission, AllowList, AllowedBy, Gate, TrustError, TrustStore, fingerprint,
 };
 use proptest::prelude::*;
 
-fn shell(text: &str) -> Handler {
-    Handler::Command(CommandHandler {
-        line: CommandLine::Shell(text.to_owned()),
-        env: BTreeMap::new(),
-        plugin_root: None,
-    })
-}
-
-fn exec(args: &[&str]) -> Handler {
-    Handler::Command(CommandHandler {
-        line: CommandLine::Exec(args.iter().map(|a| (*a).to_owned()).collect()),
-        env: BTreeMap::new(),
-        plugin_root: None,
-    })
-}
-
-fn with_env(text: &str, env: &[(&str, &str)]) -> Handler {
-    Handler::Command(CommandHandler {
-        line: CommandLine::Shell(text.to_owned()),
-        env: env
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-            .collect(),
-        plugin_root: None,
-    })
-}
-
-fn http(url: &str, headers: &[(&str, &str)]) -> Handler {
-    Handler::Http(HttpHandler {
-        url: url.to_owned(),
-        headers: headers
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-            .collect(),
-        plugin_root: None,
-    })
-}
-
-fn spec(handler: Handler) -> HookSpec {
-    HookSpec {
-        id: "h".to_owned(),
-        point: "stop",
-        enabled: true,
-        blocking: true,
-        matcher: Matcher::default(),
-        handler,
-        timeout: None,
-        on_error: None,
-        on_unapproved: None,
-        order: 0,
-        effects: Vec::new(),
-        summary: None,
-        location: Location {
-            file: Arc::new(PathBuf::from("hooks.yaml")),
-            line: 3,
-            column: 5,
-        },
-    }
-}
+use super::handlers::{exec, http, shell, spec, with_env, write};
 
 fn allow(patterns: &[&str]) -> AllowList {
     AllowList::new(patterns.iter().copied()).unwrap()
-}
-
-fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
-    let path = dir.join(name);
-    fs::create_dir_all(path.parent().unwrap()).unwrap();
-    fs::write(&path, text).unwrap();
-    path
 }
 
 fn reason(admission: Admission) -> String {

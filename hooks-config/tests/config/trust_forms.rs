@@ -3,45 +3,15 @@
 //! the gate refuses it; or check that the scan reports the form unhashed and that approving
 //! it needs accepting that.
 
-use std::collections::BTreeMap;
 use std::fs;
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::path::Path;
 
-use hookrail_config::spec::{CommandHandler, CommandLine, Handler, HookSpec, Location, Matcher};
+use hookrail_config::spec::{CommandHandler, CommandLine, Handler};
 use hookrail_config::trust::{
     Admission, AllowList, Gate, OnUnhashed, TrustError, TrustStore, fingerprint,
 };
 
-fn shell(text: &str) -> Handler {
-    Handler::Command(CommandHandler {
-        line: CommandLine::Shell(text.to_owned()),
-        env: BTreeMap::new(),
-        plugin_root: None,
-    })
-}
-
-fn spec(handler: Handler) -> HookSpec {
-    HookSpec {
-        id: "h".to_owned(),
-        point: "stop",
-        enabled: true,
-        blocking: true,
-        matcher: Matcher::default(),
-        handler,
-        timeout: None,
-        on_error: None,
-        on_unapproved: None,
-        order: 0,
-        effects: Vec::new(),
-        summary: None,
-        location: Location {
-            file: Arc::new(PathBuf::from("hooks.yaml")),
-            line: 3,
-            column: 5,
-        },
-    }
-}
+use super::handlers::{shell, spec};
 
 /// A project with one file of each kind the forms load.
 fn project() -> tempfile::TempDir {

@@ -4,19 +4,11 @@
 //! (a sourced path with a variable, a computed import, `importlib`, `exec`) is unhashed.
 //! Also the forms where a variable names what an unknown program runs.
 
-use std::collections::BTreeMap;
 use std::fs;
 
-use hookrail_config::spec::{CommandHandler, CommandLine, Handler};
 use hookrail_config::trust::{OnUnhashed, TrustError, TrustStore, fingerprint};
 
-fn shell(text: &str) -> Handler {
-    Handler::Command(CommandHandler {
-        line: CommandLine::Shell(text.to_owned()),
-        env: BTreeMap::new(),
-        plugin_root: None,
-    })
-}
+use super::handlers::shell;
 
 /// A project whose files load each other in every followed way.
 fn project() -> tempfile::TempDir {
