@@ -13,6 +13,8 @@ mod capture;
 mod command_guard;
 mod context_inject;
 mod pii_scrub;
+#[cfg(any(feature = "secrets-guard", feature = "write-guard"))]
+mod pre_tool;
 mod project_root;
 mod rate_limit;
 mod resilience;

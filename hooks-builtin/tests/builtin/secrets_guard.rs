@@ -10,7 +10,9 @@ use hookrail_core::context::{Meta, PreToolUse, ToolCall};
 use hookrail_core::points::pre_tool_use;
 use hookrail_core::runtime::{Hooks, Session, ToolRun};
 use proptest::prelude::*;
-use serde_json::{Value, json};
+use serde_json::json;
+
+use super::pre_tool::{denied, dispatch};
 
 struct Project {
     _dir: tempfile::TempDir,
@@ -55,20 +57,8 @@ fn hooks(p: &Project) -> Hooks {
         .unwrap()
 }
 
-fn dispatch(h: &Hooks, cwd: &Path, tool: &str, input: Value) -> Verdict {
-    let mut ctx = PreToolUse::new(Meta::new("s1").with_cwd(cwd), tool, input);
-    h.dispatch::<pre_tool_use::Point>(&mut ctx).value
-}
-
 fn bash(h: &Hooks, cwd: &Path, command: &str) -> Verdict {
     dispatch(h, cwd, "Bash", json!({ "command": command }))
-}
-
-fn denied(v: &Verdict) -> &str {
-    match v {
-        Verdict::Deny(r) => r,
-        other => panic!("expected a deny, got {other:?}"),
-    }
 }
 
 #[cfg(unix)]

@@ -9,7 +9,9 @@ use hookrail_core::context::{Meta, PreToolUse, SessionEndReason, ToolCall};
 use hookrail_core::points::pre_tool_use;
 use hookrail_core::runtime::{Hooks, Session, ToolRun};
 use proptest::prelude::*;
-use serde_json::{Value, json};
+use serde_json::json;
+
+use super::pre_tool::{denied, dispatch};
 
 /// A project root with `src/`, `tests/`, `.git/`, plus a directory outside it.
 struct Project {
@@ -48,18 +50,6 @@ fn src_and_tests() -> WriteGuardConfig {
     WriteGuardConfig {
         allow: vec!["src/**".into(), "tests/**".into()],
         ..WriteGuardConfig::default()
-    }
-}
-
-fn dispatch(hooks: &Hooks, cwd: &Path, tool: &str, input: Value) -> Verdict {
-    let mut ctx = PreToolUse::new(Meta::new("s1").with_cwd(cwd), tool, input);
-    hooks.dispatch::<pre_tool_use::Point>(&mut ctx).value
-}
-
-fn denied(v: &Verdict) -> &str {
-    match v {
-        Verdict::Deny(r) => r,
-        other => panic!("expected a deny, got {other:?}"),
     }
 }
 
