@@ -465,8 +465,9 @@ pub(super) fn command_hits(command: &Command, env: &Env<'_>) -> Vec<Hit> {
                 hits.extend(cargo_clean(command, env));
             }
         }
-        // Recursive deletes by other names: a global `rimraf`, `cmake -E rm -r`.
-        "rimraf" | "del-cli" => hits.extend(
+        // Recursive deletes by other names: a global `rimraf`, del-cli's `del`, `cmake -E rm
+        // -r`.
+        "rimraf" | "del-cli" | "del" => hits.extend(
             operands
                 .iter()
                 .filter_map(|o| env.delete_hit(o, dir, "recursive delete")),

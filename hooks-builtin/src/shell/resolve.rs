@@ -477,8 +477,8 @@ impl Parser<'_, '_> {
             },
             // `npx -c 'cmd'`, `npm exec -c 'cmd'` (`npm x`) and `pnpm exec -c 'cmd'` run a
             // shell command.
-            "npx" | "npm" | "pnpm"
-                if command.program == "npx"
+            "npx" | "pnpx" | "npm" | "pnpm"
+                if matches!(command.program.as_str(), "npx" | "pnpx")
                     || args
                         .first()
                         .is_some_and(|a| matches!(a.as_str(), "exec" | "x")) =>

@@ -13,6 +13,26 @@ const CONDA: Wrapper = Wrapper {
     ..PLAIN
 };
 
+/// `npx rimraf@5 dist` (and `pnpx`): the package's program, after npm 10's `exec` options
+/// and the common config ones. `-c`/`--call` run a shell command instead: taken as a value,
+/// it leaves no command to unwrap, and `npx -c 'cmd'` is judged as a script (resolve.rs).
+const NPX: Wrapper = Wrapper {
+    name: "npx",
+    short: "pcw",
+    long: &[
+        "package",
+        "call",
+        "workspace",
+        "prefix",
+        "registry",
+        "loglevel",
+        "cache",
+        "userconfig",
+    ],
+    package: true,
+    ..PLAIN
+};
+
 pub(super) const RUNNERS: &[Wrapper] = &[
     // Environment runners: the command runs in a project's environment or on the host.
     Wrapper {
@@ -163,6 +183,16 @@ pub(super) const RUNNERS: &[Wrapper] = &[
         long: &["package", "cwd"],
         global: ("", &["filter", "cwd"]),
         package: true,
+        ..PLAIN
+    },
+    NPX,
+    Wrapper {
+        name: "pnpx",
+        ..NPX
+    },
+    // `shx rm -rf dist`: shelljs's commands, run as the shell's would be.
+    Wrapper {
+        name: "shx",
         ..PLAIN
     },
     Wrapper {
