@@ -15,7 +15,7 @@ use super::terminals::Runs;
 use super::{Command, Redirect, ShellScript};
 use feeds::{Xargs, literal_script_output, parallel_scripts};
 use scripts::{
-    find_actions, salt_script, sg_script, ssh_remote, su_script, trap_body, vagrant_ssh_script,
+    find_actions, salt_scripts, sg_script, ssh_remote, su_script, trap_body, vagrant_ssh_script,
 };
 use strip::strip;
 use wrappers::{SCRIPT_BSD_SHORT, SCRIPT_LONG, SCRIPT_SHORT, SHELLS, WATCH_LONG, WATCH_SHORT};
@@ -552,22 +552,21 @@ impl Parser<'_, '_> {
             // `shell` and `raw` modules take a command line), `vagrant ssh -c CMD`, `salt
             // TARGET cmd.run CMD`.
             "gcloud" | "ansible" | "vagrant" | "salt" | "salt-ssh" => {
-                let vagrant;
-                let script = match command.program.as_str() {
-                    "gcloud" => args
-                        .iter()
-                        .any(|a| a == "ssh")
+                let scripts: Vec<String> = match command.program.as_str() {
+                    "gcloud" => (args.iter().any(|a| a == "ssh"))
                         .then(|| option_value(args, &["--command"]))
-                        .flatten(),
-                    "vagrant" => {
-                        vagrant = vagrant_ssh_script(args);
-                        vagrant.as_deref()
-                    }
-                    "ansible" => option_value(args, &["-a", "--args"]),
-                    _ => salt_script(args),
+                        .flatten()
+                        .map(str::to_owned)
+                        .into_iter()
+                        .collect(),
+                    "vagrant" => vagrant_ssh_script(args).into_iter().collect(),
+                    "ansible" => (option_value(args, &["-a", "--args"]).map(str::to_owned))
+                        .into_iter()
+                        .collect(),
+                    _ => salt_scripts(args),
                 };
-                if let Some(script) = script {
-                    self.queue_script(text(script), false, Some("~".into()), false, None)?;
+                for script in scripts {
+                    self.queue_script(text(&script), false, Some("~".into()), false, None)?;
                 }
             }
             // `sops exec-env FILE CMD` (`exec-file`): a script run with the decrypted values.
@@ -590,10 +589,10 @@ impl Parser<'_, '_> {
                     self.queue_task(text(script), privileged, dir.clone(), false)?;
                 }
             }
-            // `salt-call cmd.run CMD` runs it on this machine.
+            // `salt-call cmd.run CMD` runs it on this machine (`file.remove PATH` deletes here).
             "salt-call" => {
-                if let Some(script) = salt_script(args) {
-                    self.queue_task(text(script), privileged, dir.clone(), false)?;
+                for script in salt_scripts(args) {
+                    self.queue_task(text(&script), privileged, dir.clone(), false)?;
                 }
             }
             "script" => {
