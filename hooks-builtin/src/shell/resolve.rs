@@ -15,7 +15,8 @@ use super::terminals::Runs;
 use super::{Command, Redirect, ShellScript};
 use feeds::{Xargs, literal_script_output, parallel_scripts};
 use scripts::{
-    find_actions, salt_scripts, sg_script, ssh_remote, su_script, trap_body, vagrant_ssh_script,
+    find_actions, nix_run, salt_scripts, sg_script, ssh_remote, su_script, trap_body,
+    vagrant_ssh_script,
 };
 use strip::strip;
 use wrappers::{SCRIPT_BSD_SHORT, SCRIPT_LONG, SCRIPT_SHORT, SHELLS, WATCH_LONG, WATCH_SHORT};
@@ -587,6 +588,14 @@ impl Parser<'_, '_> {
                 }
                 if let Some(script) = operands.get(1) {
                     self.queue_task(text(script), privileged, dir.clone(), false)?;
+                }
+            }
+            // `nix run INSTALLABLE -- ARGS` runs the installable's program with the words
+            // after `--`: the program is its attribute's last name (`bash` of
+            // `nixpkgs#bash`, `black` of `nixpkgs#python3Packages.black`).
+            "nix" => {
+                if let Some(words) = nix_run(args) {
+                    self.nested_command(words, privileged, dir)?;
                 }
             }
             // `salt-call cmd.run CMD` runs it on this machine (`file.remove PATH` deletes here).

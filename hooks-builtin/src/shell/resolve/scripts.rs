@@ -1,7 +1,7 @@
 //! Where in its words a command keeps the script it runs: `su -c`, `sg`, `trap`, `find
-//! -exec`, `ssh host cmd`, salt's `cmd.run`, `vagrant ssh -c`.
+//! -exec`, `ssh host cmd`, salt's `cmd.run`, `vagrant ssh -c`, `nix run pkg -- args`.
 
-use super::wrappers::SSH_SHORT;
+use super::wrappers::{self, SSH_SHORT};
 use super::{Opt, options, walk_options};
 
 /// The script of `su [-] [user] -c 'script'` (and `runuser`).
@@ -167,4 +167,26 @@ pub(super) fn vagrant_ssh_script(args: &[String]) -> Option<String> {
         }
     }
     None
+}
+
+/// The command `nix run INSTALLABLE [-- ARGS]` runs: the installable's program (its
+/// attribute's last name: `bash` of `nixpkgs#bash`) and the words after `--`; `None` for
+/// another subcommand, or an installable without an attribute (a flake's default app).
+pub(super) fn nix_run(args: &[String]) -> Option<Vec<String>> {
+    let nix = wrappers::find("nix")?;
+    let global = walk_options(args, nix.global.0, nix.global.1, false, |_, _| {});
+    if args.get(global).map(String::as_str) != Some("run") {
+        return None;
+    }
+    let rest = &args[global + 1..];
+    let options = walk_options(rest, nix.short, nix.long, false, |_, _| {});
+    let installable = rest.get(options).filter(|a| *a != "--")?;
+    let attribute = installable.split_once('#')?.1;
+    let program = attribute.rsplit('.').next().filter(|p| !p.is_empty())?;
+    let after: Vec<String> = (rest.iter())
+        .skip_while(|a| *a != "--")
+        .skip(1)
+        .cloned()
+        .collect();
+    Some(std::iter::once(program.to_owned()).chain(after).collect())
 }

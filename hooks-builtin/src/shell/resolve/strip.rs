@@ -138,11 +138,19 @@ pub(super) fn strip(
             skip += 1;
         }
         // `kubectl exec pod -c app -- cmd`: the command follows the `--`, wherever it is.
-        if !w.starts.is_empty()
-            && let Some(at) =
-                (words[i + 1 + global + sub..].iter()).position(|a| w.starts.contains(&a.as_str()))
-        {
-            skip = 1 + global + sub + at + 1;
+        // A start word that is an option (`nix develop -c cmd`) is one only before a `--`
+        // (`nix run pkg -- -c x` gives `-c` to the package's program), and without it the
+        // wrapper runs no command of its words (`nix develop`, `nix run pkg`: resolve.rs).
+        if !w.starts.is_empty() {
+            let dashdash = w.starts.contains(&"--");
+            let start = (words[i + 1 + global + sub..].iter())
+                .take_while(|a| dashdash || *a != "--")
+                .position(|a| w.starts.contains(&a.as_str()));
+            match start {
+                Some(at) => skip = 1 + global + sub + at + 1,
+                None if !dashdash => break,
+                None => {}
+            }
         }
         if i + skip >= words.len() {
             break; // nothing to run: the wrapper is the command (`sudo -i`)
