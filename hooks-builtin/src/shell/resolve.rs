@@ -369,6 +369,11 @@ impl Parser<'_, '_> {
             self.queue_alias(line, privileged, self.dir.clone())?;
         }
         let stripped = strip(words, privileged, self.sink)?;
+        // A stripped wrapper's own options that run a command line (`mosh --ssh=CMD host --
+        // cmd`), run where the wrapper runs.
+        for script in &stripped.scripts {
+            self.queue(Source::Text(script.clone()), privileged)?;
+        }
         let (mut words, privileged) = (stripped.words, stripped.privileged);
         let dir = match stripped.dir {
             Some(target) => Some(join_dir(self.dir.clone(), &target)),

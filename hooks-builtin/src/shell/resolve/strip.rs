@@ -1,6 +1,8 @@
 //! Taking the wrappers off a command (`sudo`, `env`, `timeout`, `docker exec`, `npm exec`,
 //! …): what runs, as whom, where, with which variables.
 
+use std::borrow::Cow;
+
 use super::*;
 
 /// A command with its wrappers stripped.
@@ -12,6 +14,8 @@ pub(super) struct Stripped {
     pub(super) dir: Option<String>,
     /// The assignments of the wrappers (`env X=1`, `sudo X=1`).
     pub(super) assignments: Vec<String>,
+    /// The command lines the wrappers' own options run (`mosh --ssh=CMD`).
+    pub(super) scripts: Vec<String>,
 }
 
 /// Strips the wrappers in front of the command.
@@ -22,6 +26,7 @@ pub(super) fn strip(
 ) -> Result<Stripped> {
     let mut i = 0;
     let mut dir = None;
+    let mut scripts = Vec::new();
     while let Some(word) = words.get(i) {
         let name = command_name(word);
         let Some(w) = wrappers::find(name) else {
@@ -176,6 +181,11 @@ pub(super) fn strip(
         {
             words[i + skip] = name.to_owned();
         }
+        scripts.extend(
+            super::options::option_commands(w.name, &words[i + 1..i + skip])
+                .into_iter()
+                .map(Cow::into_owned),
+        );
         i += skip;
     }
     let assignments = words.drain(..i).filter(|w| is_env_assignment(w)).collect();
@@ -184,6 +194,7 @@ pub(super) fn strip(
         privileged,
         dir,
         assignments,
+        scripts,
     })
 }
 
