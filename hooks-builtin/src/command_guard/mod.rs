@@ -102,7 +102,10 @@
 //! flags and operands it must have. Flags match in any order and form (`"rm -rf"` matches
 //! `rm -f -r x`); operands are globs (`*`, `?`) matched in order, other arguments allowed in
 //! between (`"kubectl delete namespace *"` matches `kubectl --context prod delete namespace x`);
-//! a rule starting with `sudo` matches only privileged commands. An `allow` match exempts the
+//! a rule starting with `sudo` matches only privileged commands. A `deny` or `ask` rule (and a
+//! pack rule) takes its long flags abbreviated to three letters or more too, as getopt_long,
+//! popt and git do (`"git reset --hard"` matches `git reset --har`); an `allow` rule only as
+//! written, so that it exempts no more than it names. An `allow` match exempts the
 //! command from the rules whose decision is `ask` (the ask rules and pack rules, and `sudo`
 //! when `privileged` is `ask`), never from one that denies; `disable_builtin` turns builtin
 //! and pack rules off by id.
@@ -330,6 +333,10 @@ impl CommandGuard {
                 .map(|(i, source)| {
                     let name = format!("{field}[{i}]");
                     UserRule::new(name.clone(), source)
+                        .map(|rule| match field {
+                            "allow" => rule,
+                            _ => rule.abbreviated(),
+                        })
                         .map_err(|e| ConfigError::new(POLICY, name, e))
                 })
                 .collect::<Result<Vec<_>, _>>()

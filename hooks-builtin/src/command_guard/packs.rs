@@ -383,6 +383,7 @@ impl Compiled {
                     .enumerate()
                     .map(|(j, source)| {
                         UserRule::new(format!("{}[{j}]", at("command")), source)
+                            .map(UserRule::abbreviated)
                             .map_err(|e| (format!("{}[{j}]", at("command")), e))
                     })
                     .collect::<Result<_, _>>()?;

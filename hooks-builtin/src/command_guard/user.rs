@@ -2,7 +2,7 @@
 
 use crate::shell::{self, Command};
 
-use super::rules::{has_long, has_short};
+use super::rules::{has_long, has_long_abbreviated, has_short};
 
 /// A compiled `deny`, `ask` or `allow` entry.
 #[derive(Debug, Clone)]
@@ -18,6 +18,10 @@ pub(super) struct UserRule {
     /// The rule has a `--`: the command must separate its operands with one.
     dashdash: bool,
     privileged: bool,
+    /// A long flag may be given abbreviated, as getopt_long, popt and git accept (`git reset
+    /// --har` is `--hard`): for rules that deny or ask, never for an allow, which would then
+    /// exempt more than it names (`--force` abbreviates `--force-with-lease`).
+    abbreviated: bool,
 }
 
 impl UserRule {
@@ -53,7 +57,17 @@ impl UserRule {
             operands,
             dashdash,
             privileged: command.privileged,
+            abbreviated: false,
         })
+    }
+
+    /// The rule, matching long flags given abbreviated too (at least three letters, as `rm
+    /// --rec`): for a rule that denies or asks.
+    pub(super) fn abbreviated(self) -> Self {
+        UserRule {
+            abbreviated: true,
+            ..self
+        }
     }
 
     /// The program glob.
@@ -95,7 +109,9 @@ impl UserRule {
         let mut candidates = before.chain(operands);
         (!self.dashdash || args.contains(&"--"))
             && self.short.iter().all(|c| has_short(&flags, *c))
-            && self.long.iter().all(|l| has_long(&flags, l))
+            && self.long.iter().all(|l| {
+                has_long(&flags, l) || (self.abbreviated && has_long_abbreviated(&flags, l, 3))
+            })
             && self
                 .operands
                 .iter()
@@ -159,6 +175,23 @@ mod tests {
             .next()
             .unwrap()
             .clone()
+    }
+
+    /// A deny or ask rule takes a long flag abbreviated, as the programs do; an allow rule
+    /// only as written, or `--force` would pass as `--force-with-lease`.
+    #[test]
+    fn long_flags_abbreviated_match_deny_rules_only() {
+        let deny = rule("git push --force-with-lease").abbreviated();
+        assert!(deny.matches(&cmd("git push --force-w origin main")));
+        assert!(deny.matches(&cmd("git push --force-with-lease=main origin main")));
+        assert!(
+            !deny.matches(&cmd("git push --fo origin main")),
+            "two letters are too few"
+        );
+        let allow = rule("git push --force-with-lease");
+        assert!(!allow.matches(&cmd("git push --force origin main")));
+        assert!(!allow.matches(&cmd("git push --force-w origin main")));
+        assert!(allow.matches(&cmd("git push --force-with-lease origin main")));
     }
 
     #[test]

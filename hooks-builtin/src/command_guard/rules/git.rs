@@ -51,14 +51,15 @@ pub(super) fn git(command: &Command, env: &Env<'_>) -> Vec<Hit> {
     };
     match sub.as_str() {
         "push" => push(&flags, &operands, env),
-        "reset" if has_long(&flags, "hard") => {
+        "reset" if has_long_abbreviated(&flags, "hard", 2) => {
             vec![hit(
                 GIT_RESET_HARD,
                 "git reset --hard discards uncommitted changes",
             )]
         }
         "clean"
-            if (has_short(&flags, 'f') || has_long(&flags, "force")) && !clean_dry_run(rest) =>
+            if (has_short(&flags, 'f') || has_long_abbreviated(&flags, "force", 3))
+                && !clean_dry_run(rest) =>
         {
             // A clean of a work tree that is `/`, the home or a system directory deletes what
             // is there that git does not track: all of it, for `/`.
@@ -88,7 +89,7 @@ pub(super) fn git(command: &Command, env: &Env<'_>) -> Vec<Hit> {
             if discards(&operands)
                 && (!(has_short(&flags, 'S') || has_long(&flags, "staged"))
                     || has_short(&flags, 'W')
-                    || has_long(&flags, "worktree")) =>
+                    || has_long_abbreviated(&flags, "worktree", 3)) =>
         {
             vec![hit(
                 GIT_DISCARD,
@@ -141,13 +142,14 @@ fn clean_dry_run(args: &[String]) -> bool {
 fn push(flags: &[&str], operands: &[&str], env: &Env<'_>) -> Vec<Hit> {
     // A lease (`--force-with-lease`, `--force-if-includes` with it) refuses to overwrite work
     // the pusher has not seen, so it is only refused on protected branches.
-    let hard = has_short(flags, 'f') || has_long(flags, "force") || has_long(flags, "mirror");
-    let lease = has_long(flags, "force-with-lease");
+    // git takes a long option by any unambiguous prefix (`--force-w`, `--mirr`); an
+    // ambiguous one (`--forc`) is refused by git and judged here as the harder force.
+    let long = |name: &str| has_long_abbreviated(flags, name, 2);
+    let hard = has_short(flags, 'f') || long("force") || long("mirror");
+    let lease = long("force-with-lease");
     // `--prune` deletes the remote branches that have no local counterpart.
-    let delete = has_short(flags, 'd') || has_long(flags, "delete") || has_long(flags, "prune");
-    let all = ["all", "mirror", "branches"]
-        .iter()
-        .any(|f| has_long(flags, f));
+    let delete = has_short(flags, 'd') || long("delete") || long("prune");
+    let all = ["all", "mirror", "branches"].iter().any(|f| long(f));
     // (branch, force: hard or by lease, deleted); `None` is every branch, or a current
     // branch not known.
     let mut targets: Vec<(Option<String>, Option<Force>, bool)> = Vec::new();
