@@ -19,6 +19,138 @@ pub(super) enum Arg {
     Opaque,
 }
 
+/// How a call builds a path from its literal arguments.
+#[derive(Clone, Copy)]
+enum Build {
+    /// Joined with `/`; a part that starts with `/` starts the path over (`os.path.join`,
+    /// `Path('/etc', 'ssh')`, Node's `path.resolve`).
+    Restart,
+    /// Joined with `/` whatever the parts (Node's `path.join`, Ruby's `File.join`, R's
+    /// `file.path`).
+    Concat,
+    /// The home directory, whatever the arguments (`Path.home()`, `os.homedir()`).
+    Home,
+}
+
+/// The functions that build a path from literal parts, by language. A path they build from
+/// literals is a literal path (`shutil.rmtree(os.path.join('/', 'etc'))` deletes `/etc`;
+/// `os.path.expanduser('~')` is `~`, judged as the home directory).
+fn path_builder(lang: Lang, name: &str) -> Option<Build> {
+    use Build::*;
+    let table: &[(&str, Build)] = match lang {
+        Lang::Python => &[
+            ("os.path.join", Restart),
+            ("posixpath.join", Restart),
+            ("os.path.expanduser", Restart),
+            ("os.path.abspath", Restart),
+            ("os.path.normpath", Restart),
+            ("os.path.realpath", Restart),
+            ("Path", Restart),
+            ("PurePath", Restart),
+            ("PosixPath", Restart),
+            ("PurePosixPath", Restart),
+            ("pathlib.Path", Restart),
+            ("Path.home", Home),
+            ("pathlib.Path.home", Home),
+        ],
+        Lang::Js => &[
+            ("path.join", Concat),
+            ("path.posix.join", Concat),
+            ("path.normalize", Concat),
+            ("path.resolve", Restart),
+            ("path.posix.resolve", Restart),
+            ("os.homedir", Home),
+        ],
+        Lang::Ruby => &[
+            ("File.join", Concat),
+            ("Pathname", Restart),
+            ("Pathname.new", Restart),
+            ("Dir.home", Home),
+        ],
+        Lang::R => &[
+            ("file.path", Concat),
+            ("path.expand", Restart),
+            ("normalizePath", Restart),
+        ],
+        Lang::Perl | Lang::Php | Lang::Lua => &[],
+    };
+    let plain = name.strip_prefix("node:").unwrap_or(name);
+    table.iter().find(|(n, _)| *n == plain).map(|(_, b)| *b)
+}
+
+/// The path a builder call makes of literal `parts`.
+fn build_path(build: Build, parts: &[String]) -> Option<String> {
+    if let Build::Home = build {
+        return Some("~".to_owned());
+    }
+    let mut path = String::new();
+    for part in parts {
+        if matches!(build, Build::Restart) && part.starts_with('/') {
+            path.clear();
+        }
+        if !path.is_empty() && !path.ends_with('/') {
+            path.push('/');
+        }
+        path.push_str(part);
+    }
+    (!path.is_empty()).then_some(path)
+}
+
+/// The path a call of a path builder in `toks` (its name, `(`, literal arguments, `)`)
+/// makes; `None` for any other call or an argument that is no literal.
+fn built_path(lang: Lang, toks: &[&Tok]) -> Option<String> {
+    let [
+        Tok::Name(name),
+        Tok::Punct('('),
+        inner @ ..,
+        Tok::Punct(')'),
+    ] = toks
+    else {
+        return None;
+    };
+    let build = path_builder(lang, name)?;
+    let literal = |t: &Tok| match t {
+        Tok::Str {
+            text,
+            interp: false,
+            ..
+        } => Some(text.clone()),
+        _ => None,
+    };
+    match literal_list(inner, literal) {
+        Arg::List(parts) => build_path(build, &parts),
+        _ => None,
+    }
+}
+
+/// The path object a method at `i` is called on: `Path('/etc/x').unlink()`,
+/// `Path('/etc', 'ssh').rmdir()`, `Path.home().rmdir()`, `Pathname.new('/x')` (a path
+/// constructor or builder called with literals just before the name).
+pub(super) fn path_receiver(lang: Lang, toks: &[Tok], i: usize) -> Option<String> {
+    if toks.get(i.checked_sub(1)?) != Some(&Tok::Punct(')')) {
+        return None;
+    }
+    // Back to the `(` that opens the call, and the name before it.
+    let mut depth = 0usize;
+    let mut open = None;
+    for at in (0..i).rev() {
+        match &toks[at] {
+            Tok::Punct(')') => depth += 1,
+            Tok::Punct('(') => {
+                depth -= 1;
+                if depth == 0 {
+                    open = Some(at);
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    let start = open?.checked_sub(1)?;
+    let call: Vec<&Tok> = toks[start..i].iter().collect();
+    built_path(lang, &call)
+}
+
 /// `Ctor('literal')` just before the name at `i` (a method called on it): the constructor
 /// and the literal.
 pub(super) fn receiver(toks: &[Tok], i: usize) -> Option<(&str, &str)> {
@@ -247,10 +379,17 @@ pub(super) fn argument(lang: Lang, tokens: &[&Tok]) -> Arg {
             literal_list(inner, literal)
         }
         [Tok::Words(words)] => Arg::List(words.clone()),
-        [Tok::Name(ctor), Tok::Punct('('), tok, Tok::Punct(')')]
-            if PATHS.contains(&ctor.as_str()) && literal(tok).is_some() =>
+        // Ruby's `Dir.home`, called without parentheses.
+        [Tok::Name(name)]
+            if lang.bare_calls() && matches!(path_builder(lang, name), Some(Build::Home)) =>
         {
-            Arg::Str(literal(tok).unwrap_or_default())
+            Arg::Str("~".to_owned())
+        }
+        // A path built from literals (`os.path.join('/', 'etc')`, `Path('/etc', 'ssh')`).
+        [Tok::Name(_), Tok::Punct('('), .., Tok::Punct(')')]
+            if let Some(path) = built_path(lang, tokens) =>
+        {
+            Arg::Str(path)
         }
         [Tok::Punct('[' | '('), inner @ .., Tok::Punct(']' | ')')] => literal_list(inner, literal),
         [Tok::Punct('{'), ..] => Arg::Keyword,

@@ -54,7 +54,10 @@
 //! comments, `\ddd` escapes decimal) and R (`system`, `system2` with its argument vector,
 //! `unlink`, `file.remove`; raw strings `r"(…)"`, backquoted names) are scanned like the
 //! others. Blanks may stand around a qualifier's dot (`os . system (…)`), and a literal in
-//! parentheses is the literal.
+//! parentheses is the literal. A path built from literals by the language's path functions
+//! is that path (`os.path.join('/', 'etc')`, `Path('/etc', 'ssh')`, `path.join`,
+//! `File.join`, R's `file.path`), and the home directory's functions are `~`
+//! (`Path.home()`, `os.path.expanduser('~')`, `os.homedir()`, `Dir.home`).
 //!
 //! Other interpreters (`pwsh`, `julia`, `tclsh`, `wish`, `osascript`, `expect`) are not
 //! scanned (PowerShell's `-EncodedCommand` asks whatever it holds): a

@@ -21,16 +21,6 @@ pub(super) enum Kind {
 /// Names of functions that load a module (`require('fs').rmSync` is `fs.rmSync`).
 pub(super) const LOADERS: &[&str] = &["require", "__import__", "importlib.import_module"];
 
-/// Constructors of a path object (`Path('x').unlink()` deletes `x`).
-pub(super) const PATHS: &[&str] = &[
-    "Path",
-    "PurePath",
-    "PosixPath",
-    "pathlib.Path",
-    "Pathname",
-    "Pathname.new",
-];
-
 pub(super) fn qualified(name: &str, entry: &str) -> bool {
     name == entry
         || name
@@ -182,8 +172,8 @@ impl Scan<'_, '_> {
                     && !matches!(toks.get(i + 1), Some(Tok::Str { template: true, .. })) => {}
             (Kind::DeleteMethod, args) if name.contains('.') => {
                 // The path is the object the method is called on.
-                match receiver(toks, i).filter(|(ctor, _)| PATHS.contains(ctor)) {
-                    Some((_, path)) => self.delete(shown, &[Arg::Str(path.to_owned())]),
+                match path_receiver(self.lang, toks, i) {
+                    Some(path) => self.delete(shown, &[Arg::Str(path)]),
                     None if self.lang == Lang::Python && args.is_some() => {
                         self.hits.push(hit(
                             INTERPRETER_DELETE,
@@ -196,9 +186,7 @@ impl Scan<'_, '_> {
             // `Path('/etc/x').write_text(…)`, `Path('/root').rename('/tmp/x')`: the path is the
             // object the method is called on; on anything else the call is not about a file.
             (Kind::WriteMethod | Kind::RenameMethod, args) => {
-                if let Some((_, path)) = receiver(toks, i).filter(|(ctor, _)| PATHS.contains(ctor))
-                {
-                    let path = path.to_owned();
+                if let Some(path) = path_receiver(self.lang, toks, i) {
                     if kind == Kind::WriteMethod {
                         self.write(shown, &path, false);
                     } else {
@@ -239,9 +227,9 @@ impl Scan<'_, '_> {
                     Some(Arg::Str(s)) => Some(s.as_str()),
                     _ => None,
                 };
-                let (path, mode) = match receiver(toks, i).filter(|(ctor, _)| PATHS.contains(ctor))
-                {
-                    Some((_, path)) => (Some(path), positional(0).or_else(|| named("mode"))),
+                let receiver = path_receiver(self.lang, toks, i);
+                let (path, mode) = match receiver.as_deref() {
+                    Some(path) => (Some(path), positional(0).or_else(|| named("mode"))),
                     None => (
                         positional(0).or_else(|| named("file")),
                         positional(1).or_else(|| named("mode")),
