@@ -13,7 +13,7 @@ use std::rc::Rc;
 use super::parser::{Parser, Result, Sink, Source};
 use super::terminals::Runs;
 use super::{Command, Redirect, ShellScript};
-use feeds::{Xargs, literal_script_output, parallel_scripts};
+use feeds::{Stdin, Xargs, literal_script_output, parallel_scripts};
 use scripts::{
     find_actions, nix_run, salt_scripts, sg_script, ssh_remote, su_script, trap_body,
     vagrant_ssh_script,
@@ -536,7 +536,7 @@ impl Parser<'_, '_> {
                 }
             }
             "parallel" => {
-                let scripts = parallel_scripts(args, None, self.sink.fuel())
+                let scripts = parallel_scripts(args, Stdin::Unknown, self.sink.fuel())
                     .ok_or(super::ShellError::TooComplex)?;
                 for script in scripts {
                     self.queue_task(Source::Text(script), privileged, dir.clone(), false)?;

@@ -11,13 +11,25 @@ use super::{Opt, options, program_name, ssh_remote, strip, walk_options};
 use crate::shell::parser::{ItemsFor, Parser, Result, Source, XargsHereDoc};
 use crate::shell::{Command, RedirectOp, ShellScript, quote};
 
+/// What `parallel` reads on standard input.
+#[derive(Clone, Copy)]
+pub(super) enum Stdin<'a> {
+    /// Nothing the line shows (the agent's own input).
+    Unknown,
+    /// Literal text: its lines are the inputs.
+    Text(&'a str),
+    /// The output of a command (`ls | parallel rm -rf`): its inputs are computed when it
+    /// runs, and stand in the script as the substitution of that command would.
+    Output(&'a str),
+}
+
 /// The scripts `parallel` runs: its command with each input (`::: a b`; without those, each
 /// line of `stdin` when it is known) put in place of `{}` (quoted, as parallel does) or added
 /// at the end, or each input itself when there is no command. `max` bounds the bytes
 /// produced; `None` past it.
 pub(super) fn parallel_scripts(
     args: &[String],
-    stdin: Option<&str>,
+    stdin: Stdin<'_>,
     max: usize,
 ) -> Option<Vec<String>> {
     let (mut replace, mut arg_sep, mut file_sep) = (None, ":::", "::::");
@@ -50,7 +62,9 @@ pub(super) fn parallel_scripts(
     } else {
         rest[..end].join(" ")
     };
-    let mut inputs = Vec::new();
+    // Each input, and whether it is the substitution of a command's output (it stands in the
+    // script as written) or literal text (quoted, as parallel quotes it).
+    let mut inputs: Vec<(Cow<'_, str>, bool)> = Vec::new();
     let mut values = false;
     // `:::: -` (or `/dev/stdin`) reads the inputs from standard input too.
     let mut from_stdin = end == rest.len();
@@ -58,17 +72,29 @@ pub(super) fn parallel_scripts(
         if is_sep(arg) {
             values = arg.trim_end_matches('+') == arg_sep;
         } else if values {
-            inputs.push(arg.as_str());
+            inputs.push((Cow::Borrowed(arg.as_str()), false));
         } else if matches!(arg.as_str(), "-" | "/dev/stdin" | "/dev/fd/0") {
             from_stdin = true;
         }
     }
     // With no `:::` input, parallel reads its inputs from standard input, a line each.
-    if from_stdin && let Some(stdin) = stdin {
-        inputs.extend(stdin.lines().filter(|l| !l.trim().is_empty()));
+    // Without reading standard input, the scripts are the ones of `Stdin::Unknown`, which
+    // the command's own reading gives.
+    if !from_stdin && !matches!(stdin, Stdin::Unknown) {
+        return Some(Vec::new());
+    }
+    if from_stdin {
+        match stdin {
+            Stdin::Text(text) => {
+                let lines = text.lines().filter(|l| !l.trim().is_empty());
+                inputs.extend(lines.map(|l| (Cow::Borrowed(l), false)));
+            }
+            Stdin::Output(command) => inputs.push((Cow::Owned(format!("\"$({command})\"")), true)),
+            Stdin::Unknown => {}
+        }
     }
     if template.is_empty() {
-        return Some(inputs.into_iter().map(str::to_owned).collect());
+        return Some(inputs.into_iter().map(|(i, _)| i.into_owned()).collect());
     }
     if inputs.is_empty() {
         return Some(vec![template]);
@@ -80,9 +106,13 @@ pub(super) fn parallel_scripts(
     slots.extend(replace);
     let mut budget = max;
     let mut scripts = Vec::with_capacity(inputs.len());
-    for input in inputs {
+    for (input, computed) in inputs {
         budget = budget.checked_sub(template.len() + input.len() + 1)?;
-        let value = quote(input);
+        let value = if computed {
+            input
+        } else {
+            quote(&input).into_owned().into()
+        };
         let mut script = template.clone();
         for slot in &slots {
             if script.contains(slot) {
@@ -571,7 +601,8 @@ impl Parser<'_, '_> {
                 }
                 (None, Some(Source::Text(input))) if command.program == "parallel" => {
                     self.sink.charge(input.len())?;
-                    let parallel = parallel_scripts(&command.args, Some(&input), self.sink.fuel());
+                    let parallel =
+                        parallel_scripts(&command.args, Stdin::Text(&input), self.sink.fuel());
                     for script in parallel.ok_or(crate::shell::ShellError::TooComplex)? {
                         let source = Source::Text(script);
                         scripts.push((source, command.privileged, command.dir.clone()));
@@ -584,12 +615,13 @@ impl Parser<'_, '_> {
                         runs.push((run, command.privileged, command.dir.clone()));
                     }
                 }
-                // Items from a program's output (`ls | xargs rm -rf`) or a file: what xargs
-                // runs gets them as a substitution would (`rm -rf $(ls)`), paths computed
-                // when it runs.
+                // Items from a program's output (`ls | xargs rm -rf`, `ls | parallel rm -rf`) or
+                // a file: what xargs or parallel runs gets them as a substitution would (`rm
+                // -rf $(ls)`), paths computed when it runs.
                 (None, None)
-                    if command.program == "xargs"
-                        && Xargs::read(&command.args).arg_file.is_none() =>
+                    if command.program == "parallel"
+                        || (command.program == "xargs"
+                            && Xargs::read(&command.args).arg_file.is_none()) =>
                 {
                     let file = (command.redirects.iter().rev())
                         .find(|r| r.op == crate::shell::RedirectOp::In && r.reads_stdin());
@@ -603,6 +635,15 @@ impl Parser<'_, '_> {
                         (None, None) => continue,
                     };
                     self.sink.charge(from.len())?;
+                    if command.program == "parallel" {
+                        let parallel =
+                            parallel_scripts(&command.args, Stdin::Output(&from), self.sink.fuel());
+                        for script in parallel.ok_or(crate::shell::ShellError::TooComplex)? {
+                            let source = Source::Text(script);
+                            scripts.push((source, command.privileged, command.dir.clone()));
+                        }
+                        continue;
+                    }
                     let run = Xargs::read(&command.args).unknown_run(&format!("$({from})"));
                     if !run.is_empty() {
                         runs.push((run, command.privileged, command.dir.clone()));
@@ -652,7 +693,7 @@ impl Parser<'_, '_> {
         let scripts = match reads {
             ItemsFor::Xargs => None,
             ItemsFor::Parallel => Some(
-                parallel_scripts(args, Some(input), self.sink.fuel())
+                parallel_scripts(args, Stdin::Text(input), self.sink.fuel())
                     .ok_or(crate::shell::ShellError::TooComplex)?,
             ),
             ItemsFor::Crontab => Some(crontab_commands(input)),
