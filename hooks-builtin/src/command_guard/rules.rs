@@ -472,6 +472,11 @@ pub(super) fn command_hits(command: &Command, env: &Env<'_>) -> Vec<Hit> {
                 .iter()
                 .filter_map(|o| env.delete_hit(o, dir, "recursive delete")),
         ),
+        // `tar --remove-files` deletes what it archived, directories with what they hold.
+        "tar" | "gtar" | "bsdtar" => hits.extend(
+            (writes::tar_removes(&command.args).iter())
+                .filter_map(|o| env.delete_hit(o, dir, "tar --remove-files")),
+        ),
         "cmake" if command.args.first().is_some_and(|a| a == "-E") => {
             let sub = command.args.get(1).map(String::as_str);
             let recursive = match sub {

@@ -96,6 +96,98 @@ const TAR_TARGET: &[&str] = &["-C", "--directory"];
 const UNZIP_VALUES: &[&str] = &["-x", "-P", "-O", "-I"];
 const UNZIP_TARGET: &[&str] = &["-d"];
 
+/// tar's words with the old bundle without a dash (`tar xfC x.tar /`) written as options
+/// (`-x -f x.tar -C /`): each of its letters that takes a value takes the next word, in
+/// order.
+pub(super) fn tar_words(args: &[String]) -> Vec<String> {
+    let bundle = args.first().is_some_and(|a| {
+        !a.starts_with('-') && !a.is_empty() && a.bytes().all(|b| b.is_ascii_alphabetic())
+    });
+    if !bundle {
+        return args.to_vec();
+    }
+    let mut words = Vec::with_capacity(args.len() + args[0].len());
+    let mut rest = args[1..].iter();
+    for letter in args[0].chars() {
+        words.push(format!("-{letter}"));
+        if TAR_SHORT.contains(letter)
+            && let Some(value) = rest.next()
+        {
+            words.push(value.clone());
+        }
+    }
+    words.extend(rest.cloned());
+    words
+}
+
+/// What `tar --remove-files` deletes once it has archived them: its operands, each where
+/// the `-C DIR` before it says (`tar -cf x.tar -C / etc --remove-files` deletes `/etc`).
+pub(super) fn tar_removes(args: &[String]) -> Vec<String> {
+    let words = tar_words(args);
+    let removes = split_flags(&words).any(|f| {
+        f.strip_prefix("--")
+            .is_some_and(|long| long.len() >= 3 && "remove-files".starts_with(long))
+    });
+    if !removes {
+        return Vec::new();
+    }
+    let tar = crate::command_guard::packs::builtin_options("tar");
+    let takes_value = |name: &str| {
+        (tar.iter())
+            .flat_map(|o| o.values.iter().chain(&o.target))
+            .any(|v| v == name)
+    };
+    let mut dir: Option<String> = None;
+    let mut removed = Vec::new();
+    let mut words = words.iter().map(String::as_str);
+    let mut operands_only = false;
+    while let Some(word) = words.next() {
+        if operands_only || !word.starts_with('-') || word == "-" {
+            removed.push(match &dir {
+                Some(dir) if !word.starts_with('/') => format!("{dir}/{word}"),
+                _ => word.to_owned(),
+            });
+            continue;
+        }
+        if word == "--" {
+            operands_only = true;
+            continue;
+        }
+        let (name, inline) = match word.split_once('=') {
+            Some((name, value)) if word.starts_with("--") => (name, Some(value)),
+            _ => (word, None),
+        };
+        let (option, value) = if name.starts_with("--") {
+            (name.to_owned(), inline.map(str::to_owned))
+        } else {
+            // A cluster: the first letter that takes a value takes the rest, or the next word.
+            match name[1..]
+                .char_indices()
+                .find(|(_, c)| TAR_SHORT.contains(*c))
+            {
+                Some((at, c)) => {
+                    let rest = &name[1 + at + c.len_utf8()..];
+                    (format!("-{c}"), (!rest.is_empty()).then(|| rest.to_owned()))
+                }
+                None => continue,
+            }
+        };
+        if !takes_value(&option) {
+            continue;
+        }
+        let value = value.or_else(|| words.next().map(str::to_owned));
+        if matches!(option.as_str(), "-C" | "--directory")
+            && let Some(value) = value
+        {
+            dir = Some(match dir {
+                Some(dir) if !value.starts_with('/') => format!("{dir}/{value}"),
+                _ => value,
+            });
+        }
+    }
+    removed
+}
+
 /// Whether tar extracts: `-x`/`--extract`/`--get`, in a cluster before a letter that takes a
 /// value (`-xzf a.tar`), or in the old bundle without a dash (`tar xzf a.tar`).
 fn tar_extracts(args: &[String]) -> bool {
@@ -366,18 +458,22 @@ fn written<'a>(
         // An archive extracted into a directory (`tar -xf x.tar -C /`, `unzip x.zip -d /etc`)
         // writes its entries there: judged as a file in it.
         "tar" | "gtar" | "bsdtar" | "unzip" => {
-            // tar reads `TAR_OPTIONS` before its own words (`TAR_OPTIONS='-C /' tar xf x.tar`).
+            let words = tar_words(&command.args);
+            // tar reads `TAR_OPTIONS` before its own words (`TAR_OPTIONS='-C /' tar xf x.tar`,
+            // or exported earlier in the script).
             let tar_args: Vec<String> = (command.assignments.iter())
                 .filter_map(|a| a.strip_prefix("TAR_OPTIONS="))
-                .flat_map(|v| v.split_whitespace().map(str::to_owned))
-                .chain(command.args.iter().cloned())
+                .map(str::to_owned)
+                .chain(env.certain_readings("$TAR_OPTIONS"))
+                .flat_map(|v| v.split_whitespace().map(str::to_owned).collect::<Vec<_>>())
+                .chain(words.iter().cloned())
                 .collect();
             let into = if command.program == "unzip" {
                 operands::split(&command.args, UNZIP_VALUES, UNZIP_TARGET)
                     .targets
                     .last()
                     .map(|t| (*t).to_owned())
-            } else if tar_extracts(&command.args) || tar_extracts(&tar_args) {
+            } else if tar_extracts(&tar_args) {
                 // Without `-C`, where it runs (`cd / && tar -xf x.tar`). The pack's
                 // value options are tar's, less `-C`, whose value is the target here (the
                 // pack's target is the archive, `-f`).
@@ -388,6 +484,16 @@ fn written<'a>(
                     .filter(|o| !TAR_TARGET.contains(o))
                     .collect();
                 let split = operands::split(&tar_args, &values, TAR_TARGET);
+                // With absolute names kept (`-P`), an entry may land anywhere: as in `/`.
+                let absolute = split_flags(&tar_args).any(|f| match f.strip_prefix("--") {
+                    Some(long) => long.len() >= 3 && "absolute-names".starts_with(long),
+                    None => (f[1..].chars())
+                        .take_while(|c| !TAR_SHORT.contains(*c))
+                        .any(|c| c == 'P'),
+                });
+                if absolute {
+                    by_place.push("/<archive entries>".to_owned());
+                }
                 Some(
                     split
                         .targets
