@@ -15,8 +15,8 @@ use super::terminals::Runs;
 use super::{Command, Redirect, ShellScript};
 use feeds::{Stdin, Xargs, literal_script_output, parallel_scripts};
 use scripts::{
-    find_actions, nix_run, salt_scripts, sg_script, ssh_remote, su_script, trap_body,
-    vagrant_ssh_script,
+    find_actions, nix_run, npm_shell_command, salt_scripts, sg_script, ssh_remote, su_script,
+    trap_body, vagrant_ssh_script,
 };
 use strip::strip;
 use wrappers::{SCRIPT_BSD_SHORT, SCRIPT_LONG, SCRIPT_SHORT, SHELLS, WATCH_LONG, WATCH_SHORT};
@@ -481,15 +481,10 @@ impl Parser<'_, '_> {
                 }
                 None => {}
             },
-            // `npx -c 'cmd'`, `npm exec -c 'cmd'` (`npm x`) and `pnpm exec -c 'cmd'` run a
-            // shell command.
-            "npx" | "pnpx" | "npm" | "pnpm"
-                if matches!(command.program.as_str(), "npx" | "pnpx")
-                    || args
-                        .first()
-                        .is_some_and(|a| matches!(a.as_str(), "exec" | "x")) =>
-            {
-                if let Some(script) = option_value(args, &["-c", "--call", "--shell-mode"]) {
+            // `npx -c 'cmd'`, `npm exec -c 'cmd'` (`npm x`), `pnpm exec -c 'cmd'` and `pnpm
+            // dlx -c 'cmd'` run a shell command.
+            "npx" | "pnpx" | "npm" | "pnpm" => {
+                if let Some(script) = npm_shell_command(&command.program, args) {
                     self.queue_task(text(script), privileged, dir.clone(), false)?;
                 }
             }

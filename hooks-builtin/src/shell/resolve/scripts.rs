@@ -190,3 +190,73 @@ pub(super) fn nix_run(args: &[String]) -> Option<Vec<String>> {
         .collect();
     Some(std::iter::once(program.to_owned()).chain(after).collect())
 }
+
+/// The shell command npm's and pnpm's runners run instead of a package: `npx -c CMD`, `npm
+/// exec --call CMD`, `pnpm exec -c CMD` (`--shell-mode`), `pnpm dlx -c CMD`, in every form
+/// their parsers take: `-cCMD`, `-c=CMD`, bundled (`-yc CMD`), `--call=CMD`, an unambiguous
+/// prefix (`--cal`), before or after the subcommand. The options end at the first operand
+/// (the package, or `exec`'s command) or `--`.
+pub(super) fn npm_shell_command<'a>(program: &str, args: &'a [String]) -> Option<&'a str> {
+    // Long options that take a value, of npm's and pnpm's runners.
+    const VALUES: &[&str] = &[
+        "package",
+        "workspace",
+        "prefix",
+        "registry",
+        "loglevel",
+        "cache",
+        "userconfig",
+        "dir",
+        "filter",
+    ];
+    let mut sub_seen = matches!(program, "npx" | "pnpx");
+    let mut words = args.iter().map(String::as_str);
+    while let Some(word) = words.next() {
+        if word == "--" {
+            return None;
+        }
+        if !word.starts_with('-') || word == "-" {
+            if !sub_seen && matches!(word, "exec" | "x" | "dlx") {
+                sub_seen = true;
+                continue;
+            }
+            return None;
+        }
+        if let Some(long) = word.strip_prefix("--") {
+            let (name, inline) = long
+                .split_once('=')
+                .map_or((long, None), |(n, v)| (n, Some(v)));
+            let shell = (name.len() >= 3 && "call".starts_with(name))
+                || (name.len() >= 7 && "shell-mode".starts_with(name));
+            if shell {
+                return inline.or_else(|| words.next());
+            }
+            if inline.is_none() && VALUES.contains(&name) {
+                words.next();
+            }
+            continue;
+        }
+        let cluster = &word[1..];
+        for (at, c) in cluster.char_indices() {
+            let rest = &cluster[at + c.len_utf8()..];
+            match c {
+                'c' => {
+                    let value = rest.strip_prefix('=').unwrap_or(rest);
+                    return if value.is_empty() {
+                        words.next()
+                    } else {
+                        Some(value)
+                    };
+                }
+                'p' | 'w' | 'C' | 'F' => {
+                    if rest.is_empty() {
+                        words.next();
+                    }
+                    break;
+                }
+                _ => {}
+            }
+        }
+    }
+    None
+}

@@ -181,6 +181,19 @@ pub(super) fn strip(
         {
             words[i + skip] = name.to_owned();
         }
+        // `yarn exec` runs its words as a shell command line (`yarn exec 'rm -rf ~'`), and so
+        // does `pnpm exec` with `-c`/`--shell-mode` before the subcommand (after it, `-c`
+        // takes the command as its value: resolve.rs).
+        let shell_mode = w.name == "pnpm"
+            && words[i + 1..i + 1 + global].iter().any(|a| {
+                a == "--shell-mode"
+                    || (a.starts_with('-') && !a.starts_with("--") && a.contains('c'))
+            });
+        if shell_mode
+            || (w.name == "yarn" && words.get(i + 1 + global).is_some_and(|s| s == "exec"))
+        {
+            scripts.push(words[i + skip..].join(" "));
+        }
         scripts.extend(
             super::options::option_commands(w.name, &words[i + 1..i + skip])
                 .into_iter()
