@@ -15,8 +15,8 @@ use super::terminals::Runs;
 use super::{Command, Redirect, ShellScript};
 use feeds::{Stdin, Xargs, literal_script_output, parallel_scripts};
 use scripts::{
-    find_actions, nix_run, npm_shell_command, salt_scripts, sg_script, ssh_remote, su_script,
-    trap_body, vagrant_ssh_script,
+    bwrap_command, concurrently_scripts, find_actions, nix_run, npm_shell_command, salt_scripts,
+    sg_script, ssh_remote, su_script, trap_body, vagrant_ssh_script,
 };
 use strip::strip;
 use wrappers::{SCRIPT_BSD_SHORT, SCRIPT_LONG, SCRIPT_SHORT, SHELLS, WATCH_LONG, WATCH_SHORT};
@@ -611,13 +611,37 @@ impl Parser<'_, '_> {
                         script = value;
                     }
                 });
-                if let Some(script) = script {
+                // util-linux reads options after the file too (`script -q /dev/null -c CMD`).
+                if let Some(script) = script.or_else(|| option_value(args, &["-c", "--command"])) {
                     self.queue_task(text(script), privileged, dir.clone(), false)?;
                 }
                 // BSD and macOS: `script [options] FILE COMMAND…`.
                 let operands = &args[options(args, SCRIPT_BSD_SHORT, &[])..];
                 if let Some(nested) = operands.get(1..).filter(|n| !n.is_empty()) {
                     self.nested_command(nested.to_vec(), privileged, dir)?;
+                }
+            }
+            // `bwrap --bind / / cmd`: a sandbox whose options take one or two values, then
+            // the command.
+            "bwrap" => {
+                if let Some(words) = bwrap_command(args) {
+                    self.nested_command(words.to_vec(), privileged, dir)?;
+                }
+            }
+            // `concurrently 'cmd1' 'cmd2'` runs each operand as a shell command line;
+            // `cross-env-shell X=1 'cmd'` its words after the variables as one.
+            "concurrently" => {
+                for script in concurrently_scripts(args) {
+                    self.queue_task(text(script), privileged, dir.clone(), false)?;
+                }
+            }
+            "cross-env-shell" => {
+                let script: Vec<&str> = (args.iter())
+                    .skip_while(|a| is_env_assignment(a))
+                    .map(String::as_str)
+                    .collect();
+                if !script.is_empty() {
+                    self.queue_task(text(&script.join(" ")), privileged, dir.clone(), false)?;
                 }
             }
             "flock" => {

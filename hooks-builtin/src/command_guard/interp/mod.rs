@@ -117,7 +117,10 @@ impl Lang {
                 Lang::Perl
             } else if versioned("ruby") || program == "jruby" {
                 Lang::Ruby
-            } else if matches!(program, "node" | "nodejs" | "deno" | "bun") {
+            } else if matches!(
+                program,
+                "node" | "nodejs" | "deno" | "bun" | "tsx" | "ts-node"
+            ) {
                 Lang::Js
             } else if versioned("php") {
                 Lang::Php

@@ -79,6 +79,23 @@ const COMMAND_OPTIONS: &[CommandOptions] = &[
         sub: Some("run"),
         options: &["--command"],
     },
+    // `nodemon --exec CMD` and `chokidar GLOB -c CMD` run it on every change; rlwrap's
+    // filter is a command line.
+    CommandOptions {
+        program: "nodemon",
+        sub: None,
+        options: &["--exec", "-x"],
+    },
+    CommandOptions {
+        program: "chokidar",
+        sub: None,
+        options: &["--command", "-c"],
+    },
+    CommandOptions {
+        program: "rlwrap",
+        sub: None,
+        options: &["--filter", "-z"],
+    },
     CommandOptions {
         program: "mosh",
         sub: None,

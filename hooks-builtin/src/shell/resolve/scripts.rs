@@ -260,3 +260,107 @@ pub(super) fn npm_shell_command<'a>(program: &str, args: &'a [String]) -> Option
     }
     None
 }
+
+/// The command `bwrap OPTIONS cmd` runs: after its options, some of which take two values
+/// (`--bind SRC DEST`), or after `--`.
+pub(super) fn bwrap_command(args: &[String]) -> Option<&[String]> {
+    const TWO: &[&str] = &[
+        "--bind",
+        "--bind-try",
+        "--dev-bind",
+        "--dev-bind-try",
+        "--ro-bind",
+        "--ro-bind-try",
+        "--symlink",
+        "--setenv",
+        "--file",
+        "--bind-data",
+        "--ro-bind-data",
+        "--chmod",
+    ];
+    const ONE: &[&str] = &[
+        "--remount-ro",
+        "--overlay-src",
+        "--tmpfs",
+        "--dir",
+        "--proc",
+        "--dev",
+        "--mqueue",
+        "--chdir",
+        "--unsetenv",
+        "--uid",
+        "--gid",
+        "--hostname",
+        "--lock-file",
+        "--sync-fd",
+        "--info-fd",
+        "--json-status-fd",
+        "--block-fd",
+        "--userns-block-fd",
+        "--seccomp",
+        "--add-seccomp-fd",
+        "--userns",
+        "--userns2",
+        "--pidns",
+        "--exec-label",
+        "--file-label",
+        "--args",
+        "--cap-add",
+        "--cap-drop",
+        "--perms",
+        "--size",
+        "--argv0",
+        "--overlay",
+        "--tmp-overlay",
+        "--ro-overlay",
+    ];
+    let mut at = 0;
+    while let Some(word) = args.get(at) {
+        at += match word.as_str() {
+            "--" => return args.get(at + 1..).filter(|c| !c.is_empty()),
+            w if TWO.contains(&w) => 3,
+            w if ONE.contains(&w) => 2,
+            w if w.starts_with("--") => 1,
+            _ => return Some(&args[at..]),
+        };
+    }
+    None
+}
+
+/// The command lines `concurrently` runs: each operand, the values of its options apart.
+pub(super) fn concurrently_scripts(args: &[String]) -> Vec<&str> {
+    const VALUES: &[&str] = &[
+        "-n",
+        "--names",
+        "-c",
+        "--prefix-colors",
+        "-p",
+        "--prefix",
+        "-l",
+        "--prefix-length",
+        "-t",
+        "--timestamp-format",
+        "-m",
+        "--max-processes",
+        "-s",
+        "--success",
+        "--kill-signal",
+        "--restart-tries",
+        "--restart-after",
+        "--default-input-target",
+        "--name-separator",
+        "--pad-prefix",
+    ];
+    let mut scripts = Vec::new();
+    let mut words = args.iter().map(String::as_str);
+    while let Some(word) = words.next() {
+        if word.starts_with('-') {
+            if VALUES.contains(&word) {
+                words.next();
+            }
+        } else {
+            scripts.push(word);
+        }
+    }
+    scripts
+}

@@ -32,6 +32,15 @@ pub(super) fn strip(
         let Some(w) = wrappers::find(name) else {
             break;
         };
+        // `coreutils --coreutils-prog=rm -rf x` is `rm -rf x`.
+        if w.name == "coreutils"
+            && let Some(program) = (words.get(i + 1))
+                .and_then(|a| a.strip_prefix("--coreutils-prog="))
+                .map(str::to_owned)
+        {
+            sink.charge(program.len())?;
+            words[i + 1] = program;
+        }
         let sub = usize::from(!w.sub.is_empty());
         // Options between the name and the subcommand (`kubectl -n prod exec`); one of
         // `chdir`'s there says where the command runs too (`pnpm -C / exec …`).

@@ -310,6 +310,12 @@ const WRAPPERS: &[Wrapper] = &[
         name: "busybox",
         ..PLAIN
     },
+    // GNU coreutils built as one program (`coreutils rm -rf x`; `--coreutils-prog=rm`:
+    // strip.rs).
+    Wrapper {
+        name: "coreutils",
+        ..PLAIN
+    },
     Wrapper {
         name: "toybox",
         ..PLAIN
@@ -480,6 +486,39 @@ const WRAPPERS: &[Wrapper] = &[
     },
     Wrapper {
         name: "firejail",
+        ..PLAIN
+    },
+    // `systemd-nspawn -D DIR cmd`: a container whose root is DIR (the host's, for `-D /`);
+    // it needs root, so it runs under `sudo`, which is judged there.
+    Wrapper {
+        name: "systemd-nspawn",
+        short: "DiMuSZLEp",
+        long: &[
+            "directory",
+            "image",
+            "machine",
+            "user",
+            "slice",
+            "selinux-context",
+            "selinux-apifs-context",
+            "setenv",
+            "port",
+            "bind",
+            "bind-ro",
+            "tmpfs",
+            "overlay",
+            "overlay-ro",
+            "chdir",
+            "uuid",
+            "property",
+            "network-interface",
+            "network-bridge",
+            "network-zone",
+            "capability",
+            "drop-capability",
+            "private-users",
+            "hostname",
+        ],
         ..PLAIN
     },
     Wrapper {

@@ -190,6 +190,45 @@ pub(super) const RUNNERS: &[Wrapper] = &[
         name: "pnpx",
         ..NPX
     },
+    // @antfu/ni's `nlx`, as npx.
+    Wrapper { name: "nlx", ..NPX },
+    // `cross-env X=1 cmd`: variables, then the command.
+    Wrapper {
+        name: "cross-env",
+        assignments: true,
+        ..PLAIN
+    },
+    // `dotenv -e .env.test -- jest` (dotenv-cli): the command after its options or `--`.
+    Wrapper {
+        name: "dotenv",
+        short: "evpc",
+        starts: &["--"],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "dotenv-cli",
+        short: "evpc",
+        starts: &["--"],
+        ..PLAIN
+    },
+    // `onchange 'src/**' -- cmd`: the command after `--`.
+    Wrapper {
+        name: "onchange",
+        short: "idkjp",
+        long: &[
+            "initial",
+            "delay",
+            "kill",
+            "jobs",
+            "poll",
+            "exclude",
+            "cwd",
+            "await-write-finish",
+            "outpost",
+        ],
+        starts: &["--"],
+        ..PLAIN
+    },
     // `shx rm -rf dist`: shelljs's commands, run as the shell's would be.
     Wrapper {
         name: "shx",
