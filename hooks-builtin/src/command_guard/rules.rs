@@ -408,7 +408,7 @@ pub(super) fn command_hits(command: &Command, env: &Env<'_>) -> Vec<Hit> {
             let mode_flag = |f: &&str| f.bytes().skip(1).all(|b| b"rwxXst".contains(&b));
             let skip = usize::from(
                 program != "setfacl"
-                    && !has_long(&flags, "reference")
+                    && !has_long_abbreviated(&flags, "reference", 3)
                     && !flags.iter().any(mode_flag),
             );
             for operand in operands.iter().skip(skip) {
