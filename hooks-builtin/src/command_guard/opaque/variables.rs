@@ -80,10 +80,31 @@ pub(super) fn command_variables(command: &Command, env: &Env<'_>) -> Vec<Hit> {
         .flatten()
         .filter(|a| a.contains('='));
     let mut hits = Vec::new();
-    let assignments: Vec<(&str, &str)> = (command.assignments.iter().chain(exported))
+    let mut assignments: Vec<(&str, &str)> = (command.assignments.iter().chain(exported))
         .filter_map(|a| a.split_once('='))
         .map(|(name, value)| (name.trim_end_matches('+'), value))
         .collect();
+    // A git key's counterpart the script sets elsewhere (`export GIT_CONFIG_KEY_0=core.pager;
+    // GIT_CONFIG_VALUE_0='…' git log`) pairs with the one set here.
+    let counterparts: Vec<(String, String)> = (assignments.iter())
+        .filter_map(|(name, _)| {
+            let other = match (name.strip_prefix("GIT_CONFIG_KEY_"))
+                .map(|n| ("GIT_CONFIG_VALUE_", n))
+                .or_else(|| {
+                    name.strip_prefix("GIT_CONFIG_VALUE_")
+                        .map(|n| ("GIT_CONFIG_KEY_", n))
+                }) {
+                Some((prefix, n)) => format!("{prefix}{n}"),
+                None => return None,
+            };
+            (!assignments.iter().any(|(o, _)| *o == other)).then_some(other)
+        })
+        .flat_map(|other| {
+            (env.certain_readings(&format!("${other}")).into_iter())
+                .map(move |v| (other.clone(), v))
+        })
+        .collect();
+    assignments.extend(counterparts.iter().map(|(n, v)| (n.as_str(), v.as_str())));
     for &(name, value) in &assignments {
         variable_hits(name, value, &assignments, env, &mut hits);
         // A value through a variable the shell certainly sets (`P='…'; PAGER=$P git log`).

@@ -18,8 +18,12 @@ pub(super) fn git(command: &Command, env: &Env<'_>) -> Vec<Hit> {
     let mut i = 0;
     // Where the work tree is, when the global options, the environment or the directory say
     // (`--work-tree=/`, `-C ~`, `-c core.worktree=/`, `GIT_WORK_TREE=/`, `cd /etc && git …`).
+    // An exported `GIT_WORK_TREE` counts as one set for the command (`export GIT_WORK_TREE=~;
+    // git clean -fdx`).
+    let exported = env.certain_readings("$GIT_WORK_TREE");
     let mut trees: Vec<&str> = (command.assignments.iter())
         .filter_map(|a| a.strip_prefix("GIT_WORK_TREE="))
+        .chain(exported.iter().map(String::as_str))
         .chain(command.dir.as_deref())
         .collect();
     while let Some(arg) = args.get(i).filter(|a| a.starts_with('-')) {
