@@ -170,24 +170,58 @@ pub(super) fn vagrant_ssh_script(args: &[String]) -> Option<String> {
 }
 
 /// The command `nix run INSTALLABLE [-- ARGS]` runs: the installable's program (its
-/// attribute's last name: `bash` of `nixpkgs#bash`) and the words after `--`; `None` for
-/// another subcommand, or an installable without an attribute (a flake's default app).
+/// attribute's last name: `bash` of `nixpkgs#bash`, of `nixpkgs#bash^out`, of `-f
+/// '<nixpkgs>' bash`, of `--expr '(import <nixpkgs> {}).bash'`) and the words after `--`;
+/// `None` for another subcommand, or an installable without an attribute (a flake's default
+/// app).
 pub(super) fn nix_run(args: &[String]) -> Option<Vec<String>> {
+    // Options that take two values, and the main program of attributes named otherwise.
+    const TWO: &[&str] = &[
+        "--arg",
+        "--argstr",
+        "--option",
+        "--override-input",
+        "--override-flake",
+    ];
+    const PROGRAMS: &[(&str, &str)] = &[("bashInteractive", "bash"), ("python3Full", "python3")];
     let nix = wrappers::find("nix")?;
     let global = walk_options(args, nix.global.0, nix.global.1, false, |_, _| {});
     if args.get(global).map(String::as_str) != Some("run") {
         return None;
     }
-    let rest = &args[global + 1..];
-    let options = walk_options(rest, nix.short, nix.long, false, |_, _| {});
-    let installable = rest.get(options).filter(|a| *a != "--")?;
-    let attribute = installable.split_once('#')?.1;
-    let program = attribute.rsplit('.').next().filter(|p| !p.is_empty())?;
-    let after: Vec<String> = (rest.iter())
-        .skip_while(|a| *a != "--")
-        .skip(1)
-        .cloned()
-        .collect();
+    let mut words = args[global + 1..].iter().map(String::as_str);
+    let (mut file, mut expr, mut installable) = (false, None, None);
+    while let Some(word) = words.next() {
+        match word {
+            "--" => break,
+            "-f" | "--file" => file = words.next().is_some(),
+            "--expr" => expr = words.next(),
+            w if TWO.contains(&w) => {
+                words.next();
+                words.next();
+            }
+            w if w.starts_with("--") && !w.contains('=') && nix.long.contains(&&w[2..]) => {
+                words.next();
+            }
+            w if w.starts_with('-') => {}
+            w if installable.is_none() => installable = Some(w),
+            _ => {}
+        }
+    }
+    let after: Vec<String> = words.map(str::to_owned).collect();
+    let attribute = match (installable, expr) {
+        (Some(i), _) if file || expr.is_some() => i,
+        (Some(i), _) => i.split_once('#')?.1,
+        (None, Some(expr)) => expr.trim_end_matches([')', ' ']),
+        (None, None) => return None,
+    };
+    let attribute = attribute.split('^').next().unwrap_or(attribute);
+    let name = attribute.rsplit('.').next().filter(|p| {
+        !p.is_empty()
+            && p.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_+".contains(c))
+    })?;
+    let program = (PROGRAMS.iter().find(|(attr, _)| *attr == name)).map_or(name, |(_, p)| p);
     Some(std::iter::once(program.to_owned()).chain(after).collect())
 }
 
