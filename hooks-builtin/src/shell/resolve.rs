@@ -4,6 +4,7 @@
 mod embedded;
 mod feeds;
 mod options;
+mod salt;
 mod scripts;
 mod strip;
 mod wrappers;
@@ -14,9 +15,10 @@ use super::parser::{Parser, Result, Sink, Source};
 use super::terminals::Runs;
 use super::{Command, Redirect, ShellScript};
 use feeds::{Stdin, Xargs, literal_script_output, parallel_scripts};
+use salt::salt_scripts;
 use scripts::{
-    bwrap_command, concurrently_scripts, find_actions, nix_run, npm_shell_command, salt_scripts,
-    sg_script, ssh_remote, su_script, trap_body, vagrant_ssh_script,
+    bwrap_command, concurrently_scripts, find_actions, nix_run, npm_shell_command, sg_script,
+    ssh_remote, su_script, trap_body, vagrant_ssh_script,
 };
 use strip::strip;
 use wrappers::{SCRIPT_BSD_SHORT, SCRIPT_LONG, SCRIPT_SHORT, SHELLS, WATCH_LONG, WATCH_SHORT};
@@ -552,7 +554,13 @@ impl Parser<'_, '_> {
             // is: `gcloud compute ssh VM --command CMD`, `ansible HOSTS -a CMD` (the `command`,
             // `shell` and `raw` modules take a command line), `vagrant ssh -c CMD`, `salt
             // TARGET cmd.run CMD`.
-            "gcloud" | "ansible" | "vagrant" | "salt" | "salt-ssh" => {
+            "salt" | "salt-ssh" => {
+                for run in salt_scripts(&command.program, args) {
+                    let dir = Some(run.dir.unwrap_or_else(|| "~".into()));
+                    self.queue_script(text(&run.script), false, dir, false, None)?;
+                }
+            }
+            "gcloud" | "ansible" | "vagrant" => {
                 let scripts: Vec<String> = match command.program.as_str() {
                     "gcloud" => (args.iter().any(|a| a == "ssh"))
                         .then(|| option_value(args, &["--command"]))
@@ -561,10 +569,9 @@ impl Parser<'_, '_> {
                         .into_iter()
                         .collect(),
                     "vagrant" => vagrant_ssh_script(args).into_iter().collect(),
-                    "ansible" => (option_value(args, &["-a", "--args"]).map(str::to_owned))
+                    _ => (option_value(args, &["-a", "--args"]).map(str::to_owned))
                         .into_iter()
                         .collect(),
-                    _ => salt_scripts(args),
                 };
                 for script in scripts {
                     self.queue_script(text(&script), false, Some("~".into()), false, None)?;
@@ -598,10 +605,15 @@ impl Parser<'_, '_> {
                     self.nested_command(words, privileged, dir)?;
                 }
             }
-            // `salt-call cmd.run CMD` runs it on this machine (`file.remove PATH` deletes here).
-            "salt-call" => {
-                for script in salt_scripts(args) {
-                    self.queue_task(text(&script), privileged, dir.clone(), false)?;
+            // `salt-call cmd.run CMD` runs it on this machine (`file.remove PATH` deletes here),
+            // and so does `salt-run salt.cmd cmd.run CMD` (on the master).
+            "salt-call" | "salt-run" => {
+                for run in salt_scripts(&command.program, args) {
+                    let dir = match run.dir {
+                        Some(target) => Some(join_dir(dir.clone(), &target)),
+                        None => dir.clone(),
+                    };
+                    self.queue_task(text(&run.script), privileged, dir, false)?;
                 }
             }
             "script" => {

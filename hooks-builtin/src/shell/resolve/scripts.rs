@@ -1,5 +1,5 @@
 //! Where in its words a command keeps the script it runs: `su -c`, `sg`, `trap`, `find
-//! -exec`, `ssh host cmd`, salt's `cmd.run`, `vagrant ssh -c`, `nix run pkg -- args`.
+//! -exec`, `ssh host cmd`, `vagrant ssh -c`, `nix run pkg -- args`.
 
 use super::wrappers::{self, SSH_SHORT};
 use super::{Opt, options, walk_options};
@@ -66,84 +66,6 @@ pub(super) fn ssh_remote(args: &[String]) -> Option<&[String]> {
         _ => 0,
     };
     rest.get(more..)
-}
-
-/// The command lines salt runs on its targets (or here, for `salt-call`):
-/// - `cmd.run CMD` (`cmd.shell`, `cmd.run_all`, …; `cmd=CMD` too): the first argument after
-///   the function that is no other keyword (`runas=root`);
-/// - `cmd.run_chroot ROOT CMD`: the second;
-/// - `file.remove PATH` deletes PATH, a directory with what it holds: `rm -rf -- PATH`;
-/// - a compound call (`test.ping,cmd.run ,'rm -rf /'`), whose arguments are grouped by
-///   commas: every argument, its separating commas trimmed, is read as a command line (and
-///   as a path `file.remove` deletes, when it is one of the functions).
-pub(super) fn salt_scripts(args: &[String]) -> Vec<String> {
-    const RUNS: &[&str] = &[
-        "cmd.run",
-        "cmd.shell",
-        "cmd.run_all",
-        "cmd.run_stdout",
-        "cmd.run_stderr",
-        "cmd.run_bg",
-        "cmd.run_chroot",
-        "cmd.retcode",
-        "cmd.script",
-        "cmd.script_retcode",
-        "cmd.exec_code",
-        "cmd.exec_code_all",
-        "cmd.powershell",
-    ];
-    const REMOVES: &[&str] = &["file.remove"];
-    let Some(at) = args.iter().position(|a| {
-        a.split(',')
-            .any(|f| RUNS.contains(&f) || REMOVES.contains(&f))
-    }) else {
-        return Vec::new();
-    };
-    let functions: Vec<&str> = args[at].split(',').filter(|f| !f.is_empty()).collect();
-    let removes = functions.iter().any(|f| REMOVES.contains(f));
-    let delete = |path: &str| format!("rm -rf -- {}", super::super::quote(path));
-    // `runas=root` is a keyword; `X=1 rm -rf /` (a blank in it) is a script.
-    let keyword = |a: &str| {
-        !a.contains(char::is_whitespace)
-            && a.split_once('=').is_some_and(|(name, _)| {
-                !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-            })
-    };
-    let rest = &args[at + 1..];
-    if functions.len() > 1 {
-        let words = rest
-            .iter()
-            .filter(|a| !a.starts_with('-') || a.starts_with(','));
-        let mut scripts = Vec::new();
-        for word in words {
-            let word = word.trim_matches(|c: char| c == ',' || c.is_whitespace());
-            if word.is_empty() {
-                continue;
-            }
-            let word = word.strip_prefix("cmd=").unwrap_or(word);
-            scripts.push(word.to_owned());
-            if removes {
-                scripts.push(delete(word.strip_prefix("path=").unwrap_or(word)));
-            }
-        }
-        return scripts;
-    }
-    let (named, key) = match functions.first() {
-        Some(f) if REMOVES.contains(f) => (rest.iter().find_map(|a| a.strip_prefix("path=")), 0),
-        Some(&"cmd.run_chroot") => (rest.iter().find_map(|a| a.strip_prefix("cmd=")), 1),
-        _ => (rest.iter().find_map(|a| a.strip_prefix("cmd=")), 0),
-    };
-    let operand = named.or_else(|| {
-        (rest.iter())
-            .filter(|a| !keyword(a) && !a.starts_with('-'))
-            .nth(key)
-            .map(String::as_str)
-    });
-    match operand {
-        Some(path) if removes => vec![delete(path)],
-        Some(script) => vec![script.to_owned()],
-        None => Vec::new(),
-    }
 }
 
 /// The script `vagrant ssh` runs on the machine: `-c CMD` (`-cCMD`, `--command[=]CMD`), or
