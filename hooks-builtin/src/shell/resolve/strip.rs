@@ -210,6 +210,15 @@ pub(super) fn strip(
         );
         i += skip;
     }
+    // A wrapper whose command is one word with blanks in it (`lerna exec 'rm -rf ~'`,
+    // `pnpm exec 'cmd'`) names no program: the runners that take one run it as a shell
+    // command line, and it is judged as one too.
+    if i > 0
+        && let Some(program) = words.get(i)
+        && program.contains(char::is_whitespace)
+    {
+        scripts.push(words[i..].join(" "));
+    }
     let assignments = words.drain(..i).filter(|w| is_env_assignment(w)).collect();
     Ok(Stripped {
         words,
