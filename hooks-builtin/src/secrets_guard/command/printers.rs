@@ -4,6 +4,8 @@
 use super::super::{CREDENTIAL_PRINT, ENV_DUMP};
 use super::env::secret_name;
 use crate::shell::Command;
+use std::collections::HashMap;
+use std::sync::LazyLock;
 
 /// What else a [`CREDENTIAL_PRINTERS`] command needs before it prints the credential.
 #[derive(Clone, Copy)]
@@ -204,6 +206,21 @@ const CREDENTIAL_PRINTERS: &[Printer] = &[
     ("rage", &[], Needs::Option(&["-d", "--decrypt"]), CREDENTIAL_PRINT, "decrypted content"),
 ];
 
+/// The [`CREDENTIAL_PRINTERS`] rows of `program`, in the table's order (the first that
+/// matches decides). Every command of a line asks, so the ~140 rows are grouped by program
+/// once rather than walked.
+fn printers_of(program: &str) -> &'static [&'static Printer] {
+    static BY_PROGRAM: LazyLock<HashMap<&'static str, Vec<&'static Printer>>> =
+        LazyLock::new(|| {
+            let mut by_program: HashMap<&'static str, Vec<&'static Printer>> = HashMap::new();
+            for row in CREDENTIAL_PRINTERS {
+                by_program.entry(row.0).or_default().push(row);
+            }
+            by_program
+        });
+    BY_PROGRAM.get(program).map_or(&[], Vec::as_slice)
+}
+
 /// The reason to ask about `cmd` when it is one of the [`CREDENTIAL_PRINTERS`].
 pub(super) fn credential_print(cmd: &Command, shown: impl Fn() -> String) -> Option<String> {
     // Help prints no credential (`gh auth token --help`, `vault read -help`).
@@ -227,12 +244,10 @@ pub(super) fn credential_print(cmd: &Command, shown: impl Fn() -> String) -> Opt
         return None;
     }
     let (_, _, _, rule, what) =
-        CREDENTIAL_PRINTERS
+        printers_of(&cmd.program)
             .iter()
-            .find(|(program, words, needs, ..)| {
-                *program == cmd.program
-                    && subcommand(&cmd.args, words)
-                        .is_some_and(|after| needs_met(cmd, *needs, after))
+            .find(|(_, words, needs, ..)| {
+                subcommand(&cmd.args, words).is_some_and(|after| needs_met(cmd, *needs, after))
             })?;
     Some(format!(
         "secrets-guard: rule {rule}: `{}` prints {what}",
