@@ -10,6 +10,7 @@ use super::user::wildcard;
 mod env;
 mod find;
 mod git;
+mod writers;
 mod writes;
 
 pub(super) use env::{Env, Place, in_temp_dir, tmpdir};

@@ -507,100 +507,22 @@ fn written<'a>(
                 by_place.push(format!("{}/<archive entries>", into.trim_end_matches('/')));
             }
         }
-        "sed" | "gsed" | "perl" | "ruby" | "awk" | "gawk" => {
-            let files = in_place_files(&command.program, &command.args);
-            all.extend(files.iter().copied());
-            by_place.extend(files.iter().map(|f| (*f).to_owned()));
-        }
+
         "dd" => {
             let of = operands.iter().filter_map(|o| o.strip_prefix("of="));
             all.extend(of.clone());
             by_place.extend(of.map(str::to_owned));
         }
-        _ => {}
+        program => {
+            // Editors in place, programs that write the file an option or operand names
+            // (writers.rs).
+            let (files, places) = super::writers::written(program, &command.args);
+            all.extend(files.iter().copied());
+            by_place.extend(files.iter().map(|f| (*f).to_owned()));
+            by_place.extend(places);
+        }
     }
     (all, by_place, links)
-}
-
-/// The files an in-place editor rewrites: `sed -i` (`-i.bak`, `-Ei`, `--in-place`; BSD's
-/// `-i ''`), `perl -pi -e` and `ruby -pi -e` (`-i.bak`; `-pie` is `-i` with the suffix
-/// `e`), `gawk -i inplace` (`--include=inplace`). They are the operands after the program
-/// text (the first operand, when no `-e`/`-f` gives it); none without in-place editing.
-fn in_place_files<'a>(program: &str, args: &'a [String]) -> Vec<&'a str> {
-    // Per program: the short options whose value is the program text, the other short
-    // options that take a value, and whether `-i` takes a value word (gawk's `-i inplace`)
-    // or only the rest of its cluster (a backup suffix).
-    let (text, values, i_takes_word) = match program {
-        "sed" | "gsed" => ("ef", "l", false),
-        "perl" | "ruby" => ("eE", "IMm", false),
-        _ => ("ef", "vFil", true),
-    };
-    let mut in_place = false;
-    let mut given_text = false;
-    let mut operands = Vec::new();
-    let mut words = args.iter().map(String::as_str);
-    while let Some(word) = words.next() {
-        if word == "--" {
-            operands.extend(words.by_ref());
-            break;
-        }
-        if let Some(long) = word.strip_prefix("--") {
-            let (name, value) = long
-                .split_once('=')
-                .map_or((long, None), |(n, v)| (n, Some(v)));
-            match name {
-                "in-place" => in_place = true,
-                "expression" | "file" | "source" => {
-                    given_text = true;
-                    if value.is_none() {
-                        words.next();
-                    }
-                }
-                "include" => {
-                    let value = value.or_else(|| words.next());
-                    in_place |= value.is_some_and(|v| v.trim_end_matches(".awk") == "inplace");
-                }
-                "assign" | "field-separator" | "load" | "line-length" if value.is_none() => {
-                    words.next();
-                }
-                _ => {}
-            }
-            continue;
-        }
-        let Some(cluster) = word.strip_prefix('-').filter(|c| !c.is_empty()) else {
-            operands.push(word);
-            continue;
-        };
-        for (at, c) in cluster.char_indices() {
-            let rest = &cluster[at + c.len_utf8()..];
-            if c == 'i' && !i_takes_word {
-                in_place = true;
-                break; // the rest is the backup suffix
-            }
-            if c == 'i' || text.contains(c) || values.contains(c) {
-                let value = if rest.is_empty() {
-                    words.next()
-                } else {
-                    Some(rest)
-                };
-                if c == 'i' {
-                    in_place |= value.is_some_and(|v| v.trim_end_matches(".awk") == "inplace");
-                } else if text.contains(c) {
-                    given_text = true;
-                }
-                break;
-            }
-        }
-    }
-    if !in_place {
-        return Vec::new();
-    }
-    let files = if given_text {
-        &operands[..]
-    } else {
-        operands.get(1..).unwrap_or_default()
-    };
-    files.to_vec()
 }
 
 /// A write to `path` that runs and breaks nothing ([`HARMLESS`]), judged on its text.
