@@ -28,6 +28,30 @@ const CONTAINER_EXEC: Wrapper = Wrapper {
 };
 
 pub(super) const CONTAINERS: &[Wrapper] = &[
+    // Lima's and Colima's VMs: `lima CMD`, `limactl shell NAME CMD`, `colima ssh -- CMD`.
+    Wrapper {
+        name: "lima",
+        remote: true,
+        ..PLAIN
+    },
+    Wrapper {
+        name: "limactl",
+        sub: &["shell"],
+        long: &["workdir", "shell"],
+        operands: 1,
+        chdir: ("", &["workdir"]),
+        remote: true,
+        ..PLAIN
+    },
+    Wrapper {
+        name: "colima",
+        sub: &["ssh"],
+        short: "p",
+        long: &["profile"],
+        starts: &["--"],
+        remote: true,
+        ..PLAIN
+    },
     // A command run in a container or a pod, judged there as `ssh host cmd`'s are:
     // `docker exec [options] CONTAINER cmd`, `kubectl exec [options] POD -- cmd`.
     Wrapper {
