@@ -97,7 +97,7 @@ pub(super) fn vagrant_ssh_script(args: &[String]) -> Option<String> {
 /// `None` for another subcommand, or an installable without an attribute (a flake's default
 /// app).
 pub(super) fn nix_run(args: &[String]) -> Option<Vec<String>> {
-    // Options that take two values, and the main program of attributes named otherwise.
+    // Options that take two values.
     const TWO: &[&str] = &[
         "--arg",
         "--argstr",
@@ -105,7 +105,6 @@ pub(super) fn nix_run(args: &[String]) -> Option<Vec<String>> {
         "--override-input",
         "--override-flake",
     ];
-    const PROGRAMS: &[(&str, &str)] = &[("bashInteractive", "bash"), ("python3Full", "python3")];
     let nix = wrappers::find("nix")?;
     let global = walk_options(args, nix.global.0, nix.global.1, false, |_, _| {});
     if args.get(global).map(String::as_str) != Some("run") {
@@ -113,9 +112,23 @@ pub(super) fn nix_run(args: &[String]) -> Option<Vec<String>> {
     }
     let mut words = args[global + 1..].iter().map(String::as_str);
     let (mut file, mut expr, mut installable) = (false, None, None);
+    // The words after the installable are the program's (`nix run nixpkgs#rimraf ~`), and a
+    // `--` among the options ends them (`nix run -- nixpkgs#rimraf ~`).
     while let Some(word) = words.next() {
         match word {
-            "--" => break,
+            "--" => {
+                if installable.is_none() && expr.is_none() {
+                    installable = words.next();
+                }
+                break;
+            }
+            _ if installable.is_some() => {
+                // The program's words start at the installable; a `--` after it only
+                // separates them.
+                let mut after: Vec<String> = vec![word.to_owned()];
+                after.extend(words.by_ref().map(str::to_owned));
+                return nix_program(installable, expr, file, after);
+            }
             "-f" | "--file" => file = words.next().is_some(),
             "--expr" => expr = words.next(),
             w if TWO.contains(&w) => {
@@ -131,6 +144,18 @@ pub(super) fn nix_run(args: &[String]) -> Option<Vec<String>> {
         }
     }
     let after: Vec<String> = words.map(str::to_owned).collect();
+    nix_program(installable, expr, file, after)
+}
+
+/// The program an installable names (`bash` of `nixpkgs#bash`), run with `after`.
+fn nix_program(
+    installable: Option<&str>,
+    expr: Option<&str>,
+    file: bool,
+    after: Vec<String>,
+) -> Option<Vec<String>> {
+    // The main program of attributes named otherwise.
+    const PROGRAMS: &[(&str, &str)] = &[("bashInteractive", "bash"), ("python3Full", "python3")];
     let attribute = match (installable, expr) {
         (Some(i), _) if file || expr.is_some() => i,
         (Some(i), _) => i.split_once('#')?.1,
