@@ -466,13 +466,14 @@ pub(super) fn command_hits(command: &Command, env: &Env<'_>) -> Vec<Hit> {
                 hits.extend(cargo_clean(command, env));
             }
         }
-        // Recursive deletes by other names: a global `rimraf`, del-cli's `del`, `cmake -E rm
-        // -r`.
-        "rimraf" | "del-cli" | "del" => hits.extend(
-            operands
-                .iter()
-                .filter_map(|o| env.delete_hit(o, dir, "recursive delete")),
-        ),
+        // Recursive deletes by other names: a global `rimraf`, del-cli's `del`, the trash
+        // programs (a whole tree moved away is gone from where it was), `cmake -E rm -r`.
+        "rimraf" | "del-cli" | "del" | "trash" | "trash-put" | "trash-cli" | "rmtrash" => hits
+            .extend(
+                operands
+                    .iter()
+                    .filter_map(|o| env.delete_hit(o, dir, "recursive delete")),
+            ),
         // `tar --remove-files` deletes what it archived, directories with what they hold.
         "tar" | "gtar" | "bsdtar" => hits.extend(
             (writes::tar_removes(&command.args).iter())

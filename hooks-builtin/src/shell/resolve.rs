@@ -17,8 +17,8 @@ use super::{Command, Redirect, ShellScript};
 use feeds::{Stdin, Xargs, literal_script_output, parallel_scripts};
 use salt::salt_scripts;
 use scripts::{
-    bwrap_command, concurrently_scripts, find_actions, nix_run, npm_shell_command, sg_script,
-    ssh_remote, su_script, trap_body, vagrant_ssh_script,
+    bwrap_command, concurrently_scripts, find_actions, multi_host_command, nix_run,
+    npm_shell_command, sg_script, ssh_remote, su_script, trap_body, vagrant_ssh_script,
 };
 use strip::strip;
 use wrappers::{SCRIPT_BSD_SHORT, SCRIPT_LONG, SCRIPT_SHORT, SHELLS, WATCH_LONG, WATCH_SHORT};
@@ -489,6 +489,19 @@ impl Parser<'_, '_> {
                 if let Some(script) = npm_shell_command(&command.program, args) {
                     self.queue_task(text(script), privileged, dir.clone(), false)?;
                 }
+                // A package script set here runs on `npm run` or an install hook (`npm pkg
+                // set scripts.x='cmd'`, `npm set-script x 'cmd'`): judged as it is set.
+                let scripts: Vec<&str> = match args.first().map(String::as_str) {
+                    Some("pkg") if args.get(1).is_some_and(|a| a == "set") => (args[2..].iter())
+                        .filter_map(|a| a.strip_prefix("scripts.")?.split_once('='))
+                        .map(|(_, script)| script)
+                        .collect(),
+                    Some("set-script") => args.get(2).map(String::as_str).into_iter().collect(),
+                    _ => Vec::new(),
+                };
+                for script in scripts {
+                    self.queue_task(text(script), privileged, dir.clone(), false)?;
+                }
             }
             // `mapfile -C cmd` runs cmd (with words added) every `-c` lines.
             "mapfile" | "readarray" => {
@@ -542,6 +555,14 @@ impl Parser<'_, '_> {
             "find" => {
                 for action in find_actions(args) {
                     self.nested_command(action, privileged, dir)?;
+                }
+            }
+            // Commands run on many hosts at once (`pdsh -w h[1-5] cmd`, `pssh -h hosts cmd`,
+            // `clush -a cmd`), judged there as `ssh host cmd`'s are.
+            "pdsh" | "pssh" | "parallel-ssh" | "clush" | "prsh" => {
+                let script = multi_host_command(&command.program, args);
+                if !script.is_empty() {
+                    self.queue_script(text(&script), false, Some("~".into()), false, None)?;
                 }
             }
             "ssh" => {

@@ -345,3 +345,35 @@ pub(super) fn concurrently_scripts(args: &[String]) -> Vec<&str> {
     }
     scripts
 }
+
+/// The command `pdsh`, `pssh`/`parallel-ssh` or `clush` runs on every host: its words after
+/// the options, the values of those that take one apart.
+pub(super) fn multi_host_command(program: &str, args: &[String]) -> String {
+    let (short, long): (&str, &[&str]) = match program {
+        "pdsh" | "prsh" => ("wxlRfgtuNMX", &[]),
+        "clush" => (
+            "wxgXflotuRNEBO",
+            &[
+                "nodes", "group", "exclude", "fanout", "user", "options", "worker", "remote",
+                "rcopy", "dest", "pick", "topology", "conf",
+            ],
+        ),
+        _ => (
+            "hHlpoetOxX",
+            &[
+                "hosts",
+                "host",
+                "user",
+                "par",
+                "outdir",
+                "errdir",
+                "timeout",
+                "option",
+                "extra-args",
+                "extra-arg",
+            ],
+        ),
+    };
+    let options = options(args, short, long);
+    args[options..].join(" ")
+}

@@ -32,6 +32,10 @@ pub(super) fn strip(
         let Some(w) = wrappers::find(name) else {
             break;
         };
+        // `setarch ARCH cmd`: the architecture comes before its options.
+        if w.name == "setarch" && words.get(i + 1).is_some_and(|a| !a.starts_with('-')) {
+            words.remove(i + 1);
+        }
         // `coreutils --coreutils-prog=rm -rf x` is `rm -rf x`.
         if w.name == "coreutils"
             && let Some(program) = (words.get(i + 1))

@@ -310,6 +310,53 @@ const WRAPPERS: &[Wrapper] = &[
         name: "busybox",
         ..PLAIN
     },
+    // `setarch ARCH [options] cmd` (the architecture: strip.rs), and its aliases by
+    // architecture name; `fakechroot cmd`; `host-spawn cmd` (a toolbox's host).
+    Wrapper {
+        name: "setarch",
+        ..PLAIN
+    },
+    Wrapper {
+        name: "linux32",
+        ..PLAIN
+    },
+    Wrapper {
+        name: "linux64",
+        ..PLAIN
+    },
+    Wrapper {
+        name: "fakechroot",
+        short: "ebcdls",
+        long: &[
+            "environment",
+            "bindir",
+            "config-dir",
+            "use-system-libs",
+            "lib",
+            "library",
+        ],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "host-spawn",
+        ..PLAIN
+    },
+    // `machinectl shell [USER@]MACHINE cmd`: in a container, as root unless a user is named.
+    Wrapper {
+        name: "machinectl",
+        sub: &["shell"],
+        global: (
+            "MpoHn",
+            &[
+                "machine", "property", "output", "host", "lines", "uid", "setenv",
+            ],
+        ),
+        long: &["uid", "setenv"],
+        short: "E",
+        operands: 1,
+        remote: true,
+        ..PLAIN
+    },
     // GNU coreutils built as one program (`coreutils rm -rf x`; `--coreutils-prog=rm`:
     // strip.rs).
     Wrapper {
