@@ -90,7 +90,7 @@ fn split_flags(args: &[String]) -> impl Iterator<Item = &str> {
 
 /// The option that names where tar extracts (`-C DIR`); its value options are the
 /// filesystem pack's `[options.tar]`.
-const TAR_TARGET: &[&str] = &["-C", "--directory"];
+const TAR_TARGET: &[&str] = &["-C", "--directory", "--one-top-level"];
 
 /// unzip's options that take a value, and the one that names where it extracts (`-d DIR`).
 const UNZIP_VALUES: &[&str] = &["-x", "-P", "-O", "-I"];
@@ -131,6 +131,13 @@ pub(super) fn tar_removes(args: &[String]) -> Vec<String> {
     if !removes {
         return Vec::new();
     }
+    // The files a list names (`-T list`, `--files-from=list`) are known only when it runs:
+    // they stand as that list's contents would (`$(cat list)`), a path computed then.
+    let lists = operands::split(&words, NONE, &["-T", "--files-from"]);
+    let listed = lists
+        .targets
+        .iter()
+        .map(|list| format!("$(cat {})", crate::shell::quote(list)));
     let tar = crate::command_guard::packs::builtin_options("tar");
     let takes_value = |name: &str| {
         (tar.iter())
@@ -185,6 +192,7 @@ pub(super) fn tar_removes(args: &[String]) -> Vec<String> {
             });
         }
     }
+    removed.extend(listed);
     removed
 }
 

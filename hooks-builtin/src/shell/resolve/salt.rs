@@ -43,7 +43,26 @@ const FILES: &[(&str, &str, Option<&str>)] = &[
     ("file.set_mode", "chmod {1} -- {0}", None),
     ("file.chown", "chown {1} -- {0}", None),
     ("file.symlink", "ln -sf -- {0} {1}", None),
+    ("file.replace", "echo x > {0}", None),
+    ("file.sed", "echo x > {0}", None),
+    ("file.line", "echo x > {0}", None),
+    ("file.blockreplace", "echo x > {0}", None),
+    ("file.patch", "echo x > {0}", None),
+    ("file.manage_file", "echo x > {0}", None),
+    ("file.psed", "echo x > {0}", None),
+    ("file.comment", "echo x > {0}", None),
+    ("file.uncomment", "echo x > {0}", None),
+    ("file.prepend", "echo x > {0}", None),
+    ("cp.get_file", "echo x > {1}", None),
+    ("cp.get_url", "echo x > {1}", None),
+    ("cp.get_template", "echo x > {1}", None),
+    ("cp.get_dir", "echo x > {1}/x", None),
+    ("archive.extracted", "tar -x -f x -C {0}", None),
 ];
+
+/// Functions whose command line is an argument at a position: `cron.set_job USER MINUTE HOUR
+/// DAYMONTH MONTH DAYWEEK CMD`, `cron.set_special USER SPECIAL CMD`.
+const COMMAND_AT: &[(&str, usize)] = &[("cron.set_job", 6), ("cron.set_special", 2), ("at.at", 1)];
 
 /// A command line salt runs, and the directory it runs in when a keyword says (`cwd=/`).
 pub(super) struct SaltRun {
@@ -73,6 +92,7 @@ pub(super) fn salt_scripts(program: &str, args: &[String]) -> Vec<SaltRun> {
     let known = |f: &str| {
         RUNS.contains(&f)
             || CODE.contains(&f)
+            || COMMAND_AT.iter().any(|(name, _)| *name == f)
             || f == "state.single"
             || FILES.iter().any(|(name, ..)| *name == f)
     };
@@ -147,6 +167,13 @@ pub(super) fn salt_scripts(program: &str, args: &[String]) -> Vec<SaltRun> {
             (named.or_else(|| positional.first().copied()), cwd)
         };
         return script.map(|s| run(s.to_owned(), dir)).into_iter().collect();
+    }
+    if let Some((_, at)) = COMMAND_AT.iter().find(|(name, _)| *name == function) {
+        let script = keyword("cmd").or_else(|| positional.get(*at).copied());
+        return script
+            .map(|s| run(s.to_owned(), None))
+            .into_iter()
+            .collect();
     }
     if CODE.contains(&function) {
         let lang = keyword("lang").or_else(|| positional.first().copied());
