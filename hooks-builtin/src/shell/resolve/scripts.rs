@@ -44,13 +44,33 @@ pub(super) fn trap_body(args: &[String]) -> Option<&str> {
 }
 
 /// The commands of `find`'s `-exec`, `-execdir`, `-ok` and `-okdir` actions.
+///
+/// `{}` stands for each file found: a path under each of find's starting points (`find /etc
+/// -exec sed -i … {} +` edits `/etc/<found>`), which the rules judge by place.
 pub(super) fn find_actions(args: &[String]) -> Vec<Vec<String>> {
+    // The starting points: the words before the expression (`.` when there are none).
+    let roots: Vec<&str> = (args.iter().map(String::as_str))
+        .take_while(|a| !a.starts_with('-') && !matches!(*a, "(" | "!" | ","))
+        .filter(|a| !a.is_empty())
+        .take(4)
+        .collect();
+    let roots = if roots.is_empty() { vec!["."] } else { roots };
     let mut actions = Vec::new();
-    let mut args = args.iter();
-    while let Some(arg) = args.next() {
+    let mut words = args.iter();
+    while let Some(arg) = words.next() {
         if matches!(arg.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir") {
-            let command = args.by_ref().take_while(|a| *a != ";" && *a != "+");
-            actions.push(command.cloned().collect());
+            let command: Vec<&String> = words
+                .by_ref()
+                .take_while(|a| *a != ";" && *a != "+")
+                .collect();
+            if !command.iter().any(|w| w.contains("{}")) || arg.ends_with("dir") {
+                actions.push(command.into_iter().cloned().collect());
+                continue;
+            }
+            for root in &roots {
+                let found = format!("{}/<found>", root.trim_end_matches('/'));
+                actions.push(command.iter().map(|w| w.replace("{}", &found)).collect());
+            }
         }
     }
     actions
