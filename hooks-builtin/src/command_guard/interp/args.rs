@@ -148,7 +148,86 @@ pub(super) fn path_receiver(lang: Lang, toks: &[Tok], i: usize) -> Option<String
     }
     let start = open?.checked_sub(1)?;
     let call: Vec<&Tok> = toks[start..i].iter().collect();
+    // `Path('/etc').joinpath('passwd')`: the receiver's path, joined with the parts.
+    if let Some(Tok::Name(name)) = call.first()
+        && name == ".joinpath"
+        && lang == Lang::Python
+    {
+        let base = path_receiver(lang, toks, start)?;
+        let parts = literals(&call[2..call.len() - 1])?;
+        let mut all = vec![base];
+        all.extend(parts);
+        return build_path(Build::Restart, &all);
+    }
     built_path(lang, &call)
+}
+
+/// The literals of a comma-separated list of tokens; `None` when one is not a literal.
+fn literals(inner: &[&Tok]) -> Option<Vec<String>> {
+    let literal = |t: &Tok| match t {
+        Tok::Str {
+            text,
+            interp: false,
+            ..
+        } => Some(text.clone()),
+        _ => None,
+    };
+    match literal_list(inner, literal) {
+        Arg::List(parts) => Some(parts),
+        _ => None,
+    }
+}
+
+/// A path made of literal parts with operators: Python's `Path('/') / 'etc'` (`/` joins,
+/// starting over at an absolute part) and any language's `'/' + 'etc'` (`+` concatenates).
+/// Each part is a literal or a path built from literals (`Path.home() / '.ssh'`); `None` for
+/// anything else.
+fn path_expression(lang: Lang, tokens: &[&Tok]) -> Option<String> {
+    // The parts at depth 0, and the operator before each.
+    let mut parts: Vec<(char, Vec<&Tok>)> = vec![(' ', Vec::new())];
+    let mut depth = 0usize;
+    for tok in tokens {
+        match tok {
+            Tok::Punct('(' | '[' | '{') => depth += 1,
+            Tok::Punct(')' | ']' | '}') => depth = depth.checked_sub(1)?,
+            Tok::Punct(op @ ('+' | '/')) if depth == 0 => {
+                if *op == '/' && lang != Lang::Python {
+                    return None;
+                }
+                parts.push((*op, Vec::new()));
+                continue;
+            }
+            _ => {}
+        }
+        parts.last_mut()?.1.push(tok);
+    }
+    if parts.len() < 2 {
+        return None;
+    }
+    let mut path = String::new();
+    for (op, part) in parts {
+        let value = match part.as_slice() {
+            [
+                Tok::Str {
+                    text,
+                    interp: false,
+                    ..
+                },
+            ] => text.clone(),
+            _ => built_path(lang, &part)?,
+        };
+        match op {
+            '/' if value.starts_with('/') => path = value,
+            '/' => {
+                if !path.ends_with('/') {
+                    path.push('/');
+                }
+                path.push_str(&value);
+            }
+            _ => path.push_str(&value),
+        }
+    }
+    (!path.is_empty()).then_some(path)
 }
 
 /// `Ctor('literal')` just before the name at `i` (a method called on it): the constructor
@@ -418,6 +497,8 @@ pub(super) fn argument(lang: Lang, tokens: &[&Tok]) -> Arg {
             Arg::Keyword
         }
         [Tok::Name(_), Tok::Punct(':'), ..] if lang == Lang::Ruby => Arg::Keyword,
+        // `Path('/') / 'etc'`, `'/' + 'etc'`.
+        tokens if let Some(path) = path_expression(lang, tokens) => Arg::Str(path),
         _ => Arg::Opaque,
     }
 }
