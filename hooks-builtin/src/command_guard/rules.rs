@@ -434,7 +434,22 @@ pub(super) fn command_hits(command: &Command, env: &Env<'_>) -> Vec<Hit> {
             }
         }
         p if p.starts_with("mkfs") || FORMATTERS.contains(&p) => {
-            hits.push(hit(MKFS, format!("{p} formats or wipes a disk")));
+            // wipefs only lists signatures without `-a`/`-o`, and `-n` changes nothing.
+            let wipes = p != "wipefs"
+                || ((has_short(&flags, 'a') || has_long(&flags, "all"))
+                    || (has_short(&flags, 'o') || has_long(&flags, "offset")))
+                    && !(has_short(&flags, 'n') || has_long(&flags, "no-act"));
+            // A file that is no device (an image: `mkfs.ext4 build/rootfs.img`) formats
+            // nothing else; a device, a path computed when it runs, or no path at all does.
+            let image_only = !operands.is_empty()
+                && operands.iter().all(|o| {
+                    !o.contains(['$', '`'])
+                        && !env.is_disk_at(o, dir)
+                        && !env.place(o, dir).1.starts_with("/dev")
+                });
+            if wipes && !image_only {
+                hits.push(hit(MKFS, format!("{p} formats or wipes a disk")));
+            }
         }
         "dd" => hits.extend(
             operands
