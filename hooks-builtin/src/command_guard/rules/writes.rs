@@ -289,7 +289,18 @@ pub(super) fn write_hits(command: &Command, operands: &[&str], env: &Env<'_>) ->
             Place::System if resolved.starts_with("/dev") => Place::Outside,
             place => place,
         };
+        // A glob counts as its directory (`/e*/passwd` as `/`, `~/.bash*` as `~`): one there
+        // may name a system file or a startup file, whichever exists when it runs.
+        let glob = path.contains(['*', '?', '[']) && !link;
         match place {
+            Place::Root if glob => hits.push(hit(
+                SYSTEM_FILE_WRITE,
+                format!("writes {path}, a glob from `/` that can name a system file"),
+            )),
+            Place::Home if glob => hits.push(hit(
+                SHELL_STARTUP_WRITE,
+                format!("writes {path}, a glob in the home directory that can name a startup file"),
+            )),
             // A link is judged only where it makes a shell run it (`ln -sf x ~/.bashrc`); in
             // system places, `ln-force-system-path` judges it.
             Place::Outside if link && env.is_shell_startup(&resolved) => hits.push(hit(
