@@ -322,11 +322,15 @@ impl<'a> Env<'a> {
             return false;
         };
         let git = root.join(".git");
+        // The history is its objects and refs (`rm -rf .git/objects` loses it as surely as
+        // `rm -rf .git`); a glob there may name them.
         path == git
             || (path.parent() == Some(git.as_path())
-                && path
-                    .file_name()
-                    .is_some_and(|n| n.to_string_lossy().contains(['*', '?', '['])))
+                && path.file_name().is_some_and(|n| {
+                    let n = n.to_string_lossy();
+                    n.contains(['*', '?', '['])
+                        || matches!(n.as_ref(), "objects" | "refs" | "packed-refs" | "HEAD")
+                }))
     }
 
     /// The current branch, from `.git/HEAD` of the repository holding the working directory.
