@@ -109,14 +109,6 @@ fn built_path(lang: Lang, toks: &[&Tok]) -> Option<String> {
         return None;
     };
     let build = path_builder(lang, name)?;
-    let literal = |t: &Tok| match t {
-        Tok::Str {
-            text,
-            interp: false,
-            ..
-        } => Some(text.clone()),
-        _ => None,
-    };
     match literal_list(inner, literal) {
         Arg::List(parts) => build_path(build, &parts),
         _ => None,
@@ -162,16 +154,20 @@ pub(super) fn path_receiver(lang: Lang, toks: &[Tok], i: usize) -> Option<String
     built_path(lang, &call)
 }
 
-/// The literals of a comma-separated list of tokens; `None` when one is not a literal.
-fn literals(inner: &[&Tok]) -> Option<Vec<String>> {
-    let literal = |t: &Tok| match t {
+/// The text of a string literal without interpolation.
+fn literal(t: &Tok) -> Option<String> {
+    match t {
         Tok::Str {
             text,
             interp: false,
             ..
         } => Some(text.clone()),
         _ => None,
-    };
+    }
+}
+
+/// The literals of a comma-separated list of tokens; `None` when one is not a literal.
+fn literals(inner: &[&Tok]) -> Option<Vec<String>> {
     match literal_list(inner, literal) {
         Arg::List(parts) => Some(parts),
         _ => None,
@@ -436,14 +432,6 @@ fn literal_list(inner: &[&Tok], literal: impl Fn(&Tok) -> Option<String>) -> Arg
 /// constructor, `Path('/etc')`), a list of literals, a number, a keyword argument (named
 /// with its literal value where one is given), or [`Arg::Opaque`].
 pub(super) fn argument(lang: Lang, tokens: &[&Tok]) -> Arg {
-    let literal = |t: &Tok| match t {
-        Tok::Str {
-            text,
-            interp: false,
-            ..
-        } => Some(text.clone()),
-        _ => None,
-    };
     match tokens {
         [] | [Tok::Num] => Arg::Num,
         [tok] if literal(tok).is_some() => Arg::Str(literal(tok).unwrap_or_default()),

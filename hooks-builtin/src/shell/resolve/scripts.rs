@@ -198,18 +198,10 @@ fn nix_program(
 /// prefix (`--cal`), before or after the subcommand. The options end at the first operand
 /// (the package, or `exec`'s command) or `--`.
 pub(super) fn npm_shell_command<'a>(program: &str, args: &'a [String]) -> Option<&'a str> {
-    // Long options that take a value, of npm's and pnpm's runners.
-    const VALUES: &[&str] = &[
-        "package",
-        "workspace",
-        "prefix",
-        "registry",
-        "loglevel",
-        "cache",
-        "userconfig",
-        "dir",
-        "filter",
-    ];
+    // Long options that take a value: npx's (the wrapper table's), and pnpm's `--dir` and
+    // `--filter`.
+    let npx = wrappers::find("npx").map_or(&[][..], |w| w.long);
+    let takes_value = |name: &str| npx.contains(&name) || matches!(name, "dir" | "filter");
     let mut sub_seen = matches!(program, "npx" | "pnpx");
     let mut words = args.iter().map(String::as_str);
     while let Some(word) = words.next() {
@@ -232,7 +224,7 @@ pub(super) fn npm_shell_command<'a>(program: &str, args: &'a [String]) -> Option
             if shell {
                 return inline.or_else(|| words.next());
             }
-            if inline.is_none() && VALUES.contains(&name) {
+            if inline.is_none() && takes_value(name) {
                 words.next();
             }
             continue;
