@@ -72,14 +72,16 @@ use std::sync::LazyLock;
 
 mod containers;
 mod runners;
+mod sandboxes;
 
-/// Every wrapper: the ones below, the environment and package runners ([`runners`]) and the
-/// container and pod shells ([`containers`]).
+/// Every wrapper: the ones below, the environment and package runners ([`runners`]), the
+/// container and pod shells ([`containers`]) and the sandboxes ([`sandboxes`]).
 fn all() -> impl Iterator<Item = &'static Wrapper> {
     WRAPPERS
         .iter()
         .chain(runners::RUNNERS)
         .chain(containers::CONTAINERS)
+        .chain(sandboxes::SANDBOXES)
 }
 
 /// The wrapper called `name`, if there is one. Every command of a script asks, so the ~120
@@ -375,39 +377,6 @@ const WRAPPERS: &[Wrapper] = &[
         ..PLAIN
     },
     Wrapper {
-        name: "chroot",
-        long: &["userspec", "groups"],
-        operands: 1,
-        ..PLAIN
-    },
-    Wrapper {
-        name: "unshare",
-        short: "RwSG",
-        long: &[
-            "root",
-            "wd",
-            "setuid",
-            "setgid",
-            "propagation",
-            "setgroups",
-            "monotonic",
-            "boottime",
-            "map-user",
-            "map-group",
-            "map-users",
-            "map-groups",
-        ],
-        chdir: ("w", &["wd"]),
-        ..PLAIN
-    },
-    Wrapper {
-        name: "nsenter",
-        short: "tSGW",
-        long: &["target", "setuid", "setgid", "wdns"],
-        chdir: ("W", &["wd", "wdns"]),
-        ..PLAIN
-    },
-    Wrapper {
         name: "systemd-run",
         short: "upEHM",
         long: &[
@@ -448,60 +417,6 @@ const WRAPPERS: &[Wrapper] = &[
         long: &["config-file", "dbus-daemon"],
         ..PLAIN
     },
-    // Sandboxes and privilege tools that run the command after their options.
-    Wrapper {
-        name: "proot",
-        short: "rRSbmwqk",
-        long: &[
-            "rootfs",
-            "bind",
-            "mount",
-            "cwd",
-            "pwd",
-            "qemu",
-            "kernel-release",
-        ],
-        chdir: ("w", &["cwd", "pwd"]),
-        ..PLAIN
-    },
-    Wrapper {
-        name: "setpriv",
-        long: &[
-            "reuid",
-            "regid",
-            "ruid",
-            "euid",
-            "rgid",
-            "egid",
-            "groups",
-            "inh-caps",
-            "ambient-caps",
-            "bounding-set",
-            "securebits",
-            "pdeathsig",
-            "selinux-label",
-            "apparmor-profile",
-            "landlock-access",
-            "landlock-rule",
-            "seccomp-filter",
-        ],
-        ..PLAIN
-    },
-    Wrapper {
-        name: "chpst",
-        short: "uUbe/nlLmdopfcrt",
-        ..PLAIN
-    },
-    // `s6-setuidgid ACCOUNT cmd`.
-    Wrapper {
-        name: "s6-setuidgid",
-        operands: 1,
-        ..PLAIN
-    },
-    Wrapper {
-        name: "with-contenv",
-        ..PLAIN
-    },
     Wrapper {
         name: "rlwrap",
         short: "bCDefFgHlMOPqsStwz",
@@ -522,49 +437,6 @@ const WRAPPERS: &[Wrapper] = &[
             "multi-line-ext",
             "logfile",
             "polling",
-        ],
-        ..PLAIN
-    },
-    Wrapper {
-        name: "runcon",
-        short: "urtl",
-        long: &["user", "role", "type", "range"],
-        ..PLAIN
-    },
-    Wrapper {
-        name: "firejail",
-        ..PLAIN
-    },
-    // `systemd-nspawn -D DIR cmd`: a container whose root is DIR (the host's, for `-D /`);
-    // it needs root, so it runs under `sudo`, which is judged there.
-    Wrapper {
-        name: "systemd-nspawn",
-        short: "DiMuSZLEp",
-        long: &[
-            "directory",
-            "image",
-            "machine",
-            "user",
-            "slice",
-            "selinux-context",
-            "selinux-apifs-context",
-            "setenv",
-            "port",
-            "bind",
-            "bind-ro",
-            "tmpfs",
-            "overlay",
-            "overlay-ro",
-            "chdir",
-            "uuid",
-            "property",
-            "network-interface",
-            "network-bridge",
-            "network-zone",
-            "capability",
-            "drop-capability",
-            "private-users",
-            "hostname",
         ],
         ..PLAIN
     },
