@@ -21,42 +21,83 @@ enum Writes {
     Nothing,
 }
 
-/// A writer: its name, what it writes, the options whose value is a file it writes, its
-/// other options that take a value, and the options after which it writes nothing (`gzip
-/// -c` prints to the output).
-type Writer = (
-    &'static str,
-    Writes,
-    &'static [&'static str],
-    &'static [&'static str],
-    &'static [&'static str],
-);
+/// A program that writes files, as a table row.
+#[derive(Clone, Copy)]
+struct Writer {
+    name: &'static str,
+    /// What its operands are.
+    writes: Writes,
+    /// Options whose value is a file it writes (`-o` of `sort -o F`).
+    targets: &'static [&'static str],
+    /// Its other options that take a value.
+    values: &'static [&'static str],
+    /// Options after which it writes nothing (`gzip -c` prints to the output).
+    unless: &'static [&'static str],
+}
+
+/// A writer row with no options; the builders below add them.
+const fn writer(name: &'static str, writes: Writes) -> Writer {
+    Writer {
+        name,
+        writes,
+        targets: NONE,
+        values: NONE,
+        unless: NONE,
+    }
+}
+
+impl Writer {
+    const fn targets(self, targets: &'static [&'static str]) -> Self {
+        Writer { targets, ..self }
+    }
+
+    const fn values(self, values: &'static [&'static str]) -> Self {
+        Writer { values, ..self }
+    }
+
+    const fn unless(self, unless: &'static [&'static str]) -> Self {
+        Writer { unless, ..self }
+    }
+}
+
+use Writes::{Nothing, Nth, Operands};
+
+/// The options after which gzip and xz write nothing (they print, list or test).
+const TO_STDOUT: &[&str] = &[
+    "-c",
+    "--stdout",
+    "--to-stdout",
+    "-l",
+    "--list",
+    "-t",
+    "--test",
+];
 
 #[rustfmt::skip]
 const WRITERS: &[Writer] = &[
-    ("sponge", Writes::Operands, &[], &[], &[]),
-    ("dos2unix", Writes::Operands, &[], &[], &[]),
-    ("unix2dos", Writes::Operands, &[], &[], &[]),
-    ("mac2unix", Writes::Operands, &[], &[], &[]),
-    ("ed", Writes::Operands, &[], &["-p", "--prompt"], &[]),
-    ("red", Writes::Operands, &[], &["-p", "--prompt"], &[]),
-    ("mkfifo", Writes::Operands, &[], &["-m", "--mode", "-Z", "--context"], &[]),
-    ("mknod", Writes::Nth(0), &[], &["-m", "--mode", "-Z", "--context"], &[]),
-    ("sort", Writes::Nothing, &["-o", "--output"], &["-k", "--key", "-t", "--field-separator", "-S", "--buffer-size", "-T", "--temporary-directory", "--batch-size", "--parallel", "--files0-from", "--compress-program", "--random-source", "--sort"], &[]),
-    ("shuf", Writes::Nothing, &["-o", "--output"], &["-n", "--head-count", "-i", "--input-range", "--random-source"], &[]),
-    ("iconv", Writes::Nothing, &["-o", "--output"], &["-f", "--from-code", "-t", "--to-code"], &[]),
-    ("curl", Writes::Nothing, &["-o", "--output"], &[], &[]),
-    ("wget", Writes::Nothing, &["-O", "--output-document", "-a", "--append-output", "-o", "--output-file"], &[], &[]),
-    ("openssl", Writes::Nothing, &["-out", "--out"], &[], &[]),
-    ("uniq", Writes::Nth(1), &[], &["-f", "--skip-fields", "-s", "--skip-chars", "-w", "--check-chars"], &[]),
-    ("xxd", Writes::Nth(1), &[], &["-c", "-cols", "-g", "-groupsize", "-l", "-len", "-s", "-seek", "-o", "-offset", "-n", "-name"], &[]),
-    ("patch", Writes::Nth(0), &["-o", "--output", "-r", "--reject-file"], &["-i", "--input", "-d", "--directory", "-D", "--ifdef", "-F", "--fuzz", "-z", "--suffix", "-B", "--prefix", "-Y", "--basename-prefix", "-V", "--version-control", "-g", "--get", "--quoting-style"], &["--dry-run"]),
-    ("gzip", Writes::Operands, &[], &["-S", "--suffix"], &["-c", "--stdout", "--to-stdout", "-l", "--list", "-t", "--test"]),
-    ("gunzip", Writes::Operands, &[], &["-S", "--suffix"], &["-c", "--stdout", "--to-stdout", "-l", "--list", "-t", "--test"]),
-    ("bzip2", Writes::Operands, &[], &[], &["-c", "--stdout", "-t", "--test"]),
-    ("bunzip2", Writes::Operands, &[], &[], &["-c", "--stdout", "-t", "--test"]),
-    ("xz", Writes::Operands, &[], &["-S", "--suffix", "-T", "--threads", "-F", "--format", "-C", "--check", "-M", "--memlimit"], &["-c", "--stdout", "--to-stdout", "-l", "--list", "-t", "--test"]),
-    ("unxz", Writes::Operands, &[], &["-S", "--suffix", "-T", "--threads"], &["-c", "--stdout", "--to-stdout", "-l", "--list", "-t", "--test"]),
+    writer("sponge", Operands),
+    writer("dos2unix", Operands),
+    writer("unix2dos", Operands),
+    writer("mac2unix", Operands),
+    writer("ed", Operands).values(&["-p", "--prompt"]),
+    writer("red", Operands).values(&["-p", "--prompt"]),
+    writer("mkfifo", Operands).values(&["-m", "--mode", "-Z", "--context"]),
+    writer("mknod", Nth(0)).values(&["-m", "--mode", "-Z", "--context"]),
+    writer("sort", Nothing).targets(&["-o", "--output"]).values(&["-k", "--key", "-t", "--field-separator", "-S", "--buffer-size", "-T", "--temporary-directory", "--batch-size", "--parallel", "--files0-from", "--compress-program", "--random-source", "--sort"]),
+    writer("shuf", Nothing).targets(&["-o", "--output"]).values(&["-n", "--head-count", "-i", "--input-range", "--random-source"]),
+    writer("iconv", Nothing).targets(&["-o", "--output"]).values(&["-f", "--from-code", "-t", "--to-code"]),
+    writer("curl", Nothing).targets(&["-o", "--output"]),
+    writer("wget", Nothing).targets(&["-O", "--output-document", "-a", "--append-output", "-o", "--output-file"]),
+    writer("openssl", Nothing).targets(&["-out", "--out"]),
+    writer("uniq", Nth(1)).values(&["-f", "--skip-fields", "-s", "--skip-chars", "-w", "--check-chars"]),
+    writer("xxd", Nth(1)).values(&["-c", "-cols", "-g", "-groupsize", "-l", "-len", "-s", "-seek", "-o", "-offset", "-n", "-name"]),
+    writer("patch", Nth(0)).targets(&["-o", "--output", "-r", "--reject-file"]).values(&["-i", "--input", "-d", "--directory", "-D", "--ifdef", "-F", "--fuzz", "-z", "--suffix", "-B", "--prefix", "-Y", "--basename-prefix", "-V", "--version-control", "-g", "--get", "--quoting-style"]).unless(&["--dry-run"]),
+    writer("gzip", Operands).values(&["-S", "--suffix"]).unless(TO_STDOUT),
+    writer("gunzip", Operands).values(&["-S", "--suffix"]).unless(TO_STDOUT),
+    writer("bzip2", Operands).unless(&["-c", "--stdout", "-t", "--test"]),
+    writer("bunzip2", Operands).unless(&["-c", "--stdout", "-t", "--test"]),
+    writer("xz", Operands).values(&["-S", "--suffix", "-T", "--threads", "-F", "--format", "-C", "--check", "-M", "--memlimit"]).unless(TO_STDOUT),
+    writer("unxz", Operands).values(&["-S", "--suffix", "-T", "--threads"]).unless(TO_STDOUT),
 ];
 
 /// What `program` with `args` writes: the files it names (`sort -o F`), and places for what
@@ -103,7 +144,14 @@ pub(super) fn written<'a>(program: &str, args: &'a [String]) -> (Vec<&'a str>, V
         }
         _ => {}
     }
-    if let Some((_, writes, targets, values, unless)) = WRITERS.iter().find(|w| w.0 == program) {
+    if let Some(&Writer {
+        writes,
+        targets,
+        values,
+        unless,
+        ..
+    }) = WRITERS.iter().find(|w| w.name == program)
+    {
         let all_values: Vec<&str> = values.iter().chain(targets.iter()).copied().collect();
         let split = operands::split(args, &all_values, targets);
         if !split
@@ -114,7 +162,7 @@ pub(super) fn written<'a>(program: &str, args: &'a [String]) -> (Vec<&'a str>, V
             files.extend(split.targets.iter().copied());
             match writes {
                 Writes::Operands => files.extend(split.operands.iter().copied()),
-                Writes::Nth(n) => files.extend(split.operands.get(*n).copied()),
+                Writes::Nth(n) => files.extend(split.operands.get(n).copied()),
                 Writes::Nothing => {}
             }
         }
