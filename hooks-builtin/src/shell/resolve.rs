@@ -229,9 +229,8 @@ fn options(args: &[String], short: &str, long: &[&str]) -> usize {
 
 /// The value of `env -S`/`--split-string` among env's options: its index, how many words it
 /// spans, and the value.
-fn env_split(args: &[String]) -> Option<(usize, usize, String)> {
-    let env = wrappers::find("env")?;
-    let options = walk_options(args, env.short, env.long, true, |_, _| {});
+fn env_split(env: &wrappers::Wrapper, args: &[String]) -> Option<(usize, usize, String)> {
+    let options = walk_options(args, env.short, env.long, env.dash, |_, _| {});
     args[..options].iter().enumerate().find_map(|(i, arg)| {
         let value = |inline: &str| match inline {
             "" => args.get(i + 1).map(|v| (i, 2, v.clone())),

@@ -32,14 +32,12 @@ pub(super) fn strip(
         let Some(w) = wrappers::find(name) else {
             break;
         };
-        // `setarch ARCH cmd`: the architecture comes before its options.
-        if w.name == "setarch" && words.get(i + 1).is_some_and(|a| !a.starts_with('-')) {
+        if w.lead && words.get(i + 1).is_some_and(|a| !a.starts_with('-')) {
             words.remove(i + 1);
         }
-        // `coreutils --coreutils-prog=rm -rf x` is `rm -rf x`.
-        if w.name == "coreutils"
+        if !w.program_option.is_empty()
             && let Some(program) = (words.get(i + 1))
-                .and_then(|a| a.strip_prefix("--coreutils-prog="))
+                .and_then(|a| a.strip_prefix(w.program_option))
                 .map(str::to_owned)
         {
             sink.charge(program.len())?;
@@ -51,6 +49,8 @@ pub(super) fn strip(
         let mut global_chdir: Option<String> = None;
         // An option there may stand in for the operands too (`ip -all netns exec cmd`).
         let mut global_instead = false;
+        // Or make the command's words one shell command line (`pnpm -c exec 'cmd'`).
+        let mut global_line = false;
         // Without a subcommand there is nothing to look past; with one, options without a
         // value may stand before it in any case (`doppler --debug run`).
         let global = match w.global {
@@ -62,6 +62,7 @@ pub(super) fn strip(
                         global_chdir = value.map(str::to_owned);
                     }
                     global_instead |= names(w.instead, opt);
+                    global_line |= names(w.line_global, opt);
                 });
                 // A `--` ends them; it is no subcommand.
                 if after.get(n.saturating_sub(1)).is_some_and(|a| a == "--") {
@@ -105,15 +106,15 @@ pub(super) fn strip(
             continue;
         }
         let args = &words[i + 1 + global + sub..];
-        if w.name == "command"
+        if !w.lookup.is_empty()
             && args
                 .first()
-                .is_some_and(|a| a.starts_with('-') && a.contains(['v', 'V']))
+                .is_some_and(|a| a.starts_with('-') && a.contains(|c| w.lookup.contains(c)))
         {
             break; // `command -v rm` looks `rm` up, it does not run it
         }
-        if w.name == "env"
-            && let Some((at, len, value)) = env_split(args)
+        if w.split_string
+            && let Some((at, len, value)) = env_split(w, args)
         {
             // The splice moves every word after it.
             sink.charge(words.len() - i)?;
@@ -121,17 +122,17 @@ pub(super) fn strip(
             words.splice(at..at + len, value.split_whitespace().map(str::to_owned));
             continue;
         }
-        let (mut chdir, mut user, mut user_unit, mut instead) =
-            (global_chdir.as_deref(), false, false, global_instead);
+        let (mut chdir, mut instead) = (global_chdir.as_deref(), global_instead);
+        let (mut runs, mut as_caller) = (w.only_with == ("", &[]), false);
         let options = walk_options(args, w.short, w.long, w.dash, |opt, value| {
             if names(w.chdir, opt) {
                 chdir = value;
             }
             instead |= names(w.instead, opt);
-            user |= matches!(opt, Opt::Short('u') | Opt::Long("user"));
-            user_unit |= opt == Opt::Long("user");
+            runs |= names(w.only_with, opt);
+            as_caller |= matches!(opt, Opt::Long(l) if w.as_caller.contains(&l));
         });
-        if w.name == "runuser" && !user {
+        if !runs {
             break; // `runuser bob -c 'script'` works like `su`
         }
         let mut skip = 1 + global + sub + options;
@@ -144,11 +145,7 @@ pub(super) fn strip(
         if !instead {
             skip += w.operands;
         }
-        // `runcon CONTEXT cmd`: without options, its first operand is the context.
-        if w.name == "runcon"
-            && options == 0
-            && words.get(i + skip).is_some_and(|a| a.contains(':'))
-        {
+        if w.context && options == 0 && words.get(i + skip).is_some_and(|a| a.contains(':')) {
             skip += 1;
         }
         // `kubectl exec POD -- cmd`: a `--` after the operands ends them.
@@ -173,12 +170,10 @@ pub(super) fn strip(
         if i + skip >= words.len() {
             break; // nothing to run: the wrapper is the command (`sudo -i`)
         }
-        if w.name == "flock"
-            && (words[i + skip].starts_with("-c") || words[i + skip].starts_with("--command"))
-        {
+        if (w.line_options.iter()).any(|o| words[i + skip].starts_with(o)) {
             break; // `flock FILE -c 'script'`
         }
-        privileged |= w.privileged && !(w.name == "systemd-run" && user_unit);
+        privileged |= w.privileged && !as_caller;
         if w.remote {
             // Another machine's or a container's directories: its home, or where it says.
             dir = Some(chdir.unwrap_or("~").to_owned());
@@ -194,16 +189,13 @@ pub(super) fn strip(
         {
             words[i + skip] = name.to_owned();
         }
-        // `yarn exec` runs its words as a shell command line (`yarn exec 'rm -rf ~'`), and so
-        // does `pnpm exec` with `-c`/`--shell-mode` before the subcommand (after it, `-c`
-        // takes the command as its value: resolve.rs).
-        let shell_mode = w.name == "pnpm"
-            && words[i + 1..i + 1 + global].iter().any(|a| {
-                a == "--shell-mode"
-                    || (a.starts_with('-') && !a.starts_with("--") && a.contains('c'))
-            });
-        if shell_mode
-            || (w.name == "yarn" && words.get(i + 1 + global).is_some_and(|s| s == "exec"))
+        // `yarn exec 'rm -rf ~'`, `pnpm -c exec 'cmd'`: the words are a shell command line
+        // (after pnpm's subcommand, `-c` takes the command as its value: resolve.rs).
+        if global_line
+            || (sub == 1
+                && words
+                    .get(i + 1 + global)
+                    .is_some_and(|s| w.line_subs.contains(&s.as_str())))
         {
             scripts.push(words[i + skip..].join(" "));
         }

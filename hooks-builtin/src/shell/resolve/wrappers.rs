@@ -45,6 +45,34 @@ pub(super) struct Wrapper {
     pub(super) remote: bool,
     /// The command is a package, which may be pinned to a version (`bunx rimraf@5`).
     pub(super) package: bool,
+    /// An operand that stands before its options unless it looks like one (the architecture
+    /// of `setarch ARCH -R cmd`).
+    pub(super) lead: bool,
+    /// An option, given first, whose value is the program run (`coreutils
+    /// --coreutils-prog=rm -rf x` runs `rm -rf x`).
+    pub(super) program_option: &'static str,
+    /// Short options with which it runs nothing (`command -v rm` looks `rm` up).
+    pub(super) lookup: &'static str,
+    /// `-S STRING`/`--split-string=STRING` gives the command as one string, split into words
+    /// (`env -S 'rm -rf /'`).
+    pub(super) split_string: bool,
+    /// Options without which it runs no command of its words (`runuser -u bob cmd`;
+    /// `runuser bob -c 'script'` works like `su`): short letters and long names.
+    pub(super) only_with: (&'static str, &'static [&'static str]),
+    /// Without options, a first operand with a `:` is a context before the command (`runcon
+    /// user_u:role_r:type_t cmd`).
+    pub(super) context: bool,
+    /// Options after the operands that run a shell command line instead of a command (`flock
+    /// FILE -c 'script'`: the script is judged in resolve.rs).
+    pub(super) line_options: &'static [&'static str],
+    /// Long options that make a privileged wrapper run the command as the caller
+    /// (`systemd-run --user cmd`).
+    pub(super) as_caller: &'static [&'static str],
+    /// Subcommands that run their words as one shell command line (`yarn exec 'rm -rf ~'`).
+    pub(super) line_subs: &'static [&'static str],
+    /// Options before the subcommand that make its words one shell command line (`pnpm -c
+    /// exec 'cmd'`, `pnpm --shell-mode exec …`): short letters and long names.
+    pub(super) line_global: (&'static str, &'static [&'static str]),
 }
 
 const PLAIN: Wrapper = Wrapper {
@@ -65,6 +93,16 @@ const PLAIN: Wrapper = Wrapper {
     starts: &[],
     remote: false,
     package: false,
+    lead: false,
+    program_option: "",
+    lookup: "",
+    split_string: false,
+    only_with: ("", &[]),
+    context: false,
+    line_options: &[],
+    as_caller: &[],
+    line_subs: &[],
+    line_global: ("", &[]),
 };
 
 use std::collections::HashMap;
@@ -159,6 +197,7 @@ const WRAPPERS: &[Wrapper] = &[
             "shell",
         ],
         privileged: true,
+        only_with: ("u", &["user"]),
         ..PLAIN
     },
     Wrapper {
@@ -180,10 +219,12 @@ const WRAPPERS: &[Wrapper] = &[
         assignments: true,
         dash: true,
         chdir: ("C", &["chdir"]),
+        split_string: true,
         ..PLAIN
     },
     Wrapper {
         name: "command",
+        lookup: "vV",
         ..PLAIN
     },
     Wrapper {
@@ -316,6 +357,7 @@ const WRAPPERS: &[Wrapper] = &[
     // architecture name; `fakechroot cmd`; `host-spawn cmd` (a toolbox's host).
     Wrapper {
         name: "setarch",
+        lead: true,
         ..PLAIN
     },
     Wrapper {
@@ -363,6 +405,7 @@ const WRAPPERS: &[Wrapper] = &[
     // strip.rs).
     Wrapper {
         name: "coreutils",
+        program_option: "--coreutils-prog=",
         ..PLAIN
     },
     Wrapper {
@@ -374,6 +417,7 @@ const WRAPPERS: &[Wrapper] = &[
         short: "wE",
         long: &["timeout", "wait", "conflict-exit-code"],
         operands: 1,
+        line_options: &["-c", "--command"],
         ..PLAIN
     },
     Wrapper {
@@ -405,6 +449,7 @@ const WRAPPERS: &[Wrapper] = &[
         // As a system service, as root, unless `--user`.
         privileged: true,
         chdir: ("", &["working-directory"]),
+        as_caller: &["user"],
         ..PLAIN
     },
     Wrapper {

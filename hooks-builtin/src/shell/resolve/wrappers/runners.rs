@@ -160,6 +160,7 @@ pub(super) const RUNNERS: &[Wrapper] = &[
         global: ("CF", &["dir", "filter"]),
         chdir: ("C", &["dir"]),
         package: true,
+        line_global: ("c", &["shell-mode"]),
         ..PLAIN
     },
     Wrapper {
@@ -174,6 +175,7 @@ pub(super) const RUNNERS: &[Wrapper] = &[
         global: ("j", &["cwd", "include", "exclude", "from", "jobs"]),
         chdir: ("", &["cwd"]),
         package: true,
+        line_subs: &["exec"],
         ..PLAIN
     },
     Wrapper {

@@ -95,6 +95,7 @@ pub(super) const SANDBOXES: &[Wrapper] = &[
         name: "runcon",
         short: "urtl",
         long: &["user", "role", "type", "range"],
+        context: true,
         ..PLAIN
     },
     Wrapper {
