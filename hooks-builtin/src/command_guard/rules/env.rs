@@ -289,7 +289,10 @@ impl<'a> Env<'a> {
                 RM_PROJECT,
                 format!("{how} of the project root or a parent of it (`{operand}`)"),
             ),
-            Place::System => hit(RM_SYSTEM, format!("{how} of system directory {path}")),
+            Place::System => hit(
+                RM_SYSTEM,
+                format!("{how} of {path}, a system directory or in one"),
+            ),
             Place::Outside => hit(
                 RM_OUTSIDE_PROJECT,
                 format!("{how} outside the project root ({path})"),

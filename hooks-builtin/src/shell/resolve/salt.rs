@@ -26,16 +26,18 @@ const CODE: &[&str] = &["cmd.exec_code", "cmd.exec_code_all"];
 
 /// The file module's functions (and states) as the shell command that does the same: `{0}`
 /// and `{1}` are the first two arguments (`path=`/`name=` and `dest=` too), and the keyword
-/// that must be true for it to do that (`file.rmdir … recurse=True`).
+/// that must be true for it to do that (`file.rmdir … recurse=True`). A function that writes
+/// a file is its own name redirected to the file (`file.write > {0}`), so a reason quotes the
+/// salt function, not a stand-in.
 #[rustfmt::skip]
 const FILES: &[(&str, &str, Option<&str>)] = &[
     ("file.remove", "rm -rf -- {0}", None),
     ("file.absent", "rm -rf -- {0}", None),
     ("file.rmdir", "rm -rf -- {0}", Some("recurse")),
     ("file.directory", "rm -rf -- {0}", Some("clean")),
-    ("file.write", "echo x > {0}", None),
-    ("file.append", "echo x >> {0}", None),
-    ("file.managed", "echo x > {0}", None),
+    ("file.write", "file.write > {0}", None),
+    ("file.append", "file.append >> {0}", None),
+    ("file.managed", "file.managed > {0}", None),
     ("file.truncate", "truncate -s 0 -- {0}", None),
     ("file.copy", "cp -- {0} {1}", None),
     ("file.rename", "mv -- {0} {1}", None),
@@ -43,20 +45,20 @@ const FILES: &[(&str, &str, Option<&str>)] = &[
     ("file.set_mode", "chmod {1} -- {0}", None),
     ("file.chown", "chown {1} -- {0}", None),
     ("file.symlink", "ln -sf -- {0} {1}", None),
-    ("file.replace", "echo x > {0}", None),
-    ("file.sed", "echo x > {0}", None),
-    ("file.line", "echo x > {0}", None),
-    ("file.blockreplace", "echo x > {0}", None),
-    ("file.patch", "echo x > {0}", None),
-    ("file.manage_file", "echo x > {0}", None),
-    ("file.psed", "echo x > {0}", None),
-    ("file.comment", "echo x > {0}", None),
-    ("file.uncomment", "echo x > {0}", None),
-    ("file.prepend", "echo x > {0}", None),
-    ("cp.get_file", "echo x > {1}", None),
-    ("cp.get_url", "echo x > {1}", None),
-    ("cp.get_template", "echo x > {1}", None),
-    ("cp.get_dir", "echo x > {1}/x", None),
+    ("file.replace", "file.replace > {0}", None),
+    ("file.sed", "file.sed > {0}", None),
+    ("file.line", "file.line > {0}", None),
+    ("file.blockreplace", "file.blockreplace > {0}", None),
+    ("file.patch", "file.patch > {0}", None),
+    ("file.manage_file", "file.manage_file > {0}", None),
+    ("file.psed", "file.psed > {0}", None),
+    ("file.comment", "file.comment > {0}", None),
+    ("file.uncomment", "file.uncomment > {0}", None),
+    ("file.prepend", "file.prepend > {0}", None),
+    ("cp.get_file", "cp.get_file > {1}", None),
+    ("cp.get_url", "cp.get_url > {1}", None),
+    ("cp.get_template", "cp.get_template > {1}", None),
+    ("cp.get_dir", "cp.get_dir > {1}/x", None),
     ("archive.extracted", "tar -x -f x -C {0}", None),
 ];
 
