@@ -40,7 +40,9 @@
 //!   `echo 'rm -rf /' | sh`, `at now <<< …`, `ssh host <<EOF`), and `echo`/`printf`/here-string
 //!   input to `xargs` is added to its command (`echo / | xargs rm -rf` runs `rm -rf /`; so is
 //!   what a literal process substitution prints, `xargs -a <(echo /) rm -rf`; with `-0` or
-//!   `-d X` an item is what lies between delimiters, `echo 'rm -rf /' | xargs -0 sh -c`), and to
+//!   `-d X` an item is what lies between delimiters, `echo 'rm -rf /' | xargs -0 sh -c`);
+//!   `find … | xargs cmd` runs as `find … -exec cmd {} +` (and, unless `-print0 | xargs -0`
+//!   keeps names whole, with the items a substitution of the find too), and to
 //!   `parallel`'s a line at a time when it has no `:::` inputs or reads `:::: -`
 //!   (`echo / | parallel rm -rf`; with `-q` its command's words are kept as they are);
 //!   the entries of a table piped or here-documented into `crontab -` run their commands

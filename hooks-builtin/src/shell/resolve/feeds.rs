@@ -6,6 +6,7 @@ use std::borrow::Cow;
 
 use crate::shell::{Escapes, read_escapes};
 
+use super::scripts::find_prints_paths;
 use super::wrappers::{PARALLEL_LONG, PARALLEL_SHORT, SHELLS, XARGS_LONG, XARGS_SHORT};
 use super::{Opt, options, program_name, ssh_remote, strip, walk_options};
 use crate::shell::parser::{ItemsFor, Parser, Result, Source, XargsHereDoc};
@@ -634,7 +635,38 @@ impl Parser<'_, '_> {
                         // Standard input is the agent's: nothing is piped in.
                         (None, None) => continue,
                     };
+                    // `find /etc -type f | xargs rm -f` does what `find /etc -type f -exec rm
+                    // -f {} +` does, and is judged as that: the find rules know which trees a
+                    // find empties. Unless both sides split on NUL (`-print0 | xargs -0`), a
+                    // name with blanks, quotes or a newline in it becomes other paths too (a
+                    // file called `x /etc`): the items are judged as computed paths as well.
+                    let find = prev
+                        .filter(|p| {
+                            command.program == "xargs"
+                                && file.is_none()
+                                && p.program == "find"
+                                && p.dir == command.dir
+                                && find_prints_paths(&p.args)
+                        })
+                        .map(|p| p.args.clone());
                     self.sink.charge(from.len())?;
+                    if let Some(mut find) = find {
+                        let xargs = Xargs::read(&command.args);
+                        let exact =
+                            xargs.delimiter == Some('\0') && find.iter().any(|a| a == "-print0");
+                        let run = xargs.unknown_run("{}");
+                        if !run.is_empty() {
+                            self.sink.charge(find.len() + run.len())?;
+                            find.insert(0, "find".to_owned());
+                            find.push("-exec".to_owned());
+                            find.extend(run);
+                            find.push(if xargs.replace.is_some() { ";" } else { "+" }.to_owned());
+                            runs.push((find, command.privileged, command.dir.clone()));
+                        }
+                        if exact {
+                            continue;
+                        }
+                    }
                     if command.program == "parallel" {
                         let parallel =
                             parallel_scripts(&command.args, Stdin::Output(&from), self.sink.fuel());

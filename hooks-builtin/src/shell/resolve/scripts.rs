@@ -76,6 +76,17 @@ pub(super) fn find_actions(args: &[String]) -> Vec<Vec<String>> {
     actions
 }
 
+/// Whether `find ARGS` prints the paths it finds and nothing else (no action, `-print`,
+/// `-print0`): not when an action prints something else or runs a command (`-printf`, `-ls`,
+/// `-exec`).
+pub(super) fn find_prints_paths(args: &[String]) -> bool {
+    const OTHER_OUTPUT: &[&str] = &[
+        "-printf", "-fprintf", "-fprint", "-fprint0", "-ls", "-fls", "-exec", "-execdir", "-ok",
+        "-okdir",
+    ];
+    !args.iter().any(|a| OTHER_OUTPUT.contains(&a.as_str()))
+}
+
 /// The host and remote command of `ssh [options] host [options] [command …]`.
 pub(super) fn ssh_remote(args: &[String]) -> Option<&[String]> {
     let host = options(args, SSH_SHORT, &[]);
