@@ -51,6 +51,7 @@ pub(super) mod operands;
 /// `/usr/bin/python3`, `/var/lib/dpkg/status`; not the home directory's contents),
 /// `outside-project`, `project` (the project root or a parent of it, or a glob of every entry
 /// of one: `*`), `disk` (a block device; a relative path starts where the command runs),
+/// `shell-startup` (a startup file a shell reads in the home directory: `~/.bashrc`),
 /// `protected-branch` (a `protected_branches` name, or its ref: `refs/heads/main`), `unknown`
 /// (a path that starts with a variable the guard does not expand: `"$DEST"`, `${X:-.}`).
 /// **Operand_at** says which operands are looked at: `any` (the default), `last` (the
@@ -149,6 +150,9 @@ pub enum OperandPlace {
     Project,
     /// A block device (`/dev/sda`).
     Disk,
+    /// A startup file a shell reads in the home directory (`~/.bashrc`, `~/.zshrc`,
+    /// `~/.config/fish/config.fish`): what is in it runs in every new shell.
+    ShellStartup,
     /// A branch `protected_branches` names, or its ref (`refs/heads/main`).
     ProtectedBranch,
     /// A path that starts with a variable the guard does not expand (`"$DEST"`, `${X:-.}`,
@@ -166,6 +170,7 @@ impl fmt::Display for OperandPlace {
             OperandPlace::OutsideProject => "outside-project",
             OperandPlace::Project => "project",
             OperandPlace::Disk => "disk",
+            OperandPlace::ShellStartup => "shell-startup",
             OperandPlace::ProtectedBranch => "protected-branch",
             OperandPlace::Unknown => "unknown",
         })
@@ -547,6 +552,7 @@ impl CompiledRule {
                     OperandPlace::Root => at == Place::Root,
                     OperandPlace::Project => at == Place::Project,
                     OperandPlace::Home => at == Place::Home,
+                    OperandPlace::ShellStartup => env.is_shell_startup(&path),
                     OperandPlace::System => matches!(at, Place::Root | Place::Home | Place::System),
                     OperandPlace::SystemPath => {
                         matches!(at, Place::Root | Place::Home | Place::System)

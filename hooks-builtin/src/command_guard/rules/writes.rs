@@ -281,6 +281,18 @@ pub(super) fn write_hits(command: &Command, operands: &[&str], env: &Env<'_>) ->
             ));
             continue;
         }
+        // An archive's entries right in the home directory may be its startup files (`tar
+        // -xf x.tar -C ~` can bring a `.bashrc`).
+        if let Some(into) = path.strip_suffix("/<archive entries>")
+            && !into.is_empty()
+            && env.place(into, dir).0 == Place::Home
+        {
+            hits.push(hit(
+                SHELL_STARTUP_WRITE,
+                format!("extracts an archive into {into}, where an entry can be a startup file every new shell runs"),
+            ));
+            continue;
+        }
         let (place, resolved) = env.place(&path, dir);
         let shown = resolved.display();
         // A device other than a disk (`/dev/console`, `/dev/kmsg`, `/dev/mem`) is no file the
@@ -591,7 +603,7 @@ impl Env<'_> {
 
     /// True when the resolved `path` is one of the home directory's [`SHELL_STARTUP`] files,
     /// or in one of its [`STARTUP_DIRS`].
-    fn is_shell_startup(&self, path: &Path) -> bool {
+    pub(in crate::command_guard) fn is_shell_startup(&self, path: &Path) -> bool {
         let (_, home) = self.resolved();
         home.and_then(|h| path.strip_prefix(h).ok())
             .is_some_and(|rest| {
