@@ -10,9 +10,10 @@ use serde::{Deserialize, Serialize};
 use crate::shell::{Command, RedirectOp};
 
 use super::Action;
-use super::rules::{Env, Place, has_long, has_short};
+use super::rules::{Env, Place};
 use super::user::{UserRule, wildcard};
 
+mod exempt;
 pub(super) mod operands;
 
 /// A named set of rules. Builtin packs and `custom_packs` in settings have this shape.
@@ -114,7 +115,9 @@ pub struct PackRule {
     pub what: String,
     /// The commands it is about, in the user rules' syntax; any one may match.
     pub command: Vec<String>,
-    /// Flags (`-n`, `--dry-run`) or operand globs, any one of which exempts the command.
+    /// Flags (`-n`, `--dry-run`) or operand globs, any one of which exempts the command; read
+    /// closed: a word that may be the value of the option before it exempts nothing
+    /// (`--query help`), nor does a flag turned off (`--dry-run=false`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unless: Vec<String>,
     /// A place one of the command's operands must be.
@@ -449,36 +452,28 @@ impl CompiledRule {
             Some(known) => operands::split(&command.args, &known.values, &known.target),
             None => operands::split(&command.args, NONE, NONE),
         };
-        let exempt = self.unless.iter().any(|u| {
-            if let Some(long) = u.strip_prefix("--") {
-                // `--dry-run=none` (kubectl) or `=false` turns the flag off: no exemption.
-                let off = |f: &&str| {
-                    f.strip_prefix("--")
-                        .and_then(|f| f.strip_prefix(long))
-                        .and_then(|rest| rest.strip_prefix('='))
-                        .is_some_and(|v| matches!(v, "none" | "false" | "0" | "no"))
-                };
-                has_long(&flags, long) && !flags.iter().any(off)
-            } else if let Some(short) = u.strip_prefix('-') {
-                short.chars().all(|c| has_short(&flags, c))
-            } else {
-                operands.iter().any(|o| wildcard(u, o))
-            }
-        });
+        // Read closed: a word that may be something else exempts nothing (exempt.rs).
+        let values: Option<Vec<String>> = (self.options.get(&command.program))
+            .or_else(|| builtin_options(&command.program))
+            .filter(|_| !self.unless.is_empty())
+            .map(|known| known.values.iter().chain(&known.target).cloned().collect());
+        let exempt =
+            (self.unless.iter()).any(|u| exempt::given(u, &command.args, values.as_deref()));
         if exempt {
             return None;
         }
         if self.text.is_some() || self.text_unless.is_some() {
-            let text = text_of(command, stdin);
             // An expression that does not compile matches, and exempts nothing.
-            if self
-                .text
-                .as_ref()
-                .is_some_and(|re| re.is_match(&text) == Some(false))
-                || self
-                    .text_unless
-                    .as_ref()
-                    .is_some_and(|re| re.is_match(&text) == Some(true))
+            let hit = |text: &str| {
+                !(self.text.as_ref()).is_some_and(|re| re.is_match(text) == Some(false))
+                    && !(self.text_unless.as_ref())
+                        .is_some_and(|re| re.is_match(text) == Some(true))
+            };
+            // Words through variables the script certainly sets are read as the shell reads
+            // them too (`Q='DROP TABLE t'; psql -c "$Q"`).
+            let expanded = expanded_args(&command.args, env);
+            if !hit(&text_of(&command.args, command, stdin))
+                && !expanded.is_some_and(|args| hit(&text_of(&args, command, stdin)))
             {
                 return None;
             }
@@ -570,8 +565,8 @@ impl CompiledRule {
 }
 
 /// The command's arguments, here-document and here-string bodies, and literal standard input.
-fn text_of(command: &Command, stdin: Option<&str>) -> String {
-    let mut text = command.args.join(" ");
+fn text_of(args: &[String], command: &Command, stdin: Option<&str>) -> String {
+    let mut text = args.join(" ");
     for r in &command.redirects {
         if matches!(r.op, RedirectOp::HereDoc | RedirectOp::HereString) {
             text.push('\n');
@@ -583,6 +578,27 @@ fn text_of(command: &Command, stdin: Option<&str>) -> String {
         text.push_str(stdin);
     }
     text
+}
+
+/// `args` with each word that uses a variable the script certainly sets replaced by its
+/// readings (blank-separated when there are several); `None` when there is none.
+fn expanded_args(args: &[String], env: &Env<'_>) -> Option<Vec<String>> {
+    let mut changed = false;
+    let expanded = (args.iter())
+        .map(|arg| {
+            let readings = match arg.contains('$') {
+                true => env.certain_readings(arg),
+                false => Vec::new(),
+            };
+            if readings.is_empty() {
+                arg.clone()
+            } else {
+                changed = true;
+                readings.join(" ")
+            }
+        })
+        .collect();
+    changed.then_some(expanded)
 }
 
 #[cfg(test)]
