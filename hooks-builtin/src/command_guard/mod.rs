@@ -495,7 +495,8 @@ impl CommandGuard {
             Err(e) => return self.unparsed(command, &e),
         };
         let env = Env::new(root, cwd, &self.config.protected_branches)
-            .with_variables(script.variables_by_name());
+            .with_variables(script.variables_by_name())
+            .with_links(shell::links::links_made(&script));
         let mut ask = None;
         for (action, reason) in self.findings(&script, command, &env) {
             match action {

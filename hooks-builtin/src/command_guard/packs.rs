@@ -7,7 +7,7 @@ use std::sync::{Arc, OnceLock};
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 
-use crate::shell::{Command, RedirectOp};
+use crate::shell::{self, Command, RedirectOp};
 
 use super::Action;
 use super::rules::{Env, Place};
@@ -465,9 +465,8 @@ impl CompiledRule {
         if self.text.is_some() || self.text_unless.is_some() {
             // An expression that does not compile matches, and exempts nothing.
             let hit = |text: &str| {
-                !(self.text.as_ref()).is_some_and(|re| re.is_match(text) == Some(false))
-                    && !(self.text_unless.as_ref())
-                        .is_some_and(|re| re.is_match(text) == Some(true))
+                (self.text.as_ref()).is_none_or(|re| re.is_match(text) != Some(false))
+                    && (self.text_unless.as_ref()).is_none_or(|re| re.is_match(text) != Some(true))
             };
             // Words through variables the script certainly sets are read as the shell reads
             // them too (`Q='DROP TABLE t'; psql -c "$Q"`).
@@ -531,7 +530,7 @@ impl CompiledRule {
             .iter()
             .filter(|o| !operands::is_remote(&command.program, o))
             .filter(|o| !(o.starts_with("$(") || o.starts_with('`')));
-        let operand = before.iter().chain(local).find(|o| match place {
+        let at_place = |o: &str| match place {
             OperandPlace::Unknown => {
                 !operands::may_be_remote(&command.program, o)
                     && super::opaque::unknown_variable(o, "").is_some()
@@ -559,7 +558,14 @@ impl CompiledRule {
                     ),
                 }
             }
-        })?;
+        };
+        // Through the variables and links the script sets too (`f=/etc/passwd; truncate -s 0
+        // $f`, `ln -s /etc e; chmod -R 777 e/`).
+        let follows = shell::links::follows_links(&command.program);
+        let operand = before
+            .iter()
+            .chain(local)
+            .find(|o| at_place(o) || (env.readings(o, follows).iter()).any(|r| at_place(r)))?;
         Some(format!("{} (`{operand}`)", self.what))
     }
 }

@@ -19,11 +19,12 @@ mod printers;
 mod settings;
 mod words;
 
+use crate::shell::links::{links_made, through_links};
 use code_env::{env_in_code, indirect};
 use env::env_print;
 use expand::{expand_braces, expand_glob, extglob_readings, has_wildcard, substitute};
 use printers::credential_print;
-use settings::{removed_settings_dir, symlinks_made, through_links};
+use settings::removed_settings_dir;
 use words::{MAX_FILTERS, is_interpreter, local_path, search_filters, words};
 
 /// Most working directories a command line is judged against (its own, the tool's, `cd`s).
@@ -62,7 +63,7 @@ pub(super) fn check(
     };
     let env = guard.env_dumps != EnvDumps::Allow;
     let variables = script.variables_by_name();
-    let links = symlinks_made(&script);
+    let links = links_made(&script);
     let mut last: Option<&str> = None;
     // Names the script gives a meaning of its own: a call to one runs that.
     let redefined: Vec<&str> = (script.functions.iter())
@@ -130,7 +131,7 @@ pub(super) fn check(
                     shown(cmd)
                 ));
             };
-            variants.extend(through_links(&word, &links));
+            variants.extend(through_links(&word, &links, true));
             variants.extend(extglob_readings(&word));
             // `$_` is the last argument of the command before (`test -f .env && cat "$_"`).
             variants.extend(last_argument(&word, last));

@@ -129,6 +129,7 @@
 mod brace;
 mod escapes;
 mod lex;
+pub(crate) mod links;
 mod parser;
 mod resolve;
 mod terminals;

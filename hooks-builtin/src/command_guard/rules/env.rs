@@ -21,6 +21,8 @@ pub(in crate::command_guard) struct Env<'a> {
     protected: &'a [String],
     /// The values the command line gives variables ([`shell::Script::variables`]).
     variables: shell::Variables<'a>,
+    /// The links the script makes, (link, what it reaches) ([`shell::links::links_made`]).
+    links: Vec<(String, String)>,
     /// Commands found in code the builtin rules judged on their own (an interpreter's
     /// `os.system('…')`), for the pack and user rules to see too.
     nested: RefCell<Vec<shell::Command>>,
@@ -56,6 +58,7 @@ impl<'a> Env<'a> {
             undecided: RefCell::new(None),
             protected,
             variables: shell::Variables::default(),
+            links: Vec::new(),
             nested: RefCell::new(Vec::new()),
         }
     }
@@ -82,10 +85,33 @@ impl<'a> Env<'a> {
         self
     }
 
+    /// The links the script makes (`ln -s / r`, `mount --bind /etc m`): a path through one is
+    /// judged as where it leads too (`rm -rf r/*` is `rm -rf /*`).
+    pub(in crate::command_guard) fn with_links(mut self, links: Vec<(String, String)>) -> Self {
+        self.links = links;
+        self
+    }
+
     /// The readings of `word` through variables the shell certainly makes
     /// ([`shell::Variables::certain`]).
+    /// Read through the links the script makes too (`ln -s / r; rm -rf r/*`), but not a link
+    /// alone: `rm -rf r` deletes the link.
     pub(in crate::command_guard) fn certain_readings(&self, word: &str) -> Vec<String> {
-        self.variables.certain(word).unwrap_or_default()
+        self.readings(word, false)
+    }
+
+    /// [`Env::certain_readings`], a link alone read through when `whole` (what a write
+    /// follows: `ln -s /etc/passwd p; echo x > p`).
+    pub(in crate::command_guard) fn readings(&self, word: &str, whole: bool) -> Vec<String> {
+        let mut readings = self.variables.certain(word).unwrap_or_default();
+        if !self.links.is_empty() {
+            let through: Vec<String> = (std::iter::once(word))
+                .chain(readings.iter().map(String::as_str))
+                .flat_map(|w| shell::links::through_links(w, &self.links, whole))
+                .collect();
+            readings.extend(through);
+        }
+        readings
     }
 
     /// Why no verdict could be reached on a command that needs the project root, if so.

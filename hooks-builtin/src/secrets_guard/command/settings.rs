@@ -5,40 +5,7 @@ use std::path::{Path, PathBuf};
 
 use super::super::rules::{self, SETTINGS_DIRS};
 use super::substitute;
-use crate::shell::{self, Command};
-
-/// The symbolic links the script makes (`ln -s TARGET LINK`), as written: a later word
-/// through LINK reaches TARGET, which is not there to resolve when the guard looks
-/// (`ln -s .claude c && echo … > c/settings.local.json`).
-pub(super) fn symlinks_made(script: &shell::Script) -> Vec<(String, String)> {
-    let mut links = Vec::new();
-    for cmd in script.commands().filter(|c| c.program == "ln") {
-        let symbolic = cmd.args.iter().any(|a| {
-            a == "--symbolic" || (a.starts_with('-') && !a.starts_with("--") && a.contains('s'))
-        });
-        let operands: Vec<&String> = cmd.args.iter().filter(|a| !a.starts_with('-')).collect();
-        if let (true, [target, link]) = (symbolic, operands.as_slice()) {
-            let link = link.trim_end_matches('/');
-            if !link.is_empty() {
-                links.push((link.to_owned(), target.to_string()));
-            }
-        }
-    }
-    links
-}
-
-/// `word` read through the links the script makes: its leading link replaced by the link's
-/// target (`c/settings.json` after `ln -s .claude c` is `.claude/settings.json`).
-pub(super) fn through_links(word: &str, links: &[(String, String)]) -> Vec<String> {
-    links
-        .iter()
-        .filter_map(|(link, target)| {
-            let rest = word.strip_prefix(link.as_str())?;
-            (rest.is_empty() || rest.starts_with('/'))
-                .then(|| format!("{}{rest}", target.trim_end_matches('/')))
-        })
-        .collect()
-}
+use crate::shell::Command;
 
 /// Programs that remove, or move away, what they are given.
 const REMOVERS: &[&str] = &["rm", "rmdir", "mv", "unlink", "shred", "trash", "trash-put"];
