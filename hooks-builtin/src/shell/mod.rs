@@ -54,7 +54,13 @@
 //!   `if-shell`, and the text `tmux send-keys` types (chained `\;` commands each);
 //! - `ssh host cmd …` runs its remaining words, joined with spaces, as a script on the remote
 //!   host: its commands run in the remote home directory ([`Command::dir`] is `~`), so
-//!   `ssh host rm -rf build` is not a delete in the project;
+//!   `ssh host rm -rf build` is not a delete in the project; so do other tools' remote
+//!   commands (`resolve/remotes.rs`): `gcloud compute ssh VM -- CMD` and `--command`, `az ssh
+//!   vm -- CMD`, `az vm run-command invoke --scripts`, `aws ecs execute-command --command`,
+//!   `gh codespace ssh -- CMD`, `fly ssh console -C`, `minikube ssh CMD`, `podman machine ssh
+//!   CMD`, `pyinfra … exec -- CMD`, `fab -- CMD`, ansible's `-a` (the file, copy and template
+//!   modules as the deletes and writes they make); and remote wrappers (`tsh ssh`, `knife
+//!   ssh`, `coder ssh`, `multipass exec`, `devcontainer exec`, `orb`, `heroku run`);
 //! - options and settings a program runs as a command line are parsed as scripts run where
 //!   the command runs: git's `-c` and `git config` settings that run commands (an alias
 //!   starting with `!`, `core.sshCommand`, `core.pager`, `core.editor`, `core.fsmonitor`,

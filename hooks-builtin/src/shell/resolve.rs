@@ -4,6 +4,7 @@
 mod embedded;
 mod feeds;
 mod options;
+mod remotes;
 mod salt;
 mod scripts;
 mod strip;
@@ -571,7 +572,7 @@ impl Parser<'_, '_> {
                 }
             }
             // Other ways to run a command on another machine, judged there as `ssh host cmd`
-            // is: `gcloud compute ssh VM --command CMD`, `ansible HOSTS -a CMD` (the `command`,
+            // is: `ansible HOSTS -a CMD` (the `command`,
             // `shell` and `raw` modules take a command line), `vagrant ssh -c CMD`, `salt
             // TARGET cmd.run CMD`.
             "salt" | "salt-ssh" => {
@@ -580,18 +581,17 @@ impl Parser<'_, '_> {
                     self.queue_script(text(&run.script), false, dir, false, None)?;
                 }
             }
-            "gcloud" | "ansible" | "vagrant" => {
+            // Cloud and machine tools (remotes.rs): `gcloud compute ssh VM -- CMD`, `fly ssh
+            // console -C CMD`, `minikube ssh CMD`.
+            program if remotes::is_remote_tool(program) => {
+                for script in remotes::remote_scripts(program, args) {
+                    self.queue_script(text(&script), false, Some("~".into()), false, None)?;
+                }
+            }
+            "ansible" | "vagrant" => {
                 let scripts: Vec<String> = match command.program.as_str() {
-                    "gcloud" => (args.iter().any(|a| a == "ssh"))
-                        .then(|| option_value(args, &["--command"]))
-                        .flatten()
-                        .map(str::to_owned)
-                        .into_iter()
-                        .collect(),
                     "vagrant" => vagrant_ssh_script(args).into_iter().collect(),
-                    _ => (option_value(args, &["-a", "--args"]).map(str::to_owned))
-                        .into_iter()
-                        .collect(),
+                    _ => remotes::ansible_scripts(args),
                 };
                 for script in scripts {
                     self.queue_script(text(&script), false, Some("~".into()), false, None)?;

@@ -271,4 +271,118 @@ pub(super) const CONTAINERS: &[Wrapper] = &[
         instead: ("a", &["all"]),
         ..PLAIN
     },
+    // Virtual machines, dev containers and remote hosts that run the command after their
+    // options: `multipass exec VM -- cmd`, `devcontainer exec --workspace-folder . cmd`,
+    // `orb cmd` (OrbStack's Linux machine), `tsh ssh HOST cmd` (Teleport), `knife ssh QUERY
+    // 'cmd'` (Chef), `coder ssh WS cmd`, `heroku run cmd` (a one-off dyno).
+    Wrapper {
+        name: "multipass",
+        sub: &["exec"],
+        short: "nd",
+        long: &["name", "working-directory"],
+        chdir: ("d", &["working-directory"]),
+        operands: 1,
+        remote: true,
+        ..PLAIN
+    },
+    Wrapper {
+        name: "devcontainer",
+        sub: &["exec"],
+        long: &[
+            "workspace-folder",
+            "container-id",
+            "id-label",
+            "config",
+            "override-config",
+            "docker-path",
+            "docker-compose-path",
+            "remote-env",
+            "log-level",
+            "log-format",
+            "terminal-columns",
+            "terminal-rows",
+            "default-user-env-probe",
+            "container-data-folder",
+            "container-system-data-folder",
+        ],
+        remote: true,
+        ..PLAIN
+    },
+    Wrapper {
+        name: "orb",
+        short: "mu",
+        long: &["machine", "user", "workdir"],
+        chdir: ("w", &["workdir"]),
+        remote: true,
+        ..PLAIN
+    },
+    Wrapper {
+        name: "orbctl",
+        sub: &["run"],
+        short: "mu",
+        long: &["machine", "user", "workdir"],
+        chdir: ("w", &["workdir"]),
+        remote: true,
+        ..PLAIN
+    },
+    Wrapper {
+        name: "tsh",
+        sub: &["ssh"],
+        short: "lpLRDoJ",
+        long: &[
+            "login",
+            "user",
+            "port",
+            "proxy",
+            "cluster",
+            "forward",
+            "local",
+            "remote",
+            "option",
+            "jumphost",
+            "dynamic-forward",
+        ],
+        operands: 1,
+        remote: true,
+        ..PLAIN
+    },
+    Wrapper {
+        name: "knife",
+        sub: &["ssh"],
+        short: "xPpiaCG",
+        long: &[
+            "ssh-user",
+            "ssh-password",
+            "ssh-port",
+            "ssh-identity-file",
+            "attribute",
+            "concurrency",
+            "ssh-gateway",
+            "config",
+        ],
+        operands: 1,
+        remote: true,
+        ..PLAIN
+    },
+    Wrapper {
+        name: "coder",
+        sub: &["ssh"],
+        long: &[
+            "identity-agent",
+            "workspace-poll-interval",
+            "wait",
+            "log-dir",
+        ],
+        operands: 1,
+        remote: true,
+        ..PLAIN
+    },
+    Wrapper {
+        name: "heroku",
+        sub: &["run", "run:detached", "run:inside"],
+        short: "aresx",
+        long: &["app", "remote", "env", "size", "type"],
+        remote: true,
+        ..PLAIN
+    },
 ];

@@ -474,4 +474,124 @@ pub(super) const RUNNERS: &[Wrapper] = &[
         ],
         ..PLAIN
     },
+    // Process managers, version managers and watchers that run the command after their
+    // options: `railway run cmd`, `foreman run cmd`, `mise exec node@20 -- cmd`, `nvm exec 20
+    // cmd`, `pyenv exec cmd`, `scl enable COLLECTION 'cmd'`, `watchexec -w src -- cmd`.
+    Wrapper {
+        name: "railway",
+        sub: &["run"],
+        short: "se",
+        long: &["service", "environment"],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "foreman",
+        sub: &["run"],
+        short: "efd",
+        long: &["env", "procfile", "root"],
+        chdir: ("d", &["root"]),
+        ..PLAIN
+    },
+    Wrapper {
+        name: "honcho",
+        sub: &["run"],
+        short: "efd",
+        long: &["env", "procfile", "app-root"],
+        chdir: ("d", &["app-root"]),
+        ..PLAIN
+    },
+    Wrapper {
+        name: "mise",
+        sub: &["exec", "x"],
+        short: "Cj",
+        long: &["command", "cd", "jobs"],
+        chdir: ("C", &["cd"]),
+        starts: &["--"],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "asdf",
+        sub: &["exec"],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "nvm",
+        sub: &["exec", "run"],
+        operands: 1,
+        ..PLAIN
+    },
+    Wrapper {
+        name: "pyenv",
+        sub: &["exec"],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "rbenv",
+        sub: &["exec"],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "nodenv",
+        sub: &["exec"],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "goenv",
+        sub: &["exec"],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "jenv",
+        sub: &["exec"],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "scl",
+        sub: &["enable", "run"],
+        operands: 1,
+        ..PLAIN
+    },
+    Wrapper {
+        name: "watchexec",
+        short: "wefidspW",
+        long: &[
+            "watch",
+            "exts",
+            "filter",
+            "ignore",
+            "debounce",
+            "signal",
+            "shell",
+            "project-origin",
+            "workdir",
+            "env",
+            "delay-run",
+            "poll",
+            "on-busy-update",
+            "filter-file",
+            "ignore-file",
+            "watch-non-recursive",
+        ],
+        chdir: ("", &["workdir"]),
+        starts: &["--"],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "reflex",
+        short: "rRgGcs",
+        long: &["regex", "inverse-regex", "glob", "inverse-glob", "config"],
+        starts: &["--"],
+        ..PLAIN
+    },
+    Wrapper {
+        name: "nocache",
+        ..PLAIN
+    },
+    // `dotnet tool run TOOL args`: the tool is the command.
+    Wrapper {
+        name: "dotnet",
+        group: &["tool"],
+        sub: &["run"],
+        ..PLAIN
+    },
 ];

@@ -1,0 +1,233 @@
+//! Command lines that cloud and machine tools run on another machine or in a container, as
+//! data: judged there as `ssh host cmd`'s are, in its home directory.
+//!
+//! - An option's value: `gcloud compute ssh VM --command CMD`, `fly ssh console -C CMD`, `az
+//!   vm run-command invoke --scripts CMD`, `az container exec --exec-command CMD`, `aws ecs
+//!   execute-command --command CMD`.
+//! - ssh's arguments after `--`: `gcloud compute ssh VM -- -t CMD`, `az ssh vm … -- CMD`, `gh
+//!   codespace ssh -- CMD`, `gitpod workspace ssh ID -- CMD`, `render ssh SERVICE -- CMD`.
+//! - The words after the subcommand's options, or after `--`: `minikube ssh CMD`, `podman
+//!   machine ssh [NAME] CMD` (the name is optional: both readings are judged), `pyinfra
+//!   INVENTORY exec -- CMD`, `fab -H HOST -- CMD`.
+//! - ansible's modules ([`ansible_scripts`]).
+
+use super::wrappers::SSH_SHORT;
+use super::{option_value, options};
+
+/// How a remote tool takes its command.
+enum Given {
+    /// The value of one of these options.
+    Option(&'static [&'static str]),
+    /// After `--`, ssh's options and then the command.
+    SshArgs,
+    /// The words after the subcommand and its options; with `name`, the first may be a
+    /// machine's name.
+    Words {
+        short: &'static str,
+        long: &'static [&'static str],
+        name: bool,
+    },
+}
+
+/// A tool, the words that must stand among its arguments (in order) for it to run a remote
+/// command, and how it takes it.
+struct Remote {
+    program: &'static str,
+    path: &'static [&'static str],
+    given: Given,
+}
+
+const REMOTES: &[Remote] = &[
+    Remote {
+        program: "gcloud",
+        path: &["ssh"],
+        given: Given::Option(&["--command"]),
+    },
+    Remote {
+        program: "gcloud",
+        path: &["ssh"],
+        given: Given::SshArgs,
+    },
+    Remote {
+        program: "az",
+        path: &["ssh"],
+        given: Given::SshArgs,
+    },
+    Remote {
+        program: "az",
+        path: &["run-command", "invoke"],
+        given: Given::Option(&["--scripts"]),
+    },
+    Remote {
+        program: "az",
+        path: &["container", "exec"],
+        given: Given::Option(&["--exec-command"]),
+    },
+    Remote {
+        program: "aws",
+        path: &["ecs", "execute-command"],
+        given: Given::Option(&["--command"]),
+    },
+    Remote {
+        program: "gh",
+        path: &["ssh"],
+        given: Given::SshArgs,
+    },
+    Remote {
+        program: "gitpod",
+        path: &["ssh"],
+        given: Given::SshArgs,
+    },
+    Remote {
+        program: "render",
+        path: &["ssh"],
+        given: Given::SshArgs,
+    },
+    Remote {
+        program: "fly",
+        path: &["ssh"],
+        given: Given::Option(&["-C", "--command"]),
+    },
+    Remote {
+        program: "flyctl",
+        path: &["ssh"],
+        given: Given::Option(&["-C", "--command"]),
+    },
+    Remote {
+        program: "minikube",
+        path: &["ssh"],
+        given: Given::Words {
+            short: "np",
+            long: &["node", "profile"],
+            name: false,
+        },
+    },
+    Remote {
+        program: "pyinfra",
+        path: &["exec"],
+        given: Given::Words {
+            short: "",
+            long: &[],
+            name: false,
+        },
+    },
+    Remote {
+        program: "fab",
+        path: &[],
+        given: Given::Words {
+            short: "HiSu",
+            long: &[
+                "hosts",
+                "identity",
+                "ssh-config",
+                "user",
+                "roles",
+                "prompt-for-login-password",
+            ],
+            name: false,
+        },
+    },
+    Remote {
+        program: "podman",
+        path: &["machine", "ssh"],
+        given: Given::Words {
+            short: "",
+            long: &["username"],
+            name: true,
+        },
+    },
+];
+
+/// Whether any remote tool is called `program` (the resolver looks no further otherwise).
+pub(super) fn is_remote_tool(program: &str) -> bool {
+    REMOTES.iter().any(|r| r.program == program)
+}
+
+/// The command lines `program` with `args` runs on another machine.
+pub(super) fn remote_scripts(program: &str, args: &[String]) -> Vec<String> {
+    let mut scripts = Vec::new();
+    for remote in REMOTES.iter().filter(|r| r.program == program) {
+        // The path's words, in order, before any `--`.
+        let before = args.iter().position(|a| a == "--").unwrap_or(args.len());
+        let mut at = 0;
+        for word in remote.path {
+            match args[at..before].iter().position(|a| a == word) {
+                Some(found) => at += found + 1,
+                None => {
+                    at = usize::MAX;
+                    break;
+                }
+            }
+        }
+        if at == usize::MAX {
+            continue;
+        }
+        match &remote.given {
+            Given::Option(names) => scripts.extend(option_value(args, names).map(str::to_owned)),
+            Given::SshArgs => {
+                if let Some(rest) = args.get(before + 1..) {
+                    let command = &rest[options(rest, SSH_SHORT, &[])..];
+                    if !command.is_empty() {
+                        scripts.push(command.join(" "));
+                    }
+                }
+            }
+            Given::Words { short, long, name } => {
+                let after = &args[at..];
+                let words = match after.iter().position(|a| a == "--") {
+                    Some(dashdash) => &after[dashdash + 1..],
+                    None => &after[options(after, short, long)..],
+                };
+                if !words.is_empty() {
+                    scripts.push(words.join(" "));
+                }
+                if *name && words.len() > 1 {
+                    scripts.push(words[1..].join(" "));
+                }
+            }
+        }
+    }
+    scripts
+}
+
+/// The command lines `ansible HOSTS -m MODULE -a ARGS` runs on its hosts: the arguments of
+/// the `command`, `shell` and `raw` modules (the default is `command`), and the file
+/// modules' deletes and writes as the shell commands that do the same (`-m file -a
+/// 'path=/etc state=absent'` as `rm -rf -- /etc`; `-m copy -a 'dest=/etc/sudoers …'` as a
+/// write of it). Any other module's arguments are judged as a command line too, as before
+/// modules were read.
+pub(super) fn ansible_scripts(args: &[String]) -> Vec<String> {
+    let Some(margs) = option_value(args, &["-a", "--args"]) else {
+        return Vec::new();
+    };
+    let module = option_value(args, &["-m", "--module-name"]).unwrap_or("command");
+    let module = (module.strip_prefix("ansible.builtin."))
+        .or_else(|| module.strip_prefix("ansible.legacy."))
+        .unwrap_or(module);
+    let value = |keys: &[&str]| {
+        margs.split_whitespace().find_map(|pair| {
+            let (key, value) = pair.split_once('=')?;
+            keys.contains(&key)
+                .then(|| value.trim_matches(['"', '\'']).to_owned())
+        })
+    };
+    let quoted = |path: String| crate::shell::quote(&path).into_owned();
+    match module {
+        "file" => match (
+            value(&["state"]).as_deref(),
+            value(&["path", "dest", "name"]),
+        ) {
+            (Some("absent"), Some(path)) => vec![format!("rm -rf -- {}", quoted(path))],
+            _ => Vec::new(),
+        },
+        "copy" | "template" | "lineinfile" | "blockinfile" | "replace" | "get_url" => {
+            (value(&["dest", "path", "name"]).into_iter())
+                .map(|dest| format!("ansible.{module} > {}", quoted(dest)))
+                .collect()
+        }
+        "unarchive" => (value(&["dest"]).into_iter())
+            .map(|dest| format!("tar -x -f x -C {}", quoted(dest)))
+            .collect(),
+        _ => vec![margs.to_owned()],
+    }
+}
