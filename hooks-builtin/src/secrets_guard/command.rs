@@ -106,7 +106,7 @@ pub(super) fn check(
         }
         if let Some((raw, path)) = removed_settings_dir(cmd, cwd, run.root, home) {
             return Err(format!(
-                "secrets-guard: `{}` removes or moves `{}`{}, which holds agent settings: secrets rule \"{HOOK_CONFIG}\"",
+                "secrets-guard: `{}` removes, moves, hides or overwrites `{}`{}, which holds agent settings: secrets rule \"{HOOK_CONFIG}\"",
                 shown(cmd),
                 one_line(&raw),
                 super::note(&raw, &path, run.root),

@@ -10,11 +10,102 @@ use crate::shell::Command;
 /// Programs that remove, or move away, what they are given.
 const REMOVERS: &[&str] = &["rm", "rmdir", "mv", "unlink", "shred", "trash", "trash-put"];
 
-/// The operand of a [`REMOVERS`] command that is an agent's [`SETTINGS_DIRS`] directory, as
-/// written and resolved (lexically). An agent reads its settings from the project root and
-/// the home directory, so only a settings directory there (or in a parent of the root) counts:
-/// a fixture's or a package's `.claude` is the agent's to change. `mv`'s destination is not
-/// removed (`mv notes.md .claude/`); the settings files moved onto are judged as written.
+/// Programs that rewrite or hide the files they are given (`find … -exec` of one).
+const REWRITERS: &[&str] = &[
+    "truncate", "sed", "perl", "cp", "tee", "chmod", "chown", "dd", "sponge",
+];
+
+/// Which of a command's operands it takes a settings directory away by: removes, moves, hides
+/// (`chmod 000`), or fills with files whose names the guard cannot see (`cp -r x/. .claude/`,
+/// `tar -x -C .claude`, `mount --bind x .claude`).
+#[derive(Clone, Copy)]
+enum Takes {
+    /// Every operand.
+    All,
+    /// All but the last (the sources of `mv`, `git mv`, `rsync`); every one with `-t`.
+    Sources,
+    /// The last (the destination of `mount`, `tar -x -C`), and the value of `-t`.
+    Destination,
+    /// The destination, when what lands in it has names the guard cannot see: a directory's
+    /// contents (`cp -r x/. .claude/`, `rsync -a x/ .claude/`, `cp -rT x .claude`), a glob
+    /// or a variable. (`cp -r docs/commands .claude/` makes `.claude/commands`.)
+    Into,
+}
+
+/// A program that takes a directory away: its name (and subcommand), the options one of which
+/// it needs to (empty: none) and those with which it does not, the options whose value is a
+/// directory it takes, and which operands it takes.
+struct Taker {
+    program: &'static str,
+    sub: Option<&'static str>,
+    needs: &'static [&'static str],
+    unless: &'static [&'static str],
+    values: &'static [&'static str],
+    takes: Takes,
+}
+
+const fn taker(program: &'static str, takes: Takes) -> Taker {
+    Taker {
+        program,
+        sub: None,
+        needs: &[],
+        unless: &[],
+        values: &[],
+        takes,
+    }
+}
+
+#[rustfmt::skip]
+const TAKERS: &[Taker] = &[
+    taker("rm", Takes::All),
+    taker("rmdir", Takes::All),
+    taker("unlink", Takes::All),
+    taker("shred", Takes::All),
+    taker("trash", Takes::All),
+    taker("trash-put", Takes::All),
+    Taker { values: &["-t", "--target-directory"], ..taker("mv", Takes::Sources) },
+    // A mode or owner of the directory itself (`chmod 000 .claude`) hides what is in it.
+    taker("chmod", Takes::All),
+    taker("chown", Takes::All),
+    taker("chgrp", Takes::All),
+    taker("chattr", Takes::All),
+    taker("setfacl", Takes::All),
+    Taker { sub: Some("mv"), ..taker("git", Takes::Sources) },
+    Taker { sub: Some("rm"), unless: &["--cached"], ..taker("git", Takes::All) },
+    // `git stash push -- .claude` takes its changes out of the work tree.
+    Taker { sub: Some("stash"), ..taker("git", Takes::All) },
+    // Archived and removed: `tar --remove-files`, `zip -m`, `rsync --remove-source-files`.
+    Taker { needs: &["--remove-files"], ..taker("tar", Takes::All) },
+    Taker { needs: &["-m", "--move"], ..taker("zip", Takes::All) },
+    Taker { needs: &["--remove-source-files", "--remove-sent-files"], ..taker("rsync", Takes::Sources) },
+    // Filled with files of unknown names: a directory's copy, an archive, a mount.
+    Taker { needs: &["-r", "-R", "-a", "-T", "--recursive", "--archive", "--no-target-directory"], values: &["-t", "--target-directory"], ..taker("cp", Takes::Into) },
+    taker("rsync", Takes::Into),
+    taker("mount", Takes::Destination),
+    Taker { needs: &["-x", "--extract", "--get"], values: &["-C", "--directory"], ..taker("tar", Takes::Destination) },
+    Taker { needs: &["-d"], values: &["-d"], ..taker("unzip", Takes::Destination) },
+];
+
+/// Whether `flags` give `option`: a long one as written (or with `=value`), a short one
+/// anywhere in a cluster.
+fn has(args: &[String], option: &str) -> bool {
+    args.iter().any(|a| match option.strip_prefix("--") {
+        Some(long) => a
+            .strip_prefix("--")
+            .is_some_and(|f| f == long || f.starts_with(&format!("{long}="))),
+        None => {
+            let letter = option.trim_start_matches('-');
+            !a.starts_with("--") && a.starts_with('-') && a[1..].contains(letter)
+        }
+    })
+}
+
+/// The operand of a command that takes a directory away ([`TAKERS`]) that is an agent's
+/// [`SETTINGS_DIRS`] directory, as written and resolved (lexically). An agent reads its
+/// settings from the project root and the home directory, so only a settings directory there
+/// (or in a parent of the root) counts: a fixture's or a package's `.claude` is the agent's to
+/// change. `mv`'s destination is not removed (`mv notes.md .claude/`); the settings files
+/// moved onto are judged as written.
 pub(super) fn removed_settings_dir(
     cmd: &Command,
     cwd: &Path,
@@ -28,35 +119,117 @@ pub(super) fn removed_settings_dir(
     if cmd.program == "find" {
         return find_removes_settings(cmd, &base, root, home);
     }
-    if !REMOVERS.contains(&cmd.program.as_str()) {
+    // `git stash --all` (`-a`) stashes the ignored files too, and takes the settings files no
+    // one commits (`.claude/settings.local.json`) out of the work tree.
+    if cmd.program == "git"
+        && cmd.args.first().is_some_and(|a| a == "stash")
+        && cmd.args.iter().any(|a| a == "--all" || a == "-a")
+    {
+        return (SETTINGS_DIRS.iter())
+            .map(|d| (d.to_string(), root.join(d)))
+            .find(|(_, dir)| dir.exists());
+    }
+    TAKERS
+        .iter()
+        .filter(|t| t.program == cmd.program)
+        .find_map(|t| taken(t, cmd, &base, root, home))
+}
+
+/// The settings directory `cmd` takes away as `taker` says, if one.
+fn taken(
+    taker: &Taker,
+    cmd: &Command,
+    base: &Path,
+    root: &Path,
+    home: Option<&Path>,
+) -> Option<(String, PathBuf)> {
+    let args = match taker.sub {
+        Some(sub) => {
+            let at = cmd.args.iter().position(|a| !a.starts_with('-'))?;
+            (cmd.args[at] == sub).then(|| &cmd.args[at + 1..])?
+        }
+        None => &cmd.args[..],
+    };
+    // tar's old bundle without a dash (`tar xf a.tar -C .claude`) reads as a cluster.
+    let bundle: Vec<String>;
+    let args = match args.first() {
+        Some(first) if taker.program == "tar" && !first.starts_with('-') => {
+            bundle = std::iter::once(format!("-{first}"))
+                .chain(args[1..].iter().cloned())
+                .collect();
+            &bundle[..]
+        }
+        _ => args,
+    };
+    if (!taker.needs.is_empty() && !taker.needs.iter().any(|n| has(args, n)))
+        || taker.unless.iter().any(|u| has(args, u))
+    {
         return None;
     }
     let mut operands: Vec<&String> = Vec::new();
-    let mut target_given = false;
-    let mut args = cmd.args.iter();
-    while let Some(arg) = args.next() {
+    let mut valued: Vec<&String> = Vec::new();
+    let mut words = args.iter();
+    while let Some(arg) = words.next() {
         match arg.as_str() {
-            "--" => operands.extend(args.by_ref()),
-            "-t" | "--target-directory" => {
-                target_given = true;
-                args.next();
+            "--" => operands.extend(words.by_ref()),
+            a if taker.values.contains(&a) => valued.extend(words.next()),
+            a if a
+                .split_once('=')
+                .is_some_and(|(name, _)| taker.values.contains(&name)) =>
+            {
+                valued.push(arg)
             }
-            a if a.starts_with("--target-directory=") => target_given = true,
             a if a.starts_with('-') && a.len() > 1 => {}
             _ => operands.push(arg),
         }
     }
-    if cmd.program == "mv" && !target_given {
-        operands.pop();
-    }
-    operands.into_iter().find_map(|arg| {
-        let path = rules::lexical(&substitute(arg), &base, home);
-        let name = path.file_name()?.to_str()?;
-        let parent = path.parent()?;
-        let read_there = root.starts_with(parent) || home.is_some_and(|h| h == parent);
-        (read_there && SETTINGS_DIRS.iter().any(|d| d.eq_ignore_ascii_case(name)))
-            .then(|| (arg.clone(), path))
+    let mut valued: Vec<String> = (valued.into_iter())
+        .map(|v| v.split_once('=').map_or(v.as_str(), |(_, v)| v).to_owned())
+        .collect();
+    let candidates: Vec<String> = match taker.takes {
+        Takes::All => operands.into_iter().cloned().collect(),
+        Takes::Sources if !valued.is_empty() => operands.into_iter().cloned().collect(),
+        Takes::Sources => {
+            operands.pop();
+            operands.into_iter().cloned().collect()
+        }
+        Takes::Destination => (operands.last().map(|o| (*o).clone()).into_iter())
+            .chain(valued)
+            .collect(),
+        Takes::Into => {
+            let whole = has(args, "-T") || has(args, "--no-target-directory");
+            let destination = match valued.pop() {
+                Some(target) => Some(target),
+                None => operands.pop().cloned(),
+            };
+            let unknown = |source: &&String| {
+                source.ends_with('/')
+                    || source.ends_with("/.")
+                    || source.as_str() == "."
+                    || source.contains(['*', '?', '[', '$', '`'])
+            };
+            (whole || operands.iter().any(unknown))
+                .then_some(destination)
+                .flatten()
+                .into_iter()
+                .collect()
+        }
+    };
+    candidates.into_iter().find_map(|arg| {
+        let path = rules::lexical(&substitute(&arg), base, home);
+        settings_dir_read_there(&path, root, home).then_some((arg, path))
     })
+}
+
+/// Whether `path` is a [`SETTINGS_DIRS`] directory where an agent reads it: in the project
+/// root, a parent of it, or the home directory.
+fn settings_dir_read_there(path: &Path, root: &Path, home: Option<&Path>) -> bool {
+    let (Some(name), Some(parent)) = (path.file_name().and_then(|n| n.to_str()), path.parent())
+    else {
+        return false;
+    };
+    let read_there = root.starts_with(parent) || home.is_some_and(|h| h == parent);
+    read_there && SETTINGS_DIRS.iter().any(|d| d.eq_ignore_ascii_case(name))
 }
 
 /// `find` that removes what it finds (`-delete`, or `-exec rm`/`-execdir mv`/… of a
@@ -71,13 +244,29 @@ fn find_removes_settings(
     home: Option<&Path>,
 ) -> Option<(String, PathBuf)> {
     let args = &cmd.args;
-    let removes = args.iter().zip(args.iter().skip(1)).any(|(a, next)| {
-        a == "-delete"
-            || (matches!(a.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir")
+    let runs = |programs: &[&str]| {
+        args.iter().zip(args.iter().skip(1)).any(|(a, next)| {
+            matches!(a.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir")
                 && (Path::new(next).file_name().and_then(|n| n.to_str()))
-                    .is_some_and(|n| REMOVERS.contains(&n)))
-    }) || args.last().is_some_and(|a| a == "-delete");
-    if !removes {
+                    .is_some_and(|n| programs.contains(&n))
+        })
+    };
+    let deletes = args.iter().any(|a| a == "-delete");
+    let starts: Vec<&String> = args
+        .iter()
+        .take_while(|a| !a.starts_with(['-', '(', '!']))
+        .collect();
+    // Started in a settings directory, what it finds there is the settings: deleted or
+    // rewritten (`find .claude -type f -exec truncate -s 0 {} +`).
+    if deletes || runs(REMOVERS) || runs(REWRITERS) {
+        for start in &starts {
+            let path = rules::lexical(&substitute(start), base, home);
+            if settings_dir_read_there(&path, root, home) {
+                return Some(((*start).clone(), path));
+            }
+        }
+    }
+    if !(deletes || runs(REMOVERS)) {
         return None;
     }
     // A name followed by `-prune` is kept out (`-name .claude -prune -o … -delete`).
@@ -101,10 +290,6 @@ fn find_removes_settings(
         SETTINGS_DIRS.iter().find(|d| glob.is_match(d))
     });
     let dir = settings.into_iter().next()?;
-    let starts: Vec<&String> = args
-        .iter()
-        .take_while(|a| !a.starts_with(['-', '(', '!']))
-        .collect();
     let dot = String::from(".");
     let starts = if starts.is_empty() {
         vec![&dot]

@@ -28,6 +28,29 @@ fn removing_or_moving_a_settings_directory_is_found() {
         Some("/h/.claude")
     );
     assert_eq!(removed("mv -t /tmp .claude").as_deref(), Some("/p/.claude"));
+    // Moved, hidden, archived away or filled with files of unseen names.
+    for taken in [
+        "git mv .claude .claude-old",
+        "git rm -r .claude",
+        "git stash push -- .claude",
+        "chmod 000 .claude",
+        "chmod -R a-rwx .claude",
+        "tar czf x.tgz --remove-files .claude",
+        "zip -rm x.zip .claude",
+        "rsync -a --remove-source-files .claude/ /tmp/x/",
+        "cp -r /tmp/evil/. .claude/",
+        "cp -rT /tmp/evil .claude",
+        "cp -r /tmp/evil/* .claude",
+        "cp -t .claude -r /tmp/evil/.",
+        "rsync -a /tmp/evil/ .claude/",
+        "tar xf evil.tar -C .claude",
+        "tar -x -f evil.tar --directory=.claude",
+        "unzip -o evil.zip -d .claude",
+        "mount --bind /tmp/empty .claude",
+        "find .claude -type f -exec truncate -s 0 {} +",
+    ] {
+        assert_eq!(removed(taken).as_deref(), Some("/p/.claude"), "{taken}");
+    }
     for kept in [
         "rm .claude/commands/x.md",
         "ls .claude",
@@ -40,9 +63,38 @@ fn removing_or_moving_a_settings_directory_is_found() {
         "rm -rf packages/web/.claude",
         "env -C a rm -r .claude",
         "rm -rf /tmp/fixture/.gemini",
+        // Copies whose names are seen: `.claude/commands`, `.claude/agents`.
+        "cp -r docs/commands .claude/",
+        "rsync -a docs/agents .claude/",
+        "git stash",
+        "git stash pop",
+        "git rm -r --cached .claude",
+        "find .claude -name '*.md'",
+        "tar czf backup.tgz .claude",
     ] {
         assert_eq!(removed(kept), None, "{kept}");
     }
+}
+
+#[test]
+fn stashing_the_ignored_files_takes_the_local_settings() {
+    let project = tempfile::tempdir().expect("temp dir");
+    let root = project.path();
+    let found = |src: &str| {
+        let script = shell::parse(src).expect("parses");
+        (script.commands()).find_map(|c| removed_settings_dir(c, root, root, None))
+    };
+    // No settings directory: nothing to take.
+    assert!(found("git stash --all").is_none());
+    std::fs::create_dir(root.join(".claude")).expect("settings dir");
+    for src in ["git stash --all", "git stash -a", "git stash push --all"] {
+        assert_eq!(
+            found(src).map(|(_, p)| p),
+            Some(root.join(".claude")),
+            "{src}"
+        );
+    }
+    assert!(found("git stash -u").is_none());
 }
 
 #[test]
