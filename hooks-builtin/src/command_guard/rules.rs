@@ -387,9 +387,10 @@ pub(super) fn command_hits(command: &Command, env: &Env<'_>) -> Vec<Hit> {
     hits.extend(write_hits(command, &operands, env));
     hits.extend(editor_startup_command(command));
     match program {
+        // rm has no other long option starting with `r`: `--r` is `--recursive`.
         "rm" if has_short(&flags, 'r')
             || has_short(&flags, 'R')
-            || has_long_abbreviated(&flags, "recursive", 3) =>
+            || has_long_abbreviated(&flags, "recursive", 1) =>
         {
             let operands = operands.iter().filter(|o| !o.is_empty());
             hits.extend(operands.filter_map(|o| env.delete_hit(o, dir, "recursive delete")));

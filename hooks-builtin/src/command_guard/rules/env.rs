@@ -224,9 +224,11 @@ impl<'a> Env<'a> {
             return false;
         };
         // `*/..` is the directory itself again. zsh's and ksh's glob syntax (`*(D)` takes
-        // dot files too, `@(*)`, `!(keep)`, `*~x`, `<1-9>`) is not read here, and `**` reaches
-        // any depth (`**/.git`): such a glob stays its directory.
-        let unread = |p: &&str| *p == "**" || p.contains(['(', ')', '~', '^', '#', '|', '<', '>']);
+        // dot files too, `@(*)`, `!(keep)`, `*~x`, `<1-9>`) is not read here: such a glob
+        // stays its directory. `**` reaches any depth, none included (`**/.git` is `.git` in
+        // zsh or with bash's globstar): read only in the project root, under both readings.
+        let unread = |p: &&str| p.contains(['(', ')', '~', '^', '#', '|', '<', '>']);
+        let globstar = parts.contains(&"**");
         if is_pure_wildcard(last)
             || parts.iter().any(|p| matches!(*p, "." | ".."))
             || parts.iter().any(unread)
@@ -243,7 +245,13 @@ impl<'a> Env<'a> {
                 };
                 let below: Vec<_> = below.iter().map(|c| c.to_string_lossy()).collect();
                 if below.is_empty() {
-                    return !could_match_kept(&parts);
+                    let shallow: Vec<&str> =
+                        (parts.iter().copied()).filter(|p| *p != "**").collect();
+                    return !could_match_kept(&parts)
+                        && !(globstar && (shallow.is_empty() || could_match_kept(&shallow)));
+                }
+                if globstar {
+                    return false;
                 }
                 // Each part could match the root's path below `dir`, and it stops at the root or
                 // above: it could take the project.
@@ -251,7 +259,7 @@ impl<'a> Env<'a> {
                     && parts.iter().zip(&below).all(|(p, b)| could_match(p, b));
                 !takes_root
             }
-            Place::System => TEMP_DIRS.iter().any(|t| Path::new(t) == dir),
+            Place::System => !globstar && TEMP_DIRS.iter().any(|t| Path::new(t) == dir),
             _ => false,
         }
     }

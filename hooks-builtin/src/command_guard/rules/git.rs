@@ -54,6 +54,15 @@ pub(super) fn git(command: &Command, env: &Env<'_>) -> Vec<Hit> {
             .any(|o| matches!(*o, "." | "./" | "*" | ":/" | ":/*" | ":(top)"))
     };
     match sub.as_str() {
+        "push"
+            if dry_run(
+                rest,
+                "o",
+                &["--push-option", "--repo", "--receive-pack", "--exec"],
+            ) =>
+        {
+            Vec::new()
+        }
         "push" => push(&flags, &operands, env),
         "reset" if has_long_abbreviated(&flags, "hard", 2) => {
             vec![hit(
@@ -63,7 +72,7 @@ pub(super) fn git(command: &Command, env: &Env<'_>) -> Vec<Hit> {
         }
         "clean"
             if (has_short(&flags, 'f') || has_long_abbreviated(&flags, "force", 3))
-                && !clean_dry_run(rest) =>
+                && !dry_run(rest, "e", &["--exclude"]) =>
         {
             // A clean of a work tree that is `/`, the home or a system directory deletes what
             // is there that git does not track: all of it, for `/`.
@@ -104,10 +113,11 @@ pub(super) fn git(command: &Command, env: &Env<'_>) -> Vec<Hit> {
     }
 }
 
-/// `git clean -n`/`--dry-run`, which wins over `-f`: git only lists what it would remove.
-/// The last of `-n`, `--dry-run` and `--no-dry-run` counts; the value of `-e`/`--exclude`
-/// (`-e -n`, `-enode_modules`) is a pattern, not an option.
-fn clean_dry_run(args: &[String]) -> bool {
+/// `-n`/`--dry-run` of `git clean` or `git push`, which wins over `-f`: git only lists what
+/// it would do. The last of `-n`, `--dry-run` and `--no-dry-run` counts; the value of an
+/// option that takes one (`-e`/`--exclude` of clean, `-o`/`--push-option` of push: `-e -n`,
+/// `-enode_modules`) is no option.
+fn dry_run(args: &[String], short_values: &str, long_values: &[&str]) -> bool {
     let mut dry = false;
     let mut words = args.iter();
     while let Some(arg) = words.next() {
@@ -117,23 +127,24 @@ fn clean_dry_run(args: &[String]) -> bool {
             "--" => break,
             _ if long("--dry-run", 3) => dry = true,
             _ if long("--no-dry-run", 6) => dry = false,
-            _ if arg == "-e" || long("--exclude", 3) => {
+            a if a.starts_with("--")
+                && !a.contains('=')
+                && long_values.iter().any(|v| long(v, 4)) =>
+            {
                 words.next();
             }
             a if a.starts_with("--") => {}
             a if a.starts_with('-') => {
                 let cluster = &a[1..];
                 for (at, c) in cluster.char_indices() {
-                    match c {
-                        'n' => dry = true,
-                        // The rest of the cluster, or the next word, is its pattern.
-                        'e' => {
-                            if at + 1 == cluster.len() {
-                                words.next();
-                            }
-                            break;
+                    if c == 'n' {
+                        dry = true;
+                    } else if short_values.contains(c) {
+                        // The rest of the cluster, or the next word, is its value.
+                        if at + 1 == cluster.len() {
+                            words.next();
                         }
-                        _ => {}
+                        break;
                     }
                 }
             }
