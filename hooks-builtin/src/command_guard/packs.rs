@@ -52,7 +52,9 @@ pub(super) mod operands;
 /// `/usr/bin/python3`, `/var/lib/dpkg/status`; not the home directory's contents),
 /// `outside-project`, `project` (the project root or a parent of it, or a glob of every entry
 /// of one: `*`), `disk` (a block device; a relative path starts where the command runs),
-/// `shell-startup` (a startup file a shell reads in the home directory: `~/.bashrc`),
+/// `device` (a block device, another path under `/dev`, or a path computed when it runs: not
+/// a plain file such as a disk image), `shell-startup` (a startup file a shell reads in the
+/// home directory: `~/.bashrc`),
 /// `protected-branch` (a `protected_branches` name, or its ref: `refs/heads/main`), `unknown`
 /// (a path that starts with a variable the guard does not expand: `"$DEST"`, `${X:-.}`).
 /// **Operand_at** says which operands are looked at: `any` (the default), `last` (the
@@ -153,6 +155,9 @@ pub enum OperandPlace {
     Project,
     /// A block device (`/dev/sda`).
     Disk,
+    /// A block device, another path under `/dev`, or a path computed when it runs (`$DEV`):
+    /// anything but a plain file, such as a disk image (`parted disk.img mklabel gpt`).
+    Device,
     /// A startup file a shell reads in the home directory (`~/.bashrc`, `~/.zshrc`,
     /// `~/.config/fish/config.fish`): what is in it runs in every new shell.
     ShellStartup,
@@ -173,6 +178,7 @@ impl fmt::Display for OperandPlace {
             OperandPlace::OutsideProject => "outside-project",
             OperandPlace::Project => "project",
             OperandPlace::Disk => "disk",
+            OperandPlace::Device => "device",
             OperandPlace::ShellStartup => "shell-startup",
             OperandPlace::ProtectedBranch => "protected-branch",
             OperandPlace::Unknown => "unknown",
@@ -536,6 +542,11 @@ impl CompiledRule {
                     && super::opaque::unknown_variable(o, "").is_some()
             }
             OperandPlace::Disk => env.is_disk_at(o, dir),
+            OperandPlace::Device => {
+                env.is_disk_at(o, dir)
+                    || o.contains(['$', '`'])
+                    || env.place(o, dir).1.starts_with("/dev")
+            }
             // `git update-ref refs/heads/main …` names the branch by its ref.
             OperandPlace::ProtectedBranch => {
                 env.is_protected(o.strip_prefix("refs/heads/").unwrap_or(o))

@@ -452,10 +452,16 @@ pub(super) fn command_hits(command: &Command, env: &Env<'_>) -> Vec<Hit> {
                 hits.push(hit(MKFS, format!("{p} formats or wipes a disk")));
             }
         }
+        // dcfldd's and dc3dd's outputs too (`hof=`, `fhod=`, dc3dd's `wipe=`).
         "dd" => hits.extend(
             operands
                 .iter()
-                .filter_map(|o| o.strip_prefix("of=").filter(|d| env.is_disk_at(d, dir)))
+                .filter_map(|o| {
+                    ["of=", "hof=", "fhod=", "wipe=", "hwipe="]
+                        .iter()
+                        .find_map(|p| o.strip_prefix(p))
+                })
+                .filter(|d| env.is_disk_at(d, dir))
                 .map(|d| hit(DD_DEVICE, format!("dd writes to disk device {d}"))),
         ),
         "shred" => hits.extend(

@@ -138,8 +138,20 @@ fn command_name(word: &str) -> &str {
         .map_or(name, |(_, program)| program)
 }
 
-/// Programs that take another's arguments and run it: judged as that one.
-const SAME_AS: &[(&str, &str)] = &[("kubecolor", "kubectl"), ("wsl.exe", "wsl")];
+/// Programs that take another's arguments and run it: judged as that one. GNU's tools as
+/// Homebrew installs them on macOS carry a `g` (`grm`, `gfind`, `gdd`).
+#[rustfmt::skip]
+const SAME_AS: &[(&str, &str)] = &[
+    ("kubecolor", "kubectl"), ("wsl.exe", "wsl"),
+    ("grm", "rm"), ("grmdir", "rmdir"), ("gfind", "find"), ("gxargs", "xargs"), ("gdd", "dd"),
+    ("gcp", "cp"), ("gmv", "mv"), ("gln", "ln"), ("ginstall", "install"), ("gtee", "tee"),
+    ("gchmod", "chmod"), ("gchown", "chown"), ("gchgrp", "chgrp"), ("gtruncate", "truncate"),
+    ("gshred", "shred"), ("gunlink", "unlink"), ("gsplit", "split"), ("gsort", "sort"),
+    ("genv", "env"), ("gtimeout", "timeout"), ("gnice", "nice"), ("gnohup", "nohup"),
+    ("gstdbuf", "stdbuf"), ("gchroot", "chroot"), ("gsed", "sed"),
+    // Forensic dd's: dd's operands, and more (`wipe=`, `hof=`: the dd rule reads them).
+    ("dcfldd", "dd"), ("dc3dd", "dd"),
+];
 
 /// `rm` for `/bin/rm`; a word whose last part is a substitution (`$(curl …/x)`) is kept whole.
 fn basename(word: &str) -> &str {
