@@ -665,6 +665,13 @@ impl Parser<'_, '_> {
                     self.nested_command(nested.to_vec(), privileged, dir)?;
                 }
             }
+            // `capsh [options] -- ARGS` runs `/bin/bash ARGS` (`capsh -- -c 'cmd'`).
+            "capsh" => {
+                if let Some(at) = args.iter().position(|a| a == "--") {
+                    let bash = std::iter::once("bash".to_owned()).chain(args[at + 1..].to_vec());
+                    self.nested_command(bash.collect(), privileged, dir)?;
+                }
+            }
             // `bwrap --bind / / cmd`: a sandbox whose options take one or two values, then
             // the command.
             "bwrap" => {

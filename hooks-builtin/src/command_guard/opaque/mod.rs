@@ -435,6 +435,18 @@ fn source_substitution(command: &Command) -> Option<Hit> {
     if let Some(ShellScript::File(file)) = command.shell_script() {
         scripts.push(file);
     }
+    // bash's startup file given on the line (`bash --rcfile <(…) -i`) runs as a script too.
+    if command.shell_script().is_some() {
+        let mut args = command.args.iter().map(String::as_str);
+        while let Some(arg) = args.next() {
+            match arg {
+                "--rcfile" | "--init-file" => scripts.extend(args.next()),
+                a => scripts.extend(
+                    (a.strip_prefix("--rcfile=")).or_else(|| a.strip_prefix("--init-file=")),
+                ),
+            }
+        }
+    }
     scripts.extend(interp::script_file(command));
     let reads_stdin = command.shell_script() == Some(ShellScript::Stdin)
         || interp::reads_code_from_stdin(command);

@@ -635,6 +635,8 @@ const WRAPPERS: &[Wrapper] = &[
 pub(super) const SHELLS: &[&str] = &[
     "sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "yash", "fish", "rbash", "csh", "tcsh",
     "$SHELL", "${SHELL}", "$BASH", "${BASH}",
+    // Shells of other grammars, whose `-c` commands read alike (`nu -c 'rm -rf ~'`).
+    "nu", "xonsh", "elvish", "rc", "osh", "ysh", "oil", "es", "posh", "oksh", "loksh",
 ];
 
 /// `xargs` options that take a value.
