@@ -55,6 +55,8 @@ pub(super) fn words(cmd: &Command, redefined: &[&str], code: bool) -> Vec<(Strin
     let trusted = !cmd.by_path && !redefined.contains(&cmd.program.as_str());
     let names_only = trusted && names_only(cmd);
     let ssh = trusted && matches!(cmd.program.as_str(), "ssh" | "scp" | "sftp");
+    // `git clean -e PATTERN` keeps what the pattern names: a name, not a file it touches.
+    let clean = trusted && cmd.program == "git" && cmd.args.first().is_some_and(|a| a == "clean");
     let mut key_next = false;
     for arg in &cmd.args {
         // The operands of a program that uses only names; its options are still judged
@@ -64,7 +66,11 @@ pub(super) fn words(cmd: &Command, redefined: &[&str], code: bool) -> Vec<(Strin
             && !previous.is_some_and(|p| p.starts_with("--pathspec")))
             // The identity file of `ssh -i KEY` (`-iKEY`); a word taken as `-i`'s value is
             // not itself a `-i` (`scp -i -i .env host:` sends `.env`).
-            || (ssh && (key_next || arg == "-i" || (arg.starts_with("-i") && arg.len() > 2)));
+            || (ssh && (key_next || arg == "-i" || (arg.starts_with("-i") && arg.len() > 2)))
+            || (clean
+                && (previous.is_some_and(|p| p == "-e" || p == "--exclude")
+                    || arg.starts_with("--exclude=")
+                    || (arg.starts_with("-e") && arg.len() > 2)));
         key_next = ssh && !key_next && arg == "-i";
         if skip {
             previous = Some(arg);
