@@ -9,6 +9,7 @@
 //! - The words after the subcommand's options, or after `--`: `minikube ssh CMD`, `podman
 //!   machine ssh [NAME] CMD` (the name is optional: both readings are judged), `pyinfra
 //!   INVENTORY exec -- CMD`, `fab -H HOST -- CMD`.
+//! - `aws ssm send-command --parameters commands=[…]`: each command of the document.
 //! - ansible's modules ([`ansible_scripts`]).
 
 use super::wrappers::SSH_SHORT;
@@ -20,6 +21,9 @@ enum Given {
     Option(&'static [&'static str]),
     /// After `--`, ssh's options and then the command.
     SshArgs,
+    /// The `commands` of a parameters option (`aws ssm send-command --parameters
+    /// 'commands=["rm -rf /"]'`, or its JSON form).
+    Parameters(&'static [&'static str]),
     /// The words after the subcommand and its options; with `name`, the first may be a
     /// machine's name.
     Words {
@@ -67,6 +71,11 @@ const REMOTES: &[Remote] = &[
         program: "aws",
         path: &["ecs", "execute-command"],
         given: Given::Option(&["--command"]),
+    },
+    Remote {
+        program: "aws",
+        path: &["ssm", "send-command"],
+        given: Given::Parameters(&["--parameters"]),
     },
     Remote {
         program: "gh",
@@ -164,6 +173,9 @@ pub(super) fn remote_scripts(program: &str, args: &[String]) -> Vec<String> {
         }
         match &remote.given {
             Given::Option(names) => scripts.extend(option_value(args, names).map(str::to_owned)),
+            Given::Parameters(names) => {
+                scripts.extend(option_value(args, names).into_iter().flat_map(commands_of));
+            }
             Given::SshArgs => {
                 if let Some(rest) = args.get(before + 1..) {
                     let command = &rest[options(rest, SSH_SHORT, &[])..];
@@ -229,5 +241,29 @@ pub(super) fn ansible_scripts(args: &[String]) -> Vec<String> {
             .map(|dest| format!("tar -x -f x -C {}", quoted(dest)))
             .collect(),
         _ => vec![margs.to_owned()],
+    }
+}
+
+/// The command lines of an SSM document's `commands` parameter, in the CLI's shorthand
+/// (`commands=["a","b"]`, `commands=a`) or JSON (`{"commands":["a"]}`). A value the guard
+/// cannot read is judged whole, as a command line.
+fn commands_of(value: &str) -> Vec<String> {
+    let Some(at) = value.find("commands") else {
+        return Vec::new();
+    };
+    let rest = value[at + "commands".len()..].trim_start_matches(['"', '\'', ':', '=', ' ']);
+    let Some(list) = rest.strip_prefix('[') else {
+        // `commands=rm -rf /`: the rest, up to another parameter.
+        let end = rest.find(['}', ']']).unwrap_or(rest.len());
+        return vec![rest[..end].trim_matches(['"', '\'']).to_owned()];
+    };
+    let list = &list[..list.find(']').unwrap_or(list.len())];
+    let quoted: Vec<String> = (list.split('"').skip(1).step_by(2))
+        .map(str::to_owned)
+        .collect();
+    if quoted.is_empty() {
+        vec![list.to_owned()]
+    } else {
+        quoted
     }
 }
