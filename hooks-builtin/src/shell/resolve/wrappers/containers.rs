@@ -237,6 +237,16 @@ pub(super) const CONTAINERS: &[Wrapper] = &[
             "user",
             "cd",
             "shell-type",
+            // Management commands that take a distribution and run nothing in it: with
+            // their value taken, wsl itself is the command (`wsl --unregister Ubuntu`).
+            "unregister",
+            "terminate",
+            "export",
+            "import",
+            "set-default",
+            "set-version",
+            "mount",
+            "unmount",
         ],
         chdir: ("", &["cd"]),
         remote: true,
