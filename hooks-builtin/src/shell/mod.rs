@@ -57,6 +57,7 @@
 //!   `ssh host rm -rf build` is not a delete in the project; so do other tools' remote
 //!   commands (`resolve/remotes.rs`): `gcloud compute ssh VM -- CMD` and `--command`, `az ssh
 //!   vm -- CMD`, `az vm run-command invoke --scripts`, `aws ecs execute-command --command`,
+//!   `aws ssm send-command --parameters commands=[…]`,
 //!   `gh codespace ssh -- CMD`, `fly ssh console -C`, `minikube ssh CMD`, `podman machine ssh
 //!   CMD`, `pyinfra … exec -- CMD`, `fab -- CMD`, ansible's `-a` (the file, copy and template
 //!   modules as the deletes and writes they make); and remote wrappers (`tsh ssh`, `knife
