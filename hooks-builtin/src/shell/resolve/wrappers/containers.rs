@@ -3,6 +3,16 @@
 
 use super::{PLAIN, Wrapper};
 
+/// OrbStack's Linux machine: `orb cmd`, `orb -m ubuntu cmd` (and `orbctl run cmd`).
+const ORB: Wrapper = Wrapper {
+    name: "orb",
+    short: "mu",
+    long: &["machine", "user", "workdir"],
+    chdir: ("w", &["workdir"]),
+    remote: true,
+    ..PLAIN
+};
+
 /// LXD's client; incus, its fork, reads the same words.
 const LXC: Wrapper = Wrapper {
     name: "lxc",
@@ -318,22 +328,11 @@ pub(super) const CONTAINERS: &[Wrapper] = &[
         remote: true,
         ..PLAIN
     },
-    Wrapper {
-        name: "orb",
-        short: "mu",
-        long: &["machine", "user", "workdir"],
-        chdir: ("w", &["workdir"]),
-        remote: true,
-        ..PLAIN
-    },
+    ORB,
     Wrapper {
         name: "orbctl",
         sub: &["run"],
-        short: "mu",
-        long: &["machine", "user", "workdir"],
-        chdir: ("w", &["workdir"]),
-        remote: true,
-        ..PLAIN
+        ..ORB
     },
     Wrapper {
         name: "tsh",
