@@ -38,6 +38,7 @@ pub(super) mod operands;
 /// text_unless = '(?i)\bwhere\b'                    # … and must not match this
 /// operand = "system"                               # some operand must be such a place
 /// operand_at = "any"                               # which operands: any | last | not-last | first
+/// operand_except = ["/mnt"]                        # operand globs that are not the place
 ///
 /// [options.mv]                                     # per program, for every rule of the pack
 /// values = ["-S", "--suffix"]                      # options whose value may be the next word
@@ -125,6 +126,10 @@ pub struct PackRule {
     /// A place one of the command's operands must be.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub operand: Option<OperandPlace>,
+    /// Operand globs that do not count as `operand`'s place (`/mnt` for `umount`): unlike
+    /// `unless`, they exempt that operand, not the command (`umount /mnt /usr` still asks).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub operand_except: Vec<String>,
     /// Which operands `operand` looks at (default: any).
     #[serde(default, skip_serializing_if = "OperandAt::is_any")]
     pub operand_at: OperandAt,
@@ -313,6 +318,7 @@ pub(super) struct CompiledRule {
     command: Vec<UserRule>,
     unless: Vec<String>,
     operand: Option<OperandPlace>,
+    operand_except: Vec<String>,
     operand_at: OperandAt,
     /// The pack's [`Pack::options`].
     options: Arc<BTreeMap<String, ProgramOptions>>,
@@ -415,6 +421,7 @@ impl Compiled {
                     command,
                     unless: rule.unless.clone(),
                     operand: rule.operand,
+                    operand_except: rule.operand_except.clone(),
                     operand_at: rule.operand_at,
                     options: Arc::clone(&options),
                     text: regex("text", &rule.text)?,
@@ -535,7 +542,8 @@ impl CompiledRule {
         let local = candidates
             .iter()
             .filter(|o| !operands::is_remote(&command.program, o))
-            .filter(|o| !(o.starts_with("$(") || o.starts_with('`')));
+            .filter(|o| !(o.starts_with("$(") || o.starts_with('`')))
+            .filter(|o| !self.operand_except.iter().any(|e| wildcard(e, o)));
         let at_place = |o: &str| match place {
             OperandPlace::Unknown => {
                 !operands::may_be_remote(&command.program, o)

@@ -14,49 +14,36 @@
 use super::super::user::wildcard;
 
 /// Options that take no value in any program the packs name, read as flags without a table:
-/// `aws s3 rm s3://b --recursive --dryrun` is a dry run. (`-d`, `-f`, `-a`, `-m` take a
-/// value in some: `psql -d DB`, `tar -f FILE`, `pulumi -m MESSAGE`.)
+/// `aws s3 rm s3://b --recursive --dryrun` is a dry run. (`-n`, `-h`, `-i`, `-v`, `-d`, `-a`
+/// and `-m` take a value in some: `kubectl -n NS`, `psql -h HOST`, `ssh -i KEY`, `docker -v
+/// VOL`, `psql -d DB`, `pulumi -m MESSAGE`.)
+#[rustfmt::skip]
 const NO_VALUE: &[&str] = &[
-    "-r",
-    "-R",
-    "--recursive",
-    "-y",
-    "--yes",
-    "-q",
-    "--quiet",
-    "-v",
-    "--verbose",
-    "--force",
-    "--all",
-    "--cached",
-    "--dry-run",
-    "--dryrun",
-    "-n",
-    "--help",
-    "-h",
-    "--delete",
-    "--purge",
-    "--wait",
-    "--now",
-    "--no-wait",
-    "--interactive",
-    "-i",
+    "-r", "-R", "--recursive", "-y", "--yes", "-q", "--quiet", "--verbose", "-f", "--force",
+    "--all", "-A", "--all-namespaces", "--cached", "--dry-run", "--dryrun", "--help",
+    "--delete", "--purge", "--wait", "--now", "--no-wait", "--interactive",
+    "--ignore-not-found", "--skip-preview", "--checksum", "--fast-list", "--only-show-errors",
+    "--debug", "--keep-history", "--ignore-daemonsets", "--delete-emptydir-data", "--record",
+    "--progress", "--no-color", "--non-interactive", "--confirm",
 ];
 
 /// Whether `exemption` is given in `args`; `values` lists the program's options that take a
-/// value, `None` when the pack has no table for it.
+/// value, `None` when the pack has no table for it. The last word that gives or takes it back
+/// counts (`--dry-run --dry-run=none`, `--dry-run --no-dry-run` run for real).
 pub(super) fn given(exemption: &str, args: &[String], values: Option<&[String]>) -> bool {
     let takes_value = |option: &str| match values {
         Some(values) => values.iter().any(|o| o == option),
         None => !NO_VALUE.contains(&option),
     };
+    let long = exemption.strip_prefix("--");
+    let mut state = None;
     let mut operands_only = false;
     let mut may_be_value = false;
     for arg in args.iter().map(String::as_str) {
         let value_here = std::mem::take(&mut may_be_value);
         if operands_only || arg == "-" || !arg.starts_with('-') {
             if !value_here && !exemption.starts_with('-') && wildcard(exemption, arg) {
-                return true;
+                state = Some(true);
             }
             continue;
         }
@@ -64,45 +51,60 @@ pub(super) fn given(exemption: &str, args: &[String], values: Option<&[String]>)
             operands_only = !value_here;
             continue;
         }
-        if let Some(long) = arg.strip_prefix("--") {
-            let (name, value) = match long.split_once('=') {
+        if let Some(given) = arg.strip_prefix("--") {
+            let (name, value) = match given.split_once('=') {
                 Some((name, value)) => (name, Some(value)),
-                None => (long, None),
+                None => (given, None),
             };
             may_be_value = value.is_none() && takes_value(&format!("--{name}"));
-            if !value_here && exemption.strip_prefix("--") == Some(name) && !value.is_some_and(off)
-            {
-                return true;
+            if value_here {
+                continue;
+            }
+            if long == Some(name) {
+                state = Some(!value.is_some_and(off));
+            } else if long.is_some_and(|l| name.strip_prefix("no-") == Some(l)) {
+                state = Some(false);
             }
             continue;
         }
-        // A cluster (`-avn`), or a word spelt with one dash (`-help`).
-        if !value_here && arg == exemption && exemption.chars().count() > 2 {
-            return true;
+        // A word spelt with one dash (`-help`, terraform's `-dry-run=false`).
+        if !value_here && exemption.chars().count() > 2 && !exemption.starts_with("--") {
+            match arg.split_once('=') {
+                Some((name, value)) if name == exemption => {
+                    state = Some(!off(value));
+                    continue;
+                }
+                None if arg == exemption => {
+                    state = Some(true);
+                    continue;
+                }
+                _ => {}
+            }
         }
         let cluster = &arg[1..];
         for (at, letter) in cluster.char_indices() {
             let rest = &cluster[at + letter.len_utf8()..];
             if let Some(value) = rest.strip_prefix('=') {
                 // `-n=false`: the letter's value follows the `=`.
-                if !value_here && is_letter(exemption, letter) && !off(value) {
-                    return true;
+                if !value_here && is_letter(exemption, letter) {
+                    state = Some(!off(value));
                 }
                 break;
             }
             if !value_here && is_letter(exemption, letter) {
-                return true;
+                state = Some(true);
             }
             // A letter that may take a value takes the rest of the cluster, or the next word;
             // without a table the word may be one option spelt with one dash, which takes the
-            // next word (`terraform state rm -backup PATH`, Go's flags).
+            // next word (`terraform state rm -backup PATH`, Go's flags), unless its value is
+            // in it (`-lock=false`).
             if takes_value(&format!("-{letter}")) {
-                may_be_value = rest.is_empty() || values.is_none();
+                may_be_value = rest.is_empty() || (values.is_none() && !cluster.contains('='));
                 break;
             }
         }
     }
-    false
+    state == Some(true)
 }
 
 /// Whether `exemption` is the short option `letter` (`-n`).
@@ -111,12 +113,14 @@ fn is_letter(exemption: &str, letter: char) -> bool {
     chars.next() == Some('-') && chars.next() == Some(letter) && chars.next().is_none()
 }
 
-/// A value that turns a flag off.
+/// A value that turns a flag off, or one the guard cannot read (`--dry-run=$X`). Go's flags
+/// take `f` and `F` for false too.
 fn off(value: &str) -> bool {
-    matches!(
-        value.to_ascii_lowercase().as_str(),
-        "none" | "false" | "0" | "no" | "off"
-    )
+    value.contains(['$', '`'])
+        || matches!(
+            value.to_ascii_lowercase().as_str(),
+            "none" | "false" | "f" | "0" | "no" | "n" | "off"
+        )
 }
 
 #[cfg(test)]
@@ -137,6 +141,12 @@ mod tests {
             ("help", "rds delete-db-instance help"),
             ("--help", "destroy --help"),
             ("-help", "terraform destroy -help"),
+            (
+                "--dry-run",
+                "delete ns x --ignore-not-found --dry-run=client",
+            ),
+            ("-dry-run", "state rm -lock=false -dry-run x"),
+            ("-n", "rm -rf -n src"),
             ("help", "x -- help"),
         ] {
             assert!(
@@ -161,9 +171,17 @@ mod tests {
                 "--dry-run",
                 "state rm -backup --dry-run aws_db_instance.prod",
             ),
-            // Turned off.
+            // Turned off, or taken back later: the last word counts.
             ("-h", "delete cluster prod -h=false"),
             ("--dry-run", "delete ns prod --dry-run=none"),
+            ("--dry-run", "delete ns prod --dry-run --dry-run=none"),
+            ("--dry-run", "terminate-instances --dry-run --no-dry-run"),
+            ("--dry-run", "delete ns prod --dry-run=f"),
+            ("--help", "repo delete o/r --yes --help=f"),
+            ("--dry-run", "delete ns prod --dry-run=$X"),
+            ("-dry-run", "state rm -dry-run -dry-run=false x"),
+            // `-n` takes kubectl's namespace.
+            ("--dry-run", "delete ns prod -n --dry-run"),
             // An option after `--` is an operand.
             ("--dry-run", "x -- --dry-run"),
             // Not given at all.
