@@ -580,7 +580,7 @@ impl CompiledRule {
         };
         // Through the variables and links the script sets too (`f=/etc/passwd; truncate -s 0
         // $f`, `ln -s /etc e; chmod -R 777 e/`).
-        let follows = shell::links::follows_links(&command.program);
+        let follows = shell::links::follows_links(command);
         let operand = before
             .iter()
             .chain(local)

@@ -105,11 +105,21 @@ impl<'a> Env<'a> {
     pub(in crate::command_guard) fn readings(&self, word: &str, whole: bool) -> Vec<String> {
         let mut readings = self.variables.certain(word).unwrap_or_default();
         if !self.links.is_empty() {
-            let through: Vec<String> = (std::iter::once(word))
-                .chain(readings.iter().map(String::as_str))
-                .flat_map(|w| shell::links::through_links(w, &self.links, whole))
+            // A link to a link (`ln -s / a; ln -s a b`): a few rounds.
+            let mut last: Vec<String> = std::iter::once(word.to_owned())
+                .chain(readings.iter().cloned())
                 .collect();
-            readings.extend(through);
+            for _ in 0..3 {
+                let through: Vec<String> = (last.iter())
+                    .flat_map(|w| shell::links::through_links(w, &self.links, whole))
+                    .filter(|w| !readings.contains(w) && w != word)
+                    .collect();
+                if through.is_empty() {
+                    break;
+                }
+                readings.extend(through.iter().cloned());
+                last = through;
+            }
         }
         readings
     }
@@ -275,8 +285,16 @@ impl<'a> Env<'a> {
         dir: Option<&str>,
         how: &str,
     ) -> Option<Hit> {
+        // In a directory reached through a link (`ln -s / r && cd r && rm -rf *`), the
+        // operand joined to it is read through the links too, from where the script started.
+        let joined = dir
+            .filter(|d| !d.starts_with(['/', '~', '$']) && !operand.starts_with(['/', '~', '$']))
+            .map(|d| self.certain_readings(&format!("{d}/{operand}")))
+            .unwrap_or_default();
         let denied = (self.certain_readings(operand).iter())
-            .filter_map(|known| self.delete_hit_of(known, dir, how))
+            .map(|known| (known, dir))
+            .chain(joined.iter().map(|known| (known, None)))
+            .filter_map(|(known, dir)| self.delete_hit_of(known, dir, how))
             .find(|hit| hit.rule.class == Class::Deny);
         denied.or_else(|| self.delete_hit_of(operand, dir, how))
     }

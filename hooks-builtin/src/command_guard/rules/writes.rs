@@ -242,7 +242,7 @@ pub(super) fn write_hits(command: &Command, operands: &[&str], env: &Env<'_>) ->
     // A path through variables is judged as the values the shell certainly puts in too
     // (`f=/etc/passwd; echo x > $f`), and through the links the script makes: a write
     // follows a link (`ln -s /etc/passwd p; echo x > p`), which ln and mv replace instead.
-    let follows = shell::links::follows_links(&command.program);
+    let follows = shell::links::follows_links(command);
     let readings: Vec<String> = (all.iter().copied())
         .chain(by_place.iter().map(String::as_str))
         .flat_map(|p| env.readings(p, follows))
