@@ -569,6 +569,13 @@ impl Parser<'_, '_> {
                     self.nested_command(action, privileged, dir)?;
                 }
             }
+            // `fd PATTERN ROOT -x CMD` runs CMD on what it finds, as find's `-exec` does: judged
+            // as that find (`fd . / -X rm -rf` is `find / -exec rm -rf {} +`).
+            "fd" | "fdfind" => {
+                if let Some(find) = scripts::fd_as_find(args) {
+                    self.nested_command(find, privileged, dir)?;
+                }
+            }
             // Commands run on many hosts at once (`pdsh -w h[1-5] cmd`, `pssh -h hosts cmd`,
             // `clush -a cmd`), judged there as `ssh host cmd`'s are.
             "pdsh" | "pssh" | "parallel-ssh" | "clush" | "prsh" => {

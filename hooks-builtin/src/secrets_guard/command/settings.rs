@@ -63,7 +63,15 @@ const TAKERS: &[Taker] = &[
     taker("shred", Takes::All),
     taker("trash", Takes::All),
     taker("trash-put", Takes::All),
+    taker("gvfs-trash", Takes::All),
+    taker("rip", Takes::All),
+    taker("rmtrash", Takes::All),
+    Taker { sub: Some("trash"), ..taker("gio", Takes::All) },
+    Taker { sub: Some("remove"), ..taker("gio", Takes::All) },
     Taker { values: &["-t", "--target-directory"], ..taker("mv", Takes::Sources) },
+    // Moved or installed into it under a settings file's name, or of names unseen.
+    Taker { values: &["-t", "--target-directory"], ..taker("mv", Takes::Into) },
+    Taker { values: &["-t", "--target-directory", "-m", "--mode", "-o", "--owner", "-g", "--group", "-S", "--suffix"], ..taker("install", Takes::Into) },
     // A mode or owner of the directory itself (`chmod 000 .claude`) hides what is in it.
     taker("chmod", Takes::All),
     taker("chown", Takes::All),
@@ -76,13 +84,21 @@ const TAKERS: &[Taker] = &[
     Taker { sub: Some("stash"), ..taker("git", Takes::All) },
     // Archived and removed: `tar --remove-files`, `zip -m`, `rsync --remove-source-files`.
     Taker { needs: &["--remove-files"], ..taker("tar", Takes::All) },
+    Taker { needs: &["--remove-files"], ..taker("gtar", Takes::All) },
+    Taker { needs: &["--remove-files"], ..taker("bsdtar", Takes::All) },
+    Taker { needs: &["-sdel"], ..taker("7z", Takes::All) },
+    Taker { sub: Some("move"), ..taker("rclone", Takes::Sources) },
+    Taker { sub: Some("moveto"), ..taker("rclone", Takes::Sources) },
     Taker { needs: &["-m", "--move"], ..taker("zip", Takes::All) },
     Taker { needs: &["--remove-source-files", "--remove-sent-files"], ..taker("rsync", Takes::Sources) },
     // Filled with files of unknown names: a directory's copy, an archive, a mount.
-    Taker { needs: &["-r", "-R", "-a", "-T", "--recursive", "--archive", "--no-target-directory"], values: &["-t", "--target-directory"], ..taker("cp", Takes::Into) },
+    Taker { values: &["-t", "--target-directory", "-S", "--suffix"], ..taker("cp", Takes::Into) },
     taker("rsync", Takes::Into),
     taker("mount", Takes::Destination),
     Taker { needs: &["-x", "--extract", "--get"], values: &["-C", "--directory"], ..taker("tar", Takes::Destination) },
+    Taker { needs: &["-x", "--extract", "--get"], values: &["-C", "--directory"], ..taker("gtar", Takes::Destination) },
+    Taker { needs: &["-x", "--extract", "--get"], values: &["-C", "--directory"], ..taker("bsdtar", Takes::Destination) },
+    Taker { sub: Some("x"), values: &["-o"], ..taker("7z", Takes::Destination) },
     Taker { needs: &["-d"], values: &["-d"], ..taker("unzip", Takes::Destination) },
 ];
 
@@ -168,6 +184,7 @@ fn taken(
     }
     let mut operands: Vec<&String> = Vec::new();
     let mut valued: Vec<&String> = Vec::new();
+    let mut attached: Vec<String> = Vec::new();
     let mut words = args.iter();
     while let Some(arg) = words.next() {
         match arg.as_str() {
@@ -179,12 +196,21 @@ fn taken(
             {
                 valued.push(arg)
             }
+            // A short option's value written on to it (`7z x -o.claude`, `cp -t.claude`).
+            a if taker
+                .values
+                .iter()
+                .any(|v| v.len() == 2 && a.len() > 2 && a.starts_with(v)) =>
+            {
+                attached.push(a[2..].to_owned());
+            }
             a if a.starts_with('-') && a.len() > 1 => {}
             _ => operands.push(arg),
         }
     }
     let mut valued: Vec<String> = (valued.into_iter())
         .map(|v| v.split_once('=').map_or(v.as_str(), |(_, v)| v).to_owned())
+        .chain(attached)
         .collect();
     let candidates: Vec<String> = match taker.takes {
         Takes::All => operands.into_iter().cloned().collect(),
@@ -203,10 +229,16 @@ fn taken(
                 None => operands.pop().cloned(),
             };
             let unknown = |source: &&String| {
+                let name = source
+                    .trim_end_matches('/')
+                    .rsplit('/')
+                    .next()
+                    .unwrap_or(source);
                 source.ends_with('/')
                     || source.ends_with("/.")
                     || source.as_str() == "."
                     || source.contains(['*', '?', '[', '$', '`'])
+                    || name.to_ascii_lowercase().starts_with("settings")
             };
             (whole || operands.iter().any(unknown))
                 .then_some(destination)
@@ -217,7 +249,14 @@ fn taken(
     };
     candidates.into_iter().find_map(|arg| {
         let path = rules::lexical(&substitute(&arg), base, home);
-        settings_dir_read_there(&path, root, home).then_some((arg, path))
+        if settings_dir_read_there(&path, root, home) {
+            return Some((arg, path));
+        }
+        // A glob of its entries takes them all (`rm -rf .claude/*`, `rm .claude/settings*`).
+        let last = path.file_name()?.to_str()?;
+        let parent = path.parent()?;
+        (last.contains(['*', '?', '[']) && settings_dir_read_there(parent, root, home))
+            .then(|| (arg.clone(), parent.to_path_buf()))
     })
 }
 
@@ -287,8 +326,25 @@ fn find_removes_settings(
             .build()
             .ok()?
             .compile_matcher();
-        SETTINGS_DIRS.iter().find(|d| glob.is_match(d))
+        // The directory's name, a path through it (`-path './.claude/*'`), or a settings
+        // file's name (`-name settings.json`: the agents keep theirs in their directory).
+        let lower = pattern.to_ascii_lowercase();
+        SETTINGS_DIRS.iter().find(|d| {
+            glob.is_match(d)
+                || lower.split('/').any(|part| part == **d)
+                || (glob.is_match("settings.json") || glob.is_match("settings.local.json"))
+        })
     });
+    // A regular expression (`-regex`, and fd's pattern read as one) is not matched here: one
+    // that names a settings directory's name at all counts (`fd -H '^.claude$' -X rm -rf`).
+    let regexes = (args.windows(2))
+        .filter(|w| matches!(w[0].as_str(), "-regex" | "-iregex"))
+        .map(|w| w[1].to_ascii_lowercase());
+    let settings = settings.chain(regexes.filter_map(|pattern| {
+        SETTINGS_DIRS
+            .iter()
+            .find(|d| pattern.contains(d.trim_start_matches('.')))
+    }));
     let dir = settings.into_iter().next()?;
     let dot = String::from(".");
     let starts = if starts.is_empty() {

@@ -12,6 +12,13 @@ use super::{Opt, options, program_name, ssh_remote, strip, walk_options};
 use crate::shell::parser::{ItemsFor, Parser, Result, Source, XargsHereDoc};
 use crate::shell::{Command, RedirectOp, ShellScript, quote};
 
+/// Programs that pass on lines of their input, some or all, changed or not, as paths would
+/// be (`sort`, `grep -v x`, `head`, `tr '\n' '\0'`).
+const PASS_LINES: &[&str] = &[
+    "sort", "uniq", "grep", "egrep", "fgrep", "rg", "head", "tail", "cat", "tac", "tee", "tr",
+    "shuf", "sed", "awk", "cut",
+];
+
 /// What `parallel` reads on standard input.
 #[derive(Clone, Copy)]
 pub(super) enum Stdin<'a> {
@@ -640,7 +647,17 @@ impl Parser<'_, '_> {
                     // find empties. Unless both sides split on NUL (`-print0 | xargs -0`), a
                     // name with blanks, quotes or a newline in it becomes other paths too (a
                     // file called `x /etc`): the items are judged as computed paths as well.
-                    let find = prev
+                    // Through stages that pass lines on (`find / | sort | xargs rm -f`): what
+                    // reaches xargs is some of find's paths, judged as all of them.
+                    let mut source = ci.checked_sub(1);
+                    while let Some(at) = source
+                        && at > 0
+                        && PASS_LINES.contains(&pipeline.commands[at].program.as_str())
+                    {
+                        source = Some(at - 1);
+                    }
+                    let direct = source == ci.checked_sub(1);
+                    let find = (source.and_then(|at| pipeline.commands.get(at)))
                         .filter(|p| {
                             command.program == "xargs"
                                 && file.is_none()
@@ -652,8 +669,9 @@ impl Parser<'_, '_> {
                     self.sink.charge(from.len())?;
                     if let Some(mut find) = find {
                         let xargs = Xargs::read(&command.args);
-                        let exact =
-                            xargs.delimiter == Some('\0') && find.iter().any(|a| a == "-print0");
+                        let exact = direct
+                            && xargs.delimiter == Some('\0')
+                            && find.iter().any(|a| a == "-print0");
                         let run = xargs.unknown_run("{}");
                         if !run.is_empty() {
                             self.sink.charge(find.len() + run.len())?;

@@ -76,6 +76,97 @@ pub(super) fn find_actions(args: &[String]) -> Vec<Vec<String>> {
     actions
 }
 
+/// fd's options that take a value.
+const FD_VALUES: &[&str] = &[
+    "-e",
+    "--extension",
+    "-t",
+    "--type",
+    "-d",
+    "--max-depth",
+    "--min-depth",
+    "--exact-depth",
+    "-E",
+    "--exclude",
+    "-S",
+    "--size",
+    "--changed-within",
+    "--changed-before",
+    "-j",
+    "--threads",
+    "--base-directory",
+    "-c",
+    "--color",
+    "-o",
+    "--owner",
+    "--ignore-file",
+    "--max-results",
+    "--search-path",
+    "--path-separator",
+    "--format",
+    "--batch-size",
+];
+
+/// `fd [options] [PATTERN] [ROOT…] -x|-X CMD…` as the `find ROOT… -exec CMD {} +` that does
+/// the same (`--search-path` roots too; `.` when none), or `None` without `-x`/`-X`.
+pub(super) fn fd_as_find(args: &[String]) -> Option<Vec<String>> {
+    let mut positional: Vec<&str> = Vec::new();
+    let mut roots: Vec<&str> = Vec::new();
+    let mut command: Option<Vec<String>> = None;
+    let mut words = args.iter().map(String::as_str);
+    while let Some(word) = words.next() {
+        match word {
+            "-x" | "--exec" | "-X" | "--exec-batch" => {
+                command = Some(
+                    (words.by_ref())
+                        .take_while(|w| *w != ";")
+                        .map(str::to_owned)
+                        .collect(),
+                );
+            }
+            "--search-path" => roots.extend(words.next()),
+            w if w.starts_with("--search-path=") => roots.push(&w["--search-path=".len()..]),
+            w if FD_VALUES.contains(&w) => {
+                words.next();
+            }
+            w if w.starts_with('-') => {}
+            w => positional.push(w),
+        }
+    }
+    let command = command.filter(|c| !c.is_empty())?;
+    roots.extend(positional.iter().skip(1));
+    if roots.is_empty() {
+        roots.push(".");
+    }
+    let mut find: Vec<String> = std::iter::once("find")
+        .chain(roots)
+        .map(str::to_owned)
+        .collect();
+    // Its pattern (a regex, unless it takes every name) and extensions select files, as
+    // find's `-regex` and `-name` do.
+    if let Some(pattern) = positional
+        .first()
+        .filter(|p| !matches!(**p, "" | "." | "^" | ".*"))
+    {
+        find.extend(["-regex".to_owned(), (*pattern).to_owned()]);
+    }
+    for (at, word) in args.iter().enumerate() {
+        if matches!(word.as_str(), "-e" | "--extension")
+            && let Some(extension) = args.get(at + 1)
+        {
+            find.extend(["-name".to_owned(), format!("*.{extension}")]);
+        }
+    }
+    find.push("-exec".to_owned());
+    let placeholder = command.iter().any(|w| w.contains("{}"));
+    find.extend(command);
+    if !placeholder {
+        find.push("{}".to_owned());
+    }
+    find.push("+".to_owned());
+    Some(find)
+}
+
 /// Whether `find ARGS` prints the paths it finds and nothing else (no action, `-print`,
 /// `-print0`): not when an action prints something else or runs a command (`-printf`, `-ls`,
 /// `-exec`).
