@@ -496,7 +496,8 @@ impl CommandGuard {
         };
         let env = Env::new(root, cwd, &self.config.protected_branches)
             .with_variables(script.variables_by_name())
-            .with_links(shell::links::links_made(&script));
+            .with_links(shell::links::links_made(&script))
+            .with_dot_globs(dot_globs(&script, command));
         let mut ask = None;
         for (action, reason) in self.findings(&script, command, &env) {
             match action {
@@ -712,6 +713,19 @@ fn literal_output(command: &shell::Command) -> Option<String> {
             .map(|r| r.target.clone()),
         _ => None,
     }
+}
+
+/// Whether the script makes globs match dot files (bash's `shopt -s dotglob`, a `GLOBIGNORE`
+/// set, zsh's `setopt globdots`): `**/objects` then reaches `.git/objects`.
+fn dot_globs(script: &shell::Script, text: &str) -> bool {
+    text.contains("GLOBIGNORE")
+        || script.commands().any(|c| {
+            matches!(c.program.as_str(), "shopt" | "setopt" | "set")
+                && (c.args.iter()).any(|a| {
+                    let a = a.to_ascii_lowercase().replace('_', "");
+                    a == "dotglob" || a == "globdots"
+                })
+        })
 }
 
 /// `command-guard rule ID: WHAT (in "COMMAND")`, the command cut to [`QUOTE_MAX`] characters.

@@ -23,6 +23,8 @@ pub(in crate::command_guard) struct Env<'a> {
     variables: shell::Variables<'a>,
     /// The links the script makes, (link, what it reaches) ([`shell::links::links_made`]).
     links: Vec<(String, String)>,
+    /// The script makes globs match dot files (`shopt -s dotglob`).
+    dot_globs: bool,
     /// Commands found in code the builtin rules judged on their own (an interpreter's
     /// `os.system('…')`), for the pack and user rules to see too.
     nested: RefCell<Vec<shell::Command>>,
@@ -59,6 +61,7 @@ impl<'a> Env<'a> {
             protected,
             variables: shell::Variables::default(),
             links: Vec::new(),
+            dot_globs: false,
             nested: RefCell::new(Vec::new()),
         }
     }
@@ -89,6 +92,13 @@ impl<'a> Env<'a> {
     /// judged as where it leads too (`rm -rf r/*` is `rm -rf /*`).
     pub(in crate::command_guard) fn with_links(mut self, links: Vec<(String, String)>) -> Self {
         self.links = links;
+        self
+    }
+
+    /// Whether globs match dot files too (`shopt -s dotglob`): a glob that reaches any
+    /// depth (`**/objects`) may then reach the repository.
+    pub(in crate::command_guard) fn with_dot_globs(mut self, dot_globs: bool) -> Self {
+        self.dot_globs = dot_globs;
         self
     }
 
@@ -238,7 +248,13 @@ impl<'a> Env<'a> {
         // stays its directory. `**` reaches any depth, none included (`**/.git` is `.git` in
         // zsh or with bash's globstar): read only in the project root, under both readings.
         let unread = |p: &&str| p.contains(['(', ')', '~', '^', '#', '|', '<', '>']);
-        let globstar = parts.contains(&"**");
+        // zsh's `***` is `**` that follows links.
+        let deep = |p: &str| p.len() >= 2 && p.chars().all(|c| c == '*');
+        let globstar = parts.iter().any(|p| deep(p));
+        // With dot files matched, `**` reaches into `.git`: such a glob stays its directory.
+        if globstar && self.dot_globs {
+            return false;
+        }
         if is_pure_wildcard(last)
             || parts.iter().any(|p| matches!(*p, "." | ".."))
             || parts.iter().any(unread)
@@ -255,8 +271,7 @@ impl<'a> Env<'a> {
                 };
                 let below: Vec<_> = below.iter().map(|c| c.to_string_lossy()).collect();
                 if below.is_empty() {
-                    let shallow: Vec<&str> =
-                        (parts.iter().copied()).filter(|p| *p != "**").collect();
+                    let shallow: Vec<&str> = (parts.iter().copied()).filter(|p| !deep(p)).collect();
                     return !could_match_kept(&parts)
                         && !(globstar && (shallow.is_empty() || could_match_kept(&shallow)));
                 }
@@ -376,15 +391,20 @@ impl<'a> Env<'a> {
         let (Ok(root), _) = self.resolved() else {
             return false;
         };
-        let git = root.join(".git");
+        // Case does not count: macOS's and Windows' disks take `.GIT` for `.git`.
+        let is_git = |p: &Path| {
+            p.parent() == Some(root.as_path())
+                && p.file_name()
+                    .is_some_and(|n| n.eq_ignore_ascii_case(".git"))
+        };
         // The history is its objects and refs (`rm -rf .git/objects` loses it as surely as
         // `rm -rf .git`); a glob there may name them.
-        path == git
-            || (path.parent() == Some(git.as_path())
+        is_git(path)
+            || (path.parent().is_some_and(is_git)
                 && path.file_name().is_some_and(|n| {
-                    let n = n.to_string_lossy();
+                    let n = n.to_string_lossy().to_ascii_lowercase();
                     n.contains(['*', '?', '['])
-                        || matches!(n.as_ref(), "objects" | "refs" | "packed-refs" | "HEAD")
+                        || matches!(n.as_ref(), "objects" | "refs" | "packed-refs" | "head")
                 }))
     }
 
@@ -549,8 +569,10 @@ pub(super) fn could_match_kept(parts: &[&str]) -> bool {
     let Some(first) = parts.first() else {
         return false;
     };
+    // Case does not count: macOS's and Windows' disks take `.GIT` for `.git`.
+    let first = first.to_ascii_lowercase();
     let matches = |name: &&str| {
-        (!name.starts_with('.') || first.starts_with(['.', '['])) && could_match(first, name)
+        (!name.starts_with('.') || first.starts_with(['.', '['])) && could_match(&first, name)
     };
     KEPT_DIRS.iter().any(matches) || (parts.len() == 1 && KEPT_FILES.iter().any(matches))
 }
