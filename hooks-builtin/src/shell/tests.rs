@@ -522,7 +522,7 @@ fn every_reading_of_an_ambiguous_construct_is_parsed() {
     assert_eq!(flat(r"rm -rf '{/,x}' \{/,x}"), ["rm -rf {/,x} {/,x}"]);
     assert_eq!(
         flat("find . -exec rm {} +"),
-        ["find . -exec rm {} +", "rm './<found>'"]
+        ["find . -exec rm {} +", "rm ./{found}"]
     );
     // `time` and `coproc` are reserved words before a compound command.
     has("time { rm -rf /; }", "rm -rf /");
@@ -759,7 +759,7 @@ fn shell_strings_and_eval_are_parsed_again() {
 fn xargs_and_find_exec_commands_are_added() {
     assert_eq!(
         flat("find . -name '*.o' -exec rm -rf {} \\;"),
-        ["find . -name *.o -exec rm -rf {} ';'", "rm -rf './<found>'"]
+        ["find . -name *.o -exec rm -rf {} ';'", "rm -rf ./{found}"]
     );
     assert_eq!(
         flat("find / -execdir sudo rm {} +").last().unwrap(),

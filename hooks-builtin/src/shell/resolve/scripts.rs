@@ -46,7 +46,7 @@ pub(super) fn trap_body(args: &[String]) -> Option<&str> {
 /// The commands of `find`'s `-exec`, `-execdir`, `-ok` and `-okdir` actions.
 ///
 /// `{}` stands for each file found: a path under each of find's starting points (`find /etc
-/// -exec sed -i … {} +` edits `/etc/<found>`), which the rules judge by place.
+/// -exec sed -i … {} +` edits `/etc/{found}`), which the rules judge by place.
 pub(super) fn find_actions(args: &[String]) -> Vec<Vec<String>> {
     // The starting points: the words before the expression (`.` when there are none).
     let roots: Vec<&str> = (args.iter().map(String::as_str))
@@ -68,7 +68,7 @@ pub(super) fn find_actions(args: &[String]) -> Vec<Vec<String>> {
                 continue;
             }
             for root in &roots {
-                let found = format!("{}/<found>", root.trim_end_matches('/'));
+                let found = format!("{}/{{found}}", root.trim_end_matches('/'));
                 actions.push(command.iter().map(|w| w.replace("{}", &found)).collect());
             }
         }
