@@ -104,24 +104,39 @@ fn program_name(word: &str) -> &str {
     command_name(word)
 }
 
-/// The value of the first of `names` in `args`: the next word, or after `=` for a long one.
-fn option_value<'a>(args: &'a [String], names: &[&str]) -> Option<&'a str> {
+/// The value of the first of `names` in `args`: the next word, after `=` for a long one, or
+/// written on to a short one (`-C'cmd'`).
+fn option_value<'a>(args: &'a [String], names: &'a [&'a str]) -> Option<&'a str> {
+    option_values(args, names).next()
+}
+
+/// Every value of `names` in `args`, in order ([`option_value`]).
+fn option_values<'a>(
+    args: &'a [String],
+    names: &'a [&'a str],
+) -> impl Iterator<Item = &'a str> + 'a {
     let mut words = args.iter().map(String::as_str);
-    while let Some(word) = words.next() {
-        for name in names {
-            if word == *name {
-                return words.next();
-            }
-            if let Some(value) = word
-                .strip_prefix(name)
-                .and_then(|rest| rest.strip_prefix('='))
-                .filter(|_| name.starts_with("--"))
-            {
-                return Some(value);
+    std::iter::from_fn(move || {
+        while let Some(word) = words.next() {
+            for name in names {
+                if word == *name {
+                    return Some(words.next());
+                }
+                let rest = word.strip_prefix(name);
+                if name.starts_with("--") {
+                    if let Some(value) = rest.and_then(|r| r.strip_prefix('=')) {
+                        return Some(Some(value));
+                    }
+                } else if name.len() == 2
+                    && let Some(value) = rest.filter(|r| !r.is_empty())
+                {
+                    return Some(Some(value));
+                }
             }
         }
-    }
-    None
+        None
+    })
+    .flatten()
 }
 
 /// The program a plain command word runs: its file name, and for zsh's `=rm` (the path of

@@ -82,6 +82,16 @@ const COMMAND_OPTIONS: &[CommandOptions] = &[
     // `nodemon --exec CMD` and `chokidar GLOB -c CMD` run it on every change; rlwrap's
     // filter is a command line.
     CommandOptions {
+        program: "mise",
+        sub: Some("exec"),
+        options: &["--command", "-c"],
+    },
+    CommandOptions {
+        program: "mise",
+        sub: Some("x"),
+        options: &["--command", "-c"],
+    },
+    CommandOptions {
         program: "nodemon",
         sub: None,
         options: &["--exec", "-x"],

@@ -13,7 +13,7 @@
 //! - ansible's modules ([`ansible_scripts`]).
 
 use super::wrappers::SSH_SHORT;
-use super::{option_value, options};
+use super::{option_value, option_values, options};
 
 /// How a remote tool takes its command.
 enum Given {
@@ -64,6 +64,21 @@ const REMOTES: &[Remote] = &[
     },
     Remote {
         program: "az",
+        path: &["run-command", "create"],
+        given: Given::Option(&["--script"]),
+    },
+    Remote {
+        program: "az",
+        path: &["containerapp", "exec"],
+        given: Given::Option(&["--command"]),
+    },
+    Remote {
+        program: "az",
+        path: &["aks", "command", "invoke"],
+        given: Given::Option(&["--command", "-c"]),
+    },
+    Remote {
+        program: "az",
         path: &["container", "exec"],
         given: Given::Option(&["--exec-command"]),
     },
@@ -81,6 +96,23 @@ const REMOTES: &[Remote] = &[
         program: "gh",
         path: &["ssh"],
         given: Given::SshArgs,
+    },
+    // `gh codespace ssh -c CS cmd`: without `--`, the words after the options.
+    Remote {
+        program: "gh",
+        path: &["ssh"],
+        given: Given::Words {
+            short: "c",
+            long: &[
+                "codespace",
+                "profile",
+                "server-port",
+                "repo",
+                "repo-owner",
+                "config",
+            ],
+            name: false,
+        },
     },
     Remote {
         program: "gitpod",
@@ -102,12 +134,40 @@ const REMOTES: &[Remote] = &[
         path: &["ssh"],
         given: Given::Option(&["-C", "--command"]),
     },
+    // `fly machine exec [ID] 'cmd'`: the machine is optional, both readings are judged.
+    Remote {
+        program: "fly",
+        path: &["machine", "exec"],
+        given: Given::Words {
+            short: "a",
+            long: &["app", "config", "timeout"],
+            name: true,
+        },
+    },
+    Remote {
+        program: "flyctl",
+        path: &["machine", "exec"],
+        given: Given::Words {
+            short: "a",
+            long: &["app", "config", "timeout"],
+            name: true,
+        },
+    },
     Remote {
         program: "minikube",
         path: &["ssh"],
         given: Given::Words {
             short: "np",
             long: &["node", "profile"],
+            name: false,
+        },
+    },
+    Remote {
+        program: "pyinfra",
+        path: &["server.shell"],
+        given: Given::Words {
+            short: "",
+            long: &[],
             name: false,
         },
     },
@@ -172,7 +232,24 @@ pub(super) fn remote_scripts(program: &str, args: &[String]) -> Vec<String> {
             continue;
         }
         match &remote.given {
-            Given::Option(names) => scripts.extend(option_value(args, names).map(str::to_owned)),
+            Given::Option(names) => {
+                // Every value, and for az the words after it up to the next option
+                // (`--scripts 'ls' 'rm -rf /'`).
+                for (at, word) in args.iter().enumerate() {
+                    if names.contains(&word.as_str()) {
+                        let values = (args[at + 1..].iter()).take_while(|w| !w.starts_with('-'));
+                        match program {
+                            "az" => scripts.extend(values.cloned()),
+                            _ => scripts.extend(values.take(1).cloned()),
+                        }
+                    }
+                }
+                scripts.extend(
+                    option_values(args, names)
+                        .filter(|v| !args.iter().any(|a| a == v))
+                        .map(str::to_owned),
+                );
+            }
             Given::Parameters(names) => {
                 scripts.extend(option_value(args, names).into_iter().flat_map(commands_of));
             }
@@ -203,45 +280,99 @@ pub(super) fn remote_scripts(program: &str, args: &[String]) -> Vec<String> {
 }
 
 /// The command lines `ansible HOSTS -m MODULE -a ARGS` runs on its hosts: the arguments of
-/// the `command`, `shell` and `raw` modules (the default is `command`), and the file
-/// modules' deletes and writes as the shell commands that do the same (`-m file -a
-/// 'path=/etc state=absent'` as `rm -rf -- /etc`; `-m copy -a 'dest=/etc/sudoers …'` as a
-/// write of it). Any other module's arguments are judged as a command line too, as before
-/// modules were read.
+/// the `command`, `shell` and `raw` modules (the default is `command`; `cmd=` and `argv=`
+/// too), and other modules' deletes and writes as the shell commands that do the same (`-m
+/// file -a 'path=/etc state=absent'` as `rm -rf -- /etc`; `-m copy -a 'dest=/etc/sudoers …'`
+/// as a write of it; `-m apt -a 'name=openssh-server state=absent'` as its removal). The
+/// last `-m` and `-a` count, as ansible reads them; arguments may be `key=value` words or a
+/// JSON object. Any other module's arguments are judged as a command line too.
 pub(super) fn ansible_scripts(args: &[String]) -> Vec<String> {
-    let Some(margs) = option_value(args, &["-a", "--args"]) else {
+    let Some(margs) = option_values(args, &["-a", "--args"]).last() else {
         return Vec::new();
     };
-    let module = option_value(args, &["-m", "--module-name"]).unwrap_or("command");
+    let module = (option_values(args, &["-m", "--module-name"]).last()).unwrap_or("command");
     let module = (module.strip_prefix("ansible.builtin."))
         .or_else(|| module.strip_prefix("ansible.legacy."))
         .unwrap_or(module);
+    let pairs = module_arguments(margs);
     let value = |keys: &[&str]| {
-        margs.split_whitespace().find_map(|pair| {
-            let (key, value) = pair.split_once('=')?;
-            keys.contains(&key)
-                .then(|| value.trim_matches(['"', '\'']).to_owned())
-        })
+        (pairs.iter())
+            .find(|(key, _)| keys.contains(&key.as_str()))
+            .map(|(_, value)| value.clone())
     };
     let quoted = |path: String| crate::shell::quote(&path).into_owned();
+    let stand_in = |template: &str, keys: &[&str]| {
+        value(keys)
+            .map(|v| template.replace("{}", &quoted(v)))
+            .into_iter()
+            .collect()
+    };
     match module {
-        "file" => match (
-            value(&["state"]).as_deref(),
-            value(&["path", "dest", "name"]),
-        ) {
-            (Some("absent"), Some(path)) => vec![format!("rm -rf -- {}", quoted(path))],
+        "command" | "shell" | "raw" => (value(&["cmd", "_raw_params"]).into_iter())
+            .chain(value(&["argv"]))
+            .chain(std::iter::once(margs.to_owned()))
+            .collect(),
+        "file" => match value(&["state"]).as_deref() {
+            Some("absent") => stand_in("rm -rf -- {}", &["path", "dest", "name"]),
             _ => Vec::new(),
         },
-        "copy" | "template" | "lineinfile" | "blockinfile" | "replace" | "get_url" => {
-            (value(&["dest", "path", "name"]).into_iter())
-                .map(|dest| format!("ansible.{module} > {}", quoted(dest)))
-                .collect()
+        "copy" | "template" | "lineinfile" | "blockinfile" | "replace" | "get_url" => stand_in(
+            &format!("ansible.{module} > {{}}"),
+            &["dest", "destfile", "path", "name"],
+        ),
+        "unarchive" => stand_in("tar -x -f x -C {}", &["dest"]),
+        "apt" | "yum" | "dnf" | "package" | "pacman" | "apk" | "zypper" => {
+            match value(&["state"]).as_deref() {
+                Some("absent" | "removed") => stand_in("apt-get remove -y {}", &["name", "pkg"]),
+                _ => Vec::new(),
+            }
         }
-        "unarchive" => (value(&["dest"]).into_iter())
-            .map(|dest| format!("tar -x -f x -C {}", quoted(dest)))
-            .collect(),
+        "systemd" | "service" | "systemd_service" => match value(&["state"]).as_deref() {
+            Some("stopped") => stand_in("systemctl stop {}", &["name"]),
+            _ => Vec::new(),
+        },
+        "user" => match (value(&["state"]).as_deref(), value(&["remove"]).as_deref()) {
+            (Some("absent"), Some("yes" | "true" | "True")) => stand_in("userdel -r {}", &["name"]),
+            (Some("absent"), _) => stand_in("userdel {}", &["name"]),
+            _ => Vec::new(),
+        },
+        "synchronize" => match value(&["delete"]).as_deref() {
+            Some("yes" | "true" | "True") => stand_in("rsync -a --delete x {}", &["dest"]),
+            _ => Vec::new(),
+        },
         _ => vec![margs.to_owned()],
     }
+}
+
+/// A module's arguments as (key, value) pairs: a JSON object, or `key=value` words (a value
+/// may be quoted, with blanks in it).
+fn module_arguments(margs: &str) -> Vec<(String, String)> {
+    if let Ok(serde_json::Value::Object(map)) = serde_json::from_str(margs.trim()) {
+        return map
+            .into_iter()
+            .map(|(key, value)| {
+                let value = match value {
+                    serde_json::Value::String(s) => s,
+                    other => other.to_string(),
+                };
+                (key, value)
+            })
+            .collect();
+    }
+    let Ok(script) = crate::shell::parse(&format!("x {margs}")) else {
+        return Vec::new();
+    };
+    let words = script
+        .commands()
+        .next()
+        .map(|c| c.args.clone())
+        .unwrap_or_default();
+    (words.into_iter())
+        .filter_map(|word| {
+            let (key, value) = word.split_once('=')?;
+            Some((key.to_owned(), value.to_owned()))
+        })
+        .collect()
 }
 
 /// The command lines of an SSM document's `commands` parameter, in the CLI's shorthand

@@ -145,6 +145,9 @@ pub(super) fn strip(
         if !instead {
             skip += w.operands;
         }
+        if w.version && words.get(i + skip).is_some_and(|a| looks_like_version(a)) {
+            skip += 1;
+        }
         if w.context && options == 0 && words.get(i + skip).is_some_and(|a| a.contains(':')) {
             skip += 1;
         }
@@ -239,4 +242,12 @@ fn names((short, long): (&str, &[&str]), opt: Opt<'_>) -> bool {
 fn package_name(word: &str) -> Option<&str> {
     let at = word.get(1..)?.rfind('@')? + 1;
     Some(&word[..at])
+}
+
+/// A version a version manager takes (`20`, `v20.1`, `lts/iron`, `node`, `stable`, `system`).
+fn looks_like_version(word: &str) -> bool {
+    let digits = word.trim_start_matches('v');
+    (!digits.is_empty() && digits.starts_with(|c: char| c.is_ascii_digit()))
+        || word.starts_with("lts/")
+        || matches!(word, "node" | "stable" | "system" | "iojs" | "latest")
 }

@@ -73,6 +73,9 @@ pub(super) struct Wrapper {
     /// Options before the subcommand that make its words one shell command line (`pnpm -c
     /// exec 'cmd'`, `pnpm --shell-mode exec …`): short letters and long names.
     pub(super) line_global: (&'static str, &'static [&'static str]),
+    /// A first operand that names a version may stand before the command (`nvm exec 20
+    /// cmd`, `nvm exec lts/iron cmd`; `nvm exec cmd` takes the version from `.nvmrc`).
+    pub(super) version: bool,
 }
 
 const PLAIN: Wrapper = Wrapper {
@@ -103,6 +106,7 @@ const PLAIN: Wrapper = Wrapper {
     as_caller: &[],
     line_subs: &[],
     line_global: ("", &[]),
+    version: false,
 };
 
 use std::collections::HashMap;

@@ -6,7 +6,7 @@ use super::{PLAIN, Wrapper};
 /// OrbStack's Linux machine: `orb cmd`, `orb -m ubuntu cmd` (and `orbctl run cmd`).
 const ORB: Wrapper = Wrapper {
     name: "orb",
-    short: "mu",
+    short: "muw",
     long: &["machine", "user", "workdir"],
     chdir: ("w", &["workdir"]),
     remote: true,
@@ -298,7 +298,8 @@ pub(super) const CONTAINERS: &[Wrapper] = &[
     Wrapper {
         name: "multipass",
         sub: &["exec"],
-        short: "nd",
+        // `-n` is `--no-map-working-directory`, a flag.
+        short: "d",
         long: &["name", "working-directory"],
         chdir: ("d", &["working-directory"]),
         operands: 1,
@@ -337,6 +338,19 @@ pub(super) const CONTAINERS: &[Wrapper] = &[
     Wrapper {
         name: "tsh",
         sub: &["ssh"],
+        // tsh's own options stand before `ssh` (`tsh --proxy p ssh host cmd`).
+        global: (
+            "li",
+            &[
+                "proxy",
+                "user",
+                "cluster",
+                "login",
+                "identity",
+                "auth",
+                "debug-level",
+            ],
+        ),
         short: "lpLRDoJ",
         long: &[
             "login",
@@ -376,11 +390,14 @@ pub(super) const CONTAINERS: &[Wrapper] = &[
     Wrapper {
         name: "coder",
         sub: &["ssh"],
+        short: "Re",
         long: &[
             "identity-agent",
             "workspace-poll-interval",
             "wait",
             "log-dir",
+            "remote-forward",
+            "env",
         ],
         operands: 1,
         remote: true,
@@ -389,7 +406,8 @@ pub(super) const CONTAINERS: &[Wrapper] = &[
     Wrapper {
         name: "heroku",
         sub: &["run", "run:detached", "run:inside"],
-        short: "aresx",
+        // `-x` (`--exit-code`) is a flag.
+        short: "ares",
         long: &["app", "remote", "env", "size", "type"],
         remote: true,
         ..PLAIN

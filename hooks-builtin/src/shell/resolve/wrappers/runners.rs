@@ -503,9 +503,11 @@ pub(super) const RUNNERS: &[Wrapper] = &[
     Wrapper {
         name: "mise",
         sub: &["exec", "x"],
-        short: "Cj",
+        // `-c`/`--command` run a shell command line instead (options.rs).
+        short: "Cjc",
         long: &["command", "cd", "jobs"],
         chdir: ("C", &["cd"]),
+        global: ("C", &["cd"]),
         starts: &["--"],
         ..PLAIN
     },
@@ -517,7 +519,7 @@ pub(super) const RUNNERS: &[Wrapper] = &[
     Wrapper {
         name: "nvm",
         sub: &["exec", "run"],
-        operands: 1,
+        version: true,
         ..PLAIN
     },
     Wrapper {
@@ -553,7 +555,8 @@ pub(super) const RUNNERS: &[Wrapper] = &[
     },
     Wrapper {
         name: "watchexec",
-        short: "wefidspW",
+        // `-p` (`--postpone`) is a flag.
+        short: "wefidsWoE",
         long: &[
             "watch",
             "exts",
@@ -571,6 +574,10 @@ pub(super) const RUNNERS: &[Wrapper] = &[
             "filter-file",
             "ignore-file",
             "watch-non-recursive",
+            "stop-signal",
+            "stop-timeout",
+            "timeout",
+            "color",
         ],
         chdir: ("", &["workdir"]),
         starts: &["--"],
@@ -578,7 +585,8 @@ pub(super) const RUNNERS: &[Wrapper] = &[
     },
     Wrapper {
         name: "reflex",
-        short: "rRgGcs",
+        // `-s` (start a service) is a flag; `-d` takes the decoration.
+        short: "rRgGcd",
         long: &["regex", "inverse-regex", "glob", "inverse-glob", "config"],
         starts: &["--"],
         ..PLAIN
