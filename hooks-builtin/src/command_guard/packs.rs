@@ -470,8 +470,8 @@ impl CompiledRule {
             .or_else(|| builtin_options(&command.program))
             .filter(|_| !self.unless.is_empty())
             .map(|known| known.values.iter().chain(&known.target).cloned().collect());
-        let exempt =
-            (self.unless.iter()).any(|u| exempt::given(u, &command.args, values.as_deref()));
+        let exempt = (self.unless.iter())
+            .any(|u| exempt::given_to(&command.program, u, &command.args, values.as_deref()));
         if exempt {
             return None;
         }

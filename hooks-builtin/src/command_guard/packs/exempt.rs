@@ -9,7 +9,8 @@
 //! - In a cluster of short options, a letter after one that may take a value may be that
 //!   value: `-bn` is `-b n` for all the guard knows.
 //! - An option turned off is none: `--dry-run=false`, `--dry-run=none` (kubectl), `-n=0`.
-//! - After `--` only operands exempt.
+//! - After `--` only operands exempt, and after the image of `docker run` (and the kin in
+//!   [`COMMAND_AFTER`]) nothing does: those words are the container's command's.
 
 use super::super::user::wildcard;
 
@@ -30,6 +31,48 @@ const NO_VALUE: &[&str] = &[
 /// Whether `exemption` is given in `args`; `values` lists the program's options that take a
 /// value, `None` when the pack has no table for it. The last word that gives or takes it back
 /// counts (`--dry-run --dry-run=none`, `--dry-run --no-dry-run` run for real).
+/// Programs whose operands after the subcommand and one more (an image) are a command of
+/// their own (`docker run IMAGE CMD --help`): no word there exempts.
+const COMMAND_AFTER: &[&str] = &[
+    "docker",
+    "podman",
+    "nerdctl",
+    "finch",
+    "lima",
+    "nerdctl.lima",
+];
+
+/// Whether `exemption` is given in `args` of `program` ([`given`]).
+pub(super) fn given_to(
+    program: &str,
+    exemption: &str,
+    args: &[String],
+    values: Option<&[String]>,
+) -> bool {
+    if !COMMAND_AFTER.contains(&program) {
+        return given(exemption, args, values);
+    }
+    // The words up to the image: options, the subcommand, the image.
+    let mut operands = 0;
+    let mut end = args.len();
+    let mut skip_value = false;
+    for (at, arg) in args.iter().enumerate() {
+        if std::mem::take(&mut skip_value) {
+            continue;
+        }
+        if arg.starts_with('-') {
+            skip_value = !arg.contains('=') && !NO_VALUE.contains(&arg.as_str());
+            continue;
+        }
+        operands += 1;
+        if operands == 2 {
+            end = at + 1;
+            break;
+        }
+    }
+    given(exemption, &args[..end], values)
+}
+
 pub(super) fn given(exemption: &str, args: &[String], values: Option<&[String]>) -> bool {
     let takes_value = |option: &str| match values {
         Some(values) => values.iter().any(|o| o == option),
@@ -47,8 +90,10 @@ pub(super) fn given(exemption: &str, args: &[String], values: Option<&[String]>)
             }
             continue;
         }
+        // `--` ends the options, even after one that could take it as a value: the reading
+        // that exempts less.
         if arg == "--" {
-            operands_only = !value_here;
+            operands_only = true;
             continue;
         }
         if let Some(given) = arg.strip_prefix("--") {

@@ -501,11 +501,14 @@ fn written<'a>(
                 .flat_map(|v| v.split_whitespace().map(str::to_owned).collect::<Vec<_>>())
                 .chain(words.iter().cloned())
                 .collect();
+            // unzip without `-d` extracts where it runs (`cd ~ && unzip x.zip`); `-l`, `-t`,
+            // `-p`, `-v` and `-Z` only list, test or print.
             let into = if command.program == "unzip" {
-                operands::split(&command.args, UNZIP_VALUES, UNZIP_TARGET)
-                    .targets
-                    .last()
-                    .map(|t| (*t).to_owned())
+                let split = operands::split(&command.args, UNZIP_VALUES, UNZIP_TARGET);
+                let reads_only = (split.flags.iter())
+                    .any(|f| !f.starts_with("--") && f.contains(['l', 't', 'p', 'v', 'Z']));
+                (split.targets.last().map(|t| (*t).to_owned()))
+                    .or_else(|| (!reads_only).then(|| ".".to_owned()))
             } else if tar_extracts(&tar_args) {
                 // Without `-C`, where it runs (`cd / && tar -xf x.tar`). The pack's
                 // value options are tar's, less `-C`, whose value is the target here (the
