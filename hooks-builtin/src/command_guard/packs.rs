@@ -1,6 +1,6 @@
 //! Rule packs: named sets of rules, as data (the format is documented on [`Pack`]).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
@@ -248,9 +248,19 @@ pub const CORE_PACKS: &[&str] = &["core.filesystem", "core.git", "core.shell"];
 /// The options a builtin pack lists for `program` (rsync's value options), for the builtin
 /// rules that read the same program's words; `None` when no pack lists it.
 pub(super) fn builtin_options(program: &str) -> Option<&'static ProgramOptions> {
-    (builtin().ok()?.iter())
-        .flat_map(|pack| &pack.rules)
-        .find_map(|rule| rule.options.get(program))
+    // Asked for every pack rule with an exemption that a command meets: a map built once,
+    // not a walk over every rule of every pack.
+    static BY_PROGRAM: OnceLock<HashMap<&'static str, &'static ProgramOptions>> = OnceLock::new();
+    let by_program = BY_PROGRAM.get_or_init(|| {
+        let mut map = HashMap::new();
+        for rule in builtin().into_iter().flatten().flat_map(|pack| &pack.rules) {
+            for (name, options) in rule.options.iter() {
+                map.entry(name.as_str()).or_insert(options);
+            }
+        }
+        map
+    });
+    by_program.get(program).copied()
 }
 
 /// The builtin packs, parsed and compiled once per process.
@@ -466,12 +476,13 @@ impl CompiledRule {
             None => operands::split(&command.args, NONE, NONE),
         };
         // Read closed: a word that may be something else exempts nothing (exempt.rs).
-        let values: Option<Vec<String>> = (self.options.get(&command.program))
-            .or_else(|| builtin_options(&command.program))
-            .filter(|_| !self.unless.is_empty())
-            .map(|known| known.values.iter().chain(&known.target).cloned().collect());
-        let exempt = (self.unless.iter())
-            .any(|u| exempt::given_to(&command.program, u, &command.args, values.as_deref()));
+        let exempt = !self.unless.is_empty() && {
+            let known = (self.options.get(&command.program))
+                .or_else(|| builtin_options(&command.program))
+                .map(|known| (&known.values[..], &known.target[..]));
+            (self.unless.iter())
+                .any(|u| exempt::given_to(&command.program, u, &command.args, known))
+        };
         if exempt {
             return None;
         }

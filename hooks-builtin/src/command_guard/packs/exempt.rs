@@ -47,7 +47,7 @@ pub(super) fn given_to(
     program: &str,
     exemption: &str,
     args: &[String],
-    values: Option<&[String]>,
+    values: Option<(&[String], &[String])>,
 ) -> bool {
     if !COMMAND_AFTER.contains(&program) {
         return given(exemption, args, values);
@@ -73,9 +73,13 @@ pub(super) fn given_to(
     given(exemption, &args[..end], values)
 }
 
-pub(super) fn given(exemption: &str, args: &[String], values: Option<&[String]>) -> bool {
+pub(super) fn given(
+    exemption: &str,
+    args: &[String],
+    values: Option<(&[String], &[String])>,
+) -> bool {
     let takes_value = |option: &str| match values {
-        Some(values) => values.iter().any(|o| o == option),
+        Some((values, targets)) => values.iter().chain(targets).any(|o| o == option),
         None => !NO_VALUE.contains(&option),
     };
     let long = exemption.strip_prefix("--");
@@ -244,7 +248,7 @@ mod tests {
         let rsync: Vec<String> = ["-e", "--exclude", "--log-file"]
             .map(str::to_owned)
             .to_vec();
-        let rsync = Some(&rsync[..]);
+        let rsync = Some((&rsync[..], &[][..]));
         // `-a` and `-v` take no value: `-n` later in the cluster, or after `--verbose`, is
         // an option.
         assert!(given("-n", &words("-avn --delete src/ /etc"), rsync));
