@@ -718,7 +718,12 @@ fn literal_output(command: &shell::Command) -> Option<String> {
 /// Whether the script makes globs match dot files (bash's `shopt -s dotglob`, a `GLOBIGNORE`
 /// set, zsh's `setopt globdots`): `**/objects` then reaches `.git/objects`.
 fn dot_globs(script: &shell::Script, text: &str) -> bool {
+    // By text too: `bash -O dotglob -c …`, `BASHOPTS=dotglob`.
+    let lower = text.to_ascii_lowercase();
     text.contains("GLOBIGNORE")
+        || lower.contains("dotglob")
+        || lower.contains("globdots")
+        || lower.contains("glob_dots")
         || script.commands().any(|c| {
             matches!(c.program.as_str(), "shopt" | "setopt" | "set")
                 && (c.args.iter()).any(|a| {

@@ -52,24 +52,12 @@ pub(super) fn given_to(
     if !COMMAND_AFTER.contains(&program) {
         return given(exemption, args, values);
     }
-    // The words up to the image: options, the subcommand, the image.
-    let mut operands = 0;
-    let mut end = args.len();
-    let mut skip_value = false;
-    for (at, arg) in args.iter().enumerate() {
-        if std::mem::take(&mut skip_value) {
-            continue;
-        }
-        if arg.starts_with('-') {
-            skip_value = !arg.contains('=') && !NO_VALUE.contains(&arg.as_str());
-            continue;
-        }
-        operands += 1;
-        if operands == 2 {
-            end = at + 1;
-            break;
-        }
-    }
+    // The words up to the earliest the image can be: the second without a dash (an option's
+    // value may be it, but reading it so exempts less).
+    let end = (args.iter().enumerate())
+        .filter(|(_, a)| !a.starts_with('-'))
+        .nth(1)
+        .map_or(args.len(), |(at, _)| at + 1);
     given(exemption, &args[..end], values)
 }
 

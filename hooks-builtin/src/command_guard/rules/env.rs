@@ -115,11 +115,12 @@ impl<'a> Env<'a> {
     pub(in crate::command_guard) fn readings(&self, word: &str, whole: bool) -> Vec<String> {
         let mut readings = self.variables.certain(word).unwrap_or_default();
         if !self.links.is_empty() {
-            // A link to a link (`ln -s / a; ln -s a b`): a few rounds.
+            // A link to a link (`ln -s / a; ln -s a b`): until nothing new, one round per link
+            // at most.
             let mut last: Vec<String> = std::iter::once(word.to_owned())
                 .chain(readings.iter().cloned())
                 .collect();
-            for _ in 0..3 {
+            for _ in 0..=self.links.len() {
                 let through: Vec<String> = (last.iter())
                     .flat_map(|w| shell::links::through_links(w, &self.links, whole))
                     .filter(|w| !readings.contains(w) && w != word)

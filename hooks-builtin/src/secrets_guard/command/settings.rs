@@ -291,8 +291,17 @@ fn find_removes_settings(
         })
     };
     let deletes = args.iter().any(|a| a == "-delete");
-    let starts: Vec<&String> = args
-        .iter()
+    // find's own options before the starting points (`-L`, `-H`, `-P`, `-D x`, `-O3`).
+    let mut lead = 0;
+    while let Some(a) = args.get(lead) {
+        match a.as_str() {
+            "-H" | "-L" | "-P" => lead += 1,
+            "-D" => lead += 2,
+            a if a.starts_with("-O") => lead += 1,
+            _ => break,
+        }
+    }
+    let starts: Vec<&String> = (args.iter().skip(lead))
         .take_while(|a| !a.starts_with(['-', '(', '!']))
         .collect();
     // Started in a settings directory, what it finds there is the settings: deleted or

@@ -669,7 +669,10 @@ impl Parser<'_, '_> {
                     self.sink.charge(from.len())?;
                     if let Some(mut find) = find {
                         let xargs = Xargs::read(&command.args);
+                        // With `-I`, the item goes where the command says, into a script too
+                        // (`xargs -0 -I X sh -c X`): the computed reading stays.
                         let exact = direct
+                            && xargs.replace.is_none()
                             && xargs.delimiter == Some('\0')
                             && find.iter().any(|a| a == "-print0");
                         let run = xargs.unknown_run("{}");

@@ -113,9 +113,18 @@ pub(super) fn fd_as_find(args: &[String]) -> Option<Vec<String>> {
     let mut positional: Vec<&str> = Vec::new();
     let mut roots: Vec<&str> = Vec::new();
     let mut command: Option<Vec<String>> = None;
+    let mut base: Option<&str> = None;
     let mut words = args.iter().map(String::as_str);
+    let mut operands_only = false;
     while let Some(word) = words.next() {
+        // `-xrm`, `--exec=rm`: the command's first word written on to the option.
+        let attached = (word.strip_prefix("--exec-batch="))
+            .or_else(|| word.strip_prefix("--exec="))
+            .or_else(|| word.strip_prefix("-X").filter(|w| !w.is_empty()))
+            .or_else(|| word.strip_prefix("-x").filter(|w| !w.is_empty()));
         match word {
+            w if operands_only || w == "-" => positional.push(w),
+            "--" => operands_only = true,
             "-x" | "--exec" | "-X" | "--exec-batch" => {
                 command = Some(
                     (words.by_ref())
@@ -124,8 +133,22 @@ pub(super) fn fd_as_find(args: &[String]) -> Option<Vec<String>> {
                         .collect(),
                 );
             }
+            _ if attached.is_some() && !word.starts_with("--") || word.starts_with("--exec") => {
+                let first = attached.into_iter().map(str::to_owned);
+                command = Some(
+                    first
+                        .chain(
+                            (words.by_ref())
+                                .take_while(|w| *w != ";")
+                                .map(str::to_owned),
+                        )
+                        .collect(),
+                );
+            }
             "--search-path" => roots.extend(words.next()),
             w if w.starts_with("--search-path=") => roots.push(&w["--search-path=".len()..]),
+            "--base-directory" => base = words.next(),
+            w if w.starts_with("--base-directory=") => base = Some(&w["--base-directory=".len()..]),
             w if FD_VALUES.contains(&w) => {
                 words.next();
             }
@@ -138,17 +161,25 @@ pub(super) fn fd_as_find(args: &[String]) -> Option<Vec<String>> {
     if roots.is_empty() {
         roots.push(".");
     }
-    let mut find: Vec<String> = std::iter::once("find")
-        .chain(roots)
-        .map(str::to_owned)
+    // `--base-directory DIR`: the search, and relative roots, start there.
+    let roots: Vec<String> = (roots.into_iter())
+        .map(|root| match base {
+            Some(base) if !root.starts_with(['/', '~']) => format!("{base}/{root}"),
+            _ => root.to_owned(),
+        })
         .collect();
-    // Its pattern (a regex, unless it takes every name) and extensions select files, as
-    // find's `-regex` and `-name` do.
-    if let Some(pattern) = positional
-        .first()
-        .filter(|p| !matches!(**p, "" | "." | "^" | ".*"))
-    {
-        find.extend(["-regex".to_owned(), (*pattern).to_owned()]);
+    let mut find: Vec<String> = std::iter::once("find".to_owned()).chain(roots).collect();
+    // A plain-word pattern selects the names holding it, as `-name '*word*'` does; any other
+    // (a regular expression that may match every name: `.`, `$`, `x*`) selects nothing. Its
+    // extensions select as `-name '*.EXT'`.
+    let plain = |p: &str| {
+        p.len() >= 2
+            && p.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
+            && p.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-'))
+    };
+    if let Some(pattern) = positional.first().filter(|p| plain(p)) {
+        find.extend(["-name".to_owned(), format!("*{pattern}*")]);
     }
     for (at, word) in args.iter().enumerate() {
         if matches!(word.as_str(), "-e" | "--extension")

@@ -249,5 +249,8 @@ fn looks_like_version(word: &str) -> bool {
     let digits = word.trim_start_matches('v');
     (!digits.is_empty() && digits.starts_with(|c: char| c.is_ascii_digit()))
         || word.starts_with("lts/")
-        || matches!(word, "node" | "stable" | "system" | "iojs" | "latest")
+        || matches!(
+            word,
+            "node" | "stable" | "system" | "iojs" | "latest" | "default"
+        )
 }
