@@ -718,12 +718,14 @@ fn literal_output(command: &shell::Command) -> Option<String> {
 /// Whether the script makes globs match dot files (bash's `shopt -s dotglob`, a `GLOBIGNORE`
 /// set, zsh's `setopt globdots`): `**/objects` then reaches `.git/objects`.
 fn dot_globs(script: &shell::Script, text: &str) -> bool {
-    // By text too: `bash -O dotglob -c …`, `BASHOPTS=dotglob`.
-    let lower = text.to_ascii_lowercase();
+    // By text too: `bash -O dotglob -c …`, `BASHOPTS=dotglob`; without a lowered copy of
+    // the text, which every check would pay for.
+    let has =
+        |word: &[u8]| (text.as_bytes().windows(word.len())).any(|w| w.eq_ignore_ascii_case(word));
     text.contains("GLOBIGNORE")
-        || lower.contains("dotglob")
-        || lower.contains("globdots")
-        || lower.contains("glob_dots")
+        || has(b"dotglob")
+        || has(b"globdots")
+        || has(b"glob_dots")
         || script.commands().any(|c| {
             matches!(c.program.as_str(), "shopt" | "setopt" | "set")
                 && (c.args.iter()).any(|a| {

@@ -129,23 +129,9 @@ const REMOTES: &[Remote] = &[
         path: &["ssh"],
         given: Given::Option(&["-C", "--command"]),
     },
-    Remote {
-        program: "flyctl",
-        path: &["ssh"],
-        given: Given::Option(&["-C", "--command"]),
-    },
     // `fly machine exec [ID] 'cmd'`: the machine is optional, both readings are judged.
     Remote {
         program: "fly",
-        path: &["machine", "exec"],
-        given: Given::Words {
-            short: "a",
-            long: &["app", "config", "timeout"],
-            name: true,
-        },
-    },
-    Remote {
-        program: "flyctl",
         path: &["machine", "exec"],
         given: Given::Words {
             short: "a",
@@ -207,13 +193,25 @@ const REMOTES: &[Remote] = &[
     },
 ];
 
+/// Tools installed under a second name, read as the first (`flyctl` is `fly`).
+const ALIASES: &[(&str, &str)] = &[("flyctl", "fly")];
+
+/// `program` under the name the table knows it by.
+fn known_as(program: &str) -> &str {
+    (ALIASES.iter())
+        .find(|(alias, _)| *alias == program)
+        .map_or(program, |(_, name)| name)
+}
+
 /// Whether any remote tool is called `program` (the resolver looks no further otherwise).
 pub(super) fn is_remote_tool(program: &str) -> bool {
+    let program = known_as(program);
     REMOTES.iter().any(|r| r.program == program)
 }
 
 /// The command lines `program` with `args` runs on another machine.
 pub(super) fn remote_scripts(program: &str, args: &[String]) -> Vec<String> {
+    let program = known_as(program);
     let mut scripts = Vec::new();
     for remote in REMOTES.iter().filter(|r| r.program == program) {
         // The path's words, in order, before any `--`.
