@@ -48,6 +48,23 @@ fn removing_or_moving_a_settings_directory_is_found() {
         "unzip -o evil.zip -d .claude",
         "mount --bind /tmp/empty .claude",
         "find .claude -type f -exec truncate -s 0 {} +",
+        // Read as getopt reads them: clusters, values, options after the operands.
+        "mv -ft /tmp .claude",
+        "cp -rt .claude x/.",
+        "tar -xvC .claude -f x.tar",
+        "tar xfC x.tar .claude",
+        "tar -cf x.tgz .claude --remove",
+        "rsync -a x/ .claude/ --exclude foo",
+        "mount x .claude -o bind",
+        "mount --target .claude /tmp/empty",
+        "7z x a.7z -o.claude",
+        // git's own options before its subcommand; its -C moves the operands.
+        "git -C . rm -r .claude",
+        "git -C sub rm -r ../.claude",
+        "git -c a=b stash push -- .claude",
+        // A settings directory copied in under its own name.
+        "cp -r x/.claude .",
+        "rsync -a x/.claude ./",
     ] {
         assert_eq!(removed(taken).as_deref(), Some("/p/.claude"), "{taken}");
     }
@@ -71,6 +88,13 @@ fn removing_or_moving_a_settings_directory_is_found() {
         "git rm -r --cached .claude",
         "find .claude -name '*.md'",
         "tar czf backup.tgz .claude",
+        "tar --exclude .claude -czf x.tgz .",
+        "rsync -av src/ dest/ --exclude .claude",
+        "git -C /tmp/other rm -r .claude",
+        "git -C . rm --cached -r .claude",
+        "cp -r x/.claudex .",
+        "cp -rT x/.claude /tmp/y",
+        "7z x a.7z -obuild",
     ] {
         assert_eq!(removed(kept), None, "{kept}");
     }
