@@ -496,7 +496,7 @@ impl CommandGuard {
         };
         let env = Env::new(root, cwd, &self.config.protected_branches)
             .with_variables(script.variables_by_name())
-            .with_links(shell::links::links_made(&script))
+            .with_links(shell::links::links_made(&script, Some(cwd)))
             .with_dot_globs(dot_globs(&script, command));
         let mut ask = None;
         for (action, reason) in self.findings(&script, command, &env) {

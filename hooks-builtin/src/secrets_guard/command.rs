@@ -63,7 +63,7 @@ pub(super) fn check(
     };
     let env = guard.env_dumps != EnvDumps::Allow;
     let variables = script.variables_by_name();
-    let links = links_made(&script);
+    let links = links_made(&script, Some(cwd));
     let mut last: Option<&str> = None;
     // Names the script gives a meaning of its own: a call to one runs that.
     let redefined: Vec<&str> = (script.functions.iter())
@@ -131,7 +131,7 @@ pub(super) fn check(
                     shown(cmd)
                 ));
             };
-            variants.extend(through_links(&word, &links, true));
+            variants.extend(through_links(&word, &links, true, Some(cwd)));
             variants.extend(extglob_readings(&word));
             // `$_` is the last argument of the command before (`test -f .env && cat "$_"`).
             variants.extend(last_argument(&word, last));

@@ -1,14 +1,18 @@
 //! The links a script makes to other places, which a later word reaches through: `ln -s
 //! TARGET LINK` and bind mounts (`mount --bind SRC DIR`). What a link points to is not there
-//! to resolve when the guards look, so the words are read through the links as written.
+//! to resolve when the guards look, so the words are read through the links as written, and
+//! from where the script started (a link made after a `cd`, spelt absolute or relative).
 
 use super::Script;
 
 /// The links the script makes, as (link, what it reaches), as written: `ln [-s] TARGET
 /// LINK` (a hard link reaches the same file), `ln TARGET…` into the current directory or
 /// `-t DIR`/a last directory operand (each link named for its target), `link`, `cp -s`, and
-/// bind mounts (`mount --bind SRC DIR`, `-B`, `--rbind`, `-o bind` in any spelling).
-pub(crate) fn links_made(script: &Script) -> Vec<(String, String)> {
+/// bind mounts (`mount --bind SRC DIR`, `-B`, `--rbind`, `-o bind` in any spelling). Each link
+/// is listed as written and, when that differs, from where the script started (`cwd`, when
+/// given: absolute): joined to the directory its command runs in, with a symbolic link's
+/// relative target read from the link's own directory (`ln -s ../.. d/r` reaches `..`).
+pub(crate) fn links_made(script: &Script, cwd: Option<&std::path::Path>) -> Vec<(String, String)> {
     let mut links = Vec::new();
     for cmd in script.commands() {
         let args = &cmd.args;
@@ -56,10 +60,36 @@ pub(crate) fn links_made(script: &Script) -> Vec<(String, String)> {
                 operands.push(word);
             }
         }
+        // Where the script started, the directory the command runs in (after a `cd`), unless
+        // that is not known before it runs.
+        let dir = (cmd.dir.as_deref()).filter(|d| !d.contains(['$', '`']));
+        // A symbolic link's relative target is read from the link's directory, unless `-r`
+        // made it from the current one (`ln -sr`); anything else's from the current one.
+        let symbolic = cmd.program == "cp" || cluster_has(args, 's', "--symbolic");
+        let from_link = symbolic && !(cmd.program == "ln" && cluster_has(args, 'r', "--relative"));
         let mut add = |link: &str, target: &str| {
             let link = link.trim_end_matches('/');
-            if !link.is_empty() {
-                links.push((link.to_owned(), target.to_owned()));
+            if link.is_empty() {
+                return;
+            }
+            // As written, from where the command runs: how the words of a command in the same
+            // directory spell it.
+            links.push((link.to_owned(), target.to_owned()));
+            // And from where the script started (absolute, when that is known): how the words
+            // of any command reach it.
+            let start = joined(dir, link);
+            let reaches = match start.rsplit_once('/') {
+                Some((parent, _)) if from_link => joined(Some(parent), target),
+                _ if from_link => target.to_owned(),
+                _ => joined(dir, target),
+            };
+            let absolute = |path: String| match cwd {
+                Some(cwd) if !rooted(&path) => normal(&format!("{}/{path}", cwd.display())),
+                _ => path,
+            };
+            let pair = (absolute(start), absolute(reaches));
+            if links.last() != Some(&pair) {
+                links.push(pair);
             }
         };
         let name_of = |target: &str| {
@@ -89,6 +119,28 @@ pub(crate) fn links_made(script: &Script) -> Vec<(String, String)> {
         }
     }
     links
+}
+
+/// Whether the short option `letter` (in a cluster) or `long` is among `args`.
+fn cluster_has(args: &[String], letter: char, long: &str) -> bool {
+    (args.iter()).any(|a| {
+        a == long || (a.starts_with('-') && !a.starts_with("--") && a[1..].contains(letter))
+    })
+}
+
+/// Whether `path` is written from a place of its own (`/`, `~`, a variable), not from the
+/// directory the command runs in.
+fn rooted(path: &str) -> bool {
+    path.starts_with(['/', '~', '$'])
+}
+
+/// `path` as written in `dir` (itself written from where the script started), written from
+/// where the script started.
+fn joined(dir: Option<&str>, path: &str) -> String {
+    match dir {
+        Some(dir) if !rooted(path) => normal(&format!("{dir}/{path}")),
+        _ => path.to_owned(),
+    }
 }
 
 /// `path` with `.` and `x/..` taken out and repeated slashes made one, lexically.
@@ -134,20 +186,51 @@ pub(crate) fn follows_links(command: &super::Command) -> bool {
 /// (`c/settings.json` after `ln -s .claude c` is `.claude/settings.json`, `r/*` after `ln -s
 /// / r` is `/*`). The link itself, with nothing after it, is read through only with
 /// `whole`: a write follows it (`echo x > p`), while `rm p` and `mv x p` take the link.
-pub(crate) fn through_links(word: &str, links: &[(String, String)], whole: bool) -> Vec<String> {
+/// Given where the script started (`cwd`), a link spelt relative is found spelt absolute, and
+/// the other way round (`ln -s / r; rm -rf $PWD/r/*` in `/p` reaches `/p/r`).
+pub(crate) fn through_links(
+    word: &str,
+    links: &[(String, String)],
+    whole: bool,
+    cwd: Option<&std::path::Path>,
+) -> Vec<String> {
     // What a glob or a trailing slash adds stays as written (`r/*`, `h/`).
-    let word_normal = normal(word);
-    let tail = if word.ends_with('/') && word_normal != "/" {
-        "/"
-    } else {
-        ""
+    let slashed = |path: &str| {
+        let normal = normal(path);
+        let tail = if path.ends_with('/') && normal != "/" {
+            "/"
+        } else {
+            ""
+        };
+        format!("{normal}{tail}")
     };
-    let word = format!("{word_normal}{tail}");
+    let absolute = |path: &str| match cwd {
+        Some(cwd) if !rooted(path) => Some(slashed(&format!("{}/{path}", cwd.display()))),
+        _ if path.starts_with('/') => Some(slashed(path)),
+        _ => None,
+    };
+    // `$PWD` is where the script started, until a `cd` (whose words the callers join).
+    let pwd = ["$PWD", "${PWD}"].iter().find_map(|v| {
+        word.strip_prefix(v)
+            .filter(|rest| rest.is_empty() || rest.starts_with('/'))
+    });
+    let word_abs = match (pwd, cwd) {
+        (Some(rest), Some(cwd)) => Some(slashed(&format!("{}{rest}", cwd.display()))),
+        _ => absolute(word),
+    };
+    let word = slashed(word);
     links
         .iter()
         .filter_map(|(link, target)| {
-            let link = normal(link);
-            let rest = word.strip_prefix(link.as_str())?;
+            let at_link = |rest: &&str| rest.is_empty() || rest.starts_with('/');
+            let rest =
+                (word.strip_prefix(normal(link).as_str()).filter(at_link)).or_else(|| {
+                    let link = absolute(link)?;
+                    (word_abs
+                        .as_deref()?
+                        .strip_prefix(link.trim_end_matches('/')))
+                    .filter(at_link)
+                })?;
             let target = match target.trim_end_matches('/') {
                 "" => "/",
                 t => t,
@@ -168,7 +251,7 @@ mod tests {
     use crate::shell::parse;
 
     fn made(src: &str) -> Vec<(String, String)> {
-        links_made(&parse(src).unwrap())
+        links_made(&parse(src).unwrap(), None)
     }
 
     fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
@@ -214,19 +297,62 @@ mod tests {
             assert_eq!(made(mount), pairs(&[("m", "/")]), "{mount}");
         }
         assert!(made("mount /dev/sdb1 /mnt").is_empty());
+        // As written, and from where the script started: a link made after a `cd`, and a
+        // symbolic link's relative target read from the link's directory (unless `ln -r` made
+        // it from the current one).
+        assert_eq!(
+            made("cd sub && ln -s .. up"),
+            pairs(&[("up", ".."), ("sub/up", ".")])
+        );
+        assert_eq!(
+            made("cd a; ln -s /etc e"),
+            pairs(&[("e", "/etc"), ("a/e", "/etc")])
+        );
+        assert_eq!(
+            made("ln -s ../.. d/r"),
+            pairs(&[("d/r", "../.."), ("d/r", "..")])
+        );
+        assert_eq!(
+            made("ln -s -t d ../x"),
+            pairs(&[("d/x", "../x"), ("d/x", "x")])
+        );
+        assert_eq!(made("ln -sr x d/y"), pairs(&[("d/y", "x")]));
+        assert_eq!(made("ln x d/y"), pairs(&[("d/y", "x")]));
+        let at_p = |src: &str| links_made(&parse(src).unwrap(), Some(std::path::Path::new("/p")));
+        assert_eq!(
+            at_p("cd sub && ln -s ../.claude c"),
+            pairs(&[("c", "../.claude"), ("/p/sub/c", "/p/.claude")])
+        );
+        assert_eq!(at_p("ln -s / /r"), pairs(&[("/r", "/")]));
+        assert_eq!(made("cd $X && ln -s / r"), pairs(&[("r", "/")]));
         assert!(made("cp a b").is_empty());
     }
 
     #[test]
     fn words_read_through_the_links_a_script_makes() {
         let links = pairs(&[("r", "/"), ("./h", "~"), ("m", "/etc")]);
-        assert_eq!(through_links("r/*", &links, false), ["/*"]);
-        assert_eq!(through_links("r", &links, true), ["/"]);
-        assert!(through_links("r", &links, false).is_empty());
-        assert_eq!(through_links("h/", &links, false), ["~/"]);
-        assert_eq!(through_links("./m/passwd", &links, false), ["/etc/passwd"]);
-        assert_eq!(through_links(".//r/*", &links, false), ["/*"]);
-        assert_eq!(through_links("build/../r/*", &links, false), ["/*"]);
-        assert!(through_links("rr/x", &links, true).is_empty());
+        assert_eq!(through_links("r/*", &links, false, None), ["/*"]);
+        assert_eq!(through_links("r", &links, true, None), ["/"]);
+        assert!(through_links("r", &links, false, None).is_empty());
+        assert_eq!(through_links("h/", &links, false, None), ["~/"]);
+        assert_eq!(
+            through_links("./m/passwd", &links, false, None),
+            ["/etc/passwd"]
+        );
+        assert_eq!(through_links(".//r/*", &links, false, None), ["/*"]);
+        assert_eq!(through_links("build/../r/*", &links, false, None), ["/*"]);
+        assert!(through_links("rr/x", &links, true, None).is_empty());
+        // Spelt absolute or relative, given where the script started.
+        let cwd = Some(std::path::Path::new("/p"));
+        assert_eq!(through_links("/p/r/*", &links, false, cwd), ["/*"]);
+        assert_eq!(through_links("$PWD/r/*", &links, false, cwd), ["/*"]);
+        assert_eq!(through_links("${PWD}/./r/x", &links, false, cwd), ["/x"]);
+        assert!(through_links("$PWDX/r/x", &links, false, cwd).is_empty());
+        assert_eq!(through_links("/p/./m/x", &links, false, cwd), ["/etc/x"]);
+        assert!(through_links("/p/rr/x", &links, false, cwd).is_empty());
+        assert!(through_links("/p/r/*", &links, false, None).is_empty());
+        let absolute = pairs(&[("/p/r", "/etc")]);
+        assert_eq!(through_links("r/x", &absolute, false, cwd), ["/etc/x"]);
+        assert_eq!(through_links("./r", &absolute, true, cwd), ["/etc"]);
     }
 }

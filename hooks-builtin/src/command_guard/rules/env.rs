@@ -122,7 +122,9 @@ impl<'a> Env<'a> {
                 .collect();
             for _ in 0..=self.links.len() {
                 let through: Vec<String> = (last.iter())
-                    .flat_map(|w| shell::links::through_links(w, &self.links, whole))
+                    .flat_map(|w| {
+                        shell::links::through_links(w, &self.links, whole, Some(self.cwd))
+                    })
                     .filter(|w| !readings.contains(w) && w != word)
                     .collect();
                 if through.is_empty() {
