@@ -43,6 +43,9 @@ pub(super) mod operands;
 /// [options.mv]                                     # per program, for every rule of the pack
 /// values = ["-S", "--suffix"]                      # options whose value may be the next word
 /// target = ["-t", "--target-directory"]            # options whose value is where it writes
+///
+/// [options.shutdown]
+/// modes = ["-c", "-r", "-h", "-P"]                 # override each other: the last counts
 /// ```
 ///
 /// The **text** of a command is its arguments joined by spaces, then the bodies of its
@@ -71,7 +74,10 @@ pub(super) mod operands;
 /// option in `values` or `target` takes the rest of its cluster (`-tdir`), or the next word
 /// when it ends it (`-vt dir`); a long one (`--file`, or a single-dash one such as openssl's
 /// `-out`) takes `=value` or the next word, and a double-dash `target` one may be abbreviated
-/// (`--target` for `--target-directory`), as GNU tools accept.
+/// (`--target` for `--target-directory`), as GNU tools accept. **Modes** are options that
+/// override each other, of which the last given counts: one of them in `unless` exempts only
+/// when no other follows it (`shutdown -c -h now` powers off). An `unless` entry with a
+/// program glob before it (`"shutdown -r"`) exempts that program's commands only.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Pack {
@@ -104,6 +110,11 @@ pub struct ProgramOptions {
     /// every operand.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub target: Vec<String>,
+    /// Options that override each other, of which the last given counts (`shutdown`'s `-c`,
+    /// `-r`, `-h`, `-P`): one of them in a rule's `unless` exempts only when no other is
+    /// given after it (`shutdown -c -h now` powers off).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub modes: Vec<String>,
 }
 
 /// One rule of a [`Pack`].
@@ -120,7 +131,9 @@ pub struct PackRule {
     pub command: Vec<String>,
     /// Flags (`-n`, `--dry-run`) or operand globs, any one of which exempts the command; read
     /// closed: a word that may be the value of the option before it exempts nothing
-    /// (`--query help`), nor does a flag turned off (`--dry-run=false`).
+    /// (`--query help`), nor does a flag turned off (`--dry-run=false`). A program glob before
+    /// it (`"shutdown -r"`) makes it an exemption of that program's commands only (`-r` of
+    /// `systemctl` is `--recursive`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unless: Vec<String>,
     /// A place one of the command's operands must be.
@@ -477,10 +490,15 @@ impl CompiledRule {
         };
         // Read closed: a word that may be something else exempts nothing (exempt.rs).
         let exempt = !self.unless.is_empty() && {
-            let known = (self.options.get(&command.program))
-                .or_else(|| builtin_options(&command.program))
-                .map(|known| (&known.values[..], &known.target[..]));
-            (self.unless.iter())
+            let known =
+                (self.options.get(&command.program)).or_else(|| builtin_options(&command.program));
+            // `"shutdown -r"`: an exemption of that program's commands only.
+            let exemptions = self.unless.iter().filter_map(|u| match u.split_once(' ') {
+                Some((program, u)) => wildcard(program, &command.program).then_some(u),
+                None => Some(u.as_str()),
+            });
+            exemptions
+                .into_iter()
                 .any(|u| exempt::given_to(&command.program, u, &command.args, known))
         };
         if exempt {

@@ -13,6 +13,7 @@
 //!   [`COMMAND_AFTER`]) nothing does: those words are the container's command's.
 
 use super::super::user::wildcard;
+use super::ProgramOptions;
 
 /// Options that take no value in any program the packs name, read as flags without a table:
 /// `aws s3 rm s3://b --recursive --dryrun` is a dry run. (`-n`, `-h`, `-i`, `-v`, `-d`, `-a`
@@ -47,7 +48,7 @@ pub(super) fn given_to(
     program: &str,
     exemption: &str,
     args: &[String],
-    values: Option<(&[String], &[String])>,
+    values: Option<&ProgramOptions>,
 ) -> bool {
     if !COMMAND_AFTER.contains(&program) {
         return given(exemption, args, values);
@@ -61,15 +62,18 @@ pub(super) fn given_to(
     given(exemption, &args[..end], values)
 }
 
-pub(super) fn given(
-    exemption: &str,
-    args: &[String],
-    values: Option<(&[String], &[String])>,
-) -> bool {
+pub(super) fn given(exemption: &str, args: &[String], values: Option<&ProgramOptions>) -> bool {
     let takes_value = |option: &str| match values {
-        Some((values, targets)) => values.iter().chain(targets).any(|o| o == option),
+        Some(known) => (known.values.iter().chain(&known.target)).any(|o| o == option),
         None => !NO_VALUE.contains(&option),
     };
+    // An exemption that is one of the program's modes is taken back by a mode given after
+    // it (`shutdown -c -h now` powers off).
+    let modes: &[String] = match values {
+        Some(known) if known.modes.iter().any(|m| m == exemption) => &known.modes,
+        _ => &[],
+    };
+    let other_mode = |option: &str| option != exemption && modes.iter().any(|m| m == option);
     let long = exemption.strip_prefix("--");
     let mut state = None;
     let mut operands_only = false;
@@ -99,7 +103,9 @@ pub(super) fn given(
             }
             if long == Some(name) {
                 state = Some(!value.is_some_and(off));
-            } else if long.is_some_and(|l| name.strip_prefix("no-") == Some(l)) {
+            } else if long.is_some_and(|l| name.strip_prefix("no-") == Some(l))
+                || other_mode(&format!("--{name}"))
+            {
                 state = Some(false);
             }
             continue;
@@ -130,6 +136,8 @@ pub(super) fn given(
             }
             if !value_here && is_letter(exemption, letter) {
                 state = Some(true);
+            } else if !value_here && other_mode(&format!("-{letter}")) {
+                state = Some(false);
             }
             // A letter that may take a value takes the rest of the cluster, or the next word;
             // without a table the word may be one option spelt with one dash, which takes the
@@ -162,7 +170,7 @@ fn off(value: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::given;
+    use super::{ProgramOptions, given};
 
     fn words(line: &str) -> Vec<String> {
         line.split_whitespace().map(str::to_owned).collect()
@@ -233,10 +241,13 @@ mod tests {
 
     #[test]
     fn a_table_of_value_options_reads_the_rest_as_flags() {
-        let rsync: Vec<String> = ["-e", "--exclude", "--log-file"]
-            .map(str::to_owned)
-            .to_vec();
-        let rsync = Some((&rsync[..], &[][..]));
+        let rsync = ProgramOptions {
+            values: ["-e", "--exclude", "--log-file"]
+                .map(str::to_owned)
+                .to_vec(),
+            ..ProgramOptions::default()
+        };
+        let rsync = Some(&rsync);
         // `-a` and `-v` take no value: `-n` later in the cluster, or after `--verbose`, is
         // an option.
         assert!(given("-n", &words("-avn --delete src/ /etc"), rsync));
@@ -253,5 +264,24 @@ mod tests {
             &words("--log-file --dry-run src/ /etc"),
             rsync
         ));
+    }
+
+    #[test]
+    fn a_mode_given_after_an_exempting_one_takes_it_back() {
+        let shutdown = ProgramOptions {
+            modes: ["-c", "-r", "--reboot", "-h", "-P", "--poweroff"]
+                .map(str::to_owned)
+                .to_vec(),
+            ..ProgramOptions::default()
+        };
+        let shutdown = Some(&shutdown);
+        assert!(given("-c", &words("-h now -c"), shutdown));
+        assert!(given("-c", &words("-hc"), shutdown));
+        assert!(!given("-c", &words("-c -h now"), shutdown));
+        assert!(!given("-c", &words("-ch now"), shutdown));
+        assert!(!given("-r", &words("-r --poweroff now"), shutdown));
+        assert!(given("--reboot", &words("-P --reboot now"), shutdown));
+        // Not a mode: `-k` only warns, whatever comes after it.
+        assert!(given("-k", &words("-k -h now"), shutdown));
     }
 }

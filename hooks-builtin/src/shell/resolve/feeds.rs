@@ -142,6 +142,8 @@ pub(super) struct Xargs<'a> {
     pub(super) command: &'a [String],
     /// `-I R` (`-i`, `--replace`): one command per item, `R` replaced by it.
     replace: Option<&'a str>,
+    /// BSD's `-J R`: the items put in where the word `R` is, instead of after the command.
+    insert: Option<&'a str>,
     /// `-0`, `-d X`: items are what lies between the delimiters. `None`: blanks separate
     /// items, and quotes are read.
     delimiter: Option<char>,
@@ -156,6 +158,7 @@ impl<'a> Xargs<'a> {
         let mut xargs = Xargs {
             command: &[],
             replace: None,
+            insert: None,
             delimiter: None,
             per_run: None,
             arg_file: None,
@@ -167,6 +170,7 @@ impl<'a> Xargs<'a> {
             false,
             |opt, value| match opt {
                 Opt::Short('I') => xargs.replace = value,
+                Opt::Short('J') => xargs.insert = value,
                 Opt::Short('i') | Opt::Long("replace") => {
                     xargs.replace = Some(value.unwrap_or("{}"));
                 }
@@ -186,6 +190,7 @@ impl<'a> Xargs<'a> {
         );
         xargs.command = &args[options..];
         xargs.replace = xargs.replace.filter(|r| !r.is_empty());
+        xargs.insert = xargs.insert.filter(|r| !r.is_empty());
         xargs
     }
 
@@ -244,16 +249,19 @@ impl<'a> Xargs<'a> {
                         .checked_mul(1 + groups)?
                         .checked_add(input.len().checked_mul(2)?)?;
                     budget = budget.checked_sub(bytes)?;
+                    let with = |chunk: &[String]| match self.insert {
+                        Some(r) if command.iter().any(|w| w == r) => (command.iter())
+                            .flat_map(|w| match w == r {
+                                true => chunk.to_vec(),
+                                false => vec![w.clone()],
+                            })
+                            .collect(),
+                        _ => command.iter().chain(chunk).cloned().collect::<Vec<_>>(),
+                    };
                     if let Some(n) = self.per_run {
-                        for chunk in items.chunks(n) {
-                            let mut words = command.to_vec();
-                            words.extend(chunk.iter().cloned());
-                            runs.push(words);
-                        }
+                        runs.extend(items.chunks(n).map(with));
                     }
-                    let mut words = command.to_vec();
-                    words.extend(items);
-                    runs.push(words);
+                    runs.push(with(&items));
                 }
             }
         }

@@ -643,8 +643,8 @@ pub(super) const SHELLS: &[&str] = &[
     "nu", "xonsh", "elvish", "rc", "osh", "ysh", "oil", "es", "posh", "oksh", "loksh",
 ];
 
-/// `xargs` options that take a value.
-pub(super) const XARGS_SHORT: &str = "IdEaLnPs";
+/// `xargs` options that take a value (GNU's, and BSD's `-J`, `-R`, `-S`).
+pub(super) const XARGS_SHORT: &str = "IdEaLnPsJRS";
 pub(super) const XARGS_LONG: &[&str] = &[
     "delimiter",
     "arg-file",
