@@ -74,11 +74,12 @@ pub(super) fn command_name(word: &str) -> &str {
 }
 
 /// Programs that take another's arguments and run it: judged as that one. GNU's tools as
-/// Homebrew installs them on macOS carry a `g` (`grm`, `gfind`, `gdd`).
+/// Homebrew installs them on macOS carry a `g` (`grm`, `gfind`, `gdd`); `bfs` is a
+/// breadth-first `find` of the same expressions.
 #[rustfmt::skip]
 const SAME_AS: &[(&str, &str)] = &[
     ("kubecolor", "kubectl"), ("wsl.exe", "wsl"),
-    ("grm", "rm"), ("grmdir", "rmdir"), ("gfind", "find"), ("gxargs", "xargs"), ("gdd", "dd"),
+    ("grm", "rm"), ("grmdir", "rmdir"), ("gfind", "find"), ("bfs", "find"), ("gxargs", "xargs"), ("gdd", "dd"),
     ("gcp", "cp"), ("gmv", "mv"), ("gln", "ln"), ("ginstall", "install"), ("gtee", "tee"),
     ("gchmod", "chmod"), ("gchown", "chown"), ("gchgrp", "chgrp"), ("gtruncate", "truncate"),
     ("gshred", "shred"), ("gunlink", "unlink"), ("gsplit", "split"), ("gsort", "sort"),
