@@ -9,11 +9,13 @@
 //! - The words after the subcommand's options, or after `--`: `minikube ssh CMD`, `podman
 //!   machine ssh [NAME] CMD` (the name is optional: both readings are judged), `pyinfra
 //!   INVENTORY exec -- CMD`, `fab -H HOST -- CMD`.
-//! - `aws ssm send-command --parameters commands=[…]`: each command of the document.
+//! - An operand after options that may stand anywhere: `knife ssh QUERY -x root CMD`.
+//! - `aws ssm send-command --parameters commands=[…]`: each command of the document, of every
+//!   `--parameters` given.
 //! - ansible's modules ([`ansible_scripts`]).
 
 use super::wrappers::SSH_SHORT;
-use super::{option_value, option_values, options};
+use super::{option_values, options};
 
 /// How a remote tool takes its command.
 enum Given {
@@ -30,6 +32,14 @@ enum Given {
         short: &'static str,
         long: &'static [&'static str],
         name: bool,
+    },
+    /// The operands from this place on among the words after the subcommand, with its
+    /// options (those listed take a value; long ones with their dashes) anywhere before `--`
+    /// (`knife ssh QUERY -x root 'cmd'`).
+    Operand {
+        short: &'static str,
+        long: &'static [&'static str],
+        at: usize,
     },
 }
 
@@ -191,6 +201,25 @@ const REMOTES: &[Remote] = &[
             name: true,
         },
     },
+    // `knife ssh QUERY 'cmd'`, its options before, between or after them.
+    Remote {
+        program: "knife",
+        path: &["ssh"],
+        given: Given::Operand {
+            short: "xPpiaCG",
+            long: &[
+                "--ssh-user",
+                "--ssh-password",
+                "--ssh-port",
+                "--ssh-identity-file",
+                "--attribute",
+                "--concurrency",
+                "--ssh-gateway",
+                "--config",
+            ],
+            at: 1,
+        },
+    },
 ];
 
 /// Tools installed under a second name, read as the first (`flyctl` is `fly`).
@@ -235,10 +264,12 @@ pub(super) fn remote_scripts(program: &str, args: &[String]) -> Vec<String> {
                 // (`--scripts 'ls' 'rm -rf /'`).
                 for (at, word) in args.iter().enumerate() {
                     if names.contains(&word.as_str()) {
-                        let values = (args[at + 1..].iter()).take_while(|w| !w.starts_with('-'));
-                        match program {
-                            "az" => scripts.extend(values.cloned()),
-                            _ => scripts.extend(values.take(1).cloned()),
+                        // The next word is the value whatever it starts with (`--command
+                        // '-x; rm -rf /'`).
+                        scripts.extend(args.get(at + 1).cloned());
+                        if program == "az" {
+                            let more = args.iter().skip(at + 2);
+                            scripts.extend(more.take_while(|w| !w.starts_with('-')).cloned());
                         }
                     }
                 }
@@ -249,7 +280,9 @@ pub(super) fn remote_scripts(program: &str, args: &[String]) -> Vec<String> {
                 );
             }
             Given::Parameters(names) => {
-                scripts.extend(option_value(args, names).into_iter().flat_map(commands_of));
+                // Given more than once (`--parameters executionTimeout=60 --parameters
+                // commands=…`), each is read.
+                scripts.extend(option_values(args, names).flat_map(commands_of));
             }
             Given::SshArgs => {
                 if let Some(rest) = args.get(before + 1..) {
@@ -257,6 +290,34 @@ pub(super) fn remote_scripts(program: &str, args: &[String]) -> Vec<String> {
                     if !command.is_empty() {
                         scripts.push(command.join(" "));
                     }
+                }
+            }
+            Given::Operand {
+                short,
+                long,
+                at: place,
+            } => {
+                let after = &args[at..before];
+                let mut operands = Vec::new();
+                let mut i = 0;
+                while let Some(word) = after.get(i) {
+                    i += 1;
+                    if let Some(name) = word.strip_prefix("--") {
+                        i += usize::from(!name.contains('=') && long.contains(&word.as_str()));
+                    } else if let Some(cluster) = word.strip_prefix('-').filter(|c| !c.is_empty()) {
+                        // A value letter takes the rest of the cluster, or the next word.
+                        if let Some(k) = cluster.find(|c| short.contains(c)) {
+                            i += usize::from(k + 1 == cluster.len());
+                        }
+                    } else {
+                        operands.push(word);
+                    }
+                }
+                operands.extend(args.get(before + 1..).unwrap_or_default());
+                // The operands from there are the command, joined (as knife joins them).
+                if let Some(command) = operands.get(*place..).filter(|c| !c.is_empty()) {
+                    let words: Vec<&str> = command.iter().map(|w| w.as_str()).collect();
+                    scripts.push(words.join(" "));
                 }
             }
             Given::Words { short, long, name } => {
@@ -351,6 +412,13 @@ fn module_arguments(margs: &str) -> Vec<(String, String)> {
             .map(|(key, value)| {
                 let value = match value {
                     serde_json::Value::String(s) => s,
+                    // `"argv": ["rm", "-rf", "/"]`: the words, quoted into a command line.
+                    serde_json::Value::Array(items) if items.iter().all(|i| i.is_string()) => {
+                        (items.iter().filter_map(serde_json::Value::as_str))
+                            .map(|w| crate::shell::quote(w).into_owned())
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    }
                     other => other.to_string(),
                 };
                 (key, value)
@@ -381,6 +449,17 @@ fn commands_of(value: &str) -> Vec<String> {
         return Vec::new();
     };
     let rest = value[at + "commands".len()..].trim_start_matches(['"', '\'', ':', '=', ' ']);
+    // A JSON list, read as JSON (a `]` inside a command does not end it).
+    if rest.starts_with('[')
+        && let Some(Ok(serde_json::Value::Array(items))) = serde_json::Deserializer::from_str(rest)
+            .into_iter::<serde_json::Value>()
+            .next()
+        && items.iter().all(serde_json::Value::is_string)
+    {
+        return (items.iter().filter_map(serde_json::Value::as_str))
+            .map(str::to_owned)
+            .collect();
+    }
     let Some(list) = rest.strip_prefix('[') else {
         // `commands=rm -rf /`: the rest, up to another parameter.
         let end = rest.find(['}', ']']).unwrap_or(rest.len());

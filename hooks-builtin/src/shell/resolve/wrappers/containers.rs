@@ -293,8 +293,9 @@ pub(super) const CONTAINERS: &[Wrapper] = &[
     },
     // Virtual machines, dev containers and remote hosts that run the command after their
     // options: `multipass exec VM -- cmd`, `devcontainer exec --workspace-folder . cmd`,
-    // `orb cmd` (OrbStack's Linux machine), `tsh ssh HOST cmd` (Teleport), `knife ssh QUERY
-    // 'cmd'` (Chef), `coder ssh WS cmd`, `heroku run cmd` (a one-off dyno).
+    // `orb cmd` (OrbStack's Linux machine), `tsh ssh HOST cmd` (Teleport), `coder ssh WS
+    // cmd`, `heroku run cmd` (a one-off dyno). (`knife ssh QUERY cmd`, whose options may
+    // stand anywhere, is in remotes.rs.)
     Wrapper {
         name: "multipass",
         sub: &["exec"],
@@ -364,24 +365,6 @@ pub(super) const CONTAINERS: &[Wrapper] = &[
             "option",
             "jumphost",
             "dynamic-forward",
-        ],
-        operands: 1,
-        remote: true,
-        ..PLAIN
-    },
-    Wrapper {
-        name: "knife",
-        sub: &["ssh"],
-        short: "xPpiaCG",
-        long: &[
-            "ssh-user",
-            "ssh-password",
-            "ssh-port",
-            "ssh-identity-file",
-            "attribute",
-            "concurrency",
-            "ssh-gateway",
-            "config",
         ],
         operands: 1,
         remote: true,
