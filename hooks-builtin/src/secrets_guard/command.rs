@@ -19,7 +19,7 @@ mod printers;
 mod settings;
 mod words;
 
-use crate::shell::links::{links_made, through_links};
+use crate::shell::links::{self, links_made, through_links};
 use code_env::{env_in_code, indirect};
 use env::env_print;
 use expand::{expand_braces, expand_glob, extglob_readings, has_wildcard, substitute};
@@ -104,7 +104,19 @@ pub(super) fn check(
         if let Some(dir) = &cmd.dir {
             run.add_base(rules::lexical(&substitute(dir), cwd, home));
         }
-        if let Some((raw, path)) = removed_settings_dir(cmd, cwd, run.root, home) {
+        // A word's other spellings: what a variable holds, what a link the line makes reaches
+        // (the link itself only for a command that follows it: `chmod 000 c`, not `rm c`).
+        let follows = links::follows_links(cmd);
+        let also = |word: &str, dir: bool| -> Vec<String> {
+            let mut spellings = variables.readings(word).unwrap_or_default();
+            let through: Vec<String> = std::iter::once(word.to_owned())
+                .chain(spellings.iter().cloned())
+                .flat_map(|w| through_links(&w, &links, follows || dir, Some(cwd)))
+                .collect();
+            spellings.extend(through);
+            spellings
+        };
+        if let Some((raw, path)) = removed_settings_dir(cmd, cwd, run.root, home, &also) {
             return Err(format!(
                 "secrets-guard: `{}` removes, moves, hides or overwrites `{}`{}, which holds agent settings: secrets rule \"{HOOK_CONFIG}\"",
                 shown(cmd),

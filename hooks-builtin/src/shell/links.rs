@@ -168,7 +168,6 @@ fn normal(path: &str) -> String {
 /// `chmod`, `cp` onto it, a redirection), rather than taking the link itself: `ln`, `link`
 /// and `cp -s` make one, `mv`, `install` and `rsync` replace it, `rm`, `unlink` and `rmdir`
 /// remove it.
-#[cfg(feature = "command-guard")]
 pub(crate) fn follows_links(command: &super::Command) -> bool {
     let makes_link = command.program == "cp"
         && (command.args.iter()).any(|a| {

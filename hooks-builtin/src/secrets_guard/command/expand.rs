@@ -60,10 +60,28 @@ pub(super) fn extglob_readings(word: &str) -> Vec<String> {
     out
 }
 
-/// A leading `$HOME`/`${HOME}` becomes `~`; `$PWD`/`${PWD}`/`$(pwd)`/`` `pwd` `` becomes `.`.
+/// A leading `$HOME`/`${HOME}` becomes `~`; `$PWD`/`${PWD}`/`$(pwd)`/`` `pwd` ``/`~+`, and
+/// the process's own working directory in `/proc` (`/proc/self/cwd`), become `.`; its root
+/// there (`/proc/self/root/etc`) becomes `/`.
 pub(super) fn substitute(word: &str) -> String {
     const HOME: [&str; 2] = ["${HOME}", "$HOME"];
-    const PWD: [&str; 4] = ["${PWD}", "$PWD", "$(pwd)", "`pwd`"];
+    const PWD: [&str; 9] = [
+        "${PWD}",
+        "$PWD",
+        "$(pwd)",
+        "`pwd`",
+        "~+",
+        "/proc/self/cwd",
+        "/proc/thread-self/cwd",
+        "/proc/$$/cwd",
+        "/proc/$BASHPID/cwd",
+    ];
+    const ROOT: [&str; 4] = [
+        "/proc/self/root",
+        "/proc/thread-self/root",
+        "/proc/$$/root",
+        "/proc/$BASHPID/root",
+    ];
     let replace = |vars: &[&str], with: &str| {
         vars.iter().find_map(|v| {
             let rest = word.strip_prefix(v)?;
@@ -72,6 +90,7 @@ pub(super) fn substitute(word: &str) -> String {
     };
     replace(&HOME, "~")
         .or_else(|| replace(&PWD, "."))
+        .or_else(|| replace(&ROOT, "/"))
         .unwrap_or_else(|| word.to_owned())
 }
 

@@ -7,6 +7,10 @@ use super::super::rules::{self, SETTINGS_DIRS};
 use super::substitute;
 use crate::shell::Command;
 
+mod takers;
+
+use takers::{GIT, Style, TAKERS, Taker, Takes};
+
 /// Programs that remove, or move away, what they are given.
 const REMOVERS: &[&str] = &["rm", "rmdir", "mv", "unlink", "shred", "trash", "trash-put"];
 
@@ -15,166 +19,18 @@ const REWRITERS: &[&str] = &[
     "truncate", "sed", "perl", "cp", "tee", "chmod", "chown", "dd", "sponge",
 ];
 
-/// Which of a command's operands it takes a settings directory away by: removes, moves, hides
-/// (`chmod 000`), or fills with files whose names the guard cannot see (`cp -r x/. .claude/`,
-/// `tar -x -C .claude`, `mount --bind x .claude`).
-#[derive(Clone, Copy)]
-enum Takes {
-    /// Every operand.
-    All,
-    /// All but the last (the sources of `mv`, `git mv`, `rsync`); every one with `-t`.
-    Sources,
-    /// The last (the destination of `mount`, `tar -x -C`), and the value of `-t`.
-    Destination,
-    /// The destination, when what lands in it has names the guard cannot see: a directory's
-    /// contents (`cp -r x/. .claude/`, `rsync -a x/ .claude/`, `cp -rT x .claude`), a glob
-    /// or a variable; and a settings directory copied or moved in under its own name
-    /// (`cp -r x/.claude .`). (`cp -r docs/commands .claude/` makes `.claude/commands`.)
-    Into,
-}
+/// Programs that hide a directory found by its name (`find . -name .claude -exec chmod 000
+/// {} +`).
+const HIDERS: &[&str] = &["chmod", "chown", "chgrp", "chattr", "setfacl"];
 
-/// How a program reads the words after its name (and subcommand).
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Style {
-    /// getopt's: options anywhere before `--`, short ones clustered (`-ft DIR`, `-xvC DIR`,
-    /// `-CDIR`), long ones as `--name VALUE`, `--name=VALUE` or an unambiguous prefix.
-    Gnu,
-    /// getopt's, and tar's old bundle as the first word (`tar xfC a.tar DIR`): its letters
-    /// that take a value take the next words, in order.
-    Tar,
-    /// Whole switches with their values written on (7-Zip's `-sdel`, `-oDIR`).
-    Switches,
-}
+/// Other spellings of a word: what a variable holds, what a link the line makes reaches. With
+/// `true` the word is a directory the command runs in, which a link alone leads to (`cd r`).
+pub(super) type Also<'a> = dyn Fn(&str, bool) -> Vec<String> + 'a;
 
-/// A program that takes a directory away: its name (and subcommand, and the options before
-/// it that take a value), the options one of which it needs to (empty: none) and those with
-/// which it does not, the options whose value is a directory it takes, the other options that
-/// take a value (so that the value is not read as an operand), and which operands it takes.
-struct Taker {
-    program: &'static str,
-    sub: Option<&'static str>,
-    /// Options before the subcommand that take a value; `-C DIR` is a directory to run in
-    /// (git's), which the operands after it are relative to.
-    lead: &'static [&'static str],
-    needs: &'static [&'static str],
-    unless: &'static [&'static str],
-    values: &'static [&'static str],
-    skips: &'static [&'static str],
-    style: Style,
-    takes: Takes,
-}
-
-const fn taker(program: &'static str, takes: Takes) -> Taker {
-    Taker {
-        program,
-        sub: None,
-        lead: &[],
-        needs: &[],
-        unless: &[],
-        values: &[],
-        skips: &[],
-        style: Style::Gnu,
-        takes,
-    }
-}
-
-/// git's own options before its subcommand that take a value.
-const GIT: &[&str] = &[
-    "-C",
-    "-c",
-    "--git-dir",
-    "--work-tree",
-    "--namespace",
-    "--config-env",
-];
-
-/// tar's options that take a value, but for `-C`/`--directory` (GNU tar, bsdtar).
-#[rustfmt::skip]
-const TAR: &[&str] = &[
-    "-f", "-b", "-T", "-X", "-g", "-K", "-N", "-V", "-L", "-F", "-H", "-I", "--file",
-    "--files-from", "--exclude-from", "--exclude", "--blocking-factor", "--listed-incremental",
-    "--starting-file", "--newer", "--newer-mtime", "--after-date", "--label", "--tape-length",
-    "--info-script", "--new-volume-script", "--format", "--use-compress-program", "--transform",
-    "--xform", "--owner", "--group", "--mode", "--mtime", "--suffix", "--to-command",
-    "--checkpoint-action", "--record-size", "--strip-components", "--exclude-tag",
-    "--exclude-tag-under", "--exclude-tag-all", "--occurrence", "--sort", "--quoting-style",
-    "--rmt-command", "--rsh-command", "--volno-file", "--owner-map", "--group-map",
-];
-
-/// rsync's options that take a value.
-#[rustfmt::skip]
-const RSYNC: &[&str] = &[
-    "-e", "-f", "-B", "-T", "-M", "--rsh", "--rsync-path", "--filter", "--exclude", "--include",
-    "--exclude-from", "--include-from", "--files-from", "--temp-dir", "--partial-dir",
-    "--backup-dir", "--suffix", "--compare-dest", "--copy-dest", "--link-dest", "--chmod",
-    "--chown", "--usermap", "--groupmap", "--log-file", "--log-file-format", "--out-format",
-    "--password-file", "--port", "--timeout", "--contimeout", "--bwlimit", "--max-size",
-    "--min-size", "--max-delete", "--modify-window", "--block-size", "--compress-level",
-    "--compress-choice", "--checksum-choice", "--iconv", "--remote-option", "--sockopts",
-    "--outbuf", "--protocol", "--stop-after", "--stop-at", "--max-alloc", "--write-batch",
-    "--read-batch", "--only-write-batch", "--info", "--debug", "--address", "--skip-compress",
-];
-
-/// mount's options that take a value, but for `--target`.
-#[rustfmt::skip]
-const MOUNT: &[&str] = &[
-    "-o", "-t", "-O", "-L", "-U", "-N", "-T", "--options", "--types", "--test-opts", "--label",
-    "--uuid", "--namespace", "--fstab", "--source", "--target-prefix", "--options-mode",
-    "--options-source", "--map-users", "--map-groups",
-];
-
-#[rustfmt::skip]
-const TAKERS: &[Taker] = &[
-    taker("rm", Takes::All),
-    taker("rmdir", Takes::All),
-    taker("unlink", Takes::All),
-    Taker { skips: &["-n", "-s", "--iterations", "--size", "--random-source"], ..taker("shred", Takes::All) },
-    taker("trash", Takes::All),
-    taker("trash-put", Takes::All),
-    taker("gvfs-trash", Takes::All),
-    taker("rip", Takes::All),
-    taker("rmtrash", Takes::All),
-    Taker { sub: Some("trash"), ..taker("gio", Takes::All) },
-    Taker { sub: Some("remove"), ..taker("gio", Takes::All) },
-    Taker { values: &["-t", "--target-directory"], skips: &["-S", "--suffix"], ..taker("mv", Takes::Sources) },
-    // Moved or installed into it under a settings file's name, or of names unseen.
-    Taker { values: &["-t", "--target-directory"], skips: &["-S", "--suffix"], ..taker("mv", Takes::Into) },
-    Taker { values: &["-t", "--target-directory"], skips: &["-m", "--mode", "-o", "--owner", "-g", "--group", "-S", "--suffix", "--strip-program"], ..taker("install", Takes::Into) },
-    // A mode or owner of the directory itself (`chmod 000 .claude`) hides what is in it.
-    Taker { skips: &["--reference"], ..taker("chmod", Takes::All) },
-    Taker { skips: &["--reference", "--from"], ..taker("chown", Takes::All) },
-    Taker { skips: &["--reference"], ..taker("chgrp", Takes::All) },
-    Taker { skips: &["-v", "-p"], ..taker("chattr", Takes::All) },
-    Taker { skips: &["-m", "-M", "-x", "-X", "--modify", "--modify-file", "--remove", "--remove-file", "--set", "--set-file"], ..taker("setfacl", Takes::All) },
-    Taker { sub: Some("mv"), lead: GIT, ..taker("git", Takes::Sources) },
-    Taker { sub: Some("rm"), lead: GIT, unless: &["--cached"], skips: &["--pathspec-from-file"], ..taker("git", Takes::All) },
-    // `git stash push -- .claude` takes its changes out of the work tree.
-    Taker { sub: Some("stash"), lead: GIT, skips: &["-m", "--message", "--pathspec-from-file"], ..taker("git", Takes::All) },
-    // Archived and removed: `tar --remove-files`, `zip -m`, `rsync --remove-source-files`.
-    Taker { needs: &["--remove-files"], skips: TAR, style: Style::Tar, ..taker("tar", Takes::All) },
-    Taker { needs: &["--remove-files"], skips: TAR, style: Style::Tar, ..taker("gtar", Takes::All) },
-    Taker { needs: &["--remove-files"], skips: TAR, style: Style::Tar, ..taker("bsdtar", Takes::All) },
-    Taker { needs: &["-sdel"], style: Style::Switches, ..taker("7z", Takes::All) },
-    Taker { sub: Some("move"), ..taker("rclone", Takes::Sources) },
-    Taker { sub: Some("moveto"), ..taker("rclone", Takes::Sources) },
-    Taker { needs: &["-m", "--move"], skips: &["-b", "-n", "-P", "-O", "--temp-path", "--suffixes", "--password", "--output-file"], ..taker("zip", Takes::All) },
-    Taker { needs: &["--remove-source-files", "--remove-sent-files"], skips: RSYNC, ..taker("rsync", Takes::Sources) },
-    // Filled with files of unknown names: a directory's copy, an archive, a mount.
-    Taker { values: &["-t", "--target-directory"], skips: &["-S", "--suffix", "--sparse", "--no-preserve"], ..taker("cp", Takes::Into) },
-    Taker { skips: RSYNC, ..taker("rsync", Takes::Into) },
-    Taker { values: &["--target"], skips: MOUNT, ..taker("mount", Takes::Destination) },
-    Taker { needs: &["-x", "--extract", "--get"], values: &["-C", "--directory"], skips: TAR, style: Style::Tar, ..taker("tar", Takes::Destination) },
-    Taker { needs: &["-x", "--extract", "--get"], values: &["-C", "--directory"], skips: TAR, style: Style::Tar, ..taker("gtar", Takes::Destination) },
-    Taker { needs: &["-x", "--extract", "--get"], values: &["-C", "--directory"], skips: TAR, style: Style::Tar, ..taker("bsdtar", Takes::Destination) },
-    Taker { sub: Some("x"), values: &["-o"], style: Style::Switches, ..taker("7z", Takes::Destination) },
-    Taker { needs: &["-d"], values: &["-d"], skips: &["-P"], ..taker("unzip", Takes::Destination) },
-];
-
-/// Whether the option as given (`-t`, `--target-directory`, or a long one's prefix of three
-/// letters or more, `--target`) is `option` of a table: getopt takes any unambiguous prefix,
-/// and a shorter one is rarely that.
+/// Whether the option as given (`-t`, `--target-directory`, or a long one's prefix,
+/// `--target`, `--t`) is `option` of a table: getopt takes any unambiguous prefix.
 fn is(given: &str, option: &str) -> bool {
-    given == option || (given.len() >= 5 && option.starts_with("--") && option.starts_with(given))
+    given == option || (given.len() >= 3 && given.starts_with("--") && option.starts_with(given))
 }
 
 /// A command's words after its name (and subcommand), as the program reads them: its
@@ -194,10 +50,13 @@ impl Words {
 }
 
 /// Reads `args` as `taker`'s program does: getopt's permutation (options anywhere before
-/// `--`), clusters, values written on or given as the next word, tar's old bundle.
+/// `--`), clusters, values written on or given as the next word, tar's old bundle. The
+/// options whose value is a directory it takes may be abbreviated; the others are matched as
+/// written (`--compress` is no prefix of rsync's `--compress-level`).
 fn read(taker: &Taker, args: &[String]) -> Words {
-    let valued =
-        |given: &str| (taker.values.iter().chain(taker.skips)).any(|option| is(given, option));
+    let valued = |given: &str| {
+        taker.values.iter().any(|option| is(given, option)) || taker.skips.contains(&given)
+    };
     let mut words = Words::default();
     let mut i = 0;
     if taker.style == Style::Tar
@@ -259,21 +118,24 @@ fn read(taker: &Taker, args: &[String]) -> Words {
 }
 
 /// The words after the subcommand `taker` names, and the directory they are relative to
-/// (git's `-C DIR` before it moves it); all of them without a subcommand. `None` when the
-/// command has another subcommand.
-fn after_sub<'a>(
+/// (git's `-C DIR` before it moves it); all of them without a subcommand. 7-Zip's switches
+/// before its command are its command's (`7z -o.claude x a.7z`). `None` when the command has
+/// another subcommand.
+fn after_sub(
     taker: &Taker,
-    args: &'a [String],
+    args: &[String],
     base: &Path,
     home: Option<&Path>,
-) -> Option<(&'a [String], PathBuf)> {
+) -> Option<(Vec<String>, PathBuf)> {
     let Some(sub) = taker.sub else {
-        return Some((args, base.to_path_buf()));
+        return Some((args.to_vec(), base.to_path_buf()));
     };
     let mut base = base.to_path_buf();
+    let mut before = Vec::new();
     let mut i = 0;
     while let Some(arg) = args.get(i).filter(|a| a.starts_with('-')) {
         i += 1;
+        before.push(arg.clone());
         let valued = |option: &str| taker.lead.iter().any(|l| is(option, l));
         let (name, value) = match arg.split_once('=') {
             Some((name, value)) if name.starts_with("--") => (name, value.to_owned()),
@@ -291,7 +153,16 @@ fn after_sub<'a>(
             base = rules::lexical(&substitute(&value), &base, home);
         }
     }
-    (args.get(i)? == sub).then(|| (&args[i + 1..], base))
+    if args.get(i)? != sub {
+        return None;
+    }
+    let mut words = if taker.style == Style::Switches {
+        before
+    } else {
+        Vec::new()
+    };
+    words.extend(args[i + 1..].iter().cloned());
+    Some((words, base))
 }
 
 /// The operand of a command that takes a directory away ([`TAKERS`]) that is an agent's
@@ -299,19 +170,24 @@ fn after_sub<'a>(
 /// settings from the project root and the home directory, so only a settings directory there
 /// (or in a parent of the root) counts: a fixture's or a package's `.claude` is the agent's to
 /// change. `mv`'s destination is not removed (`mv notes.md .claude/`); the settings files
-/// moved onto are judged as written.
+/// moved onto are judged as written. Each word, and the directory the command runs in, is
+/// read in its `also` spellings too (a variable's value, through a link the line makes).
 pub(super) fn removed_settings_dir(
     cmd: &Command,
     cwd: &Path,
     root: &Path,
     home: Option<&Path>,
+    also: &Also<'_>,
 ) -> Option<(String, PathBuf)> {
-    let base = match &cmd.dir {
-        Some(dir) => rules::lexical(&substitute(dir), cwd, home),
-        None => cwd.to_path_buf(),
-    };
+    let mut bases = vec![cwd.to_path_buf()];
+    if let Some(dir) = &cmd.dir {
+        bases = std::iter::once(dir.clone())
+            .chain(also(dir, true))
+            .map(|d| rules::lexical(&substitute(&d), cwd, home))
+            .collect();
+    }
     if cmd.program == "find" {
-        return find_removes_settings(cmd, &base, root, home);
+        return (bases.iter()).find_map(|base| find_removes_settings(cmd, base, root, home, also));
     }
     // `git stash --all` (`-a`) stashes the ignored files too, and takes the settings files no
     // one commits (`.claude/settings.local.json`) out of the work tree.
@@ -323,22 +199,25 @@ pub(super) fn removed_settings_dir(
             .map(|d| (d.to_string(), root.join(d)))
             .find(|(_, dir)| dir.exists());
     }
+    let at = Place { root, home, also };
     TAKERS
         .iter()
         .filter(|t| t.program == cmd.program)
-        .find_map(|t| taken(t, cmd, &base, root, home))
+        .find_map(|t| bases.iter().find_map(|base| taken(t, cmd, base, &at)))
+}
+
+/// Where the agent's settings are read, and the other spellings of a word.
+struct Place<'a> {
+    root: &'a Path,
+    home: Option<&'a Path>,
+    also: &'a Also<'a>,
 }
 
 /// The settings directory `cmd` takes away as `taker` says, if one.
-fn taken(
-    taker: &Taker,
-    cmd: &Command,
-    base: &Path,
-    root: &Path,
-    home: Option<&Path>,
-) -> Option<(String, PathBuf)> {
+fn taken(taker: &Taker, cmd: &Command, base: &Path, at: &Place<'_>) -> Option<(String, PathBuf)> {
+    let (root, home) = (at.root, at.home);
     let (args, base) = after_sub(taker, &cmd.args, base, home)?;
-    let words = read(taker, args);
+    let words = read(taker, &args);
     if (!taker.needs.is_empty() && !taker.needs.iter().any(|n| words.has(n, false)))
         || taker.unless.iter().any(|u| words.has(u, true))
     {
@@ -349,7 +228,16 @@ fn taken(
         .filter_map(|(_, value)| value.clone())
         .collect();
     let whole = words.has("-T", false) || words.has("--no-target-directory", false);
+    let reference = words.has("--reference", false);
     let mut operands = words.operands;
+    // `chmod MODE DIR`: only a mode that takes the owner's read or search permission hides it
+    // (`--reference=FILE` copies one the guard cannot see).
+    if taker.mode && !reference {
+        if !operands.first().is_some_and(|m| hides(m)) {
+            return None;
+        }
+        operands.remove(0);
+    }
     let candidates: Vec<String> = match taker.takes {
         Takes::All => operands,
         Takes::Sources if !valued.is_empty() => operands,
@@ -357,22 +245,110 @@ fn taken(
             operands.pop();
             operands
         }
-        Takes::Destination => operands.pop().into_iter().chain(valued).collect(),
+        Takes::Destination => {
+            let here = (taker.here && valued.is_empty()).then(|| ".".to_owned());
+            (operands.pop().into_iter())
+                .chain(valued)
+                .chain(here)
+                .collect()
+        }
         Takes::Into => {
             let destination = valued.pop().or_else(|| operands.pop());
-            into(&operands, destination, whole)
+            into(&operands, destination, whole, taker.slash_contents)
         }
     };
-    candidates.into_iter().find_map(|arg| {
-        let path = rules::lexical(&substitute(&arg), &base, home);
+    let spellings = candidates.into_iter().flat_map(|arg| {
+        let also = (at.also)(&arg, false);
+        std::iter::once(arg.clone())
+            .chain(also)
+            .map(move |s| (arg.clone(), s))
+    });
+    for (arg, spelt) in spellings {
+        let path = match pathspec_from_top(taker, &spelt) {
+            Some(rest) => rules::lexical(&substitute(rest), root, home),
+            None => rules::lexical(&substitute(&spelt), &base, home),
+        };
         if settings_dir_read_there(&path, root, home) {
             return Some((arg, path));
         }
+        let (Some(last), Some(parent)) = (path.file_name().and_then(|n| n.to_str()), path.parent())
+        else {
+            continue;
+        };
+        if !last.contains(['*', '?', '[']) {
+            continue;
+        }
         // A glob of its entries takes them all (`rm -rf .claude/*`, `rm .claude/settings*`).
-        let last = path.file_name()?.to_str()?;
-        let parent = path.parent()?;
-        (last.contains(['*', '?', '[']) && settings_dir_read_there(parent, root, home))
-            .then(|| (arg.clone(), parent.to_path_buf()))
+        if settings_dir_read_there(parent, root, home) {
+            return Some((arg, parent.to_path_buf()));
+        }
+        // A glob that matches it (`chmod 000 .c*`, `.*`).
+        if let Some(dir) = (SETTINGS_DIRS.iter()).find(|d| glob_matches(last, d)) {
+            let path = parent.join(dir);
+            if settings_dir_read_there(&path, root, home) {
+                return Some((arg, path));
+            }
+        }
+    }
+    None
+}
+
+/// The rest of a git pathspec written from the top of the work tree (`:/.claude`,
+/// `:(top).claude`, `:(top,glob).cl*`); other magic (`:(glob)x`, `:!x`) is stripped too and
+/// read from where git runs, as `None` says for a plain word.
+fn pathspec_from_top<'w>(taker: &Taker, word: &'w str) -> Option<&'w str> {
+    if taker.program != "git" || taker.lead != GIT {
+        return None;
+    }
+    if let Some(rest) = word.strip_prefix(":/") {
+        return Some(rest);
+    }
+    let (magic, rest) = word.strip_prefix(":(")?.split_once(')')?;
+    magic.split(',').any(|m| m == "top").then_some(rest)
+}
+
+/// Whether a shell glob (`*`, `?`, `[…]`) matches `name`; an unreadable one matches
+/// (read closed). As the shell reads it, a leading dot is matched only by a dot (`*` is not
+/// `.claude`, `.*` is).
+fn glob_matches(glob: &str, name: &str) -> bool {
+    if name.starts_with('.') && !glob.starts_with('.') {
+        return false;
+    }
+    globset::GlobBuilder::new(glob)
+        .literal_separator(true)
+        .build()
+        .map_or(true, |g| g.compile_matcher().is_match(name))
+}
+
+/// Whether a `chmod` mode takes the owner's read or search permission from a directory
+/// (`000`, `600`, `u-x`, `a=`, `-r`), or cannot be read (`$MODE`); `700`, `u+w`, `go-w`
+/// do not.
+fn hides(mode: &str) -> bool {
+    if mode.contains(['$', '`']) {
+        return true;
+    }
+    if mode.bytes().all(|b| b.is_ascii_digit()) {
+        // The owner's digit: the third from the end (`0755`, `755`, `55` is `055`).
+        let owner = mode
+            .len()
+            .checked_sub(3)
+            .map_or(b'0', |at| mode.as_bytes()[at]);
+        return owner.wrapping_sub(b'0') & 0o5 != 0o5;
+    }
+    mode.split(',').any(|clause| {
+        let op = clause.find(['+', '-', '=']);
+        let Some(op) = op else {
+            return true; // not a mode the guard reads
+        };
+        let (who, rest) = clause.split_at(op);
+        let owner = who.is_empty() || who.contains(['u', 'a']);
+        let perms = &rest[1..];
+        owner
+            && match rest.as_bytes()[0] {
+                b'-' => perms.contains(['r', 'x']),
+                b'=' => !(perms.contains('r') && perms.contains(['x', 'X'])),
+                _ => false,
+            }
     })
 }
 
@@ -380,8 +356,14 @@ fn taken(
 /// or replaces: the destination itself when what lands in it is a directory's contents
 /// (`cp -r x/. .claude/`, `rsync -a x/ .claude/`, `cp -rT x .claude`), a glob, a variable or
 /// a settings file of unseen content; and the settings directory a source of that name makes
-/// in it (`cp -r x/.claude .`). (`cp -r docs/commands .claude/` makes `.claude/commands`.)
-fn into(sources: &[String], destination: Option<String>, whole: bool) -> Vec<String> {
+/// in it (`cp -r x/.claude .`; with `slash_contents`, as rsync reads it, `x/.claude/` is its
+/// contents). (`cp -r docs/commands .claude/` makes `.claude/commands`.)
+fn into(
+    sources: &[String],
+    destination: Option<String>,
+    whole: bool,
+    slash_contents: bool,
+) -> Vec<String> {
     let Some(destination) = destination else {
         return Vec::new();
     };
@@ -390,7 +372,7 @@ fn into(sources: &[String], destination: Option<String>, whole: bool) -> Vec<Str
         trimmed.rsplit('/').next().unwrap_or(trimmed).to_owned()
     };
     let unknown = |source: &String| {
-        source.ends_with('/')
+        (slash_contents && source.ends_with('/'))
             || source.ends_with("/.")
             || source.as_str() == "."
             || source.contains(['*', '?', '[', '$', '`'])
@@ -399,9 +381,11 @@ fn into(sources: &[String], destination: Option<String>, whole: bool) -> Vec<Str
     let mut taken = Vec::new();
     if !whole {
         let named = (sources.iter())
-            .filter(|s| !s.ends_with('/'))
+            .filter(|s| !(slash_contents && s.ends_with('/')))
             .map(|s| name(s))
-            .filter(|n| SETTINGS_DIRS.iter().any(|d| d.eq_ignore_ascii_case(n)));
+            .filter(|n| {
+                (SETTINGS_DIRS.iter()).any(|d| d.eq_ignore_ascii_case(n) || glob_matches(n, d))
+            });
         taken.extend(named.map(|n| format!("{}/{n}", destination.trim_end_matches('/'))));
     }
     if whole || sources.iter().any(unknown) {
@@ -431,6 +415,7 @@ fn find_removes_settings(
     base: &Path,
     root: &Path,
     home: Option<&Path>,
+    also: &Also<'_>,
 ) -> Option<(String, PathBuf)> {
     let args = &cmd.args;
     let runs = |programs: &[&str]| {
@@ -458,13 +443,16 @@ fn find_removes_settings(
     // rewritten (`find .claude -type f -exec truncate -s 0 {} +`).
     if deletes || runs(REMOVERS) || runs(REWRITERS) {
         for start in &starts {
-            let path = rules::lexical(&substitute(start), base, home);
-            if settings_dir_read_there(&path, root, home) {
-                return Some(((*start).clone(), path));
+            // Through a link too (`ln -s ~/.claude c; find c/ -delete`).
+            for spelt in std::iter::once((*start).clone()).chain(also(start, false)) {
+                let path = rules::lexical(&substitute(&spelt), base, home);
+                if settings_dir_read_there(&path, root, home) {
+                    return Some(((*start).clone(), path));
+                }
             }
         }
     }
-    if !(deletes || runs(REMOVERS)) {
+    if !(deletes || runs(REMOVERS) || runs(HIDERS)) {
         return None;
     }
     // A name followed by `-prune` is kept out (`-name .claude -prune -o … -delete`).

@@ -10,7 +10,7 @@ fn removing_or_moving_a_settings_directory_is_found() {
         let script = shell::parse(src).expect("parses");
         let found = script
             .commands()
-            .find_map(|c| removed_settings_dir(c, cwd, cwd, home));
+            .find_map(|c| removed_settings_dir(c, cwd, cwd, home, &|_, _| Vec::new()));
         found.map(|(_, path)| path.display().to_string())
     };
     assert_eq!(removed("rm -rf .claude").as_deref(), Some("/p/.claude"));
@@ -65,6 +65,36 @@ fn removing_or_moving_a_settings_directory_is_found() {
         // A settings directory copied in under its own name.
         "cp -r x/.claude .",
         "rsync -a x/.claude ./",
+        "cp -r x/.claude/ .",
+        // Abbreviated, before the command, and the archivers' other spellings.
+        "mv --t=/tmp .claude",
+        "7z -o.claude x x.7z",
+        "7za e x.7z -o.claude",
+        "tar -xf x.tar --one-top-level=.claude",
+        // Extracted where it runs, checked out, mounted, downloaded into.
+        "cd .claude && tar -xf x.tar",
+        "cd .claude && unzip -o x.zip",
+        "cpio -idm -D .claude",
+        "git clone https://x/y .claude",
+        "git worktree add .claude",
+        "sshfs host:/x .claude",
+        "curl --output-dir .claude -O http://x/settings.json",
+        "wget -r -P .claude http://x/",
+        "scp -r host:x/. .claude",
+        "gzip -r .claude",
+        "gzip .claude/*",
+        "gio move .claude /tmp/x",
+        "rimraf .claude",
+        // Globs that match it, git's pathspec from the top, /proc and `~+`.
+        "chmod 000 .c*",
+        "rmdir .[c]laude",
+        "cp -r x/.c* .",
+        "git rm -r ':/.claude'",
+        "rm -rf ~+/.claude",
+        "mv /proc/self/cwd/.claude /tmp",
+        "chmod u-x .claude",
+        "chmod a= .claude",
+        "find . -name .claude -exec chmod 000 {} +",
     ] {
         assert_eq!(removed(taken).as_deref(), Some("/p/.claude"), "{taken}");
     }
@@ -95,6 +125,16 @@ fn removing_or_moving_a_settings_directory_is_found() {
         "cp -r x/.claudex .",
         "cp -rT x/.claude /tmp/y",
         "7z x a.7z -obuild",
+        // Modes that keep the owner's read and search permission.
+        "chmod 700 .claude",
+        "chmod -R u+rw .claude",
+        "chmod go-w .claude",
+        "tar -xf x.tar",
+        "unzip -l a.zip",
+        "gzip -k .claude/*",
+        "git clone https://x/y vendor/y",
+        "rsync -a x/.claude/ /tmp/y/",
+        "chmod 000 .c*/commands",
     ] {
         assert_eq!(removed(kept), None, "{kept}");
     }
@@ -106,7 +146,8 @@ fn stashing_the_ignored_files_takes_the_local_settings() {
     let root = project.path();
     let found = |src: &str| {
         let script = shell::parse(src).expect("parses");
-        (script.commands()).find_map(|c| removed_settings_dir(c, root, root, None))
+        (script.commands())
+            .find_map(|c| removed_settings_dir(c, root, root, None, &|_, _| Vec::new()))
     };
     // No settings directory: nothing to take.
     assert!(found("git stash --all").is_none());
@@ -254,4 +295,29 @@ fn string_literals_pair_quotes_on_one_line() {
     );
     // Unclosed openings, however many, do not hide what follows.
     assert_eq!(all(&format!("{}'.env'", "[[ q( ".repeat(1000))), [".env"]);
+}
+
+#[test]
+fn a_settings_directory_is_found_through_the_other_spellings_of_a_word() {
+    let cwd = Path::new("/p");
+    let also = |word: &str, dir: bool| match (word, dir) {
+        ("$x", _) => vec![".claude".to_owned()],
+        ("c/*", _) => vec!["/h/.claude/*".to_owned()],
+        ("r", true) => vec!["/p".to_owned()],
+        _ => Vec::new(),
+    };
+    let removed = |src: &str| {
+        let script = shell::parse(src).expect("parses");
+        let found = (script.commands())
+            .find_map(|c| removed_settings_dir(c, cwd, cwd, Some(Path::new("/h")), &also));
+        found.map(|(_, path)| path.display().to_string())
+    };
+    assert_eq!(removed("mv $x /tmp").as_deref(), Some("/p/.claude"));
+    assert_eq!(removed("rm -rf c/*").as_deref(), Some("/h/.claude"));
+    // The directory a `cd` into a link leads to.
+    assert_eq!(
+        removed("cd r; rm -rf .claude").as_deref(),
+        Some("/p/.claude")
+    );
+    assert_eq!(removed("cd q; rm -rf .claude"), None);
 }
