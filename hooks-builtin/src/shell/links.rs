@@ -4,69 +4,95 @@
 //! from where the script started (a link made after a `cd`, spelt absolute or relative).
 
 use super::Script;
+use super::getopt::{self, Style, is};
+
+/// mount's options that take a value.
+#[rustfmt::skip]
+const MOUNT_VALUED: &[&str] = &[
+    "-o", "--options", "-t", "--types", "-O", "--test-opts", "-L", "--label", "-U", "--uuid",
+    "-N", "--namespace", "--source", "--target", "-T", "--fstab", "--target-prefix",
+    "--options-mode", "--options-source", "--map-users", "--map-groups",
+];
 
 /// The links the script makes, as (link, what it reaches), as written: `ln [-s] TARGET
 /// LINK` (a hard link reaches the same file), `ln TARGET…` into the current directory or
-/// `-t DIR`/a last directory operand (each link named for its target), `link`, `cp -s`, and
-/// bind mounts (`mount --bind SRC DIR`, `-B`, `--rbind`, `-o bind` in any spelling). Each link
+/// `-t DIR`/a last directory operand (each link named for its target), `link`, `cp -s` and
+/// `cp -l` (hard links, `cp -al /etc e`: a tree of them), and bind mounts (`mount --bind SRC
+/// DIR`, `-B`, `--rbind`, `-o bind` in any spelling, `--source`/`--target`). Options are read
+/// as getopt reads them (`ln -st d /`, `--tar=d`). Each link
 /// is listed as written and, when that differs, from where the script started (`cwd`, when
 /// given: absolute): joined to the directory its command runs in, with a symbolic link's
 /// relative target read from the link's own directory (`ln -s ../.. d/r` reaches `..`).
 pub(crate) fn links_made(script: &Script, cwd: Option<&std::path::Path>) -> Vec<(String, String)> {
     let mut links = Vec::new();
     for cmd in script.commands() {
-        let args = &cmd.args;
-        let (values, bind): (&[&str], bool) = match cmd.program.as_str() {
-            "ln" | "link" => (&["-S", "--suffix", "-t", "--target-directory"], true),
-            "cp" => (
-                &["-t", "--target-directory", "-S", "--suffix"],
-                (args.iter()).any(|a| {
-                    a == "--symbolic-link"
-                        || (a.starts_with('-') && !a.starts_with("--") && a.contains('s'))
-                }),
+        let program = cmd.program.as_str();
+        let valued: &[&str] = match program {
+            "ln" | "link" => &["-S", "--suffix", "-t", "--target-directory"],
+            "cp" => &[
+                "-t",
+                "--target-directory",
+                "-S",
+                "--suffix",
+                "--sparse",
+                "--no-preserve",
+            ],
+            "mount" => MOUNT_VALUED,
+            _ => continue,
+        };
+        let words = getopt::read(&cmd.args, Style::Gnu, &[], |given| {
+            valued.iter().any(|v| is(given, v))
+        });
+        let (bind, symbolic) = match program {
+            "ln" | "link" => (
+                true,
+                words.has("-s", false) || words.has("--symbolic", false),
             ),
-            "mount" => (
-                &["-o", "--options", "-t", "--types", "-O", "-L", "-U", "-N"],
-                (args.iter()).any(|a| {
-                    matches!(a.as_str(), "-B" | "--bind" | "-R" | "--rbind")
-                        || (a.starts_with('-') || a.starts_with("--options=") || !a.contains('/'))
-                            && a.split([',', '='])
-                                .any(|o| matches!(o, "bind" | "rbind" | "-obind"))
-                }),
-            ),
-            _ => (&[], false),
+            // `cp -s` makes symbolic links, `cp -l` hard ones.
+            "cp" => {
+                let symbolic = words.has("-s", true) || words.has("--symbolic-link", false);
+                (
+                    symbolic || words.has("-l", true) || words.has("--link", false),
+                    symbolic,
+                )
+            }
+            _ => {
+                let options = words.values(&["-o", "--options"]);
+                let bind = ["-B", "--bind", "-R", "--rbind"]
+                    .iter()
+                    .any(|o| words.has(o, false))
+                    || options
+                        .flat_map(|o| o.split([',', '=']))
+                        .any(|o| matches!(o, "bind" | "rbind"));
+                (bind, false)
+            }
         };
         if !bind {
             continue;
         }
-        let mut operands: Vec<&str> = Vec::new();
+        let mut operands: Vec<&str> = words.operands.iter().map(String::as_str).collect();
         let mut target_dir = None;
-        let mut words = args.iter().map(String::as_str);
-        while let Some(word) = words.next() {
-            if let Some((name, value)) = word.split_once('=')
-                && values.contains(&name)
-            {
-                if matches!(name, "-t" | "--target-directory") && cmd.program != "mount" {
-                    target_dir = Some(value);
-                }
-            } else if values.contains(&word) {
-                let value = words.next();
-                if matches!(word, "-t" | "--target-directory") && cmd.program != "mount" {
-                    target_dir = value;
-                }
-            } else if word.starts_with('-') && word.len() > 1 {
-                // `-obind`: an attached value.
-            } else if !(cmd.program == "mount" && word.split(',').any(|o| o == "bind")) {
-                operands.push(word);
+        if program == "mount" {
+            // `--source SRC --target DIR`, either or both instead of the operands.
+            let source = words.values(&["--source"]).last();
+            let target = words.values(&["--target"]).last();
+            match (source, target) {
+                (Some(source), Some(target)) => operands = vec![source, target],
+                (Some(source), None) => operands.insert(0, source),
+                (None, Some(target)) => operands.push(target),
+                (None, None) => {}
             }
+        } else {
+            target_dir = words.values(&["-t", "--target-directory"]).last();
         }
         // Where the script started, the directory the command runs in (after a `cd`), unless
         // that is not known before it runs.
         let dir = (cmd.dir.as_deref()).filter(|d| !d.contains(['$', '`']));
         // A symbolic link's relative target is read from the link's directory, unless `-r`
         // made it from the current one (`ln -sr`); anything else's from the current one.
-        let symbolic = cmd.program == "cp" || cluster_has(args, 's', "--symbolic");
-        let from_link = symbolic && !(cmd.program == "ln" && cluster_has(args, 'r', "--relative"));
+        let from_link = symbolic
+            && !(program == "ln" && words.has("-r", true))
+            && !words.has("--relative", false);
         let mut add = |link: &str, target: &str| {
             let link = link.trim_end_matches('/');
             if link.is_empty() {
@@ -105,9 +131,32 @@ pub(crate) fn links_made(script: &Script, cwd: Option<&std::path::Path>) -> Vec<
                     );
                 }
             }
-            (None, [target]) if cmd.program != "mount" => add(&name_of(target), target),
-            (None, [target, link]) => add(link, target),
-            (None, [targets @ .., dir]) if cmd.program != "mount" => {
+            (None, [target]) if program != "mount" => add(&name_of(target), target),
+            // Into a directory (`ln -s /etc .`, `ln -s /etc build/`): named for the target.
+            (None, [target, dir])
+                if program != "mount" && (dir.ends_with('/') || matches!(*dir, "." | "..")) =>
+            {
+                add(
+                    &format!("{}/{}", dir.trim_end_matches('/'), name_of(target)),
+                    target,
+                );
+            }
+            (None, [target, link]) => {
+                add(link, target);
+                // An existing directory (`ln -s /etc build`) gets the link inside it.
+                let into_dir = program != "mount"
+                    && !words.has("-T", true)
+                    && !words.has("--no-target-directory", false)
+                    && (cwd.zip(dir.or(Some("."))))
+                        .is_some_and(|(cwd, dir)| cwd.join(dir).join(link).is_dir());
+                if into_dir {
+                    add(
+                        &format!("{}/{}", link.trim_end_matches('/'), name_of(target)),
+                        target,
+                    );
+                }
+            }
+            (None, [targets @ .., dir]) if program != "mount" => {
                 for target in targets {
                     add(
                         &format!("{}/{}", dir.trim_end_matches('/'), name_of(target)),
@@ -119,13 +168,6 @@ pub(crate) fn links_made(script: &Script, cwd: Option<&std::path::Path>) -> Vec<
         }
     }
     links
-}
-
-/// Whether the short option `letter` (in a cluster) or `long` is among `args`.
-fn cluster_has(args: &[String], letter: char, long: &str) -> bool {
-    (args.iter()).any(|a| {
-        a == long || (a.starts_with('-') && !a.starts_with("--") && a[1..].contains(letter))
-    })
 }
 
 /// Whether `path` is written from a place of its own (`/`, `~`, a variable), not from the
@@ -171,8 +213,8 @@ fn normal(path: &str) -> String {
 pub(crate) fn follows_links(command: &super::Command) -> bool {
     let makes_link = command.program == "cp"
         && (command.args.iter()).any(|a| {
-            a == "--symbolic-link"
-                || (a.starts_with('-') && !a.starts_with("--") && a.contains('s'))
+            matches!(a.as_str(), "--symbolic-link" | "--link")
+                || (a.starts_with('-') && !a.starts_with("--") && a.contains(['s', 'l']))
         });
     !makes_link
         && !matches!(
@@ -296,6 +338,28 @@ mod tests {
             assert_eq!(made(mount), pairs(&[("m", "/")]), "{mount}");
         }
         assert!(made("mount /dev/sdb1 /mnt").is_empty());
+        // Read as getopt reads them: `-t` in a cluster, written on, abbreviated.
+        for ln in [
+            "ln -st d /etc",
+            "ln -s -td /etc",
+            "ln -std /etc",
+            "ln -s --tar=d /etc",
+        ] {
+            assert_eq!(made(ln), pairs(&[("d/etc", "/etc")]), "{ln}");
+        }
+        // Into a directory operand; hard links of cp; mount's --source and --target.
+        assert_eq!(made("ln -s /etc ."), pairs(&[("./etc", "/etc")]));
+        assert_eq!(made("ln -s /etc build/"), pairs(&[("build/etc", "/etc")]));
+        assert_eq!(made("cp -al /etc e"), pairs(&[("e", "/etc")]));
+        assert_eq!(
+            made("cp --link /etc/passwd p"),
+            pairs(&[("p", "/etc/passwd")])
+        );
+        assert_eq!(
+            made("mount --source=/etc --target e --bind"),
+            pairs(&[("e", "/etc")])
+        );
+        assert!(made("cp -a /etc e").is_empty());
         // As written, and from where the script started: a link made after a `cd`, and a
         // symbolic link's relative target read from the link's directory (unless `ln -r` made
         // it from the current one).

@@ -135,6 +135,7 @@
 
 mod brace;
 mod escapes;
+pub(crate) mod getopt;
 mod lex;
 pub(crate) mod links;
 mod parser;

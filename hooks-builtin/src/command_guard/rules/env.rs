@@ -121,9 +121,17 @@ impl<'a> Env<'a> {
                 .chain(readings.iter().cloned())
                 .collect();
             for _ in 0..=self.links.len() {
+                // A link made to a variable's value (`t=/; ln -s $t r`) reaches that value.
                 let through: Vec<String> = (last.iter())
                     .flat_map(|w| {
                         shell::links::through_links(w, &self.links, whole, Some(self.cwd))
+                    })
+                    .flat_map(|w| {
+                        let values = (w.contains('$'))
+                            .then(|| self.variables.certain(&w))
+                            .flatten()
+                            .unwrap_or_default();
+                        std::iter::once(w).chain(values)
                     })
                     .filter(|w| !readings.contains(w) && w != word)
                     .collect();

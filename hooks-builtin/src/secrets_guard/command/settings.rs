@@ -6,10 +6,11 @@ use std::path::{Path, PathBuf};
 use super::super::rules::{self, SETTINGS_DIRS};
 use super::substitute;
 use crate::shell::Command;
+use crate::shell::getopt::{self, Style, Words, is};
 
 mod takers;
 
-use takers::{GIT, Style, TAKERS, Taker, Takes};
+use takers::{GIT, TAKERS, Taker, Takes};
 
 /// Programs that remove, or move away, what they are given.
 const REMOVERS: &[&str] = &["rm", "rmdir", "mv", "unlink", "shred", "trash", "trash-put"];
@@ -27,94 +28,14 @@ const HIDERS: &[&str] = &["chmod", "chown", "chgrp", "chattr", "setfacl"];
 /// `true` the word is a directory the command runs in, which a link alone leads to (`cd r`).
 pub(super) type Also<'a> = dyn Fn(&str, bool) -> Vec<String> + 'a;
 
-/// Whether the option as given (`-t`, `--target-directory`, or a long one's prefix,
-/// `--target`, `--t`) is `option` of a table: getopt takes any unambiguous prefix.
-fn is(given: &str, option: &str) -> bool {
-    given == option || (given.len() >= 3 && given.starts_with("--") && option.starts_with(given))
-}
-
-/// A command's words after its name (and subcommand), as the program reads them: its
-/// options with their values, and its operands.
-#[derive(Default)]
-struct Words {
-    options: Vec<(String, Option<String>)>,
-    operands: Vec<String>,
-}
-
-impl Words {
-    /// Whether an option given is `option`; `exactly`, a prefix does not count (an exemption
-    /// is read closed).
-    fn has(&self, option: &str, exactly: bool) -> bool {
-        (self.options.iter()).any(|(given, _)| given == option || (!exactly && is(given, option)))
-    }
-}
-
-/// Reads `args` as `taker`'s program does: getopt's permutation (options anywhere before
-/// `--`), clusters, values written on or given as the next word, tar's old bundle. The
-/// options whose value is a directory it takes may be abbreviated; the others are matched as
-/// written (`--compress` is no prefix of rsync's `--compress-level`).
+/// Reads `args` as `taker`'s program does ([`getopt::read`]). The options whose value is a
+/// directory it takes may be abbreviated; the others are matched as written (`--compress` is
+/// no prefix of rsync's `--compress-level`).
 fn read(taker: &Taker, args: &[String]) -> Words {
-    let valued = |given: &str| {
+    let switches: Vec<&str> = taker.values.iter().chain(taker.skips).copied().collect();
+    getopt::read(args, taker.style, &switches, |given| {
         taker.values.iter().any(|option| is(given, option)) || taker.skips.contains(&given)
-    };
-    let mut words = Words::default();
-    let mut i = 0;
-    if taker.style == Style::Tar
-        && let Some(bundle) = args.first().filter(|a| !a.starts_with('-'))
-    {
-        i = 1;
-        for c in bundle.chars() {
-            let option = format!("-{c}");
-            let value = valued(&option).then(|| args.get(i).cloned()).flatten();
-            i += usize::from(value.is_some());
-            words.options.push((option, value));
-        }
-    }
-    while let Some(arg) = args.get(i) {
-        i += 1;
-        if arg == "--" {
-            words.operands.extend(args[i..].iter().cloned());
-            break;
-        }
-        if arg.len() < 2 || !arg.starts_with('-') {
-            words.operands.push(arg.clone());
-        } else if taker.style == Style::Switches {
-            let option = (taker.values.iter().chain(taker.skips))
-                .find(|v| arg.len() > v.len() && arg.starts_with(**v));
-            words.options.push(match option {
-                Some(v) => ((*v).to_owned(), Some(arg[v.len()..].to_owned())),
-                None => (arg.clone(), None),
-            });
-        } else if arg.starts_with("--") {
-            words.options.push(match arg.split_once('=') {
-                Some((name, value)) => (name.to_owned(), Some(value.to_owned())),
-                None if valued(arg) => {
-                    i += 1;
-                    (arg.clone(), args.get(i - 1).cloned())
-                }
-                None => (arg.clone(), None),
-            });
-        } else {
-            // `-ft DIR`, `-xvCDIR`: the first letter that takes a value takes the rest of the
-            // cluster, or the next word.
-            for (at, c) in arg.char_indices().skip(1) {
-                let option = format!("-{c}");
-                if valued(&option) {
-                    let value = match &arg[at + c.len_utf8()..] {
-                        "" => {
-                            i += 1;
-                            args.get(i - 1).cloned()
-                        }
-                        rest => Some(rest.to_owned()),
-                    };
-                    words.options.push((option, value));
-                    break;
-                }
-                words.options.push((option, None));
-            }
-        }
-    }
-    words
+    })
 }
 
 /// The words after the subcommand `taker` names, and the directory they are relative to
@@ -223,10 +144,7 @@ fn taken(taker: &Taker, cmd: &Command, base: &Path, at: &Place<'_>) -> Option<(S
     {
         return None;
     }
-    let mut valued: Vec<String> = (words.options.iter())
-        .filter(|(given, _)| taker.values.iter().any(|v| is(given, v)))
-        .filter_map(|(_, value)| value.clone())
-        .collect();
+    let mut valued: Vec<String> = words.values(taker.values).map(str::to_owned).collect();
     let whole = words.has("-T", false) || words.has("--no-target-directory", false);
     let reference = words.has("--reference", false);
     let mut operands = words.operands;

@@ -1,5 +1,7 @@
 //! The programs that take a directory away, as data ([`TAKERS`]).
 
+use crate::shell::getopt::Style;
+
 /// Which of a command's operands it takes a settings directory away by: removes, moves, hides
 /// (`chmod 000`), or fills with files whose names the guard cannot see (`cp -r x/. .claude/`,
 /// `tar -x -C .claude`, `mount --bind x .claude`).
@@ -16,19 +18,6 @@ pub(super) enum Takes {
     /// or a variable; and a settings directory copied or moved in under its own name
     /// (`cp -r x/.claude .`). (`cp -r docs/commands .claude/` makes `.claude/commands`.)
     Into,
-}
-
-/// How a program reads the words after its name (and subcommand).
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) enum Style {
-    /// getopt's: options anywhere before `--`, short ones clustered (`-ft DIR`, `-xvC DIR`,
-    /// `-CDIR`), long ones as `--name VALUE`, `--name=VALUE` or an unambiguous prefix.
-    Gnu,
-    /// getopt's, and tar's old bundle as the first word (`tar xfC a.tar DIR`): its letters
-    /// that take a value take the next words, in order.
-    Tar,
-    /// Whole switches with their values written on (7-Zip's `-sdel`, `-oDIR`).
-    Switches,
 }
 
 /// A program that takes a directory away: its name (and subcommand, and the options before
