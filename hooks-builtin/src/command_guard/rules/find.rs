@@ -16,11 +16,17 @@ const FIND_TESTS: &[&str] = &[
 /// whole tree goes.
 pub(super) fn find_delete(args: &[String], dir: Option<&str>, env: &Env<'_>) -> Vec<Hit> {
     let mut rest = args.iter().map(String::as_str).peekable();
+    let mut follows = false;
     while let Some(option) =
         rest.next_if(|a| matches!(*a, "-H" | "-L" | "-P" | "-D") || a.starts_with("-O"))
     {
-        if option == "-D" {
-            rest.next();
+        match option {
+            "-D" => {
+                rest.next();
+            }
+            "-H" | "-L" => follows = true,
+            "-P" => follows = false,
+            _ => {}
         }
     }
     // `find -- / …`: the start paths follow the end of the options.
@@ -36,6 +42,16 @@ pub(super) fn find_delete(args: &[String], dir: Option<&str>, env: &Env<'_>) -> 
     if starts.is_empty() {
         starts.push(".");
     }
+    // `-L`, `-H`, `-follow`: a start path that is a link the script makes is the tree it
+    // reaches (`ln -s / r; find -L r -delete`).
+    let reached: Vec<String> = if follows || expression.contains(&"-follow") {
+        (starts.iter())
+            .flat_map(|start| env.readings(start, true))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    starts.extend(reached.iter().map(String::as_str));
     starts
         .into_iter()
         .filter_map(|start| {

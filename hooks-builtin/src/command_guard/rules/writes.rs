@@ -243,9 +243,16 @@ pub(super) fn write_hits(command: &Command, operands: &[&str], env: &Env<'_>) ->
     // (`f=/etc/passwd; echo x > $f`), and through the links the script makes: a write
     // follows a link (`ln -s /etc/passwd p; echo x > p`), which ln and mv replace instead.
     let follows = shell::links::follows_links(command);
+    // In a directory reached through a link (`ln -s /etc r; cd r && echo x > passwd`), the
+    // path joined to it is read through the links too, from where the script started.
+    let joined = |p: &str| {
+        dir.filter(|d| !d.starts_with(['/', '~', '$']) && !p.starts_with(['/', '~', '$']))
+            .map(|d| format!("{d}/{p}"))
+    };
     let readings: Vec<String> = (all.iter().copied())
         .chain(by_place.iter().map(String::as_str))
-        .flat_map(|p| env.readings(p, follows))
+        .flat_map(|p| std::iter::once(p.to_owned()).chain(joined(p)))
+        .flat_map(|p| env.readings(&p, follows))
         .collect();
     let all: Vec<&str> = all
         .iter()
