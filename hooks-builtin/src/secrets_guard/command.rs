@@ -24,7 +24,7 @@ use code_env::{env_in_code, indirect};
 use env::env_print;
 use expand::{expand_braces, expand_glob, extglob_readings, has_wildcard, substitute};
 use printers::credential_print;
-use settings::removed_settings_dir;
+use settings::{code_takes_settings, removed_settings_dir};
 use words::{MAX_FILTERS, is_interpreter, local_path, search_filters, words};
 
 /// Most working directories a command line is judged against (its own, the tool's, `cd`s).
@@ -116,7 +116,22 @@ pub(super) fn check(
             spellings.extend(through);
             spellings
         };
-        if let Some((raw, path)) = removed_settings_dir(cmd, cwd, run.root, home, &also) {
+        let mut taken = removed_settings_dir(cmd, cwd, run.root, home, &also);
+        if taken.is_none() && code {
+            // The strings of an interpreter's code (`shutil.rmtree('.claude')`).
+            let text: Vec<&str> = (cmd.args.iter().map(String::as_str))
+                .chain(cmd.redirects.iter().map(|r| r.target.as_str()))
+                .collect();
+            let strings: Vec<String> = (words(cmd, &redefined, true).into_iter())
+                .map(|(word, _)| word)
+                .collect();
+            let base = (cmd.dir.as_deref()).map_or_else(
+                || cwd.to_path_buf(),
+                |d| rules::lexical(&substitute(d), cwd, home),
+            );
+            taken = code_takes_settings(&text.join(" "), &strings, &base, run.root, home);
+        }
+        if let Some((raw, path)) = taken {
             return Err(format!(
                 "secrets-guard: `{}` removes, moves, hides or overwrites `{}`{}, which holds agent settings: secrets rule \"{HOOK_CONFIG}\"",
                 shown(cmd),

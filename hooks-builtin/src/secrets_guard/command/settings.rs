@@ -312,6 +312,35 @@ fn into(
     taken
 }
 
+/// Calls that remove, move or hide a path, in the languages whose one-liners the guard reads
+/// (`shutil.rmtree`, `os.rename`, `fs.rmSync`, `FileUtils.rm_rf`, `File::Path::rmtree`,
+/// `Remove-Item`, `os.chmod`).
+#[rustfmt::skip]
+const CODE_TAKERS: &[&str] = &[
+    "rmtree", "rmdir", "remove", "unlink", "rename", "replace", "move", "rmSync", "rm_rf",
+    "rm_r", "rm(", "mv(", "chmod", "Remove-Item", "Move-Item", "rimraf", "remove_dir",
+    "deleteSync", "delete(",
+];
+
+/// In an interpreter's code that calls something that removes, moves or hides a path
+/// ([`CODE_TAKERS`]), a string of it (`words`, each with its access) that is a settings
+/// directory where an agent reads it: `python3 -c "import shutil; shutil.rmtree('.claude')"`.
+pub(super) fn code_takes_settings(
+    code: &str,
+    words: &[String],
+    base: &Path,
+    root: &Path,
+    home: Option<&Path>,
+) -> Option<(String, PathBuf)> {
+    if !CODE_TAKERS.iter().any(|call| code.contains(call)) {
+        return None;
+    }
+    words.iter().find_map(|word| {
+        let path = rules::lexical(&substitute(word.trim_end_matches('/')), base, home);
+        settings_dir_read_there(&path, root, home).then(|| (word.clone(), path))
+    })
+}
+
 /// Whether `path` is a [`SETTINGS_DIRS`] directory where an agent reads it: in the project
 /// root, a parent of it, or the home directory.
 fn settings_dir_read_there(path: &Path, root: &Path, home: Option<&Path>) -> bool {
