@@ -167,6 +167,13 @@ pub(super) fn strip(
             match start {
                 Some(at) => skip = 1 + global + sub + at + 1,
                 None if !dashdash => break,
+                // `scl enable c1 c2 'cmd'`: the last word is the command line.
+                None if w.last_line => {
+                    if let Some(line) = words.last().filter(|_| words.len() > i + skip) {
+                        scripts.push(line.clone());
+                    }
+                    break;
+                }
                 None => {}
             }
         }

@@ -76,6 +76,9 @@ pub(super) struct Wrapper {
     /// A first operand that names a version may stand before the command (`nvm exec 20
     /// cmd`, `nvm exec lts/iron cmd`; `nvm exec cmd` takes the version from `.nvmrc`).
     pub(super) version: bool,
+    /// Without a `--`, its last word is the command line and the words before it operands,
+    /// however many (`scl enable c1 c2 'cmd'`; `scl enable c1 c2 -- cmd args`).
+    pub(super) last_line: bool,
 }
 
 const PLAIN: Wrapper = Wrapper {
@@ -107,6 +110,7 @@ const PLAIN: Wrapper = Wrapper {
     line_subs: &[],
     line_global: ("", &[]),
     version: false,
+    last_line: false,
 };
 
 use std::collections::HashMap;

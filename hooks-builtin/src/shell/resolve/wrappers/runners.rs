@@ -550,7 +550,8 @@ pub(super) const RUNNERS: &[Wrapper] = &[
     Wrapper {
         name: "scl",
         sub: &["enable", "run"],
-        operands: 1,
+        starts: &["--"],
+        last_line: true,
         ..PLAIN
     },
     Wrapper {
