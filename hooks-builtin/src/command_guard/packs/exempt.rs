@@ -81,6 +81,10 @@ pub(super) fn given(exemption: &str, args: &[String], values: Option<&ProgramOpt
     for arg in args.iter().map(String::as_str) {
         let value_here = std::mem::take(&mut may_be_value);
         if operands_only || arg == "-" || !arg.starts_with('-') {
+            // A word the shell fills in (`$X`, `` `…` ``, a glob) may be another mode.
+            if !modes.is_empty() && !operands_only && arg.contains(['$', '`', '*', '?', '[']) {
+                state = Some(false);
+            }
             if !value_here && !exemption.starts_with('-') && wildcard(exemption, arg) {
                 state = Some(true);
             }
@@ -283,5 +287,8 @@ mod tests {
         assert!(given("--reboot", &words("-P --reboot now"), shutdown));
         // Not a mode: `-k` only warns, whatever comes after it.
         assert!(given("-k", &words("-k -h now"), shutdown));
+        // A word the shell fills in may be a mode.
+        assert!(!given("-c", &words("-c $X"), shutdown));
+        assert!(!given("-c", &words("-c *"), shutdown));
     }
 }

@@ -35,7 +35,10 @@ pub(super) fn find_delete(args: &[String], dir: Option<&str>, env: &Env<'_>) -> 
     while let Some(path) = rest.next_if(|a| !a.starts_with(['-', '(', '!', ')', ','])) {
         starts.push(path);
     }
-    let expression: Vec<&str> = rest.collect();
+    // bfs's `-exclude EXPR` keeps what EXPR matches out: for what is deleted, a `!`.
+    let expression: Vec<&str> = rest
+        .map(|a| if a == "-exclude" { "!" } else { a })
+        .collect();
     let Some(filtered) = find_deletes(&expression) else {
         return Vec::new();
     };

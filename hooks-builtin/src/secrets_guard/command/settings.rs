@@ -147,6 +147,9 @@ fn taken(taker: &Taker, cmd: &Command, base: &Path, at: &Place<'_>) -> Option<(S
     let mut valued: Vec<String> = words.values(taker.values).map(str::to_owned).collect();
     let whole = words.has("-T", false) || words.has("--no-target-directory", false);
     let reference = words.has("--reference", false);
+    // A remount changes the options of what is mounted there; it covers nothing.
+    let covers = taker.covers
+        && !(words.values(&["-o", "--options"])).any(|o| o.split(',').any(|o| o == "remount"));
     let mut operands = words.operands;
     // `chmod MODE DIR`: only a mode that takes the owner's read or search permission hides it
     // (`--reference=FILE` copies one the guard cannot see).
@@ -187,6 +190,10 @@ fn taken(taker: &Taker, cmd: &Command, base: &Path, at: &Place<'_>) -> Option<(S
             None => rules::lexical(&substitute(&spelt), &base, home),
         };
         if settings_dir_read_there(&path, root, home) {
+            return Some((arg, path));
+        }
+        // Mounted over the directory a settings directory is read in, or over a parent of it.
+        if covers && (root.starts_with(&path) || home.is_some_and(|h| h.starts_with(&path))) {
             return Some((arg, path));
         }
         let (Some(last), Some(parent)) = (path.file_name().and_then(|n| n.to_str()), path.parent())

@@ -4,6 +4,7 @@ use std::path::Path;
 
 use super::super::Access;
 use super::TESTERS;
+use crate::shell::getopt::{self, Style};
 use crate::shell::{Command, Escapes, RedirectOp, read_escapes};
 
 /// How programs name the files they send, beyond a plain path and the `@file`/`<file` that
@@ -134,7 +135,8 @@ pub(super) fn words(cmd: &Command, redefined: &[&str], code: bool) -> Vec<(Strin
             out.push((r.target.clone(), access));
         }
     }
-    out.extend(copied_into(cmd).into_iter().map(|p| (p, Access::Write)));
+    out.extend((copied_into(cmd).into_iter()).map(|p| (p, Access::Write)));
+    out.extend((decompressed(cmd).into_iter()).map(|p| (p, Access::Write)));
     // An interpreter's code names the files it opens in string literals
     // (`python3 -c 'print(open(".env").read())'`, `node <<'EOF'`), and so does the text a
     // command pipes into one (`echo '…' | python3`): each is a word too.
@@ -480,24 +482,39 @@ fn bind_source<'a>(cmd: &Command, previous: Option<&str>, arg: &'a str) -> Optio
     value.split(':').next().filter(|s| !s.is_empty())
 }
 
-/// What `mv`, `cp`, `install` or `ln` write when their last operand is a directory: each
-/// source's name in it (`mv /tmp/x/settings.json .claude/` writes `.claude/settings.json`).
-/// Judged whether or not it is one: when it is not, the path names nothing.
+/// What `mv`, `cp`, `install` or `ln` write when their last operand, or the value of `-t`, is
+/// a directory: each source's name in it (`mv /tmp/x/settings.json .claude/` and `ln -st
+/// .claude x/settings.json` write `.claude/settings.json`). Judged whether or not it is one:
+/// when it is not, the path names nothing. Options are read as getopt reads them.
 fn copied_into(cmd: &Command) -> Vec<String> {
     if !matches!(cmd.program.as_str(), "mv" | "cp" | "install" | "ln") {
         return Vec::new();
     }
-    let operands: Vec<&str> = cmd
-        .args
-        .iter()
-        .map(String::as_str)
-        .filter(|a| !a.starts_with('-'))
-        .collect();
-    let Some((dest, sources)) = operands.split_last() else {
-        return Vec::new();
+    const VALUED: &[&str] = &[
+        "-t",
+        "--target-directory",
+        "-S",
+        "--suffix",
+        "-m",
+        "--mode",
+        "-o",
+        "--owner",
+        "-g",
+        "--group",
+    ];
+    let words = getopt::read(&cmd.args, Style::Gnu, &[], |given| {
+        VALUED.iter().any(|v| getopt::is(given, v))
+    });
+    let target = words.values(&["-t", "--target-directory"]).last();
+    let (dest, sources) = match target {
+        Some(dir) => (dir, &words.operands[..]),
+        None => match words.operands.split_last() {
+            Some((dest, sources)) => (dest.as_str(), sources),
+            None => return Vec::new(),
+        },
     };
     // A glob's names are the ones it matches where it is written, not in the destination.
-    let glob = |w: &&str| w.contains(['*', '?', '[']);
+    let glob = |w: &str| w.contains(['*', '?', '[']);
     if glob(dest) {
         return Vec::new();
     }
@@ -506,6 +523,43 @@ fn copied_into(cmd: &Command) -> Vec<String> {
         .filter(|s| !glob(s))
         .filter_map(|s| Path::new(s).file_name()?.to_str())
         .map(|name| format!("{}/{name}", dest.trim_end_matches('/')))
+        .collect()
+}
+
+/// Compressed files' suffixes and what a decompressor makes of them.
+const COMPRESSED: &[(&str, &str)] = &[
+    (".gz", ""),
+    (".tgz", ".tar"),
+    (".xz", ""),
+    (".txz", ".tar"),
+    (".bz2", ""),
+    (".zst", ""),
+    (".lz4", ""),
+    (".lzma", ""),
+    (".Z", ""),
+];
+
+/// What a decompressor writes: each operand without its suffix (`gunzip
+/// .claude/settings.json.gz` writes `.claude/settings.json`).
+fn decompressed(cmd: &Command) -> Vec<String> {
+    let decompresses = match cmd.program.as_str() {
+        "gunzip" | "unxz" | "bunzip2" | "unzstd" | "unlzma" | "uncompress" | "unlz4" => true,
+        "gzip" | "xz" | "bzip2" | "zstd" | "lzma" | "lz4" => (cmd.args.iter()).any(|a| {
+            a == "--decompress"
+                || a == "--uncompress"
+                || (a.starts_with('-') && !a.starts_with("--") && a.contains('d'))
+        }),
+        _ => false,
+    };
+    if !decompresses || (cmd.args.iter()).any(|a| a == "-c" || a == "--stdout") {
+        return Vec::new();
+    }
+    (cmd.args.iter())
+        .filter(|a| !a.starts_with('-'))
+        .filter_map(|a| {
+            let (suffix, into) = COMPRESSED.iter().find(|(s, _)| a.ends_with(s))?;
+            Some(format!("{}{into}", &a[..a.len() - suffix.len()]))
+        })
         .collect()
 }
 

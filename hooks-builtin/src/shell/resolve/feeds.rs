@@ -169,10 +169,11 @@ impl<'a> Xargs<'a> {
             XARGS_LONG,
             false,
             |opt, value| match opt {
-                Opt::Short('I') => xargs.replace = value,
-                Opt::Short('J') => xargs.insert = value,
+                // Of `-I` and BSD's `-J`, the last given counts.
+                Opt::Short('I') => (xargs.replace, xargs.insert) = (value, None),
+                Opt::Short('J') => (xargs.insert, xargs.replace) = (value, None),
                 Opt::Short('i') | Opt::Long("replace") => {
-                    xargs.replace = Some(value.unwrap_or("{}"));
+                    (xargs.replace, xargs.insert) = (Some(value.unwrap_or("{}")), None);
                 }
                 Opt::Short('0') | Opt::Long("null") => xargs.delimiter = Some('\0'),
                 Opt::Short('d') | Opt::Long("delimiter") => {

@@ -100,7 +100,12 @@ const REMOTES: &[Remote] = &[
     Remote {
         program: "aws",
         path: &["ssm", "send-command"],
-        given: Given::Parameters(&["--parameters"]),
+        given: Given::Parameters(&["--parameters", "--cli-input-json"]),
+    },
+    Remote {
+        program: "aws",
+        path: &["ssm", "start-session"],
+        given: Given::Parameters(&["--parameters", "--cli-input-json"]),
     },
     Remote {
         program: "gh",
@@ -367,8 +372,10 @@ pub(super) fn ansible_scripts(args: &[String]) -> Vec<String> {
             .collect()
     };
     match module {
+        // `argv` as a comma-separated string is a list too (`argv=rm,-rf,/`).
         "command" | "shell" | "raw" => (value(&["cmd", "_raw_params"]).into_iter())
             .chain(value(&["argv"]))
+            .chain(value(&["argv"]).map(|argv| argv.replace(',', " ")))
             .chain(std::iter::once(margs.to_owned()))
             .collect(),
         "file" => match value(&["state"]).as_deref() {
@@ -441,37 +448,53 @@ fn module_arguments(margs: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-/// The command lines of an SSM document's `commands` parameter, in the CLI's shorthand
-/// (`commands=["a","b"]`, `commands=a`) or JSON (`{"commands":["a"]}`). A value the guard
-/// cannot read is judged whole, as a command line.
+/// The command lines of an SSM document's command parameters (`commands` of
+/// AWS-RunShellScript, `command` of AWS-StartInteractiveCommand, `commandLine` of
+/// AWS-RunRemoteScript), every time a key is given (JSON keeps the last of a key given twice;
+/// the guard reads them all), in the CLI's shorthand (`commands=["a","b"]`, `commands=a,b`,
+/// `commands=[a,b]`) or JSON (`{"commands":["a"]}`). A value the guard cannot read is judged
+/// whole, as a command line; a shorthand list is judged whole and split at its commas.
 fn commands_of(value: &str) -> Vec<String> {
-    let Some(at) = value.find("commands") else {
-        return Vec::new();
-    };
-    let rest = value[at + "commands".len()..].trim_start_matches(['"', '\'', ':', '=', ' ']);
-    // A JSON list, read as JSON (a `]` inside a command does not end it).
-    if rest.starts_with('[')
-        && let Some(Ok(serde_json::Value::Array(items))) = serde_json::Deserializer::from_str(rest)
-            .into_iter::<serde_json::Value>()
-            .next()
-        && items.iter().all(serde_json::Value::is_string)
-    {
-        return (items.iter().filter_map(serde_json::Value::as_str))
+    let mut out = Vec::new();
+    for (at, _) in value.match_indices("command") {
+        let rest = &value[at + "command".len()..];
+        let rest = (rest.strip_prefix("Line"))
+            .or_else(|| rest.strip_prefix('s'))
+            .unwrap_or(rest);
+        if !rest.starts_with(['"', '\'', ':', '=', ' ']) {
+            continue; // `commandId`, another key
+        }
+        let rest = rest.trim_start_matches(['"', '\'', ':', '=', ' ']);
+        // A JSON list, read as JSON (a `]` inside a command does not end it).
+        if rest.starts_with('[')
+            && let Some(Ok(serde_json::Value::Array(items))) =
+                serde_json::Deserializer::from_str(rest)
+                    .into_iter::<serde_json::Value>()
+                    .next()
+            && items.iter().all(serde_json::Value::is_string)
+        {
+            out.extend((items.iter().filter_map(serde_json::Value::as_str)).map(str::to_owned));
+            continue;
+        }
+        let list = match rest.strip_prefix('[') {
+            Some(list) => &list[..list.find(']').unwrap_or(list.len())],
+            // `commands=rm -rf /`: the rest, up to another parameter.
+            None => {
+                let end = rest.find(['}', ']']).unwrap_or(rest.len());
+                rest[..end].trim_matches(['"', '\''])
+            }
+        };
+        let quoted: Vec<String> = (list.split('"').skip(1).step_by(2))
             .map(str::to_owned)
             .collect();
+        if quoted.is_empty() {
+            out.push(list.to_owned());
+            if list.contains(',') {
+                out.extend(list.split(',').map(|c| c.trim().to_owned()));
+            }
+        } else {
+            out.extend(quoted);
+        }
     }
-    let Some(list) = rest.strip_prefix('[') else {
-        // `commands=rm -rf /`: the rest, up to another parameter.
-        let end = rest.find(['}', ']']).unwrap_or(rest.len());
-        return vec![rest[..end].trim_matches(['"', '\'']).to_owned()];
-    };
-    let list = &list[..list.find(']').unwrap_or(list.len())];
-    let quoted: Vec<String> = (list.split('"').skip(1).step_by(2))
-        .map(str::to_owned)
-        .collect();
-    if quoted.is_empty() {
-        vec![list.to_owned()]
-    } else {
-        quoted
-    }
+    out
 }

@@ -48,6 +48,9 @@ pub(super) struct Taker {
     /// owner's read or search permission (`chmod 000`, `u-x`), not when it adds or keeps
     /// them (`chmod 700`, `u+w`).
     pub(super) mode: bool,
+    /// It covers what it is given (a mount): given the project root, a parent of it or the
+    /// home directory, it hides the settings directory in it too (`mount --bind x .`).
+    pub(super) covers: bool,
 }
 
 pub(super) const fn taker(program: &'static str, takes: Takes) -> Taker {
@@ -64,6 +67,7 @@ pub(super) const fn taker(program: &'static str, takes: Takes) -> Taker {
         here: false,
         slash_contents: false,
         mode: false,
+        covers: false,
     }
 }
 
@@ -170,7 +174,8 @@ pub(super) const TAKERS: &[Taker] = &[
     Taker { sub: Some("stash"), lead: GIT, skips: &["-m", "--message", "--pathspec-from-file"], ..taker("git", Takes::All) },
     // A checkout or worktree made in its place: `git clone URL .claude`, `git worktree add
     // .claude`, `git submodule add URL .claude`.
-    Taker { sub: Some("clone"), lead: GIT, skips: &["-b", "--branch", "-o", "--origin", "--depth", "--reference", "--separate-git-dir", "-c", "--config", "--filter", "-j", "--jobs", "-u", "--upload-pack", "--template", "--server-option", "--shallow-since", "--shallow-exclude", "--bundle-uri"], ..taker("git", Takes::Destination) },
+    Taker { sub: Some("init"), lead: GIT, values: &["--separate-git-dir"], skips: &["-b", "--initial-branch", "--template", "--object-format", "--ref-format", "--shared"], ..taker("git", Takes::Destination) },
+    Taker { sub: Some("clone"), lead: GIT, values: &["--separate-git-dir"], skips: &["-b", "--branch", "-o", "--origin", "--depth", "--reference", "-c", "--config", "--filter", "-j", "--jobs", "-u", "--upload-pack", "--template", "--server-option", "--shallow-since", "--shallow-exclude", "--bundle-uri"], ..taker("git", Takes::Destination) },
     Taker { sub: Some("worktree"), lead: GIT, skips: &["-b", "-B", "--reason"], ..taker("git", Takes::All) },
     Taker { sub: Some("submodule"), lead: GIT, skips: &["-b", "--branch", "--name", "--reference", "--depth"], ..taker("git", Takes::All) },
     // Archived and removed: `tar --remove-files`, `zip -m`, `rsync --remove-source-files`.
@@ -185,7 +190,7 @@ pub(super) const TAKERS: &[Taker] = &[
     Taker { sub: Some("copy"), ..taker("rclone", Takes::Destination) },
     Taker { sub: Some("sync"), ..taker("rclone", Takes::Destination) },
     Taker { sub: Some("copyto"), ..taker("rclone", Takes::Destination) },
-    Taker { sub: Some("mount"), ..taker("rclone", Takes::Destination) },
+    Taker { sub: Some("mount"), covers: true, ..taker("rclone", Takes::Destination) },
     Taker { needs: &["-m", "--move"], skips: &["-b", "-n", "-P", "-O", "--temp-path", "--suffixes", "--password", "--output-file"], ..taker("zip", Takes::All) },
     Taker { needs: &["--remove-source-files", "--remove-sent-files"], skips: RSYNC, ..taker("rsync", Takes::Sources) },
     // Filled with files of unknown names: a directory's copy, an archive, a mount, a download.
@@ -196,11 +201,11 @@ pub(super) const TAKERS: &[Taker] = &[
     Taker { sub: Some("cp"), ..taker("podman", Takes::Into) },
     Taker { sub: Some("cp"), skips: &["-c", "--container", "-n", "--namespace"], ..taker("kubectl", Takes::Into) },
     taker("ditto", Takes::Destination),
-    Taker { values: &["--target"], skips: MOUNT, ..taker("mount", Takes::Destination) },
-    Taker { skips: &["-o", "-p", "-F", "-i"], ..taker("sshfs", Takes::Destination) },
-    Taker { skips: &["-o", "-u", "-g", "-p", "-m"], ..taker("bindfs", Takes::Destination) },
-    Taker { skips: &["-o"], ..taker("squashfuse", Takes::Destination) },
-    Taker { skips: &["-o"], ..taker("fuse-overlayfs", Takes::Destination) },
+    Taker { values: &["--target"], skips: MOUNT, covers: true, ..taker("mount", Takes::Destination) },
+    Taker { skips: &["-o", "-p", "-F", "-i"], covers: true, ..taker("sshfs", Takes::Destination) },
+    Taker { skips: &["-o", "-u", "-g", "-p", "-m"], covers: true, ..taker("bindfs", Takes::Destination) },
+    Taker { skips: &["-o"], covers: true, ..taker("squashfuse", Takes::Destination) },
+    Taker { skips: &["-o"], covers: true, ..taker("fuse-overlayfs", Takes::Destination) },
     Taker { needs: &["-x", "--extract", "--get"], values: &["-C", "--directory", "--one-top-level"], skips: TAR, style: Style::Tar, here: true, ..taker("tar", Takes::Destination) },
     Taker { needs: &["-x", "--extract", "--get"], values: &["-C", "--directory", "--one-top-level"], skips: TAR, style: Style::Tar, here: true, ..taker("gtar", Takes::Destination) },
     Taker { needs: &["-x", "--extract", "--get"], values: &["-C", "--directory", "--one-top-level"], skips: TAR, style: Style::Tar, here: true, ..taker("bsdtar", Takes::Destination) },
