@@ -78,6 +78,11 @@ pub(crate) fn read(
             let option = (switches.iter()).find(|v| arg.len() > v.len() && arg.starts_with(**v));
             words.options.push(match option {
                 Some(v) => ((*v).to_owned(), Some(arg[v.len()..].to_owned())),
+                // A switch that takes a value, given alone: the next word may be it.
+                None if switches.contains(&arg.as_str()) => {
+                    i += 1;
+                    (arg.clone(), args.get(i - 1).cloned())
+                }
                 None => (arg.clone(), None),
             });
         } else if arg.starts_with("--") {

@@ -264,7 +264,12 @@ pub(super) fn write_hits(command: &Command, operands: &[&str], env: &Env<'_>) ->
     let git_path = |path: &str| {
         git_runs_from(path) || git_runs_from(&env.place(path, dir).1.to_string_lossy())
     };
-    for path in all.iter().filter(|p| git_path(p)) {
+    let mut git_paths: Vec<&str> = (all.iter().copied())
+        .chain(by_place.iter().map(String::as_str))
+        .filter(|p| git_path(p))
+        .collect();
+    git_paths.dedup();
+    for path in git_paths {
         hits.push(hit(
             GIT_HOOK_WRITE,
             format!(
@@ -551,6 +556,13 @@ fn written<'a>(
             }
         }
 
+        // The other extractors, as the secrets guard's takers read them: where they write
+        // their entries (`7z x x.7z -o/etc`, `cpio -idm -D /etc`, `pax -rw x /etc`).
+        "7z" | "7za" | "7zz" | "unrar" | "unar" | "cpio" | "pax" | "cabextract" => {
+            if let Some(into) = extracted_into(command) {
+                by_place.push(format!("{}/<archive entries>", into.trim_end_matches('/')));
+            }
+        }
         "dd" => {
             let of = operands.iter().filter_map(|o| o.strip_prefix("of="));
             all.extend(of.clone());
@@ -624,5 +636,69 @@ impl Env<'_> {
                         .iter()
                         .any(|d| rest.starts_with(d) && rest != Path::new(d))
             })
+    }
+}
+
+/// Where an extractor other than tar and unzip writes the entries of an archive: its
+/// directory option, its destination operand, or where it runs; `None` when it lists,
+/// tests or makes an archive.
+fn extracted_into(command: &Command) -> Option<String> {
+    use crate::shell::getopt::{self, Style};
+    let args = &command.args;
+    let (style, valued, into): (Style, &[&str], &[&str]) = match command.program.as_str() {
+        "7z" | "7za" | "7zz" => (Style::Switches, &["-o"], &["-o"]),
+        "unar" => (
+            Style::Gnu,
+            &["-o", "--output-directory", "-p", "--password"],
+            &["-o", "--output-directory"],
+        ),
+        "cabextract" => (
+            Style::Gnu,
+            &["-d", "--directory", "-F", "--filter"],
+            &["-d", "--directory"],
+        ),
+        "cpio" => (
+            Style::Gnu,
+            &[
+                "-D",
+                "--directory",
+                "-F",
+                "--file",
+                "-E",
+                "-H",
+                "-I",
+                "-O",
+                "-R",
+            ],
+            &["-D", "--directory"],
+        ),
+        "pax" => (
+            Style::Gnu,
+            &["-f", "-s", "-o", "-p", "-x", "-b", "-U", "-G", "-T"],
+            &[],
+        ),
+        _ => (Style::Gnu, &[], &[]),
+    };
+    let words = getopt::read(args, style, valued, |given| valued.contains(&given));
+    let named = words.values(into).last().map(str::to_owned);
+    let first = words.operands.first().map(String::as_str);
+    match command.program.as_str() {
+        "7z" | "7za" | "7zz" => {
+            matches!(first, Some("x" | "e")).then(|| named.unwrap_or_else(|| ".".to_owned()))
+        }
+        "unrar" => matches!(first, Some("x" | "e")).then(|| {
+            (words.operands.last().filter(|o| o.ends_with('/')).cloned())
+                .unwrap_or_else(|| ".".to_owned())
+        }),
+        "cpio" if words.has("-p", true) || words.has("--pass-through", false) => {
+            named.or_else(|| words.operands.last().cloned())
+        }
+        "cpio" if words.has("-i", true) || words.has("--extract", false) => {
+            Some(named.unwrap_or_else(|| ".".to_owned()))
+        }
+        "pax" if words.has("-r", true) && words.has("-w", true) => words.operands.last().cloned(),
+        "pax" if words.has("-r", true) => Some(".".to_owned()),
+        "unar" | "cabextract" => Some(named.unwrap_or_else(|| ".".to_owned())),
+        _ => None,
     }
 }
