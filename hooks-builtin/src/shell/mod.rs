@@ -138,6 +138,7 @@ mod escapes;
 pub(crate) mod getopt;
 mod lex;
 pub(crate) mod links;
+pub(crate) mod outputs;
 mod parser;
 mod resolve;
 mod terminals;

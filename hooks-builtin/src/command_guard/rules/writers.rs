@@ -138,6 +138,11 @@ pub(super) fn written<'a>(program: &str, args: &'a [String]) -> (Vec<&'a str>, V
                     .map(|d| format!("{}/<patched files>", d.trim_end_matches('/'))),
             );
         }
+        // find's `-fprint FILE`, `-fprint0 FILE`, `-fprintf FILE FORMAT`, `-fls FILE`.
+        "find" => files.extend(args.windows(2).filter_map(|w| {
+            matches!(w[0].as_str(), "-fprint" | "-fprint0" | "-fprintf" | "-fls")
+                .then_some(w[1].as_str())
+        })),
         "zstd" if args.iter().any(|a| a == "--rm") => {
             let split = operands::split(args, &["-o", "-D", "-T", "--memory"], &["-o"]);
             files.extend(split.operands.iter().chain(&split.targets));

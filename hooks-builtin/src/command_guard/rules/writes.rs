@@ -570,11 +570,12 @@ fn written<'a>(
         }
         program => {
             // Editors in place, programs that write the file an option or operand names
-            // (writers.rs).
+            // (writers.rs), and a decompressor's output named for its input.
             let (files, places) = super::writers::written(program, &command.args);
             all.extend(files.iter().copied());
             by_place.extend(files.iter().map(|f| (*f).to_owned()));
             by_place.extend(places);
+            by_place.extend(crate::shell::outputs::decompressed(command));
         }
     }
     (all, by_place, links)

@@ -5,6 +5,7 @@ use std::path::Path;
 use super::super::Access;
 use super::TESTERS;
 use crate::shell::getopt::{self, Style};
+use crate::shell::outputs;
 use crate::shell::{Command, Escapes, RedirectOp, read_escapes};
 
 /// How programs name the files they send, beyond a plain path and the `@file`/`<file` that
@@ -136,7 +137,7 @@ pub(super) fn words(cmd: &Command, redefined: &[&str], code: bool) -> Vec<(Strin
         }
     }
     out.extend((copied_into(cmd).into_iter()).map(|p| (p, Access::Write)));
-    out.extend((decompressed(cmd).into_iter()).map(|p| (p, Access::Write)));
+    out.extend((outputs::decompressed(cmd).into_iter()).map(|p| (p, Access::Write)));
     // An interpreter's code names the files it opens in string literals
     // (`python3 -c 'print(open(".env").read())'`, `node <<'EOF'`), and so does the text a
     // command pipes into one (`echo '…' | python3`): each is a word too.
@@ -523,43 +524,6 @@ fn copied_into(cmd: &Command) -> Vec<String> {
         .filter(|s| !glob(s))
         .filter_map(|s| Path::new(s).file_name()?.to_str())
         .map(|name| format!("{}/{name}", dest.trim_end_matches('/')))
-        .collect()
-}
-
-/// Compressed files' suffixes and what a decompressor makes of them.
-const COMPRESSED: &[(&str, &str)] = &[
-    (".gz", ""),
-    (".tgz", ".tar"),
-    (".xz", ""),
-    (".txz", ".tar"),
-    (".bz2", ""),
-    (".zst", ""),
-    (".lz4", ""),
-    (".lzma", ""),
-    (".Z", ""),
-];
-
-/// What a decompressor writes: each operand without its suffix (`gunzip
-/// .claude/settings.json.gz` writes `.claude/settings.json`).
-fn decompressed(cmd: &Command) -> Vec<String> {
-    let decompresses = match cmd.program.as_str() {
-        "gunzip" | "unxz" | "bunzip2" | "unzstd" | "unlzma" | "uncompress" | "unlz4" => true,
-        "gzip" | "xz" | "bzip2" | "zstd" | "lzma" | "lz4" => (cmd.args.iter()).any(|a| {
-            a == "--decompress"
-                || a == "--uncompress"
-                || (a.starts_with('-') && !a.starts_with("--") && a.contains('d'))
-        }),
-        _ => false,
-    };
-    if !decompresses || (cmd.args.iter()).any(|a| a == "-c" || a == "--stdout") {
-        return Vec::new();
-    }
-    (cmd.args.iter())
-        .filter(|a| !a.starts_with('-'))
-        .filter_map(|a| {
-            let (suffix, into) = COMPRESSED.iter().find(|(s, _)| a.ends_with(s))?;
-            Some(format!("{}{into}", &a[..a.len() - suffix.len()]))
-        })
         .collect()
 }
 
