@@ -73,7 +73,15 @@ pub(super) fn given(exemption: &str, args: &[String], values: Option<&ProgramOpt
         Some(known) if known.modes.iter().any(|m| m == exemption) => &known.modes,
         _ => &[],
     };
-    let other_mode = |option: &str| option != exemption && modes.iter().any(|m| m == option);
+    // getopt takes a long option's prefix (`--pow` is `--poweroff`): one that may be another
+    // mode is one.
+    let other_mode = |option: &str| {
+        option != exemption
+            && (modes.iter()).any(|m| {
+                m == option
+                    || (option.starts_with("--") && option.len() >= 3 && m.starts_with(option))
+            })
+    };
     let long = exemption.strip_prefix("--");
     let mut state = None;
     let mut operands_only = false;
@@ -287,8 +295,9 @@ mod tests {
         assert!(given("--reboot", &words("-P --reboot now"), shutdown));
         // Not a mode: `-k` only warns, whatever comes after it.
         assert!(given("-k", &words("-k -h now"), shutdown));
-        // A word the shell fills in may be a mode.
+        // A word the shell fills in may be a mode, and so may a long option's prefix.
         assert!(!given("-c", &words("-c $X"), shutdown));
+        assert!(!given("-c", &words("-c --pow now"), shutdown));
         assert!(!given("-c", &words("-c *"), shutdown));
     }
 }

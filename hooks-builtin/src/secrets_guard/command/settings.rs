@@ -65,7 +65,11 @@ fn after_sub(
                 (arg.as_str(), args.get(i - 1)?.clone())
             }
             // `-Cdir`, `-ckey=value`.
-            _ if !arg.starts_with("--") && arg.len() > 2 && valued(&arg[..2]) => {
+            _ if !arg.starts_with("--")
+                && arg.len() > 2
+                && arg.is_char_boundary(2)
+                && valued(&arg[..2]) =>
+            {
                 (&arg[..2], arg[2..].to_owned())
             }
             _ => continue,
@@ -153,14 +157,23 @@ fn taken(taker: &Taker, cmd: &Command, base: &Path, at: &Place<'_>) -> Option<(S
     let mut operands = words.operands;
     // `chmod MODE DIR`: only a mode that takes the owner's read or search permission hides it
     // (`--reference=FILE` copies one the guard cannot see).
-    if taker.mode && !reference {
-        if !operands.first().is_some_and(|m| hides(m)) {
+    if taker.mode {
+        // chmod's mode may look like an option (`chmod -x .claude`): read apart.
+        let (mode, rest) = chmod_words(&args);
+        if mode.is_some_and(|m| !hides(&m)) && !reference {
             return None;
         }
-        operands.remove(0);
+        operands = rest;
     }
     let candidates: Vec<String> = match taker.takes {
-        Takes::All => operands,
+        // Every operand, and each under a directory option given (`tar --remove-files -C ~
+        // -cf x.tar .claude`).
+        Takes::All => {
+            let under: Vec<String> = (valued.iter())
+                .flat_map(|dir| operands.iter().map(move |o| format!("{dir}/{o}")))
+                .collect();
+            operands.into_iter().chain(under).collect()
+        }
         Takes::Sources if !valued.is_empty() => operands,
         Takes::Sources => {
             operands.pop();
@@ -185,9 +198,10 @@ fn taken(taker: &Taker, cmd: &Command, base: &Path, at: &Place<'_>) -> Option<(S
             .map(move |s| (arg.clone(), s))
     });
     for (arg, spelt) in spellings {
-        let path = match pathspec_from_top(taker, &spelt) {
-            Some(rest) => rules::lexical(&substitute(rest), root, home),
-            None => rules::lexical(&substitute(&spelt), &base, home),
+        let path = match pathspec(taker, &spelt) {
+            Some((rest, true)) => rules::lexical(&substitute(rest), root, home),
+            Some((rest, false)) => rules::lexical(&substitute(rest), &base, home),
+            None => continue,
         };
         if settings_dir_read_there(&path, root, home) {
             return Some((arg, path));
@@ -218,18 +232,28 @@ fn taken(taker: &Taker, cmd: &Command, base: &Path, at: &Place<'_>) -> Option<(S
     None
 }
 
-/// The rest of a git pathspec written from the top of the work tree (`:/.claude`,
-/// `:(top).claude`, `:(top,glob).cl*`); other magic (`:(glob)x`, `:!x`) is stripped too and
-/// read from where git runs, as `None` says for a plain word.
-fn pathspec_from_top<'w>(taker: &Taker, word: &'w str) -> Option<&'w str> {
-    if taker.program != "git" || taker.lead != GIT {
+/// A git pathspec's path and whether it is written from the top of the work tree:
+/// `:/.claude`, `:(top).claude`, `:(top,glob).cl*`; other magic (`:(glob)x`, `:(icase)x`) is
+/// read from where git runs. `None` for an exclusion (`:!x`, `:^x`, `:(exclude)x`), which
+/// takes nothing; a plain word is itself, not from the top.
+fn pathspec<'w>(taker: &Taker, word: &'w str) -> Option<(&'w str, bool)> {
+    if taker.program != "git" || taker.lead != GIT || !word.starts_with(':') {
+        return Some((word, false));
+    }
+    if word.starts_with(":!") || word.starts_with(":^") {
         return None;
     }
     if let Some(rest) = word.strip_prefix(":/") {
-        return Some(rest);
+        return Some((rest, true));
     }
-    let (magic, rest) = word.strip_prefix(":(")?.split_once(')')?;
-    magic.split(',').any(|m| m == "top").then_some(rest)
+    let Some((magic, rest)) = word.strip_prefix(":(").and_then(|w| w.split_once(')')) else {
+        return Some((word, false));
+    };
+    let magic: Vec<&str> = magic.split(',').map(str::trim).collect();
+    if magic.contains(&"exclude") {
+        return None;
+    }
+    Some((rest, magic.contains(&"top")))
 }
 
 /// Whether a shell glob (`*`, `?`, `[…]`) matches `name`; an unreadable one matches
@@ -246,35 +270,78 @@ fn glob_matches(glob: &str, name: &str) -> bool {
 }
 
 /// Whether a `chmod` mode takes the owner's read or search permission from a directory
-/// (`000`, `600`, `u-x`, `a=`, `-r`), or cannot be read (`$MODE`); `700`, `u+w`, `go-w`
-/// do not.
+/// (`000`, `600`, `u-x`, `a=`, `-r`, `u-g`), or is not one the guard reads whole (`$MODE`,
+/// macOS's `+a` ACLs): read closed. `700`, `u+w`, `go-w` do not hide it.
 fn hides(mode: &str) -> bool {
-    if mode.contains(['$', '`']) {
-        return true;
-    }
-    if mode.bytes().all(|b| b.is_ascii_digit()) {
+    if !mode.is_empty() && mode.bytes().all(|b| b.is_ascii_digit()) {
+        if mode.bytes().any(|b| b > b'7') || mode.len() > 4 {
+            return true;
+        }
         // The owner's digit: the third from the end (`0755`, `755`, `55` is `055`).
-        let owner = mode
-            .len()
-            .checked_sub(3)
-            .map_or(b'0', |at| mode.as_bytes()[at]);
-        return owner.wrapping_sub(b'0') & 0o5 != 0o5;
+        let owner = (mode.len().checked_sub(3)).map_or(b'0', |at| mode.as_bytes()[at]);
+        return (owner - b'0') & 0o5 != 0o5;
     }
     mode.split(',').any(|clause| {
-        let op = clause.find(['+', '-', '=']);
-        let Some(op) = op else {
-            return true; // not a mode the guard reads
-        };
-        let (who, rest) = clause.split_at(op);
+        let who_end = clause.find(|c| !"ugoa".contains(c)).unwrap_or(clause.len());
+        let (who, mut rest) = clause.split_at(who_end);
         let owner = who.is_empty() || who.contains(['u', 'a']);
-        let perms = &rest[1..];
-        owner
-            && match rest.as_bytes()[0] {
-                b'-' => perms.contains(['r', 'x']),
-                b'=' => !(perms.contains('r') && perms.contains(['x', 'X'])),
-                _ => false,
+        if rest.is_empty() {
+            return true; // no operator: not a mode the guard reads
+        }
+        // One or more operations: `u+t-x`, `u=rwx-x`.
+        let mut hides = false;
+        while let Some(op) = rest.chars().next() {
+            if !matches!(op, '+' | '-' | '=') {
+                return true;
             }
+            let perms_end = rest[1..]
+                .find(['+', '-', '='])
+                .map_or(rest.len(), |at| at + 1);
+            let perms = &rest[1..perms_end];
+            // `u-g`: another class's bits, which the guard cannot know.
+            let copied = !perms.is_empty() && perms.chars().all(|c| "ugo".contains(c));
+            if !copied && !perms.chars().all(|c| "rwxXst".contains(c)) {
+                return true;
+            }
+            hides |= match op {
+                '-' => copied || perms.contains(['r', 'x', 'X']),
+                '=' => copied || !(perms.contains('r') && perms.contains(['x', 'X'])),
+                _ => false,
+            };
+            rest = &rest[perms_end..];
+        }
+        owner && hides
     })
+}
+
+/// chmod's mode and operands: its options are only `-R`, `-v`, `-c`, `-f` and their long
+/// spellings (a word such as `-x` or `-rwx` is a mode, as GNU chmod reads it); `None` for
+/// the mode when `--reference` gives one.
+fn chmod_words(args: &[String]) -> (Option<String>, Vec<String>) {
+    let mut mode = None;
+    let mut operands = Vec::new();
+    let mut reference = false;
+    let mut options_end = false;
+    for arg in args {
+        let option = !options_end
+            && (matches!(
+                arg.as_str(),
+                "-R" | "-v" | "-c" | "-f" | "-H" | "-L" | "-P" | "-h"
+            ) || (arg.starts_with('-')
+                && arg.len() > 2
+                && arg[1..].bytes().all(|b| b"RvcfHLPh".contains(&b)))
+                || (arg.starts_with("--") && arg != "--"));
+        if arg == "--" && !options_end {
+            options_end = true;
+        } else if option {
+            reference |= arg.starts_with("--reference") || arg == "--ref";
+        } else if mode.is_none() && !reference {
+            mode = Some(arg.clone());
+        } else {
+            operands.push(arg.clone());
+        }
+    }
+    (mode, operands)
 }
 
 /// What a copy or move of `sources` into `destination` fills with names the guard cannot see

@@ -93,6 +93,17 @@ fn removing_or_moving_a_settings_directory_is_found() {
         "rm -rf ~+/.claude",
         "mv /proc/self/cwd/.claude /tmp",
         "chmod u-x .claude",
+        // chmod's modes read closed: a mode spelt like an option, `X`, several operations,
+        // another class's bits, an ACL.
+        "chmod -x .claude",
+        "chmod -R -r .claude",
+        "chmod u-X .claude",
+        "chmod u+t-x .claude",
+        "chmod u-g .claude",
+        "chmod +a 'everyone deny search' .claude",
+        "gzip -S -k -r .claude",
+        "git rm -r ':(glob).claude'",
+        "tar --remove-files -C /p -cf x.tar .claude",
         "chmod a= .claude",
         "find . -name .claude -exec chmod 000 {} +",
     ] {
@@ -135,6 +146,9 @@ fn removing_or_moving_a_settings_directory_is_found() {
         "git clone https://x/y vendor/y",
         "rsync -a x/.claude/ /tmp/y/",
         "chmod 000 .c*/commands",
+        "gzip -k -r .claude",
+        "git rm -r . ':!.claude'",
+        "git rm -r ':(exclude).claude' build",
     ] {
         assert_eq!(removed(kept), None, "{kept}");
     }

@@ -250,14 +250,20 @@ impl<'a> Xargs<'a> {
                         .checked_mul(1 + groups)?
                         .checked_add(input.len().checked_mul(2)?)?;
                     budget = budget.checked_sub(bytes)?;
-                    let with = |chunk: &[String]| match self.insert {
-                        Some(r) if command.iter().any(|w| w == r) => (command.iter())
-                            .flat_map(|w| match w == r {
-                                true => chunk.to_vec(),
-                                false => vec![w.clone()],
-                            })
-                            .collect(),
-                        _ => command.iter().chain(chunk).cloned().collect::<Vec<_>>(),
+                    // `-J R`: the items in place of the first word that is R (as BSD's
+                    // xargs does), else after the command.
+                    let with = |chunk: &[String]| {
+                        let at = self
+                            .insert
+                            .and_then(|r| command.iter().position(|w| w == r));
+                        match at {
+                            Some(at) => (command[..at].iter())
+                                .chain(chunk)
+                                .chain(&command[at + 1..])
+                                .cloned()
+                                .collect(),
+                            None => command.iter().chain(chunk).cloned().collect::<Vec<_>>(),
+                        }
                     };
                     if let Some(n) = self.per_run {
                         runs.extend(items.chunks(n).map(with));

@@ -448,6 +448,9 @@ fn module_arguments(margs: &str) -> Vec<(String, String)> {
         .collect()
 }
 
+/// Most `command` keys read in one parameters value.
+const MAX_COMMAND_KEYS: usize = 16;
+
 /// The command lines of an SSM document's command parameters (`commands` of
 /// AWS-RunShellScript, `command` of AWS-StartInteractiveCommand, `commandLine` of
 /// AWS-RunRemoteScript), every time a key is given (JSON keeps the last of a key given twice;
@@ -456,7 +459,8 @@ fn module_arguments(margs: &str) -> Vec<(String, String)> {
 /// whole, as a command line; a shorthand list is judged whole and split at its commas.
 fn commands_of(value: &str) -> Vec<String> {
     let mut out = Vec::new();
-    for (at, _) in value.match_indices("command") {
+    // A bounded number of keys: each reading copies the rest of the value at most once.
+    for (at, _) in value.match_indices("command").take(MAX_COMMAND_KEYS) {
         let rest = &value[at + "command".len()..];
         let rest = (rest.strip_prefix("Line"))
             .or_else(|| rest.strip_prefix('s'))

@@ -121,6 +121,13 @@ const CPIO: &[&str] = &[
     "-M", "--message",
 ];
 
+/// The compressors' options that take a value (a suffix `-S -k` is no `-k`).
+#[rustfmt::skip]
+const COMPRESS_VALUED: &[&str] = &[
+    "-S", "--suffix", "-o", "--output-dir-flat", "--output-dir-mirror", "-D", "-T", "--threads",
+    "-F", "--format", "-C", "--check", "-M", "--memlimit", "--memory", "-B", "--filelist",
+];
+
 /// mount's options that take a value, but for `--target`.
 #[rustfmt::skip]
 const MOUNT: &[&str] = &[
@@ -152,12 +159,12 @@ pub(super) const TAKERS: &[Taker] = &[
     taker("file-rename", Takes::All),
     taker("mmv", Takes::Sources),
     // Compressed in place: `settings.json` becomes `settings.json.gz`.
-    Taker { unless: COMPRESS_KEEPS, ..taker("gzip", Takes::All) },
-    Taker { unless: COMPRESS_KEEPS, ..taker("bzip2", Takes::All) },
-    Taker { unless: COMPRESS_KEEPS, ..taker("xz", Takes::All) },
-    Taker { unless: COMPRESS_KEEPS, ..taker("lzma", Takes::All) },
-    Taker { needs: &["--rm"], unless: COMPRESS_KEEPS, ..taker("zstd", Takes::All) },
-    Taker { needs: &["--rm"], unless: COMPRESS_KEEPS, ..taker("lz4", Takes::All) },
+    Taker { unless: COMPRESS_KEEPS, skips: COMPRESS_VALUED, ..taker("gzip", Takes::All) },
+    Taker { unless: COMPRESS_KEEPS, skips: COMPRESS_VALUED, ..taker("bzip2", Takes::All) },
+    Taker { unless: COMPRESS_KEEPS, skips: COMPRESS_VALUED, ..taker("xz", Takes::All) },
+    Taker { unless: COMPRESS_KEEPS, skips: COMPRESS_VALUED, ..taker("lzma", Takes::All) },
+    Taker { needs: &["--rm"], unless: COMPRESS_KEEPS, skips: COMPRESS_VALUED, ..taker("zstd", Takes::All) },
+    Taker { needs: &["--rm"], unless: COMPRESS_KEEPS, skips: COMPRESS_VALUED, ..taker("lz4", Takes::All) },
     Taker { values: &["-t", "--target-directory"], skips: &["-S", "--suffix"], ..taker("mv", Takes::Sources) },
     // Moved or installed into it under a settings file's name, or of names unseen.
     Taker { values: &["-t", "--target-directory"], skips: &["-S", "--suffix"], ..taker("mv", Takes::Into) },
@@ -179,9 +186,9 @@ pub(super) const TAKERS: &[Taker] = &[
     Taker { sub: Some("worktree"), lead: GIT, skips: &["-b", "-B", "--reason"], ..taker("git", Takes::All) },
     Taker { sub: Some("submodule"), lead: GIT, skips: &["-b", "--branch", "--name", "--reference", "--depth"], ..taker("git", Takes::All) },
     // Archived and removed: `tar --remove-files`, `zip -m`, `rsync --remove-source-files`.
-    Taker { needs: &["--remove-files"], skips: TAR, style: Style::Tar, ..taker("tar", Takes::All) },
-    Taker { needs: &["--remove-files"], skips: TAR, style: Style::Tar, ..taker("gtar", Takes::All) },
-    Taker { needs: &["--remove-files"], skips: TAR, style: Style::Tar, ..taker("bsdtar", Takes::All) },
+    Taker { needs: &["--remove-files"], values: &["-C", "--directory"], skips: TAR, style: Style::Tar, ..taker("tar", Takes::All) },
+    Taker { needs: &["--remove-files"], values: &["-C", "--directory"], skips: TAR, style: Style::Tar, ..taker("gtar", Takes::All) },
+    Taker { needs: &["--remove-files"], values: &["-C", "--directory"], skips: TAR, style: Style::Tar, ..taker("bsdtar", Takes::All) },
     Taker { needs: &["-sdel"], style: Style::Switches, ..taker("7z", Takes::All) },
     Taker { needs: &["-sdel"], style: Style::Switches, ..taker("7za", Takes::All) },
     Taker { needs: &["-sdel"], style: Style::Switches, ..taker("7zz", Takes::All) },
