@@ -116,15 +116,16 @@ pub(super) fn check(
             spellings.extend(through);
             spellings
         };
+        // Its words, once: the settings check of an interpreter's code and the path checks
+        // below both read them.
+        let cmd_words = words(cmd, &redefined, code);
         let mut taken = removed_settings_dir(cmd, cwd, run.root, home, &also);
         if taken.is_none() && code {
             // The strings of an interpreter's code (`shutil.rmtree('.claude')`).
             let text: Vec<&str> = (cmd.args.iter().map(String::as_str))
                 .chain(cmd.redirects.iter().map(|r| r.target.as_str()))
                 .collect();
-            let strings: Vec<String> = (words(cmd, &redefined, true).into_iter())
-                .map(|(word, _)| word)
-                .collect();
+            let strings: Vec<String> = (cmd_words.iter()).map(|(word, _)| word.clone()).collect();
             let base = (cmd.dir.as_deref()).map_or_else(
                 || cwd.to_path_buf(),
                 |d| rules::lexical(&substitute(d), cwd, home),
@@ -150,7 +151,7 @@ pub(super) fn check(
             }
         }
         let mut judged = Vec::new();
-        for (word, access) in words(cmd, &redefined, code) {
+        for (word, access) in cmd_words {
             let Some(mut variants) = variables.readings(&word) else {
                 return Err(format!(
                     "secrets-guard: `{}` uses variables with more values than can be checked; \

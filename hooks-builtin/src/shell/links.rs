@@ -6,9 +6,9 @@
 use super::Script;
 use super::getopt::{self, Style, is};
 
-/// mount's options that take a value.
+/// mount's options that take a value (the settings takers read mount with them too).
 #[rustfmt::skip]
-const MOUNT_VALUED: &[&str] = &[
+pub(crate) const MOUNT_VALUED: &[&str] = &[
     "-o", "--options", "-t", "--types", "-O", "--test-opts", "-L", "--label", "-U", "--uuid",
     "-N", "--namespace", "--source", "--target", "-T", "--fstab", "--target-prefix",
     "--options-mode", "--options-source", "--map-users", "--map-groups",

@@ -1,6 +1,7 @@
 //! The programs that take a directory away, as data ([`TAKERS`]).
 
 use crate::shell::getopt::Style;
+use crate::shell::links::MOUNT_VALUED;
 
 /// Which of a command's operands it takes a settings directory away by: removes, moves, hides
 /// (`chmod 000`), or fills with files whose names the guard cannot see (`cp -r x/. .claude/`,
@@ -128,14 +129,6 @@ const COMPRESS_VALUED: &[&str] = &[
     "-F", "--format", "-C", "--check", "-M", "--memlimit", "--memory", "-B", "--filelist",
 ];
 
-/// mount's options that take a value, but for `--target`.
-#[rustfmt::skip]
-const MOUNT: &[&str] = &[
-    "-o", "-t", "-O", "-L", "-U", "-N", "-T", "--options", "--types", "--test-opts", "--label",
-    "--uuid", "--namespace", "--fstab", "--source", "--target-prefix", "--options-mode",
-    "--options-source", "--map-users", "--map-groups",
-];
-
 #[rustfmt::skip]
 pub(super) const TAKERS: &[Taker] = &[
     taker("rm", Takes::All),
@@ -208,7 +201,7 @@ pub(super) const TAKERS: &[Taker] = &[
     Taker { sub: Some("cp"), ..taker("podman", Takes::Into) },
     Taker { sub: Some("cp"), skips: &["-c", "--container", "-n", "--namespace"], ..taker("kubectl", Takes::Into) },
     taker("ditto", Takes::Destination),
-    Taker { values: &["--target"], skips: MOUNT, covers: true, ..taker("mount", Takes::Destination) },
+    Taker { values: &["--target"], skips: MOUNT_VALUED, covers: true, ..taker("mount", Takes::Destination) },
     Taker { skips: &["-o", "-p", "-F", "-i"], covers: true, ..taker("sshfs", Takes::Destination) },
     Taker { skips: &["-o", "-u", "-g", "-p", "-m"], covers: true, ..taker("bindfs", Takes::Destination) },
     Taker { skips: &["-o"], covers: true, ..taker("squashfuse", Takes::Destination) },
