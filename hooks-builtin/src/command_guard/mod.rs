@@ -63,7 +63,7 @@
 //! | `git-discard` | core.git | `builtin_ask` (ask) | `git checkout -- .`, `git restore .` |
 //! | `git-force-push` | core.git | `builtin_ask` (ask) | `--force`, `-f` or `+branch` to a branch that is not protected (a `--force-with-lease` there passes) |
 //! | `git-pager-config` | core.git | `builtin_ask` (ask) | `core.pager` or `pager.<cmd>` set (`git config`, `git -c`, `--config-env`) to anything but a known pager with flags (`cat`, `less -FRX`, `delta`, …) or `true`/`false`: git runs it on every paged command, later and outside the agent's turn |
-//! | `git-hook-write` | core.git | `builtin_ask` (ask) | a shell write into `.git/hooks/` or to `.git/config` (a submodule's, `config.worktree`, the user's `~/.gitconfig` and `~/.config/git/config` too; as written and where it lands, after a `cd`) (a `>`/`>>` redirection, `tee`, the destination of `cp`/`mv`/`install`/`ln`, `dd of=`): git runs hooks, and the commands its config names, on a later git command (the write guard denies its tools there) |
+//! | `git-hook-write` | core.git | `builtin_ask` (ask) | a shell write into `.git/hooks/` or to `.git/config` (a submodule's, `config.worktree`, the user's `~/.gitconfig` and `~/.config/git/config` too; as written and where it lands, after a `cd`, and through a glob that could match one: `.g*/hooks/x`, or `*/hooks/x` when the line makes globs match dot names) (a `>`/`>>` redirection, `tee`, the destination of `cp`/`mv`/`install`/`ln`, `dd of=`): git runs hooks, and the commands its config names, on a later git command (the write guard denies its tools there) |
 //! | `fork-bomb` | core.shell | deny | a function that calls itself, directly or through other functions (`:(){ :\|:& };:`, renamed or not; `a(){ b\|b& }; b(){ a\|a& }`) |
 //! | `curl-pipe-shell` | core.shell | deny | `curl … \| sh` (any downloader into any shell or interpreter reading stdin), `sh <(curl …)`, `bash -c "$(curl …)"`, `eval "$(wget …)"` |
 //! | `hooks-approve` | core.shell | deny | `hooks trust … --approve` (an agent approving the hooks that guard it) |
@@ -495,7 +495,7 @@ impl CommandGuard {
         let env = Env::new(root, cwd, &self.config.protected_branches)
             .with_variables(script.variables_by_name())
             .with_links(shell::links::links_made(&script, Some(cwd)))
-            .with_dot_globs(dot_globs(&script, command));
+            .with_dot_globs(shell::globbing::dot_names(&script, command));
         let mut ask = None;
         for (action, reason) in self.findings(&script, command, &env) {
             match action {
@@ -711,26 +711,6 @@ fn literal_output(command: &shell::Command) -> Option<String> {
             .map(|r| r.target.clone()),
         _ => None,
     }
-}
-
-/// Whether the script makes globs match dot files (bash's `shopt -s dotglob`, a `GLOBIGNORE`
-/// set, zsh's `setopt globdots`): `**/objects` then reaches `.git/objects`.
-fn dot_globs(script: &shell::Script, text: &str) -> bool {
-    // By text too: `bash -O dotglob -c …`, `BASHOPTS=dotglob`; without a lowered copy of
-    // the text, which every check would pay for.
-    let has =
-        |word: &[u8]| (text.as_bytes().windows(word.len())).any(|w| w.eq_ignore_ascii_case(word));
-    text.contains("GLOBIGNORE")
-        || has(b"dotglob")
-        || has(b"globdots")
-        || has(b"glob_dots")
-        || script.commands().any(|c| {
-            matches!(c.program.as_str(), "shopt" | "setopt" | "set")
-                && (c.args.iter()).any(|a| {
-                    let a = a.to_ascii_lowercase().replace('_', "");
-                    a == "dotglob" || a == "globdots"
-                })
-        })
 }
 
 /// `command-guard rule ID: WHAT (in "COMMAND")`, the command cut to [`QUOTE_MAX`] characters.

@@ -10,6 +10,7 @@ use super::user::wildcard;
 mod env;
 mod find;
 mod git;
+mod git_paths;
 mod writers;
 mod writes;
 

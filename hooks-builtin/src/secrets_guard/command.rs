@@ -56,11 +56,13 @@ pub(super) fn check(
         root: root.resolved(),
         bases: vec![Base::in_root(cwd, root)],
         seen: HashSet::new(),
+        dots: false,
     };
     let script = match shell::parse(&text) {
         Ok(script) => script,
         Err(e) => return unparsed(&mut run, tool, &text, &e),
     };
+    run.dots = shell::globbing::dot_names(&script, &text);
     let env = guard.env_dumps != EnvDumps::Allow;
     let variables = script.variables_by_name();
     let links = links_made(&script, Some(cwd));
@@ -119,7 +121,7 @@ pub(super) fn check(
         // Its words, once: the settings check of an interpreter's code and the path checks
         // below both read them.
         let cmd_words = words(cmd, &redefined, code);
-        let mut taken = removed_settings_dir(cmd, cwd, run.root, home, &also);
+        let mut taken = removed_settings_dir(cmd, cwd, run.root, home, &also, run.dots);
         if taken.is_none() && code {
             // The strings of an interpreter's code (`shutil.rmtree('.claude')`).
             let text: Vec<&str> = (cmd.args.iter().map(String::as_str))
@@ -161,6 +163,9 @@ pub(super) fn check(
             };
             variants.extend(through_links(&word, &links, true, Some(cwd)));
             variants.extend(extglob_readings(&word));
+            // What zsh matches under glob qualifiers (`cat dir/*(D)`).
+            variants
+                .extend(shell::globbing::qualifier(&word).map(|(pattern, _)| pattern.to_owned()));
             // `$_` is the last argument of the command before (`test -f .env && cat "$_"`).
             variants.extend(last_argument(&word, last));
             judged.extend(std::iter::once(word).chain(variants).map(|w| (w, access)));
@@ -300,6 +305,8 @@ struct Run<'a> {
     root: &'a Path,
     bases: Vec<Base>,
     seen: HashSet<(String, usize, Access)>,
+    /// The line makes globs match dot names ([`shell::globbing::dot_names`]).
+    dots: bool,
 }
 
 impl Run<'_> {
@@ -328,7 +335,7 @@ impl Run<'_> {
                 }
                 let base = self.bases[b].path().to_path_buf();
                 let home = self.guard.home.as_deref();
-                for path in expand_glob(&form, &base, home, &self.guard.globs) {
+                for path in expand_glob(&form, &base, home, &self.guard.globs, self.dots) {
                     let text = path.to_string_lossy().into_owned();
                     let found = self
                         .one(&text, b, access)

@@ -105,7 +105,10 @@
 //!   `$HOME`/`${HOME}` becomes `~`, `$PWD`/`$(pwd)` the working directory, braces are
 //!   expanded (`.{env,x}`), extglob groups are read as each alternative (`.@(env|x)`), and
 //!   wildcards are expanded against the file system as the shell would (`cat .en?`, `cat
-//!   *.pem`; a leading `*` skips dotfiles, as in bash). A relative argument is judged against
+//!   *.pem`; a leading `*` skips dotfiles, as in bash, unless the line makes globs match
+//!   them: `shopt -s dotglob`, `bash -O dotglob`, `BASHOPTS=dotglob`, a `GLOBIGNORE` set,
+//!   zsh's `setopt globdots` or its `D` qualifier, `cat *(D)`, whose pattern is read without
+//!   the qualifiers). A relative argument is judged against
 //!   the working directory (`meta.cwd`), the tool's `workdir`/`cwd` input, and every
 //!   `cd`/`pushd` target of the command line. Allowed: `ls`, `grep -r TODO src`, `cat
 //!   .env.example`, `cat id_rsa.pub`.

@@ -136,6 +136,7 @@
 mod brace;
 mod escapes;
 pub(crate) mod getopt;
+pub(crate) mod globbing;
 mod lex;
 pub(crate) mod links;
 pub(crate) mod outputs;

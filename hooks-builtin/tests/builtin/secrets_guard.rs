@@ -129,6 +129,25 @@ fn wildcards_are_expanded_against_the_file_system_like_bash() {
     for cmd in ["cat *", "ls src/*", "cat src/mai?.rs", "wc -l src/*.rs"] {
         assert_eq!(bash(&h, &p.root, cmd), Verdict::Continue, "{cmd}");
     }
+    // Unless the line makes globs match dot names, in any of its spellings, or zsh's `D`
+    // qualifier asks for them.
+    for cmd in [
+        "shopt -s dotglob; cat *",
+        "shopt -s dotglob && tar czf /tmp/x.tgz *",
+        "GLOBIGNORE=x; cat *",
+        "export GLOBIGNORE=zz; cat ?env",
+        "bash -O dotglob -c 'cat *'",
+        "BASHOPTS=dotglob bash -c 'cat *'",
+        "setopt GLOB_DOTS; cat *",
+        "zsh -o globdots -c 'cat *'",
+        "cat *(D)",
+        "cat *(.D)",
+        "o=dotglob; shopt -s $o; cat *",
+    ] {
+        let v = bash(&h, &p.root, cmd);
+        assert!(denied(&v).contains("which expands to"), "{cmd}: {v:?}");
+    }
+    assert_eq!(bash(&h, &p.root, "cat *(.)"), Verdict::Continue);
 }
 
 #[test]

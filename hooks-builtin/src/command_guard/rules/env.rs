@@ -102,6 +102,11 @@ impl<'a> Env<'a> {
         self
     }
 
+    /// Whether the line makes globs match dot names ([`shell::globbing::dot_names`]).
+    pub(in crate::command_guard) fn dot_globs(&self) -> bool {
+        self.dot_globs
+    }
+
     /// The readings of `word` through variables the shell certainly makes
     /// ([`shell::Variables::certain`]).
     /// Read through the links the script makes too (`ln -s / r; rm -rf r/*`), but not a link
@@ -283,8 +288,9 @@ impl<'a> Env<'a> {
                 let below: Vec<_> = below.iter().map(|c| c.to_string_lossy()).collect();
                 if below.is_empty() {
                     let shallow: Vec<&str> = (parts.iter().copied()).filter(|p| !deep(p)).collect();
-                    return !could_match_kept(&parts)
-                        && !(globstar && (shallow.is_empty() || could_match_kept(&shallow)));
+                    let dots = self.dot_globs;
+                    return !could_match_kept(&parts, dots)
+                        && !(globstar && (shallow.is_empty() || could_match_kept(&shallow, dots)));
                 }
                 if globstar {
                     return false;
@@ -568,22 +574,24 @@ pub(super) fn is_pure_wildcard(part: &str) -> bool {
 
 /// True when the glob component `pattern` could match `name`; a bracket class is taken to
 /// match anything.
-fn could_match(pattern: &str, name: &str) -> bool {
+pub(super) fn could_match(pattern: &str, name: &str) -> bool {
     pattern.contains('[') || wildcard(pattern, name)
 }
 
 /// True when the parts of a glob in the project root ([`glob_parts`]) could take the
 /// repository or the hooks' configuration: the first part matches one of [`KEPT_DIRS`], or
-/// it is the only one and matches one of [`KEPT_FILES`]. Names are matched as shells do by
-/// default: a leading dot only by a pattern that starts with one (`.g*`, not `*/x`).
-pub(super) fn could_match_kept(parts: &[&str]) -> bool {
+/// it is the only one and matches one of [`KEPT_FILES`]. Names are matched as shells do
+/// (a leading dot only by a pattern that starts with one: `.g*`, not `*/x`) unless the line
+/// makes globs match dot names (`dots`: `shopt -s dotglob; rm -rf ?git`).
+pub(super) fn could_match_kept(parts: &[&str], dots: bool) -> bool {
     let Some(first) = parts.first() else {
         return false;
     };
     // Case does not count: macOS's and Windows' disks take `.GIT` for `.git`.
     let first = first.to_ascii_lowercase();
     let matches = |name: &&str| {
-        (!name.starts_with('.') || first.starts_with(['.', '['])) && could_match(&first, name)
+        (dots || !name.starts_with('.') || first.starts_with(['.', '[']))
+            && could_match(&first, name)
     };
     KEPT_DIRS.iter().any(matches) || (parts.len() == 1 && KEPT_FILES.iter().any(matches))
 }

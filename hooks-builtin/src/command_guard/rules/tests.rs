@@ -226,10 +226,14 @@ fn glob_parts_and_pure_wildcards() {
     for entries in ["*.log", "build*", "pytest-*", "*~", "[ab]x"] {
         assert!(!is_pure_wildcard(entries), "{entries}");
     }
-    assert!(could_match_kept(&[".g*"]));
-    assert!(could_match_kept(&["*.json"]));
-    assert!(!could_match_kept(&["*", "node_modules"]));
-    assert!(!could_match_kept(&["*.json", "x"]));
+    assert!(could_match_kept(&[".g*"], false));
+    assert!(could_match_kept(&["*.json"], false));
+    assert!(!could_match_kept(&["*", "node_modules"], false));
+    assert!(!could_match_kept(&["*.json", "x"], false));
+    // With dot names matched, a pattern that does not start with a dot reaches them too.
+    assert!(!could_match_kept(&["?git"], false));
+    assert!(could_match_kept(&["?git"], true));
+    assert!(could_match_kept(&["*laude"], true));
 }
 
 #[test]

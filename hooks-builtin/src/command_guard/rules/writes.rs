@@ -2,6 +2,7 @@
 //! `ln`/`rsync`/`scp`, the directory `tar` and `unzip` extract into, `dd of=`), judged by where
 //! it lands: a system file, a git hook or config, a shell's startup file.
 
+use super::git_paths::{git_glob_readings, git_runs_from};
 use super::*;
 use crate::command_guard::packs::operands;
 use crate::paths::ProjectRootError;
@@ -260,9 +261,14 @@ pub(super) fn write_hits(command: &Command, operands: &[&str], env: &Env<'_>) ->
         .chain(readings.iter().map(String::as_str))
         .collect();
     by_place.extend(readings.iter().cloned());
-    // As written, and where it lands (`cd .git && echo >> config`, `.git//hooks/x`).
+    // As written, and where it lands (`cd .git && echo >> config`, `.git//hooks/x`), each
+    // with what its globs could stand for (`.g*/hooks/pre-commit`).
     let git_path = |path: &str| {
-        git_runs_from(path) || git_runs_from(&env.place(path, dir).1.to_string_lossy())
+        let landed = env.place(path, dir).1.to_string_lossy().into_owned();
+        [path, landed.as_str()].into_iter().any(|p| {
+            git_runs_from(p)
+                || (git_glob_readings(p, env.dot_globs()).iter()).any(|r| git_runs_from(r))
+        })
     };
     let mut git_paths: Vec<&str> = (all.iter().copied())
         .chain(by_place.iter().map(String::as_str))
@@ -593,25 +599,6 @@ fn harmless(path: &str) -> bool {
             .is_some_and(|rest| rest.starts_with('/')),
         None => path == *h,
     })
-}
-
-/// A git hook (`.git/hooks/…`, or the directory itself), a repository's config
-/// (`.git/config`, `config.worktree`, a submodule's under `.git/modules/`) or the user's
-/// (`~/.gitconfig`, `~/.config/git/config`): git runs what they hold or name
-/// (`core.fsmonitor`, `core.hooksPath`, aliases) on a later git command. A bare repository's
-/// (`x.git/hooks/`) counts too.
-fn git_runs_from(path: &str) -> bool {
-    let path = path.trim_end_matches('/').to_ascii_lowercase();
-    let in_modules = path.contains(".git/modules/");
-    path.contains(".git/hooks/")
-        || path.ends_with(".git/hooks")
-        || path.ends_with(".git/config")
-        || path.ends_with(".git/config.worktree")
-        || (in_modules && (path.contains("/hooks/") || path.ends_with("/config")))
-        // The user's own: every repository reads them.
-        || path.ends_with("/.gitconfig")
-        || path == ".gitconfig"
-        || path.ends_with(".config/git/config")
 }
 
 impl Env<'_> {

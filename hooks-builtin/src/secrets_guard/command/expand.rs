@@ -155,13 +155,15 @@ pub(super) fn has_wildcard(word: &str) -> bool {
     word.contains(['*', '?', '['])
 }
 
-/// The existing paths a word with wildcards expands to, as the shell would (a component that
-/// does not start with `.` does not match dotfiles).
+/// The existing paths a word with wildcards expands to, as the shell would: a component
+/// that does not start with `.` matches no dot names unless the line makes globs match them
+/// (`dots`: `shopt -s dotglob`, [`shell::globbing::dot_names`]).
 pub(super) fn expand_glob(
     word: &str,
     base: &Path,
     home: Option<&Path>,
     globs: &GlobCache,
+    dots: bool,
 ) -> Vec<PathBuf> {
     let path = rules::lexical(word, base, home);
     let mut frontier = vec![PathBuf::new()];
@@ -180,7 +182,7 @@ pub(super) fn expand_glob(
         let Ok(matcher) = globs.get(pattern, GlobUse::Word) else {
             return Vec::new();
         };
-        let dotfiles = pattern.starts_with('.');
+        let dotfiles = dots || pattern.starts_with('.');
         let mut next = Vec::new();
         'dirs: for dir in &frontier {
             let Ok(entries) = std::fs::read_dir(dir) else {

@@ -103,6 +103,7 @@ pub(super) fn removed_settings_dir(
     root: &Path,
     home: Option<&Path>,
     also: &Also<'_>,
+    dots: bool,
 ) -> Option<(String, PathBuf)> {
     let mut bases = vec![cwd.to_path_buf()];
     if let Some(dir) = &cmd.dir {
@@ -124,7 +125,12 @@ pub(super) fn removed_settings_dir(
             .map(|d| (d.to_string(), root.join(d)))
             .find(|(_, dir)| dir.exists());
     }
-    let at = Place { root, home, also };
+    let at = Place {
+        root,
+        home,
+        also,
+        dots,
+    };
     TAKERS
         .iter()
         .filter(|t| t.program == cmd.program)
@@ -136,6 +142,8 @@ struct Place<'a> {
     root: &'a Path,
     home: Option<&'a Path>,
     also: &'a Also<'a>,
+    /// Globs match dot names ([`crate::shell::globbing::dot_names`]).
+    dots: bool,
 }
 
 /// The settings directory `cmd` takes away as `taker` says, if one.
@@ -188,7 +196,7 @@ fn taken(taker: &Taker, cmd: &Command, base: &Path, at: &Place<'_>) -> Option<(S
         }
         Takes::Into => {
             let destination = valued.pop().or_else(|| operands.pop());
-            into(&operands, destination, whole, taker.slash_contents)
+            into(&operands, destination, whole, taker.slash_contents, at.dots)
         }
     };
     let spellings = candidates.into_iter().flat_map(|arg| {
@@ -222,7 +230,7 @@ fn taken(taker: &Taker, cmd: &Command, base: &Path, at: &Place<'_>) -> Option<(S
             return Some((arg, parent.to_path_buf()));
         }
         // A glob that matches it (`chmod 000 .c*`, `.*`).
-        if let Some(dir) = (SETTINGS_DIRS.iter()).find(|d| glob_matches(last, d)) {
+        if let Some(dir) = (SETTINGS_DIRS.iter()).find(|d| glob_matches(last, d, at.dots)) {
             let path = parent.join(dir);
             if settings_dir_read_there(&path, root, home) {
                 return Some((arg, path));
@@ -258,9 +266,9 @@ fn pathspec<'w>(taker: &Taker, word: &'w str) -> Option<(&'w str, bool)> {
 
 /// Whether a shell glob (`*`, `?`, `[…]`) matches `name`; an unreadable one matches
 /// (read closed). As the shell reads it, a leading dot is matched only by a dot (`*` is not
-/// `.claude`, `.*` is).
-fn glob_matches(glob: &str, name: &str) -> bool {
-    if name.starts_with('.') && !glob.starts_with('.') {
+/// `.claude`, `.*` is), unless the line makes globs match dot names (`dots`).
+fn glob_matches(glob: &str, name: &str, dots: bool) -> bool {
+    if !dots && name.starts_with('.') && !glob.starts_with('.') {
         return false;
     }
     globset::GlobBuilder::new(glob)
@@ -349,12 +357,14 @@ fn chmod_words(args: &[String]) -> (Option<String>, Vec<String>) {
 /// (`cp -r x/. .claude/`, `rsync -a x/ .claude/`, `cp -rT x .claude`), a glob, a variable or
 /// a settings file of unseen content; and the settings directory a source of that name makes
 /// in it (`cp -r x/.claude .`; with `slash_contents`, as rsync reads it, `x/.claude/` is its
-/// contents). (`cp -r docs/commands .claude/` makes `.claude/commands`.)
+/// contents; a glob, `x/?claude` with `dots`, as the shell matches it). (`cp -r docs/commands
+/// .claude/` makes `.claude/commands`.)
 fn into(
     sources: &[String],
     destination: Option<String>,
     whole: bool,
     slash_contents: bool,
+    dots: bool,
 ) -> Vec<String> {
     let Some(destination) = destination else {
         return Vec::new();
@@ -376,7 +386,8 @@ fn into(
             .filter(|s| !(slash_contents && s.ends_with('/')))
             .map(|s| name(s))
             .filter(|n| {
-                (SETTINGS_DIRS.iter()).any(|d| d.eq_ignore_ascii_case(n) || glob_matches(n, d))
+                (SETTINGS_DIRS.iter())
+                    .any(|d| d.eq_ignore_ascii_case(n) || glob_matches(n, d, dots))
             });
         taken.extend(named.map(|n| format!("{}/{n}", destination.trim_end_matches('/'))));
     }

@@ -10,7 +10,7 @@ fn removing_or_moving_a_settings_directory_is_found() {
         let script = shell::parse(src).expect("parses");
         let found = script
             .commands()
-            .find_map(|c| removed_settings_dir(c, cwd, cwd, home, &|_, _| Vec::new()));
+            .find_map(|c| removed_settings_dir(c, cwd, cwd, home, &|_, _| Vec::new(), false));
         found.map(|(_, path)| path.display().to_string())
     };
     assert_eq!(removed("rm -rf .claude").as_deref(), Some("/p/.claude"));
@@ -161,7 +161,7 @@ fn stashing_the_ignored_files_takes_the_local_settings() {
     let found = |src: &str| {
         let script = shell::parse(src).expect("parses");
         (script.commands())
-            .find_map(|c| removed_settings_dir(c, root, root, None, &|_, _| Vec::new()))
+            .find_map(|c| removed_settings_dir(c, root, root, None, &|_, _| Vec::new(), false))
     };
     // No settings directory: nothing to take.
     assert!(found("git stash --all").is_none());
@@ -323,7 +323,7 @@ fn a_settings_directory_is_found_through_the_other_spellings_of_a_word() {
     let removed = |src: &str| {
         let script = shell::parse(src).expect("parses");
         let found = (script.commands())
-            .find_map(|c| removed_settings_dir(c, cwd, cwd, Some(Path::new("/h")), &also));
+            .find_map(|c| removed_settings_dir(c, cwd, cwd, Some(Path::new("/h")), &also, false));
         found.map(|(_, path)| path.display().to_string())
     };
     assert_eq!(removed("mv $x /tmp").as_deref(), Some("/p/.claude"));
