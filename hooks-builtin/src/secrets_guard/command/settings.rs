@@ -41,7 +41,9 @@ fn read(taker: &Taker, args: &[String]) -> Words {
 /// The words after the subcommand `taker` names, and the directory they are relative to
 /// (git's `-C DIR` before it moves it); all of them without a subcommand. 7-Zip's switches
 /// before its command are its command's (`7z -o.claude x a.7z`). `None` when the command has
-/// another subcommand.
+/// another subcommand. A global option the table does not list may take a value: the word
+/// after it is read as its value when it is not the subcommand (`kubectl -n ns cp`,
+/// `rclone --config f copy`), so that an unlisted option never hides the subcommand.
 fn after_sub(
     taker: &Taker,
     args: &[String],
@@ -54,7 +56,19 @@ fn after_sub(
     let mut base = base.to_path_buf();
     let mut before = Vec::new();
     let mut i = 0;
-    while let Some(arg) = args.get(i).filter(|a| a.starts_with('-')) {
+    loop {
+        let arg = args.get(i)?;
+        if !arg.starts_with('-') {
+            // The value of an unlisted option before it (`-n ns`), unless it is the
+            // subcommand itself.
+            let unlisted = i > 0 && args[i - 1].starts_with('-') && !args[i - 1].contains('=');
+            if arg == sub || !unlisted {
+                break;
+            }
+            before.push(arg.clone());
+            i += 1;
+            continue;
+        }
         i += 1;
         before.push(arg.clone());
         let valued = |option: &str| taker.lead.iter().any(|l| is(option, l));
@@ -196,7 +210,7 @@ fn taken(taker: &Taker, cmd: &Command, base: &Path, at: &Place<'_>) -> Option<(S
         }
         Takes::Into => {
             let destination = valued.pop().or_else(|| operands.pop());
-            into(&operands, destination, whole, taker.slash_contents, at.dots)
+            into(taker, &operands, destination, whole, at.dots)
         }
     };
     let spellings = candidates.into_iter().flat_map(|arg| {
@@ -354,18 +368,19 @@ fn chmod_words(args: &[String]) -> (Option<String>, Vec<String>) {
 
 /// What a copy or move of `sources` into `destination` fills with names the guard cannot see
 /// or replaces: the destination itself when what lands in it is a directory's contents
-/// (`cp -r x/. .claude/`, `rsync -a x/ .claude/`, `cp -rT x .claude`), a glob, a variable or
-/// a settings file of unseen content; and the settings directory a source of that name makes
+/// (`cp -r x/. .claude/`, `rsync -a x/ .claude/`, `cp -rT x .claude`, anything `kubectl cp`
+/// copies: [`Taker::merges`]), a glob, a variable or a settings file of unseen content; and the settings directory a source of that name makes
 /// in it (`cp -r x/.claude .`; with `slash_contents`, as rsync reads it, `x/.claude/` is its
 /// contents; a glob, `x/?claude` with `dots`, as the shell matches it). (`cp -r docs/commands
 /// .claude/` makes `.claude/commands`.)
 fn into(
+    taker: &Taker,
     sources: &[String],
     destination: Option<String>,
     whole: bool,
-    slash_contents: bool,
     dots: bool,
 ) -> Vec<String> {
+    let slash_contents = taker.slash_contents;
     let Some(destination) = destination else {
         return Vec::new();
     };
@@ -391,7 +406,7 @@ fn into(
             });
         taken.extend(named.map(|n| format!("{}/{n}", destination.trim_end_matches('/'))));
     }
-    if whole || sources.iter().any(unknown) {
+    if whole || taker.merges || sources.iter().any(unknown) {
         taken.push(destination);
     }
     taken

@@ -52,6 +52,9 @@ pub(super) struct Taker {
     /// It covers what it is given (a mount): given the project root, a parent of it or the
     /// home directory, it hides the settings directory in it too (`mount --bind x .`).
     pub(super) covers: bool,
+    /// What it copies from a directory may merge into an existing destination, whatever the
+    /// source is named (`kubectl cp`, whose versions differ on it): the destination is taken.
+    pub(super) merges: bool,
 }
 
 pub(super) const fn taker(program: &'static str, takes: Takes) -> Taker {
@@ -69,6 +72,7 @@ pub(super) const fn taker(program: &'static str, takes: Takes) -> Taker {
         slash_contents: false,
         mode: false,
         covers: false,
+        merges: false,
     }
 }
 
@@ -199,7 +203,8 @@ pub(super) const TAKERS: &[Taker] = &[
     Taker { skips: &["-P", "-i", "-o", "-F", "-c", "-l", "-S", "-J", "-D", "-X"], ..taker("scp", Takes::Into) },
     Taker { sub: Some("cp"), ..taker("docker", Takes::Into) },
     Taker { sub: Some("cp"), ..taker("podman", Takes::Into) },
-    Taker { sub: Some("cp"), skips: &["-c", "--container", "-n", "--namespace"], ..taker("kubectl", Takes::Into) },
+    Taker { sub: Some("cp"), skips: &["-c", "--container", "-n", "--namespace", "--retries"], merges: true, ..taker("kubectl", Takes::Into) },
+    Taker { sub: Some("cp"), skips: &["-c", "--container", "-n", "--namespace", "--retries"], merges: true, ..taker("oc", Takes::Into) },
     taker("ditto", Takes::Destination),
     Taker { values: &["--target"], skips: MOUNT_VALUED, covers: true, ..taker("mount", Takes::Destination) },
     Taker { skips: &["-o", "-p", "-F", "-i"], covers: true, ..taker("sshfs", Takes::Destination) },
