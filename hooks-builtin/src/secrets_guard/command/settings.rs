@@ -187,25 +187,31 @@ fn taken(taker: &Taker, cmd: &Command, base: &Path, at: &Place<'_>) -> Option<(S
         }
         operands = rest;
     }
-    let candidates: Vec<String> = match taker.takes {
+    // Each candidate, and whether what the command puts there may make or replace a settings
+    // directory in it: a mount covers what is there, a copy of a directory's contents fills it
+    // with names the guard cannot see (`cp -r t/. .` brings a `t/.claude` made beforehand).
+    let candidates: Vec<(String, bool)> = match taker.takes {
         // Every operand, and each under a directory option given (`tar --remove-files -C ~
         // -cf x.tar .claude`).
         Takes::All => {
             let under: Vec<String> = (valued.iter())
                 .flat_map(|dir| operands.iter().map(move |o| format!("{dir}/{o}")))
                 .collect();
-            operands.into_iter().chain(under).collect()
+            (operands.into_iter().chain(under))
+                .map(|o| (o, covers))
+                .collect()
         }
-        Takes::Sources if !valued.is_empty() => operands,
+        Takes::Sources if !valued.is_empty() => operands.into_iter().map(|o| (o, covers)).collect(),
         Takes::Sources => {
             operands.pop();
-            operands
+            operands.into_iter().map(|o| (o, covers)).collect()
         }
         Takes::Destination => {
             let here = (taker.here && valued.is_empty()).then(|| ".".to_owned());
             (operands.pop().into_iter())
                 .chain(valued)
                 .chain(here)
+                .map(|o| (o, covers))
                 .collect()
         }
         Takes::Into => {
@@ -213,13 +219,13 @@ fn taken(taker: &Taker, cmd: &Command, base: &Path, at: &Place<'_>) -> Option<(S
             into(taker, &operands, destination, whole, at.dots)
         }
     };
-    let spellings = candidates.into_iter().flat_map(|arg| {
+    let spellings = candidates.into_iter().flat_map(|(arg, covering)| {
         let also = (at.also)(&arg, false);
         std::iter::once(arg.clone())
             .chain(also)
-            .map(move |s| (arg.clone(), s))
+            .map(move |s| (arg.clone(), s, covering))
     });
-    for (arg, spelt) in spellings {
+    for (arg, spelt, covering) in spellings {
         let path = match pathspec(taker, &spelt) {
             Some((rest, true)) => rules::lexical(&substitute(rest), root, home),
             Some((rest, false)) => rules::lexical(&substitute(rest), &base, home),
@@ -228,8 +234,9 @@ fn taken(taker: &Taker, cmd: &Command, base: &Path, at: &Place<'_>) -> Option<(S
         if settings_dir_read_there(&path, root, home) {
             return Some((arg, path));
         }
-        // Mounted over the directory a settings directory is read in, or over a parent of it.
-        if covers && (root.starts_with(&path) || home.is_some_and(|h| h.starts_with(&path))) {
+        // Mounted over, or filled with unseen names, the directory a settings directory is read
+        // in, or a parent of it.
+        if covering && (root.starts_with(&path) || home.is_some_and(|h| h.starts_with(&path))) {
             return Some((arg, path));
         }
         let (Some(last), Some(parent)) = (path.file_name().and_then(|n| n.to_str()), path.parent())
@@ -372,14 +379,16 @@ fn chmod_words(args: &[String]) -> (Option<String>, Vec<String>) {
 /// copies: [`Taker::merges`]), a glob, a variable or a settings file of unseen content; and the settings directory a source of that name makes
 /// in it (`cp -r x/.claude .`; with `slash_contents`, as rsync reads it, `x/.claude/` is its
 /// contents; a glob, `x/?claude` with `dots`, as the shell matches it). (`cp -r docs/commands
-/// .claude/` makes `.claude/commands`.)
+/// .claude/` makes `.claude/commands`.) A destination filled with a directory's contents is
+/// marked: given the project root, the home directory or a parent of either, it may make or
+/// replace the settings directory in it (`cp -r t/. .`).
 fn into(
     taker: &Taker,
     sources: &[String],
     destination: Option<String>,
     whole: bool,
     dots: bool,
-) -> Vec<String> {
+) -> Vec<(String, bool)> {
     let slash_contents = taker.slash_contents;
     let Some(destination) = destination else {
         return Vec::new();
@@ -388,11 +397,17 @@ fn into(
         let trimmed = source.trim_end_matches('/');
         trimmed.rsplit('/').next().unwrap_or(trimmed).to_owned()
     };
-    let unknown = |source: &String| {
+    // A directory's contents, or a word whose names the guard cannot see: what lands may be a
+    // settings directory.
+    let contents = |source: &String| {
         (slash_contents && source.ends_with('/'))
             || source.ends_with("/.")
             || source.as_str() == "."
-            || source.contains(['*', '?', '[', '$', '`'])
+            || source.contains(['$', '`'])
+    };
+    let unknown = |source: &String| {
+        contents(source)
+            || source.contains(['*', '?', '['])
             || name(source).to_ascii_lowercase().starts_with("settings")
     };
     let mut taken = Vec::new();
@@ -404,10 +419,11 @@ fn into(
                 (SETTINGS_DIRS.iter())
                     .any(|d| d.eq_ignore_ascii_case(n) || glob_matches(n, d, dots))
             });
-        taken.extend(named.map(|n| format!("{}/{n}", destination.trim_end_matches('/'))));
+        taken.extend(named.map(|n| (format!("{}/{n}", destination.trim_end_matches('/')), false)));
     }
-    if whole || taker.merges || sources.iter().any(unknown) {
-        taken.push(destination);
+    let fills = whole || taker.merges || sources.iter().any(contents);
+    if fills || sources.iter().any(unknown) {
+        taken.push((destination, fills));
     }
     taken
 }

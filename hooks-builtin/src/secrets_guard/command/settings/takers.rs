@@ -199,7 +199,7 @@ pub(super) const TAKERS: &[Taker] = &[
     Taker { needs: &["--remove-source-files", "--remove-sent-files"], skips: RSYNC, ..taker("rsync", Takes::Sources) },
     // Filled with files of unknown names: a directory's copy, an archive, a mount, a download.
     Taker { values: &["-t", "--target-directory"], skips: &["-S", "--suffix", "--sparse", "--no-preserve"], ..taker("cp", Takes::Into) },
-    Taker { skips: RSYNC, slash_contents: true, ..taker("rsync", Takes::Into) },
+    Taker { unless: &["-n", "--dry-run", "--list-only"], skips: RSYNC, slash_contents: true, ..taker("rsync", Takes::Into) },
     Taker { skips: &["-P", "-i", "-o", "-F", "-c", "-l", "-S", "-J", "-D", "-X"], ..taker("scp", Takes::Into) },
     Taker { sub: Some("cp"), ..taker("docker", Takes::Into) },
     Taker { sub: Some("cp"), ..taker("podman", Takes::Into) },
