@@ -4,6 +4,7 @@
 mod embedded;
 mod feeds;
 mod options;
+mod read_as;
 mod remotes;
 mod salt;
 mod scripts;
@@ -207,6 +208,11 @@ impl Parser<'_, '_> {
             Some(target) => Some(join_dir(self.dir.clone(), &target)),
             None => self.dir.clone(),
         };
+        // `autossh` is ssh, `/etc/init.d/ssh stop` is `service ssh stop` (read_as.rs).
+        if let Some(read) = read_as::read_as(&words, dir.as_deref()) {
+            self.sink.charge(read.len())?;
+            words = read;
+        }
         let program = words.first().map(|w| program_name(w).to_owned());
         let by_path = words.first().is_some_and(|w| w.contains('/'));
         let args = words.split_off(words.len().min(1));
@@ -396,6 +402,12 @@ impl Parser<'_, '_> {
                 let script = multi_host_command(&command.program, args);
                 if !script.is_empty() {
                     self.queue_script(text(&script), false, Some("~".into()), false, None)?;
+                }
+            }
+            // `kill $(pgrep sshd)` kills what `pkill sshd` kills: judged as that too.
+            "kill" => {
+                for script in read_as::kill_lookups(args) {
+                    self.queue_task(text(&script), privileged, dir.clone(), false)?;
                 }
             }
             "ssh" => {

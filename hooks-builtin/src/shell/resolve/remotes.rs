@@ -1,7 +1,8 @@
 //! Command lines that cloud and machine tools run on another machine or in a container, as
 //! data: judged there as `ssh host cmd`'s are, in its home directory.
 //!
-//! - An option's value: `gcloud compute ssh VM --command CMD`, `fly ssh console -C CMD`, `az
+//! - An option's value: `gcloud compute ssh VM --command CMD`, `fly ssh console -C CMD`,
+//!   `doctl compute ssh DROPLET --ssh-command CMD`, `mussh -h HOST -c CMD`, `az
 //!   vm run-command invoke --scripts CMD`, `az container exec --exec-command CMD`, `aws ecs
 //!   execute-command --command CMD`.
 //! - ssh's arguments after `--`: `gcloud compute ssh VM -- -t CMD`, `az ssh vm … -- CMD`, `gh
@@ -9,7 +10,10 @@
 //! - The words after the subcommand's options, or after `--`: `minikube ssh CMD`, `podman
 //!   machine ssh [NAME] CMD` (the name is optional: both readings are judged), `pyinfra
 //!   INVENTORY exec -- CMD`, `fab -H HOST -- CMD`.
-//! - An operand after options that may stand anywhere: `knife ssh QUERY -x root CMD`.
+//! - An operand after options that may stand anywhere: `knife ssh QUERY -x root CMD`, `knife
+//!   winrm QUERY CMD`, `hcloud server ssh SERVER CMD`.
+//! - The words after Go-style flags and an operand, run as they are (no shell): `nomad alloc
+//!   exec [-task T] ALLOC cmd args…`.
 //! - `aws ssm send-command --parameters commands=[…]`: each command of the document, of every
 //!   `--parameters` given.
 //! - ansible's modules ([`ansible_scripts`]).
@@ -40,6 +44,13 @@ enum Given {
         short: &'static str,
         long: &'static [&'static str],
         at: usize,
+    },
+    /// After Go's flags (one dash or two; those listed, without dashes, take a value as
+    /// `-name value` or `-name=value`) and `operands` more words, the words of a command that
+    /// runs without a shell: quoted into a command line, so each stays one word.
+    Argv {
+        values: &'static [&'static str],
+        operands: usize,
     },
 }
 
@@ -225,6 +236,85 @@ const REMOTES: &[Remote] = &[
             at: 1,
         },
     },
+    // `knife winrm QUERY 'cmd'`: knife ssh's shape over WinRM, with its own options.
+    Remote {
+        program: "knife",
+        path: &["winrm"],
+        given: Given::Operand {
+            short: "afipPRStxC",
+            long: &[
+                "--attribute",
+                "--ca-trust-file",
+                "--identity-file",
+                "--keytab-file",
+                "--winrm-port",
+                "--winrm-password",
+                "--kerberos-realm",
+                "--returns",
+                "--kerberos-service",
+                "--session-timeout",
+                "--winrm-transport",
+                "--winrm-authentication-protocol",
+                "--winrm-user",
+                "--winrm-shell",
+                "--concurrency",
+                "--config",
+            ],
+            at: 1,
+        },
+    },
+    // `hcloud server ssh SERVER cmd…`: cobra's flags may stand among the operands.
+    Remote {
+        program: "hcloud",
+        path: &["server", "ssh"],
+        given: Given::Operand {
+            short: "pu",
+            long: &[
+                "--port",
+                "--user",
+                "--config",
+                "--context",
+                "--endpoint",
+                "--poll-interval",
+                "--debug-file",
+            ],
+            at: 1,
+        },
+    },
+    Remote {
+        program: "doctl",
+        path: &["compute", "ssh"],
+        given: Given::Option(&["--ssh-command"]),
+    },
+    // mussh appends every `-c` to the command it runs (`-C FILE` sends a local script file,
+    // whose text the guard does not read, as with `bash FILE`).
+    Remote {
+        program: "mussh",
+        path: &[],
+        given: Given::Option(&["-c"]),
+    },
+    // `nomad alloc exec [options] ALLOC cmd args…` (`nomad exec`, its alias; with `-job`, the
+    // operand is the job).
+    Remote {
+        program: "nomad",
+        path: &["exec"],
+        given: Given::Argv {
+            values: &[
+                "task",
+                "e",
+                "address",
+                "region",
+                "namespace",
+                "ca-cert",
+                "ca-path",
+                "client-cert",
+                "client-key",
+                "tls-server-name",
+                "token",
+            ],
+            operands: 1,
+        },
+    },
 ];
 
 /// Tools installed under a second name, read as the first (`flyctl` is `fly`).
@@ -322,6 +412,31 @@ pub(super) fn remote_scripts(program: &str, args: &[String]) -> Vec<String> {
                 // The operands from there are the command, joined (as knife joins them).
                 if let Some(command) = operands.get(*place..).filter(|c| !c.is_empty()) {
                     let words: Vec<&str> = command.iter().map(|w| w.as_str()).collect();
+                    scripts.push(words.join(" "));
+                }
+            }
+            Given::Argv { values, operands } => {
+                let after = &args[at..];
+                // Go's flag package stops at the first word that is not a flag, or after `--`.
+                let mut i = 0;
+                while let Some(word) = after.get(i) {
+                    i += 1;
+                    if word == "--" {
+                        break;
+                    }
+                    let Some(name) = (word.strip_prefix("--"))
+                        .or_else(|| word.strip_prefix('-'))
+                        .filter(|n| !n.is_empty() && !n.starts_with('-'))
+                    else {
+                        i -= 1;
+                        break;
+                    };
+                    i += usize::from(!name.contains('=') && values.contains(&name));
+                }
+                if let Some(command) = after.get(i + operands..).filter(|c| !c.is_empty()) {
+                    let words: Vec<String> = (command.iter())
+                        .map(|w| crate::shell::quote(w).into_owned())
+                        .collect();
                     scripts.push(words.join(" "));
                 }
             }
