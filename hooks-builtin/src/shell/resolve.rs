@@ -4,6 +4,7 @@
 mod embedded;
 mod feeds;
 mod options;
+mod power;
 mod read_as;
 mod remotes;
 mod salt;
@@ -407,6 +408,14 @@ impl Parser<'_, '_> {
             // `kill $(pgrep sshd)` kills what `pkill sshd` kills: judged as that too.
             "kill" => {
                 for script in read_as::kill_lookups(args) {
+                    self.queue_task(text(&script), privileged, dir.clone(), false)?;
+                }
+            }
+            // rtcwake's modes and D-Bus calls to the login and service managers, judged as
+            // the systemctl command that does the same (power.rs).
+            "rtcwake" | "dbus-send" | "busctl" | "gdbus" | "qdbus" | "qdbus6" | "qdbus-qt5"
+            | "qdbus-qt6" => {
+                for script in power::stand_ins(&command.program, args) {
                     self.queue_task(text(&script), privileged, dir.clone(), false)?;
                 }
             }
