@@ -42,8 +42,8 @@ const MAX_GIT_READINGS: usize = 256;
 /// matches names (a leading dot only by a pattern that starts with one, unless `dots`):
 /// `.g*/hooks/pre-commit` is `.git/hooks/pre-commit`, `*/hooks/x` is one only with dot names
 /// matched. A bare repository's name (`x.git`) is read for a pattern that could end with
-/// `.git` and is not all wildcards (`repo.gi?`), so that `*/config` is no repository's config. Empty without globs;
-/// past [`MAX_GIT_READINGS`], `.git/hooks/` (closed).
+/// `.git` and is not all wildcards (`repo.gi?`), so that `*/config` is no repository's
+/// config. Empty without globs; past [`MAX_GIT_READINGS`], `.git/hooks/` (closed).
 pub(super) fn git_glob_readings(path: &str, dots: bool) -> Vec<String> {
     let glob = |c: &str| c.contains(['*', '?', '[']);
     if !glob(path) {

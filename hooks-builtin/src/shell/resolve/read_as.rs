@@ -1,7 +1,8 @@
 //! Commands read as another that does the same, so that the rules about that one judge them:
 //! `autossh` as `ssh` (its monitoring port taken out), an init script run by its path (or by
-//! a shell, `sh /etc/init.d/ssh stop`) as `service NAME …`, and a `kill` of the process ids a lookup prints as the killer that looks
-//! them up itself (`kill $(pgrep sshd)` as `pkill sshd`).
+//! a shell, `sh /etc/init.d/ssh stop`) as `service NAME …`, and a `kill` of the process ids a
+//! lookup prints as the killer that looks them up itself (`kill $(pgrep sshd)` as `pkill
+//! sshd`).
 
 use super::wrappers::SSH_SHORT;
 
