@@ -135,6 +135,7 @@
 
 mod brace;
 mod escapes;
+pub(crate) mod extract;
 pub(crate) mod getopt;
 pub(crate) mod globbing;
 mod lex;

@@ -562,11 +562,13 @@ fn written<'a>(
             }
         }
 
-        // The other extractors, as the secrets guard's takers read them: where they write
-        // their entries (`7z x x.7z -o/etc`, `cpio -idm -D /etc`, `pax -rw x /etc`).
-        "7z" | "7za" | "7zz" | "unrar" | "unar" | "cpio" | "pax" | "cabextract" => {
-            if let Some(into) = extracted_into(command) {
-                by_place.push(format!("{}/<archive entries>", into.trim_end_matches('/')));
+        // The other extractors, read as the secrets guard reads them (`shell/extract.rs`):
+        // where they write their entries (`7z x x.7z -o/etc`, `cpio -idm -D /etc`, `pax -rw x
+        // /etc`).
+        program if shell::extract::EXTRACTORS.contains(&program) => {
+            if let Some(extracted) = shell::extract::extracted_into(command) {
+                let into = extracted.into.trim_end_matches('/');
+                by_place.push(format!("{into}/<archive entries>"));
             }
         }
         "dd" => {
@@ -624,69 +626,5 @@ impl Env<'_> {
                         .iter()
                         .any(|d| rest.starts_with(d) && rest != Path::new(d))
             })
-    }
-}
-
-/// Where an extractor other than tar and unzip writes the entries of an archive: its
-/// directory option, its destination operand, or where it runs; `None` when it lists,
-/// tests or makes an archive.
-fn extracted_into(command: &Command) -> Option<String> {
-    use crate::shell::getopt::{self, Style};
-    let args = &command.args;
-    let (style, valued, into): (Style, &[&str], &[&str]) = match command.program.as_str() {
-        "7z" | "7za" | "7zz" => (Style::Switches, &["-o"], &["-o"]),
-        "unar" => (
-            Style::Gnu,
-            &["-o", "--output-directory", "-p", "--password"],
-            &["-o", "--output-directory"],
-        ),
-        "cabextract" => (
-            Style::Gnu,
-            &["-d", "--directory", "-F", "--filter"],
-            &["-d", "--directory"],
-        ),
-        "cpio" => (
-            Style::Gnu,
-            &[
-                "-D",
-                "--directory",
-                "-F",
-                "--file",
-                "-E",
-                "-H",
-                "-I",
-                "-O",
-                "-R",
-            ],
-            &["-D", "--directory"],
-        ),
-        "pax" => (
-            Style::Gnu,
-            &["-f", "-s", "-o", "-p", "-x", "-b", "-U", "-G", "-T"],
-            &[],
-        ),
-        _ => (Style::Gnu, &[], &[]),
-    };
-    let words = getopt::read(args, style, valued, |given| valued.contains(&given));
-    let named = words.values(into).last().map(str::to_owned);
-    let first = words.operands.first().map(String::as_str);
-    match command.program.as_str() {
-        "7z" | "7za" | "7zz" => {
-            matches!(first, Some("x" | "e")).then(|| named.unwrap_or_else(|| ".".to_owned()))
-        }
-        "unrar" => matches!(first, Some("x" | "e")).then(|| {
-            (words.operands.last().filter(|o| o.ends_with('/')).cloned())
-                .unwrap_or_else(|| ".".to_owned())
-        }),
-        "cpio" if words.has("-p", true) || words.has("--pass-through", false) => {
-            named.or_else(|| words.operands.last().cloned())
-        }
-        "cpio" if words.has("-i", true) || words.has("--extract", false) => {
-            Some(named.unwrap_or_else(|| ".".to_owned()))
-        }
-        "pax" if words.has("-r", true) && words.has("-w", true) => words.operands.last().cloned(),
-        "pax" if words.has("-r", true) => Some(".".to_owned()),
-        "unar" | "cabextract" => Some(named.unwrap_or_else(|| ".".to_owned())),
-        _ => None,
     }
 }

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use super::super::rules::{self, SETTINGS_DIRS};
 use super::substitute;
 use crate::shell::Command;
+use crate::shell::extract;
 use crate::shell::getopt::{self, Style, Words, is};
 
 mod takers;
@@ -145,6 +146,13 @@ pub(super) fn removed_settings_dir(
         also,
         dots,
     };
+    // The extractors other than tar and unzip, read as the command guard reads them: an
+    // archive's entries fill where they land; files passed through (`cpio -p`) are names
+    // the line does not show.
+    if let Some(extracted) = extract::extracted_into(cmd) {
+        let candidate = [(extracted.into.clone(), extracted.copies)];
+        return (bases.iter()).find_map(|base| first_taken(&candidate, false, base, &at));
+    }
     TAKERS
         .iter()
         .filter(|t| t.program == cmd.program)
@@ -162,7 +170,7 @@ struct Place<'a> {
 
 /// The settings directory `cmd` takes away as `taker` says, if one.
 fn taken(taker: &Taker, cmd: &Command, base: &Path, at: &Place<'_>) -> Option<(String, PathBuf)> {
-    let (root, home) = (at.root, at.home);
+    let home = at.home;
     let (args, base) = after_sub(taker, &cmd.args, base, home)?;
     let words = read(taker, &args);
     if (!taker.needs.is_empty() && !taker.needs.iter().any(|n| words.has(n, false)))
@@ -219,16 +227,30 @@ fn taken(taker: &Taker, cmd: &Command, base: &Path, at: &Place<'_>) -> Option<(S
             into(taker, &operands, destination, whole, at.dots)
         }
     };
-    let spellings = candidates.into_iter().flat_map(|(arg, covering)| {
-        let also = (at.also)(&arg, false);
+    let git = taker.program == "git" && taker.lead == GIT;
+    first_taken(&candidates, git, &base, at)
+}
+
+/// The first of `candidates` (each with whether what lands there covers or fills it) that is a
+/// settings directory, or takes one: written relative to `base` (or, for git's top pathspecs,
+/// the root), through its other spellings.
+fn first_taken(
+    candidates: &[(String, bool)],
+    git: bool,
+    base: &Path,
+    at: &Place<'_>,
+) -> Option<(String, PathBuf)> {
+    let (root, home) = (at.root, at.home);
+    let spellings = candidates.iter().flat_map(|(arg, covering)| {
+        let also = (at.also)(arg, false);
         std::iter::once(arg.clone())
             .chain(also)
-            .map(move |s| (arg.clone(), s, covering))
+            .map(move |s| (arg.clone(), s, *covering))
     });
     for (arg, spelt, covering) in spellings {
-        let path = match pathspec(taker, &spelt) {
+        let path = match pathspec(git, &spelt) {
             Some((rest, true)) => rules::lexical(&substitute(rest), root, home),
-            Some((rest, false)) => rules::lexical(&substitute(rest), &base, home),
+            Some((rest, false)) => rules::lexical(&substitute(rest), base, home),
             None => continue,
         };
         if settings_dir_read_there(&path, root, home) {
@@ -261,12 +283,12 @@ fn taken(taker: &Taker, cmd: &Command, base: &Path, at: &Place<'_>) -> Option<(S
     None
 }
 
-/// A git pathspec's path and whether it is written from the top of the work tree:
-/// `:/.claude`, `:(top).claude`, `:(top,glob).cl*`; other magic (`:(glob)x`, `:(icase)x`) is
-/// read from where git runs. `None` for an exclusion (`:!x`, `:^x`, `:(exclude)x`), which
-/// takes nothing; a plain word is itself, not from the top.
-fn pathspec<'w>(taker: &Taker, word: &'w str) -> Option<(&'w str, bool)> {
-    if taker.program != "git" || taker.lead != GIT || !word.starts_with(':') {
+/// A git pathspec's path (when `git` reads the word) and whether it is written from the top
+/// of the work tree: `:/.claude`, `:(top).claude`, `:(top,glob).cl*`; other magic
+/// (`:(glob)x`, `:(icase)x`) is read from where git runs. `None` for an exclusion (`:!x`,
+/// `:^x`, `:(exclude)x`), which takes nothing; a plain word is itself, not from the top.
+fn pathspec(git: bool, word: &str) -> Option<(&str, bool)> {
+    if !git || !word.starts_with(':') {
         return Some((word, false));
     }
     if word.starts_with(":!") || word.starts_with(":^") {

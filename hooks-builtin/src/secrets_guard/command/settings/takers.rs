@@ -119,13 +119,6 @@ const COMPRESS_KEEPS: &[&str] = &[
     "-c", "--stdout", "--to-stdout", "-k", "--keep", "-l", "--list", "-t", "--test", "--help",
 ];
 
-/// cpio's options that take a value, but for `-D`.
-#[rustfmt::skip]
-const CPIO: &[&str] = &[
-    "-F", "--file", "-E", "--pattern-file", "-H", "--format", "-I", "-O", "-R", "--owner",
-    "-M", "--message",
-];
-
 /// The compressors' options that take a value (a suffix `-S -k` is no `-k`).
 #[rustfmt::skip]
 const COMPRESS_VALUED: &[&str] = &[
@@ -214,20 +207,7 @@ pub(super) const TAKERS: &[Taker] = &[
     Taker { needs: &["-x", "--extract", "--get"], values: &["-C", "--directory", "--one-top-level"], skips: TAR, style: Style::Tar, here: true, ..taker("tar", Takes::Destination) },
     Taker { needs: &["-x", "--extract", "--get"], values: &["-C", "--directory", "--one-top-level"], skips: TAR, style: Style::Tar, here: true, ..taker("gtar", Takes::Destination) },
     Taker { needs: &["-x", "--extract", "--get"], values: &["-C", "--directory", "--one-top-level"], skips: TAR, style: Style::Tar, here: true, ..taker("bsdtar", Takes::Destination) },
-    Taker { needs: &["-i", "--extract"], values: &["-D", "--directory"], skips: CPIO, here: true, ..taker("cpio", Takes::Destination) },
-    Taker { needs: &["-p", "--pass-through"], values: &["-D", "--directory"], skips: CPIO, ..taker("cpio", Takes::Destination) },
-    Taker { needs: &["-r"], skips: &["-f", "-s", "-o", "-p", "-x", "-b", "-B", "-U", "-G", "-T"], here: true, ..taker("pax", Takes::Destination) },
-    Taker { sub: Some("x"), values: &["-o"], style: Style::Switches, here: true, ..taker("7z", Takes::Destination) },
-    Taker { sub: Some("e"), values: &["-o"], style: Style::Switches, here: true, ..taker("7z", Takes::Destination) },
-    Taker { sub: Some("x"), values: &["-o"], style: Style::Switches, here: true, ..taker("7za", Takes::Destination) },
-    Taker { sub: Some("e"), values: &["-o"], style: Style::Switches, here: true, ..taker("7za", Takes::Destination) },
-    Taker { sub: Some("x"), values: &["-o"], style: Style::Switches, here: true, ..taker("7zz", Takes::Destination) },
-    Taker { sub: Some("e"), values: &["-o"], style: Style::Switches, here: true, ..taker("7zz", Takes::Destination) },
     Taker { values: &["-d"], skips: &["-P", "-x"], unless: &["-l", "-v", "-t", "-p", "-c", "-Z", "-z"], here: true, ..taker("unzip", Takes::Destination) },
-    Taker { sub: Some("x"), here: true, ..taker("unrar", Takes::Destination) },
-    Taker { sub: Some("e"), here: true, ..taker("unrar", Takes::Destination) },
-    Taker { values: &["-o", "--output-directory"], skips: &["-p", "--password", "-e", "--encoding"], here: true, ..taker("unar", Takes::Destination) },
-    Taker { values: &["-d", "--directory"], skips: &["-F", "--filter", "-e", "--encoding"], here: true, ..taker("cabextract", Takes::Destination) },
     Taker { values: &["-t", "--target"], skips: &["-d", "--dir", "-S", "--delete", "-D", "--restow", "-R", "--ignore", "--defer", "--override"], ..taker("stow", Takes::Destination) },
     // Downloads into it, under names the guard does not read (`wget -r -P .claude URL`).
     Taker { values: &["-P", "--directory-prefix"], skips: &["-O", "--output-document", "-o", "--output-file", "-U", "--user-agent", "--header", "-e", "--execute"], ..taker("wget", Takes::Destination) },
