@@ -22,7 +22,7 @@ mod words;
 use crate::shell::links::{self, links_made, through_links};
 use code_env::{env_in_code, indirect};
 use env::env_print;
-use expand::{expand_braces, expand_glob, extglob_readings, has_wildcard, substitute};
+use expand::{expand_braces, expand_glob, has_wildcard, substitute};
 use printers::credential_print;
 use settings::{code_takes_settings, removed_settings_dir};
 use words::{MAX_FILTERS, is_interpreter, local_path, search_filters, words};
@@ -106,11 +106,13 @@ pub(super) fn check(
         if let Some(dir) = &cmd.dir {
             run.add_base(rules::lexical(&substitute(dir), cwd, home));
         }
-        // A word's other spellings: what a variable holds, what a link the line makes reaches
+        // A word's other spellings: what a variable holds, the plain globs of its pattern
+        // syntax (`.@(claude)`), what a link the line makes reaches
         // (the link itself only for a command that follows it: `chmod 000 c`, not `rm c`).
         let follows = links::follows_links(cmd);
         let also = |word: &str, dir: bool| -> Vec<String> {
             let mut spellings = variables.readings(word).unwrap_or_default();
+            spellings.extend(shell::globbing::pattern_readings(word));
             let through: Vec<String> = std::iter::once(word.to_owned())
                 .chain(spellings.iter().cloned())
                 .flat_map(|w| through_links(&w, &links, follows || dir, Some(cwd)))
@@ -162,7 +164,7 @@ pub(super) fn check(
                 ));
             };
             variants.extend(through_links(&word, &links, true, Some(cwd)));
-            variants.extend(extglob_readings(&word));
+            variants.extend(shell::globbing::pattern_readings(&word));
             // What zsh matches under glob qualifiers (`cat dir/*(D)`).
             variants
                 .extend(shell::globbing::qualifier(&word).map(|(pattern, _)| pattern.to_owned()));

@@ -22,7 +22,7 @@
 //! | `~/.claude/.credentials.json`, `~/.codex/auth.json`, `~/.gemini/oauth_creds.json` | agent CLIs' sign-in tokens |
 //! | `/etc/shadow` (`shadow-`, `gshadow`, `gshadow-`), `ssh_host_*_key`, `kubernetes.io/serviceaccount/token` | password hashes, SSH host keys, a pod's service-account token (anywhere: a mounted root too; also through `..data/` or its dated directory, and the `serviceaccount` directory whole), EKS's web-identity token likewise, `/run/secrets` and its `kubernetes.io` and `eks.amazonaws.com` directories whole, and the Docker and Compose secrets in it (`/run/secrets/db_password`) |
 //! | `~/.local/state/hookrail/**` (`hookrail/token`, `hookrail/daemons/`, wherever `$XDG_STATE_HOME` is) | `hooks serve`'s bearer token and daemon records |
-//! | hook configuration: `hooks.{yaml,yml,toml,json}`, `.hooks/**`, `~/.config/hookrail/**`, `~/.config/agent-hooks/**` (the approvals file), `.claude/settings.json`, `.claude/settings.local.json`, `managed-settings.json`, `.gemini/settings.json`; the `.claude` and `.gemini` directories are not removed, moved away, hidden or overwritten (`rm`, `rmdir`, `mv`, `unlink`, `shred`, `trash`, `git mv`/`rm`/`stash push --`, `git stash --all` while one exists, `chmod`/`chown`/`chattr`/`setfacl` of the directory, `tar --remove-files`, `zip -m`, `rsync --remove-source-files`; a copy into it of names the guard cannot see, `cp -r x/. .claude/`, `cp -rT`, `rsync x/ .claude/`, `kubectl cp pod:/x .claude` (which merges a directory's contents in some versions), `tar -x -C`, `unzip -d`, `mount` over it; a subcommand after global options the guard does not list, `kubectl -n ns cp`, `rclone --config f copy`; a directory's contents copied into the project root, the home directory or a parent of either, `cp -r t/. .`, `rsync -a t/ ./`, which may bring a settings directory made where it is not protected; `find .claude -exec truncate …`, and `find -name .claude -delete`/`-exec rm` from the project root, a parent or the home) | the hooks' own configuration: readable, never written, replaced or deleted (below) |
+//! | hook configuration: `hooks.{yaml,yml,toml,json}`, `.hooks/**`, `~/.config/hookrail/**`, `~/.config/agent-hooks/**` (the approvals file), `.claude/settings.json`, `.claude/settings.local.json`, `managed-settings.json`, `.gemini/settings.json`; the `.claude` and `.gemini` directories are not removed, moved away, hidden or overwritten (`rm`, `rmdir`, `mv`, `unlink`, `shred`, `trash`, `git mv`/`rm`/`stash push --`, `git stash --all` while one exists, `chmod`/`chown`/`chattr`/`setfacl` of the directory, `tar --remove-files`, `zip -m`, `rsync --remove-source-files`; a copy into it of names the guard cannot see, `cp -r x/. .claude/`, `cp -rT`, `rsync x/ .claude/`, `kubectl cp pod:/x .claude` (which merges a directory's contents in some versions), `tar -x -C`, `unzip -d`, `mount` over it; a subcommand after global options the guard does not list, `kubectl -n ns cp`, `rclone --config f copy`; a directory's contents copied into the project root, the home directory or a parent of either, `cp -r t/. .`, `rsync -a t/ ./`, `rclone copy remote:x .`, `ditto t .`, `stow -t . t`, `find t | cpio -pdm .`, which may bring a settings directory made where it is not protected; `find .claude -exec truncate …`, and `find -name .claude -delete`/`-exec rm` from the project root, a parent or the home) | the hooks' own configuration: readable, never written, replaced or deleted (below) |
 //!
 //! The `~/…` rules match any such directory (`/root/.ssh`, another user's home, a mounted
 //! home), not just the current user's. Settings add rules (`deny`) and exceptions (`allow`,
@@ -103,13 +103,14 @@
 //!   values put in too, so is a word through a symbolic link the command line makes (`ln -s
 //!   .claude c` then `c/settings.json`, which is not there to resolve yet), a leading
 //!   `$HOME`/`${HOME}` becomes `~`, `$PWD`/`$(pwd)` the working directory, braces are
-//!   expanded (`.{env,x}`), extglob groups are read as each alternative (`.@(env|x)`), and
-//!   wildcards are expanded against the file system as the shell would (`cat .en?`, `cat
-//!   *.pem`; a leading `*` skips dotfiles, as in bash, unless the line makes globs match
-//!   them: `shopt -s dotglob`, `bash -O dotglob`, `BASHOPTS=dotglob`, a `GLOBIGNORE` set,
-//!   zsh's `setopt globdots` or its `D` qualifier, `cat *(D)`, whose pattern is read without
-//!   the qualifiers). A relative argument is judged against
-//!   the working directory (`meta.cwd`), the tool's `workdir`/`cwd` input, and every
+//!   expanded (`.{env,x}`), extglob groups are read as each alternative and as `*`
+//!   (`.@(env|x)`), zsh's `^x` and `*~x` as `*`, and wildcards are expanded against the file
+//!   system as the shell would (`cat .en?`, `cat *.pem`; a leading `*` skips dotfiles, as in
+//!   bash, unless the line makes globs match them: `shopt -s dotglob`, `bash -O dotglob`,
+//!   `BASHOPTS=dotglob`, a `GLOBIGNORE` set, zsh's `setopt globdots` (`-4`, `--glob-dots`)
+//!   or its `D` qualifier, `cat *(D)`, whose pattern is read without the qualifiers, tcsh's
+//!   `globdot`, ksh93's `FIGNORE`; a pattern the matcher cannot read, `[[:punct:]]*`,
+//!   matches every name). A relative argument is judged against the working directory (`meta.cwd`), the tool's `workdir`/`cwd` input, and every
 //!   `cd`/`pushd` target of the command line. Allowed: `ls`, `grep -r TODO src`, `cat
 //!   .env.example`, `cat id_rsa.pub`.
 //! * **Uploads.** The file in the forms programs read a file to send is judged too: in any

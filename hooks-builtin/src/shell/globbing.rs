@@ -4,8 +4,9 @@
 //! `.git`, `cat dir/*` skips `dir/.env`. A line can turn that off, and then every glob in it
 //! reaches dot names: bash's `shopt -s dotglob` (also `bash -O dotglob`, `BASHOPTS=dotglob`
 //! in a new bash's environment), a `GLOBIGNORE` set (bash turns dotglob on with it), zsh's
-//! `setopt globdots` (`-o globdots`, `GLOB_DOTS`, any case and underscores), or zsh's `D`
-//! glob qualifier on one word (`dir/*(D)`, `*(#qD)`). The guards read the whole line that
+//! `setopt globdots` (`-o globdots`, `GLOB_DOTS`, `--glob-dots`, any case, `-4`), tcsh's
+//! `set globdot`, ksh93's `FIGNORE`, or zsh's `D` glob qualifier on one word (`dir/*(D)`,
+//! `*(#qD)`). The guards read the whole line that
 //! way when any of these appears anywhere in it: which command the option reaches is not
 //! told apart, and a line that only mentions one (`grep dotglob ~/.bashrc`) makes only its
 //! globs reach more (the closed reading).
@@ -20,10 +21,24 @@ pub(crate) fn dot_names(script: &Script, text: &str) -> bool {
     // Without a lowered copy of the text, which every line would pay for.
     let has =
         |word: &[u8]| (text.as_bytes().windows(word.len())).any(|w| w.eq_ignore_ascii_case(word));
+    // zsh reads `-` and `_` in option names alike and ignores their case; `-4` is its
+    // one-letter GLOB_DOTS. tcsh's `set globdot` and ksh93's `FIGNORE` do the same.
+    let zsh_four = (has(b"zsh") || has(b"setopt") || has(b"emulate"))
+        && text.split_whitespace().any(|w| {
+            let w = w.trim_matches(['\'', '"']);
+            w.strip_prefix('-').is_some_and(|o| {
+                !o.starts_with('-')
+                    && o.contains('4')
+                    && o.bytes().all(|b| b.is_ascii_alphanumeric())
+            })
+        });
     text.contains("GLOBIGNORE")
+        || text.contains("FIGNORE")
         || has(b"dotglob")
-        || has(b"globdots")
-        || has(b"glob_dots")
+        || has(b"globdot")
+        || has(b"glob_dot")
+        || has(b"glob-dot")
+        || zsh_four
         || script.commands().any(|c| {
             let option_setter = matches!(c.program.as_str(), "shopt" | "setopt" | "set");
             (option_setter
@@ -49,6 +64,74 @@ pub(crate) fn qualifier(word: &str) -> Option<(&str, &str)> {
     let (pattern, qualifiers) = (&body[..open], &body[open + 1..]);
     let before_ok = !pattern.is_empty() && !pattern.ends_with(['$', '(']);
     (before_ok && !qualifiers.contains(['|', '(', ')'])).then_some((pattern, qualifiers))
+}
+
+/// Most readings [`pattern_readings`] gives one word.
+const MAX_PATTERN_READINGS: usize = 64;
+
+/// `word` read as the plain globs its pattern syntax stands for, for the guards that match
+/// plain globs: each extglob group (`@(a|b)`, `?(…)`, `*(…)`, `+(…)`, `!(…)`, which bash
+/// matches with `shopt -s extglob` and ksh always) as each of its alternatives and as `*`
+/// (`?(…)` and `*(…)` also as nothing; `!(…)` as `*` alone): `cat ~/.@(aws)/credentials` is
+/// `~/.aws/credentials`, `rm -rf .@(claude)` is `.claude`, `rm -rf !(keep)` is `*`. zsh's
+/// extended globs too: a leading `^` (everything but) as `*`, and `pattern~exclusion` as
+/// its pattern. Groups after the first are read the same way in turn, up to
+/// [`MAX_PATTERN_READINGS`]. Empty when the word has none of these.
+pub(crate) fn pattern_readings(word: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    // zsh: a component `^x` is every name but `x`; `*~x` every match of `*` but `x`.
+    let negated = |c: &str| c.len() > 1 && c.starts_with('^');
+    if word.split('/').any(negated) {
+        let read: Vec<&str> = (word.split('/'))
+            .map(|c| if negated(c) { "*" } else { c })
+            .collect();
+        out.push(read.join("/"));
+    }
+    if let Some((pattern, _)) = word.split_once('~')
+        && pattern.contains(['*', '?', '['])
+    {
+        out.push(pattern.to_owned());
+    }
+    if !word.contains('(') {
+        return out;
+    }
+    let mut readings = vec![word.to_owned()];
+    while let Some(current) = readings.pop() {
+        let Some(open) = ["@(", "?(", "*(", "+(", "!("]
+            .iter()
+            .filter_map(|g| current.find(g))
+            .min()
+        else {
+            if current != word && !out.contains(&current) {
+                out.push(current);
+            }
+            continue;
+        };
+        let Some(len) = current[open + 2..].find(')') else {
+            continue;
+        };
+        let (head, body, tail) = (
+            &current[..open],
+            &current[open + 2..open + 2 + len],
+            &current[open + 3 + len..],
+        );
+        let kind = current.as_bytes()[open];
+        let mut alternatives: Vec<&str> = match kind {
+            b'!' => vec!["*"],
+            _ => body.split('|').chain(["*"]).collect(),
+        };
+        if matches!(kind, b'?' | b'*') {
+            alternatives.push("");
+        }
+        // In reverse, so that the group's own alternatives are read (and named) first.
+        for alternative in alternatives.into_iter().rev() {
+            if readings.len() + out.len() >= MAX_PATTERN_READINGS {
+                break;
+            }
+            readings.push(format!("{head}{alternative}{tail}"));
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -77,6 +160,12 @@ mod tests {
             "cat sub/**/*(.D)",
             "cat sub/*(#qD)",
             "echo x > ?git/hooks/*(D)",
+            "zsh -4 -c 'cat sub/*'",
+            "zsh --glob-dots -c 'cat *'",
+            "setopt glob-dots; cat *",
+            "zsh -c 'emulate -R zsh -o globdots -c \"cat *\"'",
+            "tcsh -c 'set globdot; cat *'",
+            "ksh -c 'FIGNORE=x; cat *'",
         ] {
             assert!(dots(line), "{line}");
         }
@@ -88,9 +177,30 @@ mod tests {
             "cat $(ls)",
             "cat sub/*(.)",
             "echo $((1+2))",
+            "tail -4 log",
+            "zsh -c 'tail -n 40 log'",
         ] {
             assert!(!dots(line), "{line}");
         }
+    }
+
+    #[test]
+    fn pattern_syntax_is_read_as_the_plain_globs_it_stands_for() {
+        let has = |word: &str, reading: &str| pattern_readings(word).iter().any(|r| r == reading);
+        assert!(has(".@(claude)", ".claude"));
+        assert!(has(".@(claude)", ".*"));
+        assert!(has("!(build|public)", "*"));
+        assert!(has(".!(git)", ".*"));
+        assert!(has("~/.@(aws)/credentials", "~/.aws/credentials"));
+        assert!(has("sub/+(?)", "sub/*"));
+        assert!(has("x?(y)z", "xz"));
+        assert!(has("^x", "*"));
+        assert!(has("dir/^x", "dir/*"));
+        assert!(has("*~x", "*"));
+        assert!(pattern_readings("plain/path").is_empty());
+        assert!(pattern_readings("~/x").is_empty());
+        let many = "@(a|b)@(a|b)@(a|b)@(a|b)@(a|b)@(a|b)@(a|b)";
+        assert!(pattern_readings(many).len() <= MAX_PATTERN_READINGS);
     }
 
     #[test]

@@ -143,6 +143,9 @@ fn wildcards_are_expanded_against_the_file_system_like_bash() {
         "cat *(D)",
         "cat *(.D)",
         "o=dotglob; shopt -s $o; cat *",
+        "zsh -4 -c 'cat *'",
+        "shopt -s dotglob; cat [[:punct:]]*",
+        "shopt -s dotglob extglob; cat +(?)",
     ] {
         let v = bash(&h, &p.root, cmd);
         assert!(denied(&v).contains("which expands to"), "{cmd}: {v:?}");

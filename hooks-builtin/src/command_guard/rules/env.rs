@@ -108,7 +108,8 @@ impl<'a> Env<'a> {
     }
 
     /// The readings of `word` through variables the shell certainly makes
-    /// ([`shell::Variables::certain`]).
+    /// ([`shell::Variables::certain`]), and as the plain globs its pattern syntax stands for
+    /// ([`shell::globbing::pattern_readings`]: `.@(claude)`, `!(keep)`).
     /// Read through the links the script makes too (`ln -s / r; rm -rf r/*`), but not a link
     /// alone: `rm -rf r` deletes the link.
     pub(in crate::command_guard) fn certain_readings(&self, word: &str) -> Vec<String> {
@@ -119,6 +120,8 @@ impl<'a> Env<'a> {
     /// follows: `ln -s /etc/passwd p; echo x > p`).
     pub(in crate::command_guard) fn readings(&self, word: &str, whole: bool) -> Vec<String> {
         let mut readings = self.variables.certain(word).unwrap_or_default();
+        // The plain globs an extglob or zsh pattern stands for (`.@(claude)`, `!(keep)`).
+        readings.extend(shell::globbing::pattern_readings(word));
         if !self.links.is_empty() {
             // A link to a link (`ln -s / a; ln -s a b`): until nothing new, one round per link
             // at most.

@@ -1,5 +1,5 @@
-//! How a word reads once the shell expands it: `$HOME` and `$PWD`, braces, wildcards
-//! against the directory, and extglob groups.
+//! How a word reads once the shell expands it: `$HOME` and `$PWD`, braces, and wildcards
+//! against the directory (extglob groups are `shell::globbing`'s).
 
 use std::path::{Component, Path, PathBuf};
 
@@ -11,54 +11,6 @@ pub(super) const MAX_BRACE_WORDS: usize = 64;
 const MAX_GLOB_MATCHES: usize = 256;
 /// Most directory entries read per wildcard component and directory.
 const MAX_DIR_ENTRIES: usize = 4096;
-
-/// `word` with its first extglob group (`@(a|b)`, `?(…)`, `*(…)`, `+(…)`, `!(…)`, which bash
-/// matches with `shopt -s extglob`) read as each of its alternatives (`?(…)` and `*(…)` also
-/// as nothing; `!(…)` as `*`): `cat ~/.@(aws)/credentials` is `~/.aws/credentials`. Groups
-/// after the first are read the same way in turn, up to a few.
-pub(super) fn extglob_readings(word: &str) -> Vec<String> {
-    const MAX: usize = 64;
-    if !word.contains('(') {
-        return Vec::new();
-    }
-    let mut readings = vec![word.to_owned()];
-    let mut out = Vec::new();
-    while let Some(current) = readings.pop() {
-        let Some(open) = ["@(", "?(", "*(", "+(", "!("]
-            .iter()
-            .filter_map(|g| current.find(g))
-            .min()
-        else {
-            if current != word {
-                out.push(current);
-            }
-            continue;
-        };
-        let Some(len) = current[open + 2..].find(')') else {
-            continue;
-        };
-        let (head, body, tail) = (
-            &current[..open],
-            &current[open + 2..open + 2 + len],
-            &current[open + 3 + len..],
-        );
-        let kind = current.as_bytes()[open];
-        let mut alternatives: Vec<&str> = match kind {
-            b'!' => vec!["*"],
-            _ => body.split('|').collect(),
-        };
-        if matches!(kind, b'?' | b'*') {
-            alternatives.push("");
-        }
-        for alternative in alternatives {
-            if readings.len() + out.len() >= MAX {
-                break;
-            }
-            readings.push(format!("{head}{alternative}{tail}"));
-        }
-    }
-    out
-}
 
 /// A leading `$HOME`/`${HOME}` becomes `~`; `$PWD`/`${PWD}`/`$(pwd)`/`` `pwd` ``/`~+`, and
 /// the process's own working directory in `/proc` (`/proc/self/cwd`), become `.`; its root
@@ -179,9 +131,11 @@ pub(super) fn expand_glob(
             frontier.iter_mut().for_each(|f| f.push(name));
             continue;
         };
-        let Ok(matcher) = globs.get(pattern, GlobUse::Word) else {
-            return Vec::new();
-        };
+        // A pattern the matcher cannot read, or whose POSIX classes it does not know
+        // (`[[:punct:]]*`), matches every name (closed).
+        let matcher = (!pattern.contains("[:"))
+            .then(|| globs.get(pattern, GlobUse::Word).ok())
+            .flatten();
         let dotfiles = dots || pattern.starts_with('.');
         let mut next = Vec::new();
         'dirs: for dir in &frontier {
@@ -193,7 +147,10 @@ pub(super) fn expand_glob(
                 if !dotfiles && file.as_encoded_bytes().first() == Some(&b'.') {
                     continue;
                 }
-                if matcher.is_match(Path::new(&file)) {
+                if matcher
+                    .as_ref()
+                    .is_none_or(|m| m.is_match(Path::new(&file)))
+                {
                     next.push(dir.join(&file));
                     if next.len() >= MAX_GLOB_MATCHES {
                         break 'dirs;

@@ -219,7 +219,7 @@ fn taken(taker: &Taker, cmd: &Command, base: &Path, at: &Place<'_>) -> Option<(S
             (operands.pop().into_iter())
                 .chain(valued)
                 .chain(here)
-                .map(|o| (o, covers))
+                .map(|o| (o, covers || taker.merges))
                 .collect()
         }
         Takes::Into => {
@@ -415,16 +415,21 @@ fn into(
     let Some(destination) = destination else {
         return Vec::new();
     };
+    // The name a source lands under: its last component, a remote one's too (`host:x`,
+    // `pod:/x/settings.json`).
     let name = |source: &str| {
         let trimmed = source.trim_end_matches('/');
-        trimmed.rsplit('/').next().unwrap_or(trimmed).to_owned()
+        let local = trimmed.rsplit('/').next().unwrap_or(trimmed);
+        local.rsplit(':').next().unwrap_or(local).to_owned()
     };
     // A directory's contents, or a word whose names the guard cannot see: what lands may be a
     // settings directory.
     let contents = |source: &String| {
+        let trimmed = source.trim_end_matches('/');
         (slash_contents && source.ends_with('/'))
-            || source.ends_with("/.")
-            || source.as_str() == "."
+            || trimmed.ends_with("/.")
+            || trimmed == "."
+            || trimmed.is_empty()
             || source.contains(['$', '`'])
     };
     let unknown = |source: &String| {

@@ -53,7 +53,10 @@ pub(super) struct Taker {
     /// home directory, it hides the settings directory in it too (`mount --bind x .`).
     pub(super) covers: bool,
     /// What it copies from a directory may merge into an existing destination, whatever the
-    /// source is named (`kubectl cp`, whose versions differ on it): the destination is taken.
+    /// source is named (`kubectl cp`, whose versions differ on it; `rclone copy`, `ditto`,
+    /// `stow`, which copy or link a directory's contents): the destination is taken, and given
+    /// the project root, the home directory or a parent of either, the settings directory
+    /// in it.
     pub(super) merges: bool,
 }
 
@@ -184,9 +187,12 @@ pub(super) const TAKERS: &[Taker] = &[
     Taker { needs: &["-sdel"], style: Style::Switches, ..taker("7zz", Takes::All) },
     Taker { sub: Some("move"), ..taker("rclone", Takes::Sources) },
     Taker { sub: Some("moveto"), ..taker("rclone", Takes::Sources) },
-    Taker { sub: Some("copy"), ..taker("rclone", Takes::Destination) },
-    Taker { sub: Some("sync"), ..taker("rclone", Takes::Destination) },
-    Taker { sub: Some("copyto"), ..taker("rclone", Takes::Destination) },
+    Taker { sub: Some("copy"), merges: true, ..taker("rclone", Takes::Destination) },
+    Taker { sub: Some("sync"), merges: true, ..taker("rclone", Takes::Destination) },
+    Taker { sub: Some("bisync"), merges: true, ..taker("rclone", Takes::Destination) },
+    Taker { sub: Some("move"), merges: true, ..taker("rclone", Takes::Destination) },
+    Taker { sub: Some("copyto"), merges: true, ..taker("rclone", Takes::Destination) },
+    Taker { sub: Some("moveto"), merges: true, ..taker("rclone", Takes::Destination) },
     Taker { sub: Some("mount"), covers: true, ..taker("rclone", Takes::Destination) },
     Taker { needs: &["-m", "--move"], skips: &["-b", "-n", "-P", "-O", "--temp-path", "--suffixes", "--password", "--output-file"], ..taker("zip", Takes::All) },
     Taker { needs: &["--remove-source-files", "--remove-sent-files"], skips: RSYNC, ..taker("rsync", Takes::Sources) },
@@ -196,9 +202,11 @@ pub(super) const TAKERS: &[Taker] = &[
     Taker { skips: &["-P", "-i", "-o", "-F", "-c", "-l", "-S", "-J", "-D", "-X"], ..taker("scp", Takes::Into) },
     Taker { sub: Some("cp"), ..taker("docker", Takes::Into) },
     Taker { sub: Some("cp"), ..taker("podman", Takes::Into) },
+    Taker { sub: Some("cp"), skips: &["-n", "--namespace", "-a", "--address"], ..taker("nerdctl", Takes::Into) },
+    Taker { sub: Some("rsync"), skips: &["-c", "--container", "-n", "--namespace", "--exclude", "--include"], slash_contents: true, ..taker("oc", Takes::Into) },
     Taker { sub: Some("cp"), skips: &["-c", "--container", "-n", "--namespace", "--retries"], merges: true, ..taker("kubectl", Takes::Into) },
     Taker { sub: Some("cp"), skips: &["-c", "--container", "-n", "--namespace", "--retries"], merges: true, ..taker("oc", Takes::Into) },
-    taker("ditto", Takes::Destination),
+    Taker { merges: true, ..taker("ditto", Takes::Destination) },
     Taker { values: &["--target"], skips: MOUNT_VALUED, covers: true, ..taker("mount", Takes::Destination) },
     Taker { skips: &["-o", "-p", "-F", "-i"], covers: true, ..taker("sshfs", Takes::Destination) },
     Taker { skips: &["-o", "-u", "-g", "-p", "-m"], covers: true, ..taker("bindfs", Takes::Destination) },
@@ -208,7 +216,7 @@ pub(super) const TAKERS: &[Taker] = &[
     Taker { needs: &["-x", "--extract", "--get"], values: &["-C", "--directory", "--one-top-level"], skips: TAR, style: Style::Tar, here: true, ..taker("gtar", Takes::Destination) },
     Taker { needs: &["-x", "--extract", "--get"], values: &["-C", "--directory", "--one-top-level"], skips: TAR, style: Style::Tar, here: true, ..taker("bsdtar", Takes::Destination) },
     Taker { values: &["-d"], skips: &["-P", "-x"], unless: &["-l", "-v", "-t", "-p", "-c", "-Z", "-z"], here: true, ..taker("unzip", Takes::Destination) },
-    Taker { values: &["-t", "--target"], skips: &["-d", "--dir", "-S", "--delete", "-D", "--restow", "-R", "--ignore", "--defer", "--override"], ..taker("stow", Takes::Destination) },
+    Taker { values: &["-t", "--target"], skips: &["-d", "--dir", "-S", "--delete", "-D", "--restow", "-R", "--ignore", "--defer", "--override"], merges: true, ..taker("stow", Takes::Destination) },
     // Downloads into it, under names the guard does not read (`wget -r -P .claude URL`).
     Taker { values: &["-P", "--directory-prefix"], skips: &["-O", "--output-document", "-o", "--output-file", "-U", "--user-agent", "--header", "-e", "--execute"], ..taker("wget", Takes::Destination) },
     Taker { values: &["--output-dir"], skips: &["-o", "--output", "-H", "--header", "-d", "--data", "-X", "--request", "-u", "--user", "-A", "--user-agent", "-e", "--referer", "-b", "--cookie", "-c", "--cookie-jar", "-T", "--upload-file", "-F", "--form"], ..taker("curl", Takes::Destination) },
