@@ -110,9 +110,9 @@
 //!   `BASHOPTS=dotglob`, a `GLOBIGNORE` set, zsh's `setopt globdots` (`-4`, `--glob-dots`)
 //!   or its `D` qualifier, `cat *(D)`, whose pattern is read without the qualifiers, tcsh's
 //!   `globdot`, ksh93's `FIGNORE`; a pattern the matcher cannot read, `[[:punct:]]*`,
-//!   matches every name). A relative argument is judged against the working directory (`meta.cwd`), the tool's `workdir`/`cwd` input, and every
-//!   `cd`/`pushd` target of the command line. Allowed: `ls`, `grep -r TODO src`, `cat
-//!   .env.example`, `cat id_rsa.pub`.
+//!   matches every name). A relative argument is judged against the working directory
+//!   (`meta.cwd`), the tool's `workdir`/`cwd` input, and every `cd`/`pushd` target of the
+//!   command line. Allowed: `ls`, `grep -r TODO src`, `cat .env.example`, `cat id_rsa.pub`.
 //! * **Uploads.** The file in the forms programs read a file to send is judged too: in any
 //!   program's arguments `@file`, `--opt=@file`, `name=@file` and `name=<file` (a `;type=…`
 //!   suffix dropped): `curl -d @.env` (`--data`, `--data-binary`, `--json`, `-H @f`),
