@@ -1,4 +1,6 @@
-//! How a command line's globs treat names that start with a dot, for both guards.
+//! How a command line's globs read, for both guards: whether they reach names that start
+//! with a dot ([`dot_names`]), and the plain globs that extglob and zsh patterns stand for
+//! ([`pattern_readings`]).
 //!
 //! By default a shell's `*`, `?` and `[…]` never match a leading dot: `rm -rf *` leaves
 //! `.git`, `cat dir/*` skips `dir/.env`. A line can turn that off, and then every glob in it
@@ -6,10 +8,9 @@
 //! in a new bash's environment), a `GLOBIGNORE` set (bash turns dotglob on with it), zsh's
 //! `setopt globdots` (`-o globdots`, `GLOB_DOTS`, `--glob-dots`, any case, `-4`), tcsh's
 //! `set globdot`, ksh93's `FIGNORE`, or zsh's `D` glob qualifier on one word (`dir/*(D)`,
-//! `*(#qD)`). The guards read the whole line that
-//! way when any of these appears anywhere in it: which command the option reaches is not
-//! told apart, and a line that only mentions one (`grep dotglob ~/.bashrc`) makes only its
-//! globs reach more (the closed reading).
+//! `*(#qD)`). The guards read the whole line that way when any of these appears anywhere in
+//! it: which command the option reaches is not told apart, and a line that only mentions
+//! one (`grep dotglob ~/.bashrc`) makes only its globs reach more (the closed reading).
 
 use super::Script;
 
