@@ -67,6 +67,14 @@ pub(crate) fn qualifier(word: &str) -> Option<(&str, &str)> {
     (before_ok && !qualifiers.contains(['|', '(', ')'])).then_some((pattern, qualifiers))
 }
 
+/// Where the first extglob group of `word` opens.
+fn first_group(word: &str) -> Option<usize> {
+    ["@(", "?(", "*(", "+(", "!("]
+        .iter()
+        .filter_map(|g| word.find(g))
+        .min()
+}
+
 /// Most readings [`pattern_readings`] gives one word.
 const MAX_PATTERN_READINGS: usize = 64;
 
@@ -77,7 +85,8 @@ const MAX_PATTERN_READINGS: usize = 64;
 /// `~/.aws/credentials`, `rm -rf .@(claude)` is `.claude`, `rm -rf !(keep)` is `*`. zsh's
 /// extended globs too: a leading `^` (everything but) as `*`, and `pattern~exclusion` as
 /// its pattern. Groups after the first are read the same way in turn, up to
-/// [`MAX_PATTERN_READINGS`]. Empty when the word has none of these.
+/// [`MAX_PATTERN_READINGS`]; the reading with every group as `*` always. Empty when the
+/// word has none of these.
 pub(crate) fn pattern_readings(word: &str) -> Vec<String> {
     let mut out = Vec::new();
     // zsh: a component `^x` is every name but `x`; `*~x` every match of `*` but `x`.
@@ -96,13 +105,18 @@ pub(crate) fn pattern_readings(word: &str) -> Vec<String> {
     if !word.contains('(') {
         return out;
     }
+    // Every group as `*`: the widest reading, kept whatever the bound leaves out (last, so
+    // that a reason names the group's own alternatives first).
+    let mut widest = word.to_owned();
+    while let Some(open) = first_group(&widest) {
+        let Some(len) = widest[open + 2..].find(')') else {
+            break;
+        };
+        widest.replace_range(open..open + 3 + len, "*");
+    }
     let mut readings = vec![word.to_owned()];
     while let Some(current) = readings.pop() {
-        let Some(open) = ["@(", "?(", "*(", "+(", "!("]
-            .iter()
-            .filter_map(|g| current.find(g))
-            .min()
-        else {
+        let Some(open) = first_group(&current) else {
             if current != word && !out.contains(&current) {
                 out.push(current);
             }
@@ -126,11 +140,14 @@ pub(crate) fn pattern_readings(word: &str) -> Vec<String> {
         }
         // In reverse, so that the group's own alternatives are read (and named) first.
         for alternative in alternatives.into_iter().rev() {
-            if readings.len() + out.len() >= MAX_PATTERN_READINGS {
+            if readings.len() + out.len() + 1 >= MAX_PATTERN_READINGS {
                 break;
             }
             readings.push(format!("{head}{alternative}{tail}"));
         }
+    }
+    if widest != word && !out.contains(&widest) {
+        out.push(widest);
     }
     out
 }
@@ -202,6 +219,8 @@ mod tests {
         assert!(pattern_readings("~/x").is_empty());
         let many = "@(a|b)@(a|b)@(a|b)@(a|b)@(a|b)@(a|b)@(a|b)";
         assert!(pattern_readings(many).len() <= MAX_PATTERN_READINGS);
+        // Past the bound, every group as `*` is still read.
+        assert!(has(many, "*******"));
     }
 
     #[test]
