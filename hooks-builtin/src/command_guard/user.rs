@@ -28,8 +28,13 @@ impl UserRule {
     /// Compiles `source` (`"kubectl delete namespace *"`); the error says what is wrong.
     pub(super) fn new(field: String, source: &str) -> Result<Self, String> {
         let script = shell::parse(source).map_err(|e| format!("`{source}`: {e}"))?;
-        let mut commands = script.commands();
-        let (Some(command), None) = (commands.next(), commands.next()) else {
+        // The command written is the script's first; the parser adds the commands it is read
+        // as after it (`systemctl stop 'ss?'` as `systemctl stop ssh`), which are no second
+        // command of the rule. One written is told by what separates or nests commands.
+        let command = (script.pipelines.first())
+            .filter(|p| p.commands.len() == 1 && !separates_commands(source))
+            .map(|p| &p.commands[0]);
+        let Some(command) = command else {
             return Err(format!("`{source}` must be exactly one command"));
         };
         if command.program.is_empty() || !command.redirects.is_empty() {
@@ -117,6 +122,27 @@ impl UserRule {
                 .iter()
                 .all(|pattern| candidates.any(|a| wildcard(pattern, a)))
     }
+}
+
+/// Whether `source` has, outside quotes, what separates or nests commands (`;`, `&`, `|`, a
+/// newline, a substitution, a subshell).
+fn separates_commands(source: &str) -> bool {
+    let mut quote = None;
+    let mut chars = source.chars();
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (None, '\\') => {
+                chars.next();
+            }
+            (None, '\'' | '"') => quote = Some(c),
+            (Some(q), c) if c == q => quote = None,
+            (None, ';' | '&' | '|' | '\n' | '`' | '(' | ')') => return true,
+            (Some('"'), '`') => return true,
+            (Some('"'), '$') if chars.clone().next() == Some('(') => return true,
+            _ => {}
+        }
+    }
+    false
 }
 
 /// `*` matches any run of characters (`/` included), `?` any one; the rest matches itself.

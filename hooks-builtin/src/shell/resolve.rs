@@ -3,6 +3,7 @@
 
 mod embedded;
 mod feeds;
+mod kill;
 mod options;
 mod power;
 mod read_as;
@@ -405,16 +406,39 @@ impl Parser<'_, '_> {
                     self.queue_script(text(&script), false, Some("~".into()), false, None)?;
                 }
             }
-            // `kill $(pgrep sshd)` kills what `pkill sshd` kills: judged as that too.
+            // `kill $(pgrep sshd)` kills what `pkill sshd` kills: judged as that too, also
+            // through a variable the line sets (`p=$(pgrep sshd); kill $p`, `for p in
+            // $(pgrep sshd)`), each value it is given read (kill.rs).
             "kill" => {
-                for script in read_as::kill_lookups(args) {
+                let mut read = args.clone();
+                for arg in args {
+                    let name = (arg.strip_prefix("${").and_then(|a| a.strip_suffix('}')))
+                        .or_else(|| arg.strip_prefix('$'));
+                    let Some(name) = name else { continue };
+                    let values = (self.sink.script.variables.iter())
+                        .filter(|v| v.name == name)
+                        .map(|v| v.value.clone());
+                    read.extend(values);
+                }
+                self.sink.charge(read.len())?;
+                for script in kill::kill_lookups(&read) {
+                    self.queue_task(text(&script), privileged, dir.clone(), false)?;
+                }
+            }
+            // A pattern that could match the SSH server's name (`pkill 'ss.d'`), and a glob
+            // unit that could name its service (`systemctl stop 'ss?'`), judged as the
+            // names they could match (kill.rs).
+            "pkill" | "killall" | "systemctl" | "service" => {
+                let lines = (kill::pattern_kills(&command.program, args).into_iter())
+                    .chain(kill::service_globs(&command.program, args));
+                for script in lines {
                     self.queue_task(text(&script), privileged, dir.clone(), false)?;
                 }
             }
             // rtcwake's modes and D-Bus calls to the login and service managers, judged as
             // the systemctl command that does the same (power.rs).
             "rtcwake" | "dbus-send" | "busctl" | "gdbus" | "qdbus" | "qdbus6" | "qdbus-qt5"
-            | "qdbus-qt6" => {
+            | "qdbus-qt6" | "ipmitool" | "ipmi-chassis" => {
                 for script in power::stand_ins(&command.program, args) {
                     self.queue_task(text(&script), privileged, dir.clone(), false)?;
                 }

@@ -14,7 +14,7 @@ use crate::shell::{Command, RedirectOp, ShellScript, quote};
 
 /// Programs that pass on lines of their input, some or all, changed or not, as paths would
 /// be (`sort`, `grep -v x`, `head`, `tr '\n' '\0'`).
-const PASS_LINES: &[&str] = &[
+pub(super) const PASS_LINES: &[&str] = &[
     "sort", "uniq", "grep", "egrep", "fgrep", "rg", "head", "tail", "cat", "tac", "tee", "tr",
     "shuf", "sed", "awk", "cut",
 ];
@@ -579,7 +579,7 @@ impl Parser<'_, '_> {
                 SHELLS.contains(&program)
                     || matches!(
                         program,
-                        "at" | "batch" | "ssh" | "xargs" | "parallel" | "crontab"
+                        "at" | "batch" | "ssh" | "xargs" | "parallel" | "crontab" | "kill"
                     )
             })
             .map(|(ci, _)| ci)
@@ -589,6 +589,15 @@ impl Parser<'_, '_> {
         for ci in candidates {
             let command = self.sink.script.pipelines[pi].commands[ci].clone();
             self.sink.charge(command.args.len())?;
+            // `pgrep sshd | while read p; do kill $p; done` (kill.rs).
+            if command.program == "kill" {
+                let pipeline = &self.sink.script.pipelines[pi];
+                if let Some(run) = super::kill::fed_kill(pipeline, ci, &command) {
+                    self.sink.charge(run.len())?;
+                    runs.push((run, command.privileged, command.dir.clone()));
+                }
+                continue;
+            }
             if let Some(source) = fd_script((pi, ci), &command) {
                 scripts.push((source, command.privileged, command.dir.clone()));
                 continue;
@@ -653,7 +662,7 @@ impl Parser<'_, '_> {
                         .and_then(|prev| pipeline.commands.get(prev));
                     let from = match (prev, file) {
                         (_, Some(file)) => format!("cat {}", crate::shell::quote(&file.target)),
-                        (Some(prev), None) => prev.to_string(),
+                        (Some(_), None) => super::kill::feeding_stages(pipeline, ci),
                         // Standard input is the agent's: nothing is piped in.
                         (None, None) => continue,
                     };

@@ -1,8 +1,8 @@
 //! Commands read as another that does the same, so that the rules about that one judge them:
 //! `autossh` as `ssh` (its monitoring port taken out), an init script run by its path (or by
-//! a shell, `sh /etc/init.d/ssh stop`) as `service NAME …`, and a `kill` of the process ids a
-//! lookup prints as the killer that looks them up itself (`kill $(pgrep sshd)` as `pkill
-//! sshd`).
+//! a shell, `sh /etc/init.d/ssh stop`, or in its directory, `cd /etc/init.d; sh ssh stop`) as
+//! `service NAME …`, and `pkill` with only a harmless signal (`pkill -0 sshd`) as the `pgrep`
+//! it is (kill.rs).
 
 use super::wrappers::SSH_SHORT;
 
@@ -22,12 +22,30 @@ pub(super) fn read_as(words: &[String], dir: Option<&str>) -> Option<Vec<String>
     if super::command_name(first) == "autossh" {
         return Some(autossh_as_ssh(args));
     }
+    // `pkill -0 sshd` sends a signal that ends nothing: it only looks processes up.
+    if super::command_name(first) == "pkill" && super::kill::ends_nothing("pkill", args) {
+        let mut read = vec!["pgrep".to_owned()];
+        read.extend(
+            args.iter()
+                .filter(|a| !super::kill::is_signal_word(a))
+                .cloned(),
+        );
+        return Some(read);
+    }
     // `sh /etc/init.d/ssh stop`: a shell running the script file with its options before
     // it (not `-c`, whose operand is a command line).
     let (script, args) = if super::SHELLS.contains(&super::command_name(first)) {
         let options = args.iter().take_while(|a| a.starts_with('-')).count();
         let inline = (args[..options].iter()).any(|a| !a.starts_with("--") && a.contains('c'));
         match args.get(options) {
+            // A script without a `/` is a file where the shell runs (`sh ssh stop`), not a
+            // program on the path.
+            Some(script) if !inline && !script.contains('/') => {
+                let service = init_script(&format!("./{script}"), dir)?.to_owned();
+                let mut read = vec!["service".to_owned(), service];
+                read.extend(args[options + 1..].iter().cloned());
+                return Some(read);
+            }
             Some(script) if !inline => (script.as_str(), &args[options + 1..]),
             _ => return None,
         }
@@ -116,84 +134,6 @@ fn init_script<'a>(word: &'a str, dir: Option<&str>) -> Option<&'a str> {
     (!name.is_empty()).then_some(name)
 }
 
-/// Pid files' suffix: `/run/sshd.pid` holds the id of `sshd`.
-const PID_FILE: &str = ".pid";
-
-/// The killers that do what `kill ARGS` does when its process ids are what a lookup prints:
-/// `pgrep ARGS` is `pkill ARGS`, `pidof NAMES` is `killall NAMES`, a pid file read (`cat
-/// /run/sshd.pid`, `$(< /run/sshd.pid)`) is `killall sshd`, `lsof -t -i :PORT` is `fuser -k
-/// PORT/tcp`, and `ps … | grep PATTERN` is `pkill -f PATTERN`. The substitution is read as a
-/// command line, wrappers and all (`$(sudo pgrep -f sshd)`).
-pub(super) fn kill_lookups(args: &[String]) -> Vec<String> {
-    let mut out = Vec::new();
-    for arg in args {
-        let inner = (arg.strip_prefix("$(").and_then(|a| a.strip_suffix(')')))
-            .or_else(|| arg.strip_prefix('`').and_then(|a| a.strip_suffix('`')));
-        let Some(script) = inner.and_then(|inner| crate::shell::parse(inner).ok()) else {
-            continue;
-        };
-        let quoted = |words: &[String]| -> String {
-            (words.iter())
-                .map(|w| crate::shell::quote(w).into_owned())
-                .collect::<Vec<_>>()
-                .join(" ")
-        };
-        let mut listed = false;
-        for command in script.commands() {
-            let args = &command.args;
-            match command.program.as_str() {
-                "pgrep" => out.push(format!("pkill {}", quoted(args))),
-                "pidof" => out.push(format!("killall {}", quoted(args))),
-                "ps" => listed = true,
-                // `ps aux | grep sshd`: the lines that match are the processes killed.
-                "grep" | "egrep" | "fgrep" if listed => {
-                    let inverted = (args.iter()).any(|a| {
-                        a == "--invert-match"
-                            || a.starts_with('-') && !a.starts_with("--") && a.contains('v')
-                    });
-                    let pattern = super::option_value(args, &["-e", "--regexp"]).or_else(|| {
-                        args.iter()
-                            .map(String::as_str)
-                            .find(|a| !a.starts_with('-'))
-                    });
-                    if let Some(pattern) = pattern.filter(|_| !inverted) {
-                        out.push(format!("pkill -f {}", crate::shell::quote(pattern)));
-                    }
-                }
-                "lsof"
-                    if args
-                        .iter()
-                        .any(|a| a.starts_with('-') && !a.starts_with("--") && a.contains('t')) =>
-                {
-                    let ports = (super::option_values(args, &["-i"]))
-                        .filter_map(|spec| spec.rsplit_once(':').map(|(_, port)| port));
-                    for port in ports {
-                        out.push(format!("fuser -k {}/tcp", crate::shell::quote(port)));
-                    }
-                }
-                _ => {}
-            }
-            // A pid file read by `cat FILE` or `$(< FILE)`.
-            let files = (command.redirects.iter())
-                .filter(|r| r.reads_stdin())
-                .map(|r| r.target.as_str())
-                .chain(
-                    (command.program == "cat")
-                        .then_some(args.iter().map(String::as_str))
-                        .into_iter()
-                        .flatten(),
-                );
-            for file in files {
-                let name = file.rsplit('/').next().unwrap_or(file);
-                if let Some(service) = name.strip_suffix(PID_FILE).filter(|s| !s.is_empty()) {
-                    out.push(format!("killall {}", crate::shell::quote(service)));
-                }
-            }
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -247,6 +187,12 @@ mod tests {
             Some("service ssh stop")
         );
         assert_eq!(read("sh -c /etc/init.d/ssh stop", None), None);
+        assert_eq!(
+            read("sh ssh stop", Some("/etc/init.d")).as_deref(),
+            Some("service ssh stop")
+        );
+        assert_eq!(read("sh ssh stop", Some("/work")), None);
+        assert_eq!(read("pkill -0 sshd", None).as_deref(), Some("pgrep sshd"));
         assert_eq!(read("./ssh stop", None), None);
         assert_eq!(read("/usr/bin/ssh host", None), None);
     }
