@@ -24,7 +24,8 @@ pub(crate) fn dot_names(script: &Script, text: &str) -> bool {
         |word: &[u8]| (text.as_bytes().windows(word.len())).any(|w| w.eq_ignore_ascii_case(word));
     // zsh reads `-` and `_` in option names alike and ignores their case; `-4` is its
     // one-letter GLOB_DOTS. tcsh's `set globdot` and ksh93's `FIGNORE` do the same.
-    let zsh_four = (has(b"zsh") || has(b"setopt") || has(b"emulate"))
+    let zsh_four = text.contains('4')
+        && (has(b"zsh") || has(b"setopt") || has(b"emulate"))
         && text.split_whitespace().any(|w| {
             let w = w.trim_matches(['\'', '"']);
             w.strip_prefix('-').is_some_and(|o| {
@@ -33,12 +34,11 @@ pub(crate) fn dot_names(script: &Script, text: &str) -> bool {
                     && o.bytes().all(|b| b.is_ascii_alphanumeric())
             })
         });
+    // Each spelling but the variables' holds `glob`: looked for once before the spellings.
+    let glob = has(b"glob");
     text.contains("GLOBIGNORE")
         || text.contains("FIGNORE")
-        || has(b"dotglob")
-        || has(b"globdot")
-        || has(b"glob_dot")
-        || has(b"glob-dot")
+        || (glob && (has(b"dotglob") || has(b"globdot") || has(b"glob_dot") || has(b"glob-dot")))
         || zsh_four
         || script.commands().any(|c| {
             let option_setter = matches!(c.program.as_str(), "shopt" | "setopt" | "set");

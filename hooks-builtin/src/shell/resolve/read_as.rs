@@ -19,11 +19,13 @@ const INIT_DIRS: &[&str] = &[
 /// are one of the commands above; `dir` is where they run, when known.
 pub(super) fn read_as(words: &[String], dir: Option<&str>) -> Option<Vec<String>> {
     let (first, args) = words.split_first()?;
-    if super::command_name(first) == "autossh" {
+    // Every command meets this: its name is looked up once.
+    let name = super::command_name(first);
+    if name == "autossh" {
         return Some(autossh_as_ssh(args));
     }
     // `pkill -0 sshd` sends a signal that ends nothing: it only looks processes up.
-    if super::command_name(first) == "pkill" && super::kill::ends_nothing("pkill", args) {
+    if name == "pkill" && super::kill::ends_nothing("pkill", args) {
         let mut read = vec!["pgrep".to_owned()];
         read.extend(
             args.iter()
@@ -34,7 +36,7 @@ pub(super) fn read_as(words: &[String], dir: Option<&str>) -> Option<Vec<String>
     }
     // `sh /etc/init.d/ssh stop`: a shell running the script file with its options before
     // it (not `-c`, whose operand is a command line).
-    let (script, args) = if super::SHELLS.contains(&super::command_name(first)) {
+    let (script, args) = if super::SHELLS.contains(&name) {
         let options = args.iter().take_while(|a| a.starts_with('-')).count();
         let inline = (args[..options].iter()).any(|a| !a.starts_with("--") && a.contains('c'));
         match args.get(options) {
@@ -49,8 +51,10 @@ pub(super) fn read_as(words: &[String], dir: Option<&str>) -> Option<Vec<String>
             Some(script) if !inline => (script.as_str(), &args[options + 1..]),
             _ => return None,
         }
-    } else {
+    } else if first.contains('/') {
         (first.as_str(), args)
+    } else {
+        return None;
     };
     let service = init_script(script, dir)?;
     let mut read = vec!["service".to_owned(), service.to_owned()];
