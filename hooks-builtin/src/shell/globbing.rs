@@ -67,6 +67,57 @@ pub(crate) fn qualifier(word: &str) -> Option<(&str, &str)> {
     (before_ok && !qualifiers.contains(['|', '(', ')'])).then_some((pattern, qualifiers))
 }
 
+/// Whether the shell glob `glob` (`*`, `?`, bracket expressions with ranges and `!`/`^`
+/// negation) matches all of `name`, as the shell matches one path component; the leading-dot
+/// rule is the caller's. A POSIX class (`[[:punct:]]`) or an unclosed bracket matches any
+/// character (closed). For the short names the guards test (a git path's parts, a service's
+/// unit names, a settings directory's name).
+pub(crate) fn name_matches(glob: &str, name: &str) -> bool {
+    let (p, n): (Vec<char>, Vec<char>) = (glob.chars().collect(), name.chars().collect());
+    matches_chars(&p, &n)
+}
+
+fn matches_chars(p: &[char], n: &[char]) -> bool {
+    match p.first() {
+        None => n.is_empty(),
+        Some('*') => (0..=n.len()).any(|skip| matches_chars(&p[1..], &n[skip..])),
+        Some('?') => !n.is_empty() && matches_chars(&p[1..], &n[1..]),
+        Some('[') => {
+            let Some(&c) = n.first() else {
+                return false;
+            };
+            let negated = matches!(p.get(1), Some('!' | '^'));
+            let start = 1 + usize::from(negated);
+            // A `]` first in the class is one of its characters; a POSIX class's own `:]`
+            // does not close it.
+            let mut end = start + 1;
+            while end < p.len() && !(p[end] == ']' && p[end - 1] != ':') {
+                end += 1;
+            }
+            if end >= p.len() {
+                return matches_chars(&p[1..], &n[1..]);
+            }
+            let class = &p[start..end];
+            let hit = class.contains(&':') || {
+                let mut i = 0;
+                let mut hit = false;
+                while i < class.len() {
+                    if i + 2 < class.len() && class[i + 1] == '-' {
+                        hit |= (class[i]..=class[i + 2]).contains(&c);
+                        i += 3;
+                    } else {
+                        hit |= class[i] == c;
+                        i += 1;
+                    }
+                }
+                hit != negated
+            };
+            hit && matches_chars(&p[end + 1..], &n[1..])
+        }
+        Some(&x) => n.first() == Some(&x) && matches_chars(&p[1..], &n[1..]),
+    }
+}
+
 /// Where the first extglob group of `word` opens.
 fn first_group(word: &str) -> Option<usize> {
     ["@(", "?(", "*(", "+(", "!("]
@@ -221,6 +272,28 @@ mod tests {
         assert!(pattern_readings(many).len() <= MAX_PATTERN_READINGS);
         // Past the bound, every group as `*` is still read.
         assert!(has(many, "*******"));
+    }
+
+    #[test]
+    fn bracket_expressions_match_as_the_shell_reads_them() {
+        assert!(name_matches(".[g]it", ".git"));
+        assert!(name_matches("[.]git", ".git"));
+        assert!(name_matches(".g[h-j]t", ".git"));
+        assert!(name_matches(".g[!x]t", ".git"));
+        assert!(name_matches("[[:punct:]]git", ".git"));
+        assert!(name_matches("h[o]oks", "hooks"));
+        assert!(!name_matches("[s]ettings.json", ".gitconfig"));
+        assert!(!name_matches(".g[!i]t", ".git"));
+        assert!(!name_matches("[ab]", "hooks"));
+    }
+
+    #[test]
+    fn whole_names_match_with_stars_and_marks() {
+        assert!(name_matches("ss?.service", "ssh.service"));
+        assert!(name_matches("ssh*", "sshd"));
+        assert!(name_matches("*", ""));
+        assert!(!name_matches("ssh", "sshd"));
+        assert!(!name_matches("?", ""));
     }
 
     #[test]

@@ -577,7 +577,7 @@ pub(super) fn is_pure_wildcard(part: &str) -> bool {
 
 /// True when the glob component `pattern` could match `name`; a bracket class is taken to
 /// match anything.
-pub(super) fn could_match(pattern: &str, name: &str) -> bool {
+fn could_match(pattern: &str, name: &str) -> bool {
     pattern.contains('[') || wildcard(pattern, name)
 }
 

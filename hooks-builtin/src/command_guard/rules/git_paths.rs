@@ -1,7 +1,7 @@
 //! The paths git runs what they hold or name from (its hooks and configs), as written or
 //! through a glob that could stand for one.
 
-use super::env::{could_match, is_pure_wildcard};
+use super::env::is_pure_wildcard;
 
 /// A git hook (`.git/hooks/…`, or the directory itself), a repository's config
 /// (`.git/config`, `config.worktree`, a submodule's under `.git/modules/`) or the user's
@@ -59,7 +59,7 @@ pub(super) fn git_glob_readings(path: &str, dots: bool) -> Vec<String> {
                     && if *name == "x.git" {
                         !is_pure_wildcard(&pattern) && could_end_with(&pattern, ".git")
                     } else {
-                        matches_name(&pattern, name)
+                        crate::shell::globbing::name_matches(&pattern, name)
                     }
             }));
         }
@@ -74,64 +74,6 @@ pub(super) fn git_glob_readings(path: &str, dots: bool) -> Vec<String> {
             .collect();
     }
     readings
-}
-
-/// Whether the glob component `pattern` matches `name`: a bracket class as the shell reads
-/// it (`[s]ettings.json` is no `.gitconfig`), one the matcher cannot read as anything
-/// (closed).
-fn matches_name(pattern: &str, name: &str) -> bool {
-    if !pattern.contains('[') {
-        return could_match(pattern, name);
-    }
-    let (p, n): (Vec<char>, Vec<char>) = (pattern.chars().collect(), name.chars().collect());
-    glob_match(&p, &n)
-}
-
-/// `*`, `?` and bracket expressions (ranges, `!`/`^` negation) over characters; a POSIX class
-/// (`[[:punct:]]`) or an unclosed bracket matches any character (closed). The names matched
-/// are [`GIT_NAMES`]: a few short words.
-fn glob_match(p: &[char], n: &[char]) -> bool {
-    match p.first() {
-        None => n.is_empty(),
-        Some('*') => (0..=n.len()).any(|skip| glob_match(&p[1..], &n[skip..])),
-        Some('?') => !n.is_empty() && glob_match(&p[1..], &n[1..]),
-        Some('[') => {
-            let Some(&c) = n.first() else {
-                return false;
-            };
-            let negated = matches!(p.get(1), Some('!' | '^'));
-            let start = 1 + usize::from(negated);
-            // A `]` first in the class is one of its characters; a POSIX class's own `:]`
-            // does not close it.
-            let mut end = start + 1;
-            while end < p.len() && !(p[end] == ']' && p[end - 1] != ':') {
-                end += 1;
-            }
-            if end >= p.len() {
-                return glob_match(&p[1..], &n[1..]);
-            }
-            let len = end - start - 1;
-            let class = &p[start..=start + len];
-            let hit = if class.contains(&':') {
-                true
-            } else {
-                let mut i = 0;
-                let mut hit = false;
-                while i < class.len() {
-                    if i + 2 < class.len() && class[i + 1] == '-' {
-                        hit |= (class[i]..=class[i + 2]).contains(&c);
-                        i += 3;
-                    } else {
-                        hit |= class[i] == c;
-                        i += 1;
-                    }
-                }
-                hit != negated
-            };
-            hit && glob_match(&p[start + len + 2..], &n[1..])
-        }
-        Some(&x) => n.first() == Some(&x) && glob_match(&p[1..], &n[1..]),
-    }
 }
 
 /// Whether the glob component `pattern` (`*`, `?`; a bracket class matches anything) could
@@ -208,19 +150,6 @@ mod tests {
         assert!(git_glob_readings("plain/path", true).is_empty());
         // Past the bound, read as a git path (closed).
         assert!(hits("*/*/*/*/*/*/*/*", false));
-    }
-
-    #[test]
-    fn bracket_expressions_match_as_the_shell_reads_them() {
-        assert!(matches_name(".[g]it", ".git"));
-        assert!(matches_name("[.]git", ".git"));
-        assert!(matches_name(".g[h-j]t", ".git"));
-        assert!(matches_name(".g[!x]t", ".git"));
-        assert!(matches_name("[[:punct:]]git", ".git"));
-        assert!(matches_name("h[o]oks", "hooks"));
-        assert!(!matches_name("[s]ettings.json", ".gitconfig"));
-        assert!(!matches_name(".g[!i]t", ".git"));
-        assert!(!matches_name("[ab]", "hooks"));
     }
 
     #[test]

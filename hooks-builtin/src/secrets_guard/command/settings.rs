@@ -314,10 +314,7 @@ fn glob_matches(glob: &str, name: &str, dots: bool) -> bool {
     if !dots && name.starts_with('.') && !glob.starts_with('.') {
         return false;
     }
-    globset::GlobBuilder::new(glob)
-        .literal_separator(true)
-        .build()
-        .map_or(true, |g| g.compile_matcher().is_match(name))
+    crate::shell::globbing::name_matches(glob, name)
 }
 
 /// Whether a `chmod` mode takes the owner's read or search permission from a directory

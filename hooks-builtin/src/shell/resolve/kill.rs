@@ -432,7 +432,10 @@ pub(super) fn service_globs(program: &str, args: &[String]) -> Vec<String> {
                 format!("{service}.service"),
                 format!("{service}.socket"),
             ];
-            let Some(name) = names.iter().find(|n| glob_matches(word, n)) else {
+            let Some(name) = names
+                .iter()
+                .find(|n| crate::shell::globbing::name_matches(word, n))
+            else {
                 continue;
             };
             let mut line = vec![program.to_owned()];
@@ -444,54 +447,6 @@ pub(super) fn service_globs(program: &str, args: &[String]) -> Vec<String> {
         }
     }
     out
-}
-
-/// Whether the shell glob `glob` (`*`, `?`, bracket classes with ranges and `!`/`^`) matches
-/// `name` whole; a class the matcher cannot read (a POSIX class, an unclosed bracket)
-/// matches any character (closed).
-fn glob_matches(glob: &str, name: &str) -> bool {
-    let (p, n): (Vec<char>, Vec<char>) = (glob.chars().collect(), name.chars().collect());
-    glob_units(&p, &n)
-}
-
-fn glob_units(p: &[char], n: &[char]) -> bool {
-    match p.first() {
-        None => n.is_empty(),
-        Some('*') => (0..=n.len()).any(|skip| glob_units(&p[1..], &n[skip..])),
-        Some('?') => !n.is_empty() && glob_units(&p[1..], &n[1..]),
-        Some('[') => {
-            let Some(&c) = n.first() else {
-                return false;
-            };
-            let negated = matches!(p.get(1), Some('!' | '^'));
-            let start = 1 + usize::from(negated);
-            // A `]` first in the class is one of its characters.
-            let Some(end) = (p.iter().enumerate().skip(start + 1))
-                .find_map(|(i, ch)| (*ch == ']').then_some(i))
-            else {
-                return glob_units(&p[1..], &n[1..]);
-            };
-            let class = &p[start..end];
-            let hit = if class.contains(&':') {
-                true
-            } else {
-                let mut i = 0;
-                let mut hit = false;
-                while i < class.len() {
-                    if i + 2 < class.len() && class[i + 1] == '-' {
-                        hit |= (class[i]..=class[i + 2]).contains(&c);
-                        i += 3;
-                    } else {
-                        hit |= class[i] == c;
-                        i += 1;
-                    }
-                }
-                hit != negated
-            };
-            hit && glob_units(&p[end + 1..], &n[1..])
-        }
-        Some(ch) => n.first() == Some(ch) && glob_units(&p[1..], &n[1..]),
-    }
 }
 
 #[cfg(test)]
