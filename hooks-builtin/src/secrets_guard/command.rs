@@ -58,7 +58,7 @@ pub(super) fn check(
         seen: HashSet::new(),
         dots: false,
     };
-    let script = match shell::parse(&text) {
+    let script = match shell::parse_shared(&text) {
         Ok(script) => script,
         Err(e) => return unparsed(&mut run, tool, &text, &e),
     };

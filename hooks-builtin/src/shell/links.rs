@@ -235,6 +235,10 @@ pub(crate) fn through_links(
     whole: bool,
     cwd: Option<&std::path::Path>,
 ) -> Vec<String> {
+    // Most lines make no link: nothing to spell (the spellings below are formatted strings).
+    if links.is_empty() {
+        return Vec::new();
+    }
     // What a glob or a trailing slash adds stays as written (`r/*`, `h/`).
     let slashed = |path: &str| {
         let normal = normal(path);

@@ -407,6 +407,36 @@ pub fn parse(src: &str) -> Result<Script, ShellError> {
     parser::parse(src)
 }
 
+/// Lines longer than this are parsed again rather than kept for the next guard.
+const MAX_SHARED: usize = 64 * 1024;
+
+/// [`parse`], remembering the last line parsed this way on this thread: the guards that judge
+/// one tool call each parse its command (the command guard, then the secrets guard, on the
+/// dispatching thread), and the second takes the first's parse instead of parsing again. A
+/// parse depends on the text alone and is never changed once made, so the two read the same
+/// script either way.
+pub(crate) fn parse_shared(src: &str) -> Result<std::rc::Rc<Script>, ShellError> {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+    type Parsed = Result<Rc<Script>, ShellError>;
+    thread_local! {
+        static LAST: RefCell<Option<(Box<str>, Parsed)>> = const { RefCell::new(None) };
+    }
+    if src.len() > MAX_SHARED {
+        return parser::parse(src).map(Rc::new);
+    }
+    LAST.with(|last| {
+        if let Some((text, parsed)) = &*last.borrow()
+            && **text == *src
+        {
+            return parsed.clone();
+        }
+        let parsed = parser::parse(src).map(Rc::new);
+        *last.borrow_mut() = Some((src.into(), parsed.clone()));
+        parsed
+    })
+}
+
 /// The values a script gives its variables ([`Script::variables`]), by name: what
 /// [`Variables::readings`] and [`Variables::certain`] put in a word.
 #[derive(Debug, Default)]

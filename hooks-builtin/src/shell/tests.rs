@@ -1125,3 +1125,27 @@ fn awk_and_editor_commands_are_parsed_as_scripts() {
     );
     assert_eq!(programs("vim +10 f"), ["vim"]);
 }
+
+#[test]
+fn a_shared_parse_is_the_parse_of_the_same_text_and_only_of_it() {
+    use std::rc::Rc;
+    let line = "cargo test --workspace && rm -rf build";
+    let first = parse_shared(line).unwrap();
+    let again = parse_shared(line).unwrap();
+    // The second guard takes the first one's parse.
+    assert!(Rc::ptr_eq(&first, &again));
+    assert_eq!(*first, parse(line).unwrap());
+    // Another line is parsed for itself, and so is a line that does not parse.
+    let other = parse_shared("cat .env").unwrap();
+    assert!(!Rc::ptr_eq(&first, &other));
+    assert_eq!(*other, parse("cat .env").unwrap());
+    assert_eq!(
+        parse_shared("echo 'unclosed").unwrap_err(),
+        parse("echo 'unclosed").unwrap_err()
+    );
+    // A line past the limit is parsed every time, not kept.
+    let long = format!("echo {}", "a".repeat(MAX_SHARED));
+    let (a, b) = (parse_shared(&long).unwrap(), parse_shared(&long).unwrap());
+    assert!(!Rc::ptr_eq(&a, &b));
+    assert_eq!(a, b);
+}
