@@ -437,8 +437,12 @@ where
         }
     }
     let payload = Arc::new(input);
-    // What the context says before any hook ran: what differs later is a hook's rewrite.
-    let baseline = crate::protocol::input(P::NAME, &ctx).unwrap_or(Value::Null);
+    // What the context says before any hook ran: what differs later is a hook's rewrite. Only
+    // the configured hooks' entry reads it (to send them the agent's payload with the rewrites
+    // of the hooks before them): without it at this point, the serialization is saved.
+    let baseline = hooks
+        .has_hook(P::NAME, crate::runner::ENTRY_NAME)
+        .then(|| crate::protocol::input(P::NAME, &ctx).unwrap_or(Value::Null));
     let (outcome, notes) = crate::runner::collect_for(
         P::NAME,
         Arc::clone(&payload),

@@ -114,17 +114,19 @@ pub(crate) async fn collect<F: Future>(fut: F) -> (F::Output, Notes) {
 
 /// [`collect`], for a dispatch of `point` fired with `payload` (what the agent sent), whose
 /// context made the hook input `baseline` before any hook ran, and whose configured hooks get
-/// `env` in place of what this process inherited.
+/// `env` in place of what this process inherited. Without a `baseline` (no configured hooks
+/// at `point` when it was fired), configured hooks that run all the same (an edit that added
+/// them in between) get the context's hook input rather than the payload: [`sent_body`].
 pub(crate) async fn collect_for<F: Future>(
     point: &'static str,
     payload: Arc<Value>,
-    baseline: Value,
+    baseline: Option<Value>,
     env: Option<Arc<EnvOverride>>,
     fut: F,
 ) -> (F::Output, Notes) {
     let notes = Notes {
         payload: Some((point, payload)),
-        baseline: Some(Arc::new(baseline)),
+        baseline: baseline.map(Arc::new),
         env,
         ..Notes::default()
     };

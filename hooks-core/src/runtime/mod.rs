@@ -504,6 +504,25 @@ impl Hooks {
         self.inner.snapshot.load().listing.clone()
     }
 
+    /// Whether a hook named `name` is registered at `point`, enabled or not (a row of
+    /// [`list`](Hooks::list)), looked up without copying the list.
+    ///
+    /// ```
+    /// use hookrail_core::Verdict;
+    /// use hookrail_core::points::pre_tool_use;
+    /// use hookrail_core::runtime::{Hook, Hooks};
+    ///
+    /// let hooks = Hooks::new();
+    /// hooks.register(Hook::<pre_tool_use::Point>::new("audit", |_ctx| Verdict::Continue))?;
+    /// assert!(hooks.has_hook("pre_tool_use", "audit"));
+    /// assert!(!hooks.has_hook("post_tool_use", "audit"));
+    /// # Ok::<(), hookrail_core::runtime::HooksError>(())
+    /// ```
+    pub fn has_hook(&self, point: &str, name: &str) -> bool {
+        (self.inner.snapshot.load().listing.iter())
+            .any(|h| h.point == point && h.name.as_str() == name)
+    }
+
     /// The event bus this value publishes every dispatched point on, after the point's hooks
     /// ran (see [`crate::bus`]).
     pub fn bus(&self) -> &Bus {
