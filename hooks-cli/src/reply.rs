@@ -61,16 +61,20 @@ impl Reply {
 
     /// Whether this answer blocks the action (exit 2, or a deny / block in the JSON).
     pub fn blocks(&self) -> bool {
-        // Exit 2 is a block in either form; otherwise the answer itself says so.
-        let said = |pointer: &str, value: &str| {
-            self.answer.pointer(pointer).and_then(Value::as_str) == Some(value)
+        // Exit 2 is a block in either form; otherwise the answer itself says so. (Looked up
+        // key by key: `Value::pointer` builds a string per key, on every request.)
+        let said = |path: &[&str], value: &str| {
+            path.iter()
+                .try_fold(&self.answer, |at, key| at.get(key))
+                .and_then(Value::as_str)
+                == Some(value)
         };
         self.code == 2
             || (self.code == 0
-                && (said("/decision", "block")
-                    || said("/hookSpecificOutput/permissionDecision", "deny")
-                    || said("/hookSpecificOutput/decision/behavior", "deny")
-                    || said("/hookSpecificOutput/action", "decline")))
+                && (said(&["decision"], "block")
+                    || said(&["hookSpecificOutput", "permissionDecision"], "deny")
+                    || said(&["hookSpecificOutput", "decision", "behavior"], "deny")
+                    || said(&["hookSpecificOutput", "action"], "decline")))
     }
 
     /// The command form: stderr lines, the JSON answer on stdout when there is one, and the
