@@ -410,11 +410,13 @@ pub fn parse(src: &str) -> Result<Script, ShellError> {
 /// Lines longer than this are parsed again rather than kept for the next guard.
 const MAX_SHARED: usize = 64 * 1024;
 
-/// [`parse`], remembering the last line parsed this way on this thread: the guards that judge
-/// one tool call each parse its command (the command guard, then the secrets guard, on the
-/// dispatching thread), and the second takes the first's parse instead of parsing again. A
-/// parse depends on the text alone and is never changed once made, so the two read the same
-/// script either way.
+/// [`parse`], keeping the line parsed this way on this thread for the next call: the guards
+/// that judge one tool call each parse its command (the command guard, then the secrets
+/// guard, on the dispatching thread), and the second takes the first's parse instead of
+/// parsing again. A parse depends on the text alone and is never changed once made, so the
+/// two read the same script either way. The parse kept is taken by the call that uses it:
+/// the next tool call parses its command again even when it is the same line, and nothing is
+/// held between calls.
 pub(crate) fn parse_shared(src: &str) -> Result<std::rc::Rc<Script>, ShellError> {
     use std::cell::RefCell;
     use std::rc::Rc;
@@ -426,14 +428,15 @@ pub(crate) fn parse_shared(src: &str) -> Result<std::rc::Rc<Script>, ShellError>
         return parser::parse(src).map(Rc::new);
     }
     LAST.with(|last| {
-        if let Some((text, parsed)) = &*last.borrow()
-            && **text == *src
-        {
-            return parsed.clone();
+        let mut last = last.borrow_mut();
+        match last.take() {
+            Some((text, parsed)) if *text == *src => parsed,
+            _ => {
+                let parsed = parser::parse(src).map(Rc::new);
+                *last = Some((src.into(), parsed.clone()));
+                parsed
+            }
         }
-        let parsed = parser::parse(src).map(Rc::new);
-        *last.borrow_mut() = Some((src.into(), parsed.clone()));
-        parsed
     })
 }
 

@@ -1135,6 +1135,10 @@ fn a_shared_parse_is_the_parse_of_the_same_text_and_only_of_it() {
     // The second guard takes the first one's parse.
     assert!(Rc::ptr_eq(&first, &again));
     assert_eq!(*first, parse(line).unwrap());
+    // And takes it away: the next tool call parses its line again, the same line too.
+    let next = parse_shared(line).unwrap();
+    assert!(!Rc::ptr_eq(&first, &next));
+    assert_eq!(first, next);
     // Another line is parsed for itself, and so is a line that does not parse.
     let other = parse_shared("cat .env").unwrap();
     assert!(!Rc::ptr_eq(&first, &other));
