@@ -488,7 +488,7 @@ impl CommandGuard {
     /// assert!(verdict.reason().unwrap().contains("`/usr` cannot be a project root"));
     /// ```
     pub fn check_in(&self, command: &str, root: &Path, cwd: &Path) -> Verdict {
-        let script = match shell::parse_shared(command) {
+        let script = match shell::parse_and_keep(command) {
             Ok(script) => script,
             Err(e) => return self.unparsed(command, &e),
         };

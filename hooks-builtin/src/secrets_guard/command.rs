@@ -58,7 +58,7 @@ pub(super) fn check(
         seen: HashSet::new(),
         dots: false,
     };
-    let script = match shell::parse_shared(&text) {
+    let script = match shell::parse_kept(&text) {
         Ok(script) => script,
         Err(e) => return unparsed(&mut run, tool, &text, &e),
     };

@@ -407,37 +407,45 @@ pub fn parse(src: &str) -> Result<Script, ShellError> {
     parser::parse(src)
 }
 
-/// Lines longer than this are parsed again rather than kept for the next guard.
-const MAX_SHARED: usize = 64 * 1024;
+/// Lines longer than this are not kept for the next guard.
+#[cfg(all(feature = "command-guard", feature = "secrets-guard"))]
+const MAX_KEPT: usize = 64 * 1024;
 
-/// [`parse`], keeping the line parsed this way on this thread for the next call: the guards
-/// that judge one tool call each parse its command (the command guard, then the secrets
-/// guard, on the dispatching thread), and the second takes the first's parse instead of
-/// parsing again. A parse depends on the text alone and is never changed once made, so the
-/// two read the same script either way. The parse kept is taken by the call that uses it:
-/// the next tool call parses its command again even when it is the same line, and nothing is
-/// held between calls.
-pub(crate) fn parse_shared(src: &str) -> Result<std::rc::Rc<Script>, ShellError> {
-    use std::cell::RefCell;
-    use std::rc::Rc;
-    type Parsed = Result<Rc<Script>, ShellError>;
-    thread_local! {
-        static LAST: RefCell<Option<(Box<str>, Parsed)>> = const { RefCell::new(None) };
+/// A parse [`parse_and_keep`] kept on this thread, with its text.
+#[cfg(feature = "secrets-guard")]
+type Kept = Option<(Box<str>, Result<std::rc::Rc<Script>, ShellError>)>;
+
+#[cfg(feature = "secrets-guard")]
+thread_local! {
+    static KEPT: std::cell::RefCell<Kept> = const { std::cell::RefCell::new(None) };
+}
+
+/// [`parse`], keeping the parse on this thread for the next guard that judges the same tool
+/// call ([`parse_kept`]). The command guard parses a command line first, then the secrets
+/// guard takes its parse on the same thread (the builtin guards run at one order, in that
+/// sequence) instead of parsing the line again. A parse depends on the text alone and is never
+/// changed once made, so the two read the same script either way. (Without the secrets guard
+/// built in, nothing is kept.)
+#[cfg(feature = "command-guard")]
+pub(crate) fn parse_and_keep(src: &str) -> Result<std::rc::Rc<Script>, ShellError> {
+    let parsed = parser::parse(src).map(std::rc::Rc::new);
+    #[cfg(feature = "secrets-guard")]
+    if src.len() <= MAX_KEPT {
+        KEPT.with(|kept| *kept.borrow_mut() = Some((src.into(), parsed.clone())));
     }
-    if src.len() > MAX_SHARED {
-        return parser::parse(src).map(Rc::new);
+    parsed
+}
+
+/// The parse of `src` that [`parse_and_keep`] kept on this thread, taken out of it; parsed
+/// here when there is none for this text. Taking it means a parse is used once: the next tool
+/// call parses its line again, the same line too, so no benchmark of one repeated command
+/// gains what a real stream would not.
+#[cfg(feature = "secrets-guard")]
+pub(crate) fn parse_kept(src: &str) -> Result<std::rc::Rc<Script>, ShellError> {
+    match KEPT.with(|kept| kept.borrow_mut().take()) {
+        Some((text, parsed)) if *text == *src => parsed,
+        _ => parser::parse(src).map(std::rc::Rc::new),
     }
-    LAST.with(|last| {
-        let mut last = last.borrow_mut();
-        match last.take() {
-            Some((text, parsed)) if *text == *src => parsed,
-            _ => {
-                let parsed = parser::parse(src).map(Rc::new);
-                *last = Some((src.into(), parsed.clone()));
-                parsed
-            }
-        }
-    })
 }
 
 /// The values a script gives its variables ([`Script::variables`]), by name: what

@@ -1126,30 +1126,30 @@ fn awk_and_editor_commands_are_parsed_as_scripts() {
     assert_eq!(programs("vim +10 f"), ["vim"]);
 }
 
+#[cfg(all(feature = "command-guard", feature = "secrets-guard"))]
 #[test]
-fn a_shared_parse_is_the_parse_of_the_same_text_and_only_of_it() {
+fn a_kept_parse_is_the_parse_of_the_same_text_and_is_used_once() {
     use std::rc::Rc;
     let line = "cargo test --workspace && rm -rf build";
-    let first = parse_shared(line).unwrap();
-    let again = parse_shared(line).unwrap();
-    // The second guard takes the first one's parse.
-    assert!(Rc::ptr_eq(&first, &again));
+    let first = parse_and_keep(line).unwrap();
     assert_eq!(*first, parse(line).unwrap());
-    // And takes it away: the next tool call parses its line again, the same line too.
-    let next = parse_shared(line).unwrap();
-    assert!(!Rc::ptr_eq(&first, &next));
-    assert_eq!(first, next);
-    // Another line is parsed for itself, and so is a line that does not parse.
-    let other = parse_shared("cat .env").unwrap();
-    assert!(!Rc::ptr_eq(&first, &other));
-    assert_eq!(*other, parse("cat .env").unwrap());
-    assert_eq!(
-        parse_shared("echo 'unclosed").unwrap_err(),
-        parse("echo 'unclosed").unwrap_err()
-    );
-    // A line past the limit is parsed every time, not kept.
-    let long = format!("echo {}", "a".repeat(MAX_SHARED));
-    let (a, b) = (parse_shared(&long).unwrap(), parse_shared(&long).unwrap());
-    assert!(!Rc::ptr_eq(&a, &b));
-    assert_eq!(a, b);
+    // The next guard takes the first one's parse, once.
+    assert!(Rc::ptr_eq(&first, &parse_kept(line).unwrap()));
+    let again = parse_kept(line).unwrap();
+    assert!(!Rc::ptr_eq(&first, &again));
+    assert_eq!(first, again);
+    // A parse kept for another line is not taken for this one, and is gone after the look.
+    parse_and_keep("cat .env").unwrap();
+    assert_eq!(*parse_kept(line).unwrap(), *first);
+    assert!(!Rc::ptr_eq(&first, &parse_kept(line).unwrap()));
+    // A line that does not parse is kept as its error.
+    let error = parse("echo 'unclosed").unwrap_err();
+    assert_eq!(parse_and_keep("echo 'unclosed").unwrap_err(), error);
+    assert_eq!(parse_kept("echo 'unclosed").unwrap_err(), error);
+    // A line past the limit is not kept.
+    let long = format!("echo {}", "a".repeat(MAX_KEPT));
+    let kept = parse_and_keep(&long).unwrap();
+    let taken = parse_kept(&long).unwrap();
+    assert!(!Rc::ptr_eq(&kept, &taken));
+    assert_eq!(kept, taken);
 }
