@@ -674,7 +674,7 @@ const RULED_PROGRAMS: &[&str] = &[
     "source", ".", "exec", "trap", "xargs", "parallel", "watch", "ssh", "env", "command",
     "builtin", "nohup", "timeout", "nice", "time", "busybox", "stdbuf", "setsid", "sh", "bash",
     "zsh", "dash", "ksh", "ash", "mksh", "yash", "fish", "rbash", "perl", "ruby", "node",
-    "nodejs", "php", "lua", "deno", "bun", "pwsh", "Rscript", "curl", "wget", "fetch", "aria2c",
+    "nodejs", "php", "lua", "deno", "bun", "pwsh", "rscript", "curl", "wget", "fetch", "aria2c",
     "http", "https", "xh", "base64", "xxd", "openssl", "kill", "pkill", "killall",
 ];
 

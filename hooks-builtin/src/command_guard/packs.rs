@@ -401,7 +401,17 @@ impl Compiled {
                 }
             }
         }
-        let options = Arc::new(pack.options.clone());
+        // Keyed as commands name their program (`[options.VBoxManage]` is `vboxmanage`'s).
+        let options = Arc::new(
+            (pack.options.iter())
+                .map(|(program, known)| {
+                    (
+                        crate::shell::program_key(program).into_owned(),
+                        known.clone(),
+                    )
+                })
+                .collect::<BTreeMap<_, _>>(),
+        );
         let rules = pack
             .rules
             .iter()

@@ -115,7 +115,7 @@ pub(super) fn hit(rule: &'static Rule, what: impl Into<String>) -> Hit {
 pub(super) const DOWNLOADERS: &[&str] = &["curl", "wget", "fetch", "aria2c", "http", "https", "xh"];
 /// Programs that run code and are not shells (shells are known to [`Command::shell_script`]).
 const INTERPRETERS: &[&str] = &[
-    "perl", "ruby", "node", "nodejs", "php", "lua", "deno", "bun", "pwsh", "Rscript",
+    "perl", "ruby", "node", "nodejs", "php", "lua", "deno", "bun", "pwsh", "rscript",
 ];
 
 /// Programs that format or wipe a disk, besides the `mkfs*` family (`mkfs.ext4`, `mkfs.vfat`).

@@ -231,8 +231,9 @@ pub struct Pipeline {
 /// A simple command, as it will run.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Command {
-    /// The program's file name after wrappers are stripped (`rm` for `sudo /bin/rm`), or the
-    /// word's text when it is a substitution (`$(which rm)` becomes `rm`, other ones stay as
+    /// The program's file name after wrappers are stripped (`rm` for `sudo /bin/rm`), in lower
+    /// case and without `.exe` ([`program_key`]: `RM` and `rm.exe` are `rm`), or the word's
+    /// text when it is a substitution (`$(which rm)` becomes `rm`, other ones stay as
     /// written). Empty for a command that only redirects (`> /dev/sda`).
     pub program: String,
     /// The program was named by a path (`./test`, `/usr/bin/ssh`), not by a name the shell
@@ -405,6 +406,25 @@ pub struct Function {
 /// ```
 pub fn parse(src: &str) -> Result<Script, ShellError> {
     parser::parse(src)
+}
+
+/// A program's name as [`Command::program`] holds it: in lower case and without Windows's
+/// `.exe`, as a file system that ignores case finds it (`RM` and `rm.exe` run `rm` on macOS's
+/// and Windows's defaults, in Git Bash, MSYS2, Cygwin and WSL). Tables keyed by program name
+/// fold their keys with it.
+///
+/// ```
+/// use hookrail_builtin::shell::{parse, program_key};
+///
+/// assert_eq!(program_key("RM"), "rm");
+/// assert_eq!(program_key("Git.EXE"), "git");
+/// assert_eq!(program_key("rm"), "rm");
+/// let script = parse("/BIN/RM.exe -rf build")?;
+/// assert_eq!(script.pipelines[0].commands[0].program, "rm");
+/// # Ok::<(), hookrail_builtin::shell::ShellError>(())
+/// ```
+pub fn program_key(name: &str) -> Cow<'_, str> {
+    resolve::folded(name)
 }
 
 /// Lines longer than this are not kept for the next guard.

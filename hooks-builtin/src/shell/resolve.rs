@@ -26,7 +26,7 @@ use scripts::{
     npm_shell_command, sg_script, ssh_remote, su_script, trap_body, vagrant_ssh_script,
 };
 use strip::strip;
-pub(super) use words::{Opt, join_dir, walk_options};
+pub(super) use words::{Opt, folded, join_dir, walk_options};
 use words::{command_name, env_split, option_value, option_values, options, program_name};
 use wrappers::{SCRIPT_BSD_SHORT, SCRIPT_LONG, SCRIPT_SHORT, SHELLS, WATCH_LONG, WATCH_SHORT};
 
@@ -215,7 +215,7 @@ impl Parser<'_, '_> {
             self.sink.charge(read.len())?;
             words = read;
         }
-        let program = words.first().map(|w| program_name(w).to_owned());
+        let program = words.first().map(|w| program_name(w).into_owned());
         let by_path = words.first().is_some_and(|w| w.contains('/'));
         let args = words.split_off(words.len().min(1));
         let program = program.unwrap_or_default();

@@ -1153,3 +1153,18 @@ fn a_kept_parse_is_the_parse_of_the_same_text_and_is_used_once() {
     assert!(!Rc::ptr_eq(&kept, &taken));
     assert_eq!(kept, taken);
 }
+
+#[test]
+fn program_names_are_read_as_a_file_system_that_ignores_case_finds_them() {
+    // macOS's and Windows's default file systems run `rm` for `RM`; Git Bash, MSYS2, Cygwin
+    // and WSL run `rm.exe` for `rm`.
+    assert_eq!(flat("RM -rf /"), ["rm -rf /"]);
+    assert_eq!(flat("/BIN/Rm -rf /"), ["rm -rf /"]);
+    assert_eq!(flat("rm.EXE -rf x"), ["rm -rf x"]);
+    assert_eq!(flat("Git.exe push"), ["git push"]);
+    assert_eq!(flat("$(which RM) -rf x"), ["rm -rf x", "which RM"]);
+    assert_eq!(flat("SUDO ls"), ["!ls"]);
+    // Arguments keep their case; a name that is only `.exe` is a name.
+    assert_eq!(flat("echo ABC.EXE"), ["echo ABC.EXE"]);
+    assert_eq!(flat(".exe x"), [".exe x"]);
+}

@@ -126,7 +126,7 @@ impl Lang {
                 Lang::Php
             } else if versioned("lua") || versioned("luajit") {
                 Lang::Lua
-            } else if matches!(program, "R" | "Rscript") {
+            } else if matches!(program, "r" | "rscript") {
                 Lang::R
             } else {
                 return None;

@@ -550,7 +550,7 @@ impl Parser<'_, '_> {
                     None => true,
                     Some((program, args)) => {
                         let remote = Command {
-                            program: program_name(program).to_owned(),
+                            program: program_name(program).into_owned(),
                             args: args.to_vec(),
                             ..Command::default()
                         };

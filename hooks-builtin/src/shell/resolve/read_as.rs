@@ -36,7 +36,7 @@ pub(super) fn read_as(words: &[String], dir: Option<&str>) -> Option<Vec<String>
     }
     // `sh /etc/init.d/ssh stop`: a shell running the script file with its options before
     // it (not `-c`, whose operand is a command line).
-    let (script, args) = if super::SHELLS.contains(&name) {
+    let (script, args) = if super::SHELLS.contains(&name.as_ref()) {
         let options = args.iter().take_while(|a| a.starts_with('-')).count();
         let inline = (args[..options].iter()).any(|a| !a.starts_with("--") && a.contains('c'));
         match args.get(options) {

@@ -29,7 +29,7 @@ pub(super) fn strip(
     let mut scripts = Vec::new();
     while let Some(word) = words.get(i) {
         let name = command_name(word);
-        let Some(w) = wrappers::find(name) else {
+        let Some(w) = wrappers::find(&name) else {
             break;
         };
         if w.lead && words.get(i + 1).is_some_and(|a| !a.starts_with('-')) {

@@ -1,11 +1,13 @@
 //! A command's words: the program a word names, options and their values, and the directory
 //! a relative path joins.
 
+use std::borrow::Cow;
+
 use super::wrappers;
 
-/// The program a command word names: its file name, or for a substitution that looks a
-/// program up (`$(which rm)`, `` `command -v rm` ``), that program.
-pub(super) fn program_name(word: &str) -> &str {
+/// The program a command word names: its file name ([`command_name`]), or for a substitution
+/// that looks a program up (`$(which rm)`, `` `command -v rm` ``), that program.
+pub(super) fn program_name(word: &str) -> Cow<'_, str> {
     let inner = word
         .strip_prefix("$(")
         .and_then(|w| w.strip_suffix(')'))
@@ -17,8 +19,8 @@ pub(super) fn program_name(word: &str) -> &str {
             Some("which" | "command" | "type" | "whence" | "realpath" | "readlink")
         );
         return match tokens.rfind(|t| !t.starts_with('-')) {
-            Some(name) if lookup => basename(name),
-            _ => word,
+            Some(name) if lookup => folded(basename(name)),
+            _ => Cow::Borrowed(word),
         };
     }
     command_name(word)
@@ -60,17 +62,42 @@ pub(super) fn option_values<'a>(
 }
 
 /// The program a plain command word runs: its file name, and for zsh's `=rm` (the path of
-/// `rm`), `rm`; for a program that is another under a new name ([`SAME_AS`]), that one.
-pub(super) fn command_name(word: &str) -> &str {
+/// `rm`), `rm`; in lower case and without `.exe` ([`folded`]); for a program that is another
+/// under a new name ([`SAME_AS`]), that one.
+pub(super) fn command_name(word: &str) -> Cow<'_, str> {
     let word = word
         .strip_prefix('=')
         .filter(|rest| !rest.is_empty() && !rest.starts_with(['=', '(']))
         .unwrap_or(word);
-    let name = basename(word);
-    SAME_AS
-        .iter()
-        .find(|(alias, _)| *alias == name)
-        .map_or(name, |(_, program)| program)
+    let name = folded(basename(word));
+    match SAME_AS.iter().find(|(alias, _)| *alias == name) {
+        Some((_, program)) => Cow::Borrowed(program),
+        None => name,
+    }
+}
+
+/// A program's name as a file system that ignores case finds it, and without Windows's
+/// `.exe`: `RM`, `Rm` and `rm.EXE` all run `rm` on macOS's and Windows's default file systems
+/// (Git Bash, MSYS2 and Cygwin take `rm.exe` for `rm`; WSL runs `git.exe`). On a file system
+/// that keeps case, `RM` finds nothing and fails, so reading it as `rm` costs nothing there.
+/// A word that is not a plain name (a substitution, `$IFS`) is kept as it is.
+pub(in crate::shell) fn folded(name: &str) -> Cow<'_, str> {
+    if name.contains(['$', '(', '`']) {
+        return Cow::Borrowed(name);
+    }
+    let stem = match name.len().checked_sub(4) {
+        Some(at)
+            if at > 0 && name.is_char_boundary(at) && name[at..].eq_ignore_ascii_case(".exe") =>
+        {
+            &name[..at]
+        }
+        _ => name,
+    };
+    if stem.bytes().any(|b| b.is_ascii_uppercase()) {
+        Cow::Owned(stem.to_ascii_lowercase())
+    } else {
+        Cow::Borrowed(stem)
+    }
 }
 
 /// Programs that take another's arguments and run it: judged as that one. GNU's tools as
