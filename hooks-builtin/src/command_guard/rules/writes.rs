@@ -616,15 +616,23 @@ impl Env<'_> {
     }
 
     /// True when the resolved `path` is one of the home directory's [`SHELL_STARTUP`] files,
-    /// or in one of its [`STARTUP_DIRS`].
+    /// or in one of its [`STARTUP_DIRS`], in any case: on a file system that ignores case
+    /// (macOS's and Windows's defaults) `~/.BASHRC` and `/USERS/ALICE/.zshrc` are startup
+    /// files.
     pub(in crate::command_guard) fn is_shell_startup(&self, path: &Path) -> bool {
         let (_, home) = self.resolved();
-        home.and_then(|h| path.strip_prefix(h).ok())
-            .is_some_and(|rest| {
-                SHELL_STARTUP.iter().any(|f| rest == Path::new(f))
-                    || STARTUP_DIRS
-                        .iter()
-                        .any(|d| rest.starts_with(d) && rest != Path::new(d))
+        let lower = |p: &Path| std::path::PathBuf::from(p.to_string_lossy().to_ascii_lowercase());
+        let Some(home) = home.map(lower) else {
+            return false;
+        };
+        let path = lower(path);
+        let Ok(rest) = path.strip_prefix(&home) else {
+            return false;
+        };
+        SHELL_STARTUP.iter().any(|f| rest == lower(Path::new(f)))
+            || STARTUP_DIRS.iter().any(|d| {
+                let d = lower(Path::new(d));
+                rest.starts_with(&d) && rest != d
             })
     }
 }
