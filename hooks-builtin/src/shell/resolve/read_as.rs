@@ -24,8 +24,9 @@ pub(super) fn read_as(words: &[String], dir: Option<&str>) -> Option<Vec<String>
     if name == "autossh" {
         return Some(autossh_as_ssh(args));
     }
-    // `pkill -0 sshd` sends a signal that ends nothing: it only looks processes up.
-    if name == "pkill" && super::kill::ends_nothing("pkill", args) {
+    // `pkill -0 sshd` and `killall -0 sshd` send a signal that ends nothing: they only look
+    // processes up.
+    if matches!(name.as_ref(), "pkill" | "killall") && super::kill::ends_nothing(&name, args) {
         let mut read = vec!["pgrep".to_owned()];
         read.extend(
             args.iter()
