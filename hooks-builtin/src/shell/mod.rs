@@ -232,7 +232,7 @@ pub struct Pipeline {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Command {
     /// The program's file name after wrappers are stripped (`rm` for `sudo /bin/rm`), in lower
-    /// case and without `.exe` ([`program_key`]: `RM` and `rm.exe` are `rm`), or the word's
+    /// case and without Windows's `.exe` ([`program_key`]: `RM` and `rm.exe` are `rm`), or the word's
     /// text when it is a substitution (`$(which rm)` becomes `rm`, other ones stay as
     /// written). Empty for a command that only redirects (`> /dev/sda`).
     pub program: String,
@@ -408,16 +408,19 @@ pub fn parse(src: &str) -> Result<Script, ShellError> {
     parser::parse(src)
 }
 
-/// A program's name as [`Command::program`] holds it: in lower case and without Windows's
-/// `.exe`, as a file system that ignores case finds it (`RM` and `rm.exe` run `rm` on macOS's
-/// and Windows's defaults, in Git Bash, MSYS2, Cygwin and WSL). Tables keyed by program name
-/// fold their keys with it.
+/// A program's name as [`Command::program`] holds it: in lower case, without Windows's
+/// executable suffixes (`.exe`, `.com`, `.cmd`, `.bat`) and the trailing dots and spaces Win32
+/// drops, as a file system that ignores case finds it (`RM`, `rm.exe`, `rm.` run `rm` on
+/// macOS's and Windows's defaults, in Git Bash, MSYS2, Cygwin and WSL; npm's shims are
+/// `.cmd`). Tables keyed by program name fold their keys with it.
 ///
 /// ```
 /// use hookrail_builtin::shell::{parse, program_key};
 ///
 /// assert_eq!(program_key("RM"), "rm");
 /// assert_eq!(program_key("Git.EXE"), "git");
+/// assert_eq!(program_key("npx.cmd"), "npx");
+/// assert_eq!(program_key("rm.exe."), "rm");
 /// assert_eq!(program_key("rm"), "rm");
 /// let script = parse("/BIN/RM.exe -rf build")?;
 /// assert_eq!(script.pipelines[0].commands[0].program, "rm");

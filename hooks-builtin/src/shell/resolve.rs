@@ -210,8 +210,12 @@ impl Parser<'_, '_> {
             Some(target) => Some(join_dir(self.dir.clone(), &target)),
             None => self.dir.clone(),
         };
-        // `autossh` is ssh, `/etc/init.d/ssh stop` is `service ssh stop` (read_as.rs).
-        if let Some(read) = read_as::read_as(&words, dir.as_deref()) {
+        // `autossh` is ssh, `/etc/init.d/ssh stop` is `service ssh stop` (read_as.rs); what
+        // one reading gives may be read again (`start cmd /c …`), a few times at most.
+        for _ in 0..4 {
+            let Some(read) = read_as::read_as(&words, dir.as_deref()) else {
+                break;
+            };
             self.sink.charge(read.len())?;
             words = read;
         }

@@ -35,6 +35,42 @@ pub(super) fn read_as(words: &[String], dir: Option<&str>) -> Option<Vec<String>
         );
         return Some(read);
     }
+    // `cmd /c LINE` (Git Bash's `cmd //c`, `/k`, `/r`): cmd runs LINE, which is read as a
+    // command line (`cmd /c "rm -rf ~"` runs Git Bash's `rm`; cmd's own `rd`, `del` and
+    // `format` are rules of their own).
+    if name == "cmd"
+        && let Some(at) = args.iter().position(|a| {
+            matches!(
+                a.to_ascii_lowercase().as_str(),
+                "/c" | "//c" | "/k" | "//k" | "/r" | "//r"
+            )
+        })
+    {
+        return Some(vec![
+            "sh".to_owned(),
+            "-c".to_owned(),
+            args[at + 1..].join(" "),
+        ]);
+    }
+    // `start [/b] [/d DIR] [""] PROGRAM ARGS` (cmd's `start`, a script in Git Bash): it runs
+    // PROGRAM.
+    if name == "start" {
+        let mut rest = args.iter().peekable();
+        while let Some(word) = rest.next_if(|w| {
+            w.is_empty()
+                || (w.starts_with('/')
+                    && w.trim_start_matches('/')
+                        .bytes()
+                        .all(|b| b.is_ascii_alphabetic())
+                    && w.len() > 1)
+        }) {
+            if word.eq_ignore_ascii_case("/d") || word.eq_ignore_ascii_case("//d") {
+                rest.next();
+            }
+        }
+        let read: Vec<String> = rest.cloned().collect();
+        return (!read.is_empty()).then_some(read);
+    }
     // `sh /etc/init.d/ssh stop`: a shell running the script file with its options before
     // it (not `-c`, whose operand is a command line).
     let (script, args) = if super::SHELLS.contains(&name.as_ref()) {

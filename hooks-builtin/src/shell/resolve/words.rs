@@ -76,23 +76,34 @@ pub(super) fn command_name(word: &str) -> Cow<'_, str> {
     }
 }
 
-/// A program's name as a file system that ignores case finds it, and without Windows's
-/// `.exe`: `RM`, `Rm` and `rm.EXE` all run `rm` on macOS's and Windows's default file systems
-/// (Git Bash, MSYS2 and Cygwin take `rm.exe` for `rm`; WSL runs `git.exe`). On a file system
-/// that keeps case, `RM` finds nothing and fails, so reading it as `rm` costs nothing there.
-/// A word that is not a plain name (a substitution, `$IFS`) is kept as it is.
+/// A program's name as a file system that ignores case finds it, and without what Windows
+/// adds or drops: `RM`, `Rm`, `rm.EXE`, `rm.cmd` and `rm.` all run `rm` on macOS's and
+/// Windows's default file systems (Git Bash, MSYS2 and Cygwin take `rm.exe` for `rm`, WSL runs
+/// `git.exe`, npm installs `.cmd` shims, and Win32 drops a name's trailing dots and spaces).
+/// On a file system that keeps case, `RM` finds nothing and fails, so reading it as `rm`
+/// costs nothing there. A word that is not a plain name (a substitution, `$IFS`) is kept as
+/// it is.
 pub(in crate::shell) fn folded(name: &str) -> Cow<'_, str> {
     if name.contains(['$', '(', '`']) {
         return Cow::Borrowed(name);
     }
-    let stem = match name.len().checked_sub(4) {
-        Some(at)
-            if at > 0 && name.is_char_boundary(at) && name[at..].eq_ignore_ascii_case(".exe") =>
+    let trimmed = |n: &'_ str| -> usize { n.trim_end_matches(['.', ' ']).len() };
+    let mut stem = &name[..trimmed(name)];
+    // Windows's executable suffixes (`PATHEXT`), then what Win32 drops again (`rm.exe.`).
+    for suffix in [".exe", ".com", ".cmd", ".bat"] {
+        if let Some(at) = stem.len().checked_sub(suffix.len())
+            && at > 0
+            && stem.is_char_boundary(at)
+            && stem[at..].eq_ignore_ascii_case(suffix)
         {
-            &name[..at]
+            stem = &stem[..at];
+            stem = &stem[..trimmed(stem)];
+            break;
         }
-        _ => name,
-    };
+    }
+    if stem.is_empty() {
+        return Cow::Borrowed(name);
+    }
     if stem.bytes().any(|b| b.is_ascii_uppercase()) {
         Cow::Owned(stem.to_ascii_lowercase())
     } else {

@@ -267,6 +267,12 @@ const WRAPPERS: &[Wrapper] = &[
         name: "nohup",
         ..PLAIN
     },
+    // Git Bash's console wrapper for Windows programs (`winpty node`).
+    Wrapper {
+        name: "winpty",
+        long: &["title"],
+        ..PLAIN
+    },
     Wrapper {
         name: "time",
         short: "fo",
