@@ -264,6 +264,10 @@ const SYSTEM_TREES: &[&str] = &[
     "var/db",
     "private/etc",
     "private/var/db",
+    // What macOS starts at boot and at every login.
+    "Library/LaunchDaemons",
+    "Library/LaunchAgents",
+    "Library/StartupItems",
 ];
 
 /// Trees inside [`SYSTEM_TREES`] where source code is kept by convention (FHS).
@@ -330,7 +334,10 @@ pub fn is_system_dir(path: &Path) -> bool {
     let third = normal.next();
     match (first, second, third) {
         (Some(_), None, _) => true,
-        (Some(first), Some(_), None) => first.to_str().is_some_and(|f| SYSTEM_PARENTS.contains(&f)),
+        // In any case: macOS's and Windows's file systems find `/ETC/hosts` at `/etc/hosts`.
+        (Some(first), Some(_), None) => first
+            .to_str()
+            .is_some_and(|f| SYSTEM_PARENTS.iter().any(|p| p.eq_ignore_ascii_case(f))),
         _ => false,
     }
 }
@@ -448,10 +455,17 @@ pub(crate) fn project_root(root: &Path, home: Option<&Path>) -> Result<Dir, Proj
     // is compared component by component (most roots share it with no tree).
     let below_root = resolved.strip_prefix("/").ok();
     let top = below_root.and_then(|r| r.components().next());
+    // In any case, as macOS's and Windows's file systems find them (`/USR/BIN`); the path is
+    // lower-cased only for a root whose first directory is a tree's.
+    let lower = std::cell::OnceCell::new();
     let in_tree = |tree: &&str| {
         let first = tree.split('/').next().unwrap_or(tree);
-        top.is_some_and(|t| t.as_os_str() == first)
-            && below_root.is_some_and(|r| r.starts_with(tree))
+        top.is_some_and(|t| t.as_os_str().eq_ignore_ascii_case(first))
+            && below_root.is_some_and(|r| {
+                let lower =
+                    lower.get_or_init(|| PathBuf::from(r.to_string_lossy().to_ascii_lowercase()));
+                lower.starts_with(tree.to_ascii_lowercase())
+            })
     };
     let in_system_tree =
         SYSTEM_TREES.iter().any(in_tree) && !SYSTEM_TREE_EXCEPTIONS.iter().any(in_tree);

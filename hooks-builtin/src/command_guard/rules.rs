@@ -186,7 +186,8 @@ pub(super) fn is_disk(path: &str) -> bool {
         "fd", "pts", "shm", "tcp", "udp", "mqueue", "hugepages", "net", "snd", "input", "dri",
         "char", "bus", "cpu", "usb", "serial", "vfio", "v4l", "hidraw", "dma_heap",
     ];
-    let path = paths::lexical(Path::new(path));
+    // In any case: macOS's file system finds `/DEV/disk0` at `/dev/disk0`.
+    let path = paths::lexical(Path::new(&path.to_ascii_lowercase()));
     let Ok(name) = path.strip_prefix("/dev") else {
         return false;
     };

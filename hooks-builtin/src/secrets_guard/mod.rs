@@ -18,7 +18,8 @@
 //! | `credentials.json`, `secrets.json`, `secrets.yml`, `secrets.yaml`, `service-account*.json` | credential and secrets files of applications and cloud service accounts |
 //! | `.npmrc`, `.pypirc` | only when the file holds a credential (below) |
 //! | `~/.ssh/**`, `~/.aws/**`, `~/.config/gcloud/**`, `~/.azure/**`, `~/.gnupg/**` | the directories and everything in them (`*.pub` excepted; `~/.ssh/config`, `~/.ssh/known_hosts` and `known_hosts.old` excepted for reading) |
-//! | `~/.kube/config`, `~/.docker/config.json`, `~/.config/gh/hosts.yml`, `~/.gem/credentials`, `~/.cargo/credentials*`, `~/.config/git/credentials` | cluster, registry and package-host credentials |
+//! | `~/.kube/config`, `~/.docker/config.json`, `~/.config/gh/hosts.yml` (on Windows `GitHub CLI/hosts.yml` in `%APPDATA%`), `~/.config/hub`, `~/.gem/credentials`, `~/.cargo/credentials*`, `~/.config/git/credentials`, `~/.terraform.d/credentials.tfrc.json` | cluster, registry and package-host credentials |
+//! | `~/Library/Keychains/**` | macOS's keychains |
 //! | `~/.claude/.credentials.json`, `~/.codex/auth.json`, `~/.gemini/oauth_creds.json` | agent CLIs' sign-in tokens |
 //! | `/etc/shadow` (`shadow-`, `gshadow`, `gshadow-`), `ssh_host_*_key`, `kubernetes.io/serviceaccount/token` | password hashes, SSH host keys, a pod's service-account token (anywhere: a mounted root too; also through `..data/` or its dated directory, and the `serviceaccount` directory whole), EKS's web-identity token likewise, `/run/secrets` and its `kubernetes.io` and `eks.amazonaws.com` directories whole, and the Docker and Compose secrets in it (`/run/secrets/db_password`) |
 //! | `~/.local/state/hookrail/**` (`hookrail/token`, `hookrail/daemons/`, wherever `$XDG_STATE_HOME` is) | `hooks serve`'s bearer token and daemon records |
@@ -731,6 +732,10 @@ const SECRET_PROBES: &[&str] = &[
     ".kube/config",
     ".docker/config.json",
     ".config/gh/hosts.yml",
+    "AppData/Roaming/GitHub CLI/hosts.yml",
+    ".config/hub",
+    ".terraform.d/credentials.tfrc.json",
+    "Library/Keychains/login.keychain-db",
     ".gem/credentials",
     ".local/state/hookrail/token",
     ".cargo/credentials.toml",

@@ -56,6 +56,15 @@ pub(super) const BUILTIN_DENY: &[(&str, &[&str])] = &[
     ("~/.gem/credentials", &["**/.gem/credentials"]),
     ("~/.cargo/credentials*", &["**/.cargo/credentials*"]),
     ("~/.config/git/credentials", &["**/.config/git/credentials"]),
+    // gh's tokens where it keeps them on Windows, hub's, and Terraform Cloud's.
+    ("GitHub CLI/hosts.yml", &["**/GitHub CLI/hosts.yml"]),
+    ("~/.config/hub", &["**/.config/hub"]),
+    (
+        "~/.terraform.d/credentials.tfrc.json",
+        &["**/.terraform.d/credentials.tfrc.json"],
+    ),
+    // macOS's keychains: every saved password of the user, encrypted with the login one.
+    ("~/Library/Keychains/**", &["**/Library/Keychains/**"]),
     // Agent CLIs' own sign-in tokens.
     (
         "~/.claude/.credentials.json",

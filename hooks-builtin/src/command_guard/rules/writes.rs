@@ -57,6 +57,11 @@ const SHELL_STARTUP: &[&str] = &[
     ".xprofile",
     ".xinitrc",
     ".xsession",
+    // PowerShell's profiles on Windows (Windows PowerShell 5, then PowerShell 7).
+    "Documents/WindowsPowerShell/Microsoft.PowerShell_profile.ps1",
+    "Documents/WindowsPowerShell/profile.ps1",
+    "Documents/PowerShell/Microsoft.PowerShell_profile.ps1",
+    "Documents/PowerShell/profile.ps1",
 ];
 
 /// Directories of the home directory whose files run at every shell or login: the
@@ -71,6 +76,9 @@ const STARTUP_DIRS: &[&str] = &[
     ".config/nushell/autoload",
     ".config/systemd/user",
     ".config/autostart",
+    // What starts at login on macOS and Windows.
+    "Library/LaunchAgents",
+    "AppData/Roaming/Microsoft/Windows/Start Menu/Programs/Startup",
 ];
 
 /// Options of cp, mv, install and ln that take a value (`-S .bak`, `-m 644`), and the one
