@@ -143,8 +143,11 @@ impl Dir {
     }
 }
 
-/// `~` → `home`, `~/x` → `home/x`; other paths unchanged.
+/// `~` → `home`, `~/x` → `home/x`; a Windows path as Git Bash, MSYS2 and Cygwin read it
+/// ([`windows_path`]); other paths unchanged.
 fn expand_home(raw: &str, home: Option<&Path>) -> Result<PathBuf, PathError> {
+    let windows = windows_path(raw);
+    let raw = windows.as_deref().unwrap_or(raw);
     let Some(rest) = raw.strip_prefix('~') else {
         return Ok(PathBuf::from(raw));
     };
@@ -155,6 +158,32 @@ fn expand_home(raw: &str, home: Option<&Path>) -> Result<PathBuf, PathError> {
     };
     let home = home.ok_or_else(|| PathError::NoHome(raw.to_owned()))?;
     Ok(home.join(rest))
+}
+
+/// A Windows path as Git Bash, MSYS2 and Cygwin read it: a drive letter is the directory of
+/// that drive (`C:/Users` and `C:\\Users` are `/c/Users`, as `/mnt/c` is WSL's), and in a
+/// path that starts with a drive or with `.\\` or `..\\`, a backslash separates components
+/// (`.\\sub\\.env` is `./sub/.env`). A backslash elsewhere is left alone: `\\.env` is as
+/// likely a pattern for `grep` as a path. `None` for any other path.
+pub(crate) fn windows_path(raw: &str) -> Option<String> {
+    let bytes = raw.as_bytes();
+    let drive = bytes.len() >= 2
+        && bytes[0].is_ascii_alphabetic()
+        && bytes[1] == b':'
+        && matches!(bytes.get(2), None | Some(b'/' | b'\\'));
+    let dotted = raw.starts_with(".\\") || raw.starts_with("..\\");
+    if !drive && !dotted {
+        return None;
+    }
+    let path = raw.replace('\\', "/");
+    Some(match drive {
+        true => format!(
+            "/{}{}",
+            char::from(bytes[0].to_ascii_lowercase()),
+            &path[2..]
+        ),
+        false => path,
+    })
 }
 
 /// A walk through a path's components, following symlinks: where it is, whether that is still
@@ -264,6 +293,13 @@ const SYSTEM_TREES: &[&str] = &[
     "var/db",
     "private/etc",
     "private/var/db",
+    // Windows's own directories, as Git Bash (`/c/…`, `C:/…`) and WSL (`/mnt/c/…`) reach them.
+    "c/Windows",
+    "c/Program Files",
+    "c/Program Files (x86)",
+    "mnt/c/Windows",
+    "mnt/c/Program Files",
+    "mnt/c/Program Files (x86)",
     // What macOS starts at boot and at every login.
     "Library/LaunchDaemons",
     "Library/LaunchAgents",

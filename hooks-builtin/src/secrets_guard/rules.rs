@@ -277,6 +277,9 @@ impl<'a> Subject<'a> {
 /// `raw` as an absolute path without following symlinks: `~` expanded when there is a home
 /// (else kept as a name), joined to `cwd`, `.` and `..` applied to the text.
 pub(super) fn lexical(raw: &str, cwd: &Path, home: Option<&Path>) -> PathBuf {
+    // `C:\x`, `.\.claude`: as Git Bash reads them (`paths::windows_path`).
+    let windows = paths::windows_path(raw);
+    let raw = windows.as_deref().unwrap_or(raw);
     let expanded = match (raw.strip_prefix('~'), home) {
         (Some(""), Some(h)) => h.to_path_buf(),
         (Some(rest), Some(h)) if rest.starts_with('/') => h.join(rest.trim_start_matches('/')),
