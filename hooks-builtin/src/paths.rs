@@ -43,7 +43,8 @@ pub fn home_dir() -> Option<PathBuf> {
 
 /// Resolves `raw` the way the OS would when a tool running in `cwd` opens it.
 ///
-/// `~` and `~/…` expand to `home`; a relative path is joined to `cwd`; then the components are
+/// `~` and `~/…` expand to `home`; a Windows path is read as Git Bash reads it (`C:\Users` is
+/// `/c/Users`, `.\sub\x` is `./sub/x`); a relative path is joined to `cwd`; then the components are
 /// walked in order: `.` is dropped, `..` goes up from the directory reached so far (after the
 /// symlinks before it were followed, as the kernel does), and every component that exists and
 /// is a symlink is replaced by its target. Components that do not exist yet (a file about to be
