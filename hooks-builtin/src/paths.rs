@@ -60,6 +60,9 @@ pub fn home_dir() -> Option<PathBuf> {
 /// let home = Path::new("/nonexistent/home/me");
 /// let p = resolve("~/.ssh/id_ed25519", Path::new("/"), Some(home))?;
 /// assert_eq!(p, home.join(".ssh/id_ed25519"));
+///
+/// let p = resolve(r"C:\nonexistent\me", Path::new("/"), None)?;
+/// assert_eq!(p, Path::new("/c/nonexistent/me"));
 /// # Ok::<(), hookrail_builtin::paths::PathError>(())
 /// ```
 pub fn resolve(raw: &str, cwd: &Path, home: Option<&Path>) -> Result<PathBuf, PathError> {
@@ -162,9 +165,9 @@ fn expand_home(raw: &str, home: Option<&Path>) -> Result<PathBuf, PathError> {
 }
 
 /// A Windows path as Git Bash, MSYS2 and Cygwin read it: a drive letter is the directory of
-/// that drive (`C:/Users` and `C:\\Users` are `/c/Users`, as `/mnt/c` is WSL's), and in a
-/// path that starts with a drive or with `.\\` or `..\\`, a backslash separates components
-/// (`.\\sub\\.env` is `./sub/.env`). A backslash elsewhere is left alone: `\\.env` is as
+/// that drive (`C:/Users` and `C:\Users` are `/c/Users`, as `/mnt/c` is WSL's), and in a
+/// path that starts with a drive or with `.\` or `..\`, a backslash separates components
+/// (`.\sub\.env` is `./sub/.env`). A backslash elsewhere is left alone: `\.env` is as
 /// likely a pattern for `grep` as a path. `None` for any other path.
 pub(crate) fn windows_path(raw: &str) -> Option<String> {
     let bytes = raw.as_bytes();
