@@ -187,7 +187,14 @@ pub(super) fn is_disk(path: &str) -> bool {
         "char", "bus", "cpu", "usb", "serial", "vfio", "v4l", "hidraw", "dma_heap",
     ];
     // In any case: macOS's file system finds `/DEV/disk0` at `/dev/disk0`.
-    let path = paths::lexical(Path::new(&path.to_ascii_lowercase()));
+    let lower;
+    let path = if path.bytes().any(|b| b.is_ascii_uppercase()) {
+        lower = path.to_ascii_lowercase();
+        &lower
+    } else {
+        path
+    };
+    let path = paths::lexical(Path::new(path));
     let Ok(name) = path.strip_prefix("/dev") else {
         return false;
     };

@@ -629,18 +629,28 @@ impl Env<'_> {
     /// files.
     pub(in crate::command_guard) fn is_shell_startup(&self, path: &Path) -> bool {
         let (_, home) = self.resolved();
-        let lower = |p: &Path| std::path::PathBuf::from(p.to_string_lossy().to_ascii_lowercase());
-        let Some(home) = home.map(lower) else {
+        let Some(home) = home else {
             return false;
         };
-        let path = lower(path);
-        let Ok(rest) = path.strip_prefix(&home) else {
+        // Compared as text, ASCII case ignored: both paths are resolved (no `.`, `..` or
+        // repeated slashes), and every write target meets this, so nothing is allocated.
+        let (path, home) = (path.to_string_lossy(), home.to_string_lossy());
+        let home = home.trim_end_matches('/');
+        let Some(rest) =
+            strip_prefix_ignore_case(&path, home).and_then(|rest| rest.strip_prefix('/'))
+        else {
             return false;
         };
-        SHELL_STARTUP.iter().any(|f| rest == lower(Path::new(f)))
+        SHELL_STARTUP.iter().any(|f| rest.eq_ignore_ascii_case(f))
             || STARTUP_DIRS.iter().any(|d| {
-                let d = lower(Path::new(d));
-                rest.starts_with(&d) && rest != d
+                strip_prefix_ignore_case(rest, d).is_some_and(|r| r.len() > 1 && r.starts_with('/'))
             })
     }
+}
+
+/// `text` without `prefix`, ASCII case ignored.
+fn strip_prefix_ignore_case<'a>(text: &'a str, prefix: &str) -> Option<&'a str> {
+    let head = text.get(..prefix.len())?;
+    head.eq_ignore_ascii_case(prefix)
+        .then(|| &text[prefix.len()..])
 }
