@@ -430,6 +430,14 @@ pub fn program_key(name: &str) -> Cow<'_, str> {
     resolve::folded(name)
 }
 
+/// `text` after `prefix`, ASCII case ignored (mysql's client commands, paths as a file system
+/// that ignores case compares them).
+pub(crate) fn strip_prefix_ignore_case<'a>(text: &'a str, prefix: &str) -> Option<&'a str> {
+    let head = text.get(..prefix.len())?;
+    head.eq_ignore_ascii_case(prefix)
+        .then(|| &text[prefix.len()..])
+}
+
 /// Lines longer than this are not kept for the next guard.
 #[cfg(all(feature = "command-guard", feature = "secrets-guard"))]
 const MAX_KEPT: usize = 64 * 1024;

@@ -636,21 +636,15 @@ impl Env<'_> {
         // repeated slashes), and every write target meets this, so nothing is allocated.
         let (path, home) = (path.to_string_lossy(), home.to_string_lossy());
         let home = home.trim_end_matches('/');
-        let Some(rest) =
-            strip_prefix_ignore_case(&path, home).and_then(|rest| rest.strip_prefix('/'))
+        let Some(rest) = crate::shell::strip_prefix_ignore_case(&path, home)
+            .and_then(|rest| rest.strip_prefix('/'))
         else {
             return false;
         };
         SHELL_STARTUP.iter().any(|f| rest.eq_ignore_ascii_case(f))
             || STARTUP_DIRS.iter().any(|d| {
-                strip_prefix_ignore_case(rest, d).is_some_and(|r| r.len() > 1 && r.starts_with('/'))
+                crate::shell::strip_prefix_ignore_case(rest, d)
+                    .is_some_and(|r| r.len() > 1 && r.starts_with('/'))
             })
     }
-}
-
-/// `text` without `prefix`, ASCII case ignored.
-fn strip_prefix_ignore_case<'a>(text: &'a str, prefix: &str) -> Option<&'a str> {
-    let head = text.get(..prefix.len())?;
-    head.eq_ignore_ascii_case(prefix)
-        .then(|| &text[prefix.len()..])
 }

@@ -282,7 +282,7 @@ pub(super) fn db_client_commands(program: &str, args: &[String]) -> Vec<String> 
                     let statement = statement.trim_start();
                     let command = ["system ", "\\! ", "\\!", "pager ", "\\P "]
                         .iter()
-                        .find_map(|p| strip_prefix_ignore_case(statement, p));
+                        .find_map(|p| crate::shell::strip_prefix_ignore_case(statement, p));
                     out.extend(command.map(str::to_owned));
                 }
             }
@@ -388,13 +388,6 @@ fn copy_programs(text: &str) -> Vec<String> {
         out.push(command);
     }
     out
-}
-
-/// `text` after `prefix`, compared without case (mysql's client commands).
-fn strip_prefix_ignore_case<'a>(text: &'a str, prefix: &str) -> Option<&'a str> {
-    let head = text.get(..prefix.len())?;
-    head.eq_ignore_ascii_case(prefix)
-        .then(|| &text[prefix.len()..])
 }
 
 #[cfg(test)]
