@@ -114,7 +114,10 @@
 //! decide. It does not expand variables (`X=/; rm -rf $X` asks, as `rm-unknown-variable`),
 //! read scripts from files (`bash ./cleanup.sh`), SQL from files (`psql -f drop.sql`), or
 //! follow aliases and functions defined elsewhere; it is a safety net for agent mistakes, not
-//! a sandbox. Each pack's `misses` in `docs/command-guard-packs.md` says what else it does not
+//! a sandbox. A program the line itself makes under another name (`ln -s /bin/rm ./ls`, `cp`,
+//! `install`, `mv`, `cat /bin/rm > x`, `dd if= of=`) is judged as the program it was made from
+//! as well (`./ls -rf /` then denies); one made by an earlier line, or by a nested script that
+//! runs after it (`bash -c 'cp /bin/rm x'; ./x -rf /`), is not. Each pack's `misses` in `docs/command-guard-packs.md` says what else it does not
 //! catch.
 //!
 //! ```

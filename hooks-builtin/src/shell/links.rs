@@ -14,6 +14,36 @@ pub(crate) const MOUNT_VALUED: &[&str] = &[
     "--options-mode", "--options-source", "--map-users", "--map-groups",
 ];
 
+/// The options that take a value of the programs that copy, move or link files (`cp`,
+/// `install`, `mv`, `ln`, `link`), as GNU's read them; none for another program.
+pub(crate) fn copier_valued(program: &str) -> &'static [&'static str] {
+    match program {
+        "cp" => &[
+            "-t",
+            "--target-directory",
+            "-S",
+            "--suffix",
+            "--sparse",
+            "--no-preserve",
+        ],
+        "install" => &[
+            "-t",
+            "--target-directory",
+            "-S",
+            "--suffix",
+            "-m",
+            "--mode",
+            "-o",
+            "--owner",
+            "-g",
+            "--group",
+            "--strip-program",
+        ],
+        "ln" | "link" | "mv" => &["-t", "--target-directory", "-S", "--suffix"],
+        _ => &[],
+    }
+}
+
 /// The links the script makes, as (link, what it reaches), as written: `ln [-s] TARGET
 /// LINK` (a hard link reaches the same file), `ln TARGET…` into the current directory or
 /// `-t DIR`/a last directory operand (each link named for its target), `link`, `cp -s` and
@@ -28,15 +58,7 @@ pub(crate) fn links_made(script: &Script, cwd: Option<&std::path::Path>) -> Vec<
     for cmd in script.commands() {
         let program = cmd.program.as_str();
         let valued: &[&str] = match program {
-            "ln" | "link" => &["-S", "--suffix", "-t", "--target-directory"],
-            "cp" => &[
-                "-t",
-                "--target-directory",
-                "-S",
-                "--suffix",
-                "--sparse",
-                "--no-preserve",
-            ],
+            "ln" | "link" | "cp" => copier_valued(program),
             "mount" => MOUNT_VALUED,
             _ => continue,
         };

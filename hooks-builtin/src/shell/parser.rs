@@ -42,6 +42,12 @@ pub(super) struct Sink {
     fuel: usize,
     /// Names `hash -p PATH NAME` made run another program: NAME, and PATH.
     pub(super) hashed: Vec<(String, String)>,
+    /// Programs made under another name so far (`cp /bin/rm x`): the name as
+    /// [`super::Command::program`] keys it, and the file it was made from as written.
+    pub(super) made: Vec<(String, String)>,
+    /// The command being read is a program's reading as the file it was made from: made
+    /// names are not read through again in it.
+    pub(super) in_made: bool,
     /// The aliases defined so far (`alias x='rm -rf'`): NAME, and its value.
     pub(super) aliases: Vec<(String, String)>,
     /// The script being parsed is an alias's value with its words, or nested in one: aliases
@@ -150,6 +156,8 @@ pub(super) fn parse(src: &str) -> Result<Script> {
         tasks: VecDeque::new(),
         fuel: FUEL_PER_BYTE * src.len() + FUEL_BASE,
         hashed: Vec::new(),
+        made: Vec::new(),
+        in_made: false,
         aliases: Vec::new(),
         in_alias: false,
         late_aliases: Vec::new(),

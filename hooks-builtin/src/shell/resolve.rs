@@ -4,6 +4,7 @@
 mod embedded;
 mod feeds;
 mod kill;
+mod made;
 mod options;
 mod power;
 mod read_as;
@@ -233,6 +234,25 @@ impl Parser<'_, '_> {
             assignments: stripped.assignments,
         };
         let (args, dir) = (&command.args, &command.dir);
+        // A program the line made under this name (`cp /bin/rm x; ./x -rf /`) runs what it
+        // was made from: judged as that too, since the name may still find another program
+        // (on the PATH, or when the copy failed). Not again inside such a reading, so that a
+        // loop of copies (`cp a b; cp b a`) ends.
+        if !self.sink.in_made && !self.sink.made.is_empty() {
+            for source in made::made_from(&self.sink.made, &command.program) {
+                if program_name(&source) == command.program {
+                    continue;
+                }
+                let words: Vec<String> = std::iter::once(source)
+                    .chain(args.iter().cloned())
+                    .collect();
+                self.sink.in_made = true;
+                let judged = self.nested_command(words, privileged, dir);
+                self.sink.in_made = false;
+                judged?;
+            }
+        }
+        self.sink.made.extend(made::programs_made(&command));
         let text = |s: &str| Source::Text(s.to_owned());
         // An alias defined before (`alias x='rm -rf'; x ~`) runs its value with the words it
         // is used with. bash expands one only on a later line, with `expand_aliases` when not

@@ -5,6 +5,7 @@ use std::path::Path;
 use super::super::Access;
 use super::TESTERS;
 use crate::shell::getopt::{self, Style};
+use crate::shell::links;
 use crate::shell::outputs;
 use crate::shell::{Command, Escapes, RedirectOp, read_escapes};
 
@@ -491,20 +492,9 @@ fn copied_into(cmd: &Command) -> Vec<String> {
     if !matches!(cmd.program.as_str(), "mv" | "cp" | "install" | "ln") {
         return Vec::new();
     }
-    const VALUED: &[&str] = &[
-        "-t",
-        "--target-directory",
-        "-S",
-        "--suffix",
-        "-m",
-        "--mode",
-        "-o",
-        "--owner",
-        "-g",
-        "--group",
-    ];
+    let valued = links::copier_valued(&cmd.program);
     let words = getopt::read(&cmd.args, Style::Gnu, &[], |given| {
-        VALUED.iter().any(|v| getopt::is(given, v))
+        valued.iter().any(|v| getopt::is(given, v))
     });
     let target = words.values(&["-t", "--target-directory"]).last();
     let (dest, sources) = match target {
