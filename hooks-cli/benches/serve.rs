@@ -13,7 +13,10 @@
 //! `concurrent`, `memory`; default all). The keep-alive part also prints the daemon's CPU
 //! time per decision, read from `/proc`. `SERVE_BENCH_HOOKS` is a `hooks` binary to measure
 //! instead of the one cargo built, so that two builds can be compared in one session against
-//! the same floor.
+//! the same floor. `SERVE_BENCH_PIN=C:S` (Linux, `taskset`) runs the client on CPU `C` and
+//! both servers on CPU `S`, so that every round crosses CPUs the same way: on a 2-vCPU VM the
+//! floor otherwise moves between ~8 µs (client and server on one vCPU) and ~80 µs (on two)
+//! from round to round, and its ratio with the daemon moves with it.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -395,12 +398,23 @@ fn main() {
         .expect("hooks.yaml");
     }
     let body = payload(&project.path().display().to_string());
+    let pins = std::env::var("SERVE_BENCH_PIN").ok().map(|pins| {
+        let (client, server) = pins.split_once(':').expect("SERVE_BENCH_PIN=CLIENT:SERVER");
+        (client.to_owned(), server.to_owned())
+    });
+    if let Some((client, _)) = &pins {
+        pin(std::process::id(), client);
+    }
     let (mut floor_child, floor) = floor_server();
     let (mut daemon, addr) = start_daemon(project.path(), state.path());
     let pid = daemon.id();
+    if let Some((_, server)) = &pins {
+        pin(floor_child.id(), server);
+        pin(pid, server);
+    }
 
     // 1. Sequential keep-alive round trips, floor and daemon interleaved in rounds.
-    let d50 = part("keep-alive").then(|| keep_alive(floor, addr, &body, pid));
+    let d50 = part("keep-alive").then(|| keep_alive((floor, floor_child.id()), (addr, pid), &body));
     // 2. A process per event, and the forwarding clients.
     if part("process") {
         per_process(project.path(), state.path(), &body, d50);
@@ -419,16 +433,34 @@ fn main() {
     }
 }
 
+/// Pins every thread of process `pid` to the CPUs `cpus` (a `taskset` list), for
+/// `SERVE_BENCH_PIN`.
+fn pin(pid: u32, cpus: &str) {
+    let status = Command::new("taskset")
+        .args(["-a", "-p", "-c", cpus, &pid.to_string()])
+        .stdout(Stdio::null())
+        .status()
+        .expect("taskset (util-linux), for SERVE_BENCH_PIN");
+    assert!(status.success(), "taskset -a -p -c {cpus} {pid}: {status}");
+}
+
 /// Sequential keep-alive round trips, floor and daemon interleaved in rounds; the daemon's
 /// median p50.
-fn keep_alive(floor: SocketAddr, addr: SocketAddr, body: &str, pid: u32) -> Duration {
+fn keep_alive(
+    (floor, floor_pid): (SocketAddr, u32),
+    (addr, pid): (SocketAddr, u32),
+    body: &str,
+) -> Duration {
     let (mut floor_all, mut daemon_all) = (Vec::new(), Vec::new());
     // The daemon's CPU time over its rounds: a figure that moves far less than latency on a
-    // shared machine, and the one a change to the decision's work shows first.
-    let mut cpu = Duration::ZERO;
+    // shared machine, and the one a change to the decision's work shows first. The floor's
+    // beside it: what any server on this stack spends per request.
+    let (mut cpu, mut floor_cpu) = (Duration::ZERO, Duration::ZERO);
     for _ in 0..5 {
         // The same request as the daemon's: the floor of this hook, not of an empty one.
+        let before = cpu_time(floor_pid);
         let f = sequential(floor, body, 500, 4_000);
+        floor_cpu += cpu_time(floor_pid).saturating_sub(before);
         let before = cpu_time(pid);
         let d = sequential(addr, body, 500, 4_000);
         cpu += cpu_time(pid).saturating_sub(before);
@@ -466,6 +498,10 @@ fn keep_alive(floor: SocketAddr, addr: SocketAddr, body: &str, pid: u32) -> Dura
     println!(
         "  hooks serve CPU (user + sys) per decision, warm-up included: {}",
         us(cpu / (5 * 4_500))
+    );
+    println!(
+        "  floor server CPU (user + sys) per request, warm-up included: {}",
+        us(floor_cpu / (5 * 4_500))
     );
 
     d50
