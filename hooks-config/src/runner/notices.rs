@@ -133,7 +133,10 @@ pub(crate) async fn collect_for<F: Future>(
     NOTICES
         .scope(RefCell::new(notes), async move {
             let output = fut.await;
-            let notes = NOTICES.with(|n| n.take());
+            let mut notes = NOTICES.with(|n| n.take());
+            // The dispatch is over: the caller's is then the payload's only reference, which
+            // it takes back without copying the payload.
+            notes.payload = None;
             (output, notes)
         })
         .await
