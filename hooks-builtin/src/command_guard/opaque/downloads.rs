@@ -1,6 +1,9 @@
 //! `download-then-run`: a file a downloader writes, then runs as code in the same line.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
+
+use crate::shell::getopt::{self, Style};
 
 use super::*;
 
@@ -64,7 +67,9 @@ pub(super) fn download_then_run(script: &Script) -> Option<Hit> {
     }
     for c in script.commands() {
         for run in runs(c) {
-            let Some(name) = file_name(run) else { continue };
+            let Some(name) = file_name(&run) else {
+                continue;
+            };
             if let Some(downloader) = downloaded.get(name) {
                 return Some(hit(
                     DOWNLOAD_THEN_RUN,
@@ -205,25 +210,63 @@ fn download_files(command: &Command) -> Vec<String> {
     files
 }
 
+/// Programs that run the code of a file an option names (`make -f x.mk`, `psql -f x.sql`,
+/// `awk -f x.awk`, `sed -f x.sed`: sed's `e` runs commands, `at -f x`, `nft -f x`).
+const CODE_FILE_OPTIONS: &[(&str, &[&str])] = &[
+    ("make", &["-f", "--file", "--makefile"]),
+    ("gmake", &["-f", "--file", "--makefile"]),
+    ("psql", &["-f", "--file"]),
+    ("awk", &["-f", "--file"]),
+    ("gawk", &["-f", "--file"]),
+    ("mawk", &["-f"]),
+    ("nawk", &["-f"]),
+    ("sed", &["-f", "--file"]),
+    ("gsed", &["-f", "--file"]),
+    ("at", &["-f"]),
+    ("batch", &["-f"]),
+    ("nft", &["-f", "--file"]),
+];
+
+/// SQL clients that run the statements they read on standard input (`psql < x.sql`).
+const SQL_ON_STDIN: &[&str] = &[
+    "psql",
+    "mysql",
+    "mariadb",
+    "sqlite3",
+    "sqlite",
+    "duckdb",
+    "sqlcmd",
+    "clickhouse-client",
+];
+
 /// The files `command` runs as code: a script operand of a shell or interpreter, a script on
-/// standard input from a file, a sourced file, or the program itself.
-fn runs(command: &Command) -> Vec<&str> {
-    let mut files = vec![command.program.as_str()];
+/// standard input from a file, a sourced file, a file of code an option names (`make -f`,
+/// `psql -f`), SQL on standard input, or the program itself.
+fn runs(command: &Command) -> Vec<Cow<'_, str>> {
+    let mut files = vec![Cow::Borrowed(command.program.as_str())];
     if matches!(command.program.as_str(), "source" | ".") {
-        files.extend(command.args.first().map(String::as_str));
+        files.extend(command.args.first().map(|a| Cow::Borrowed(a.as_str())));
+    }
+    if let Some((_, options)) = (CODE_FILE_OPTIONS.iter()).find(|(p, _)| *p == command.program) {
+        let words = getopt::read(&command.args, Style::Gnu, &[], |given| {
+            options.iter().any(|o| getopt::is(given, o))
+        });
+        files.extend(words.values(options).map(|v| Cow::Owned(v.to_owned())));
     }
     if let Some(ShellScript::File(f)) = command.shell_script() {
-        files.push(f);
+        files.push(Cow::Borrowed(f));
     }
-    files.extend(interp::script_file(command));
-    if command.shell_script() == Some(ShellScript::Stdin) || interp::reads_code_from_stdin(command)
+    files.extend(interp::script_file(command).map(Cow::Borrowed));
+    if command.shell_script() == Some(ShellScript::Stdin)
+        || interp::reads_code_from_stdin(command)
+        || SQL_ON_STDIN.contains(&command.program.as_str())
     {
         files.extend(
             command
                 .redirects
                 .iter()
                 .filter(|r| r.op == RedirectOp::In && r.fd.is_none_or(|fd| fd == 0))
-                .map(|r| r.target.as_str()),
+                .map(|r| Cow::Borrowed(r.target.as_str())),
         );
     }
     files
