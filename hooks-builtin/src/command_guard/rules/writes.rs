@@ -390,6 +390,19 @@ fn written<'a>(
             all.extend(operands);
             by_place.extend(operands.iter().map(|o| (*o).to_owned()));
         }
+        // The names files get: util-linux's `rename FROM TO FILE…` (the first FROM in each
+        // name becomes TO), Perl's `rename 's/FROM/TO/' FILE…` with literal parts, and
+        // `mmv FROM TO…` (TO as written: its `#1` stand for what FROM's wildcards matched).
+        "rename" | "prename" | "file-rename" | "perl-rename" | "rename.ul" | "mmv" => {
+            by_place.extend(renamed_to(&command.program, operands));
+        }
+        // The packs judge its places (`truncate-system`, `truncate-shell-startup`); git's
+        // files are judged here (`truncate -s0 .git/config`).
+        "truncate" => {
+            let values = crate::command_guard::packs::builtin_options("truncate");
+            let split = operands::split(&command.args, values.map_or(&[][..], |o| &o.values), NONE);
+            all.extend(split.operands);
+        }
         "cp" | "mv" | "install" | "ln" | "link" | "rsync" | "scp" => {
             // The values of their options are no operands (`mv x /etc/passwd -S .bak`,
             // `install -m 644 x /etc/passwd`, `rsync x /etc/passwd --exclude y`), and `-t DIR`
@@ -646,5 +659,40 @@ impl Env<'_> {
                 crate::shell::strip_prefix_ignore_case(rest, d)
                     .is_some_and(|r| r.len() > 1 && r.starts_with('/'))
             })
+    }
+}
+
+/// The names `rename` (util-linux's or Perl's) and `mmv` give files, as far as they can be
+/// read from the words (see [`written`]): `mmv`'s TO patterns as written, `rename FROM TO
+/// FILE…` as util-linux renames (the first FROM in each name becomes TO), and Perl's `rename
+/// 's/FROM/TO/' FILE…` the same way when FROM is literal, else its TO as written (what a
+/// name may become; `s#x#.git/hooks/pre-commit#` is still read).
+fn renamed_to(program: &str, operands: &[&str]) -> Vec<String> {
+    let perl = |expr: &str| -> Option<(String, String)> {
+        let mut chars = expr.strip_prefix('s')?.chars();
+        let delim = chars
+            .next()
+            .filter(|c| !c.is_alphanumeric() && !c.is_whitespace())?;
+        let rest: String = chars.collect();
+        let mut fields = rest.split(delim);
+        Some((fields.next()?.to_owned(), fields.next()?.to_owned()))
+    };
+    if program == "mmv" {
+        return (operands.iter().skip(1).step_by(2))
+            .map(|to| (*to).to_owned())
+            .collect();
+    }
+    if let [expr, files @ ..] = operands
+        && let Some((from, to)) = perl(expr)
+    {
+        const REGEX: &[char] = &['\\', '$', '(', '[', '.', '*', '+', '?', '^', '|', '{', '@'];
+        if from.contains(REGEX) || to.contains(['\\', '$', '@']) {
+            return vec![to];
+        }
+        return files.iter().map(|f| f.replacen(&from, &to, 1)).collect();
+    }
+    match operands {
+        [from, to, files @ ..] => files.iter().map(|f| f.replacen(from, to, 1)).collect(),
+        _ => Vec::new(),
     }
 }
