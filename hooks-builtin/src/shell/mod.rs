@@ -144,6 +144,7 @@ pub(crate) mod outputs;
 mod parser;
 mod resolve;
 mod terminals;
+pub(crate) mod windows;
 
 pub(crate) use escapes::{Escapes, read_escapes};
 #[cfg(feature = "command-guard")]

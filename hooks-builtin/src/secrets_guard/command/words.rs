@@ -146,10 +146,9 @@ pub(super) fn words(cmd: &Command, redefined: &[&str], code: bool) -> Vec<(Strin
         let bodies = (cmd.redirects.iter())
             .filter(|r| matches!(r.op, RedirectOp::HereDoc | RedirectOp::HereString))
             .map(|r| r.target.as_str());
-        let ipython = cmd.program.starts_with("ipython");
         let mut named = Vec::new();
         for code in cmd.args.iter().map(String::as_str).chain(bodies) {
-            code_words(code, ipython, 0, &mut named);
+            code_words(code, &cmd.program, 0, &mut named);
         }
         out.extend(named.into_iter().map(|w| (w, arg_access)));
     }
@@ -225,16 +224,24 @@ const MAX_CODE_DEPTH: usize = 4;
 /// literal reads as a shell command line (`os.system("cat .env")`, `` `cat .env` ``), the
 /// arguments and redirection targets of its commands, and the code of interpreters among
 /// them. For IPython each line is also read as a shell command line: it runs `!cat .env`,
-/// and `cat .env` itself as an alias.
-fn code_words(code: &str, ipython: bool, depth: usize, out: &mut Vec<String>) {
-    let lines = ipython.then(|| {
-        code.lines()
-            .map(|l| l.trim_start().trim_start_matches(['!', '%']))
-    });
-    for literal in string_literals(code).chain(lines.into_iter().flatten()) {
+/// and `cat .env` itself as an alias. So is each line of PowerShell's code, which is a
+/// command line of its own dialect (`gc $env:USERPROFILE\.ssh\id_rsa`,
+/// [`crate::shell::windows::powershell_line`]).
+fn code_words(code: &str, program: &str, depth: usize, out: &mut Vec<String>) {
+    let lines: Vec<std::borrow::Cow<'_, str>> = match program {
+        p if p.starts_with("ipython") => (code.lines())
+            .map(|l| l.trim_start().trim_start_matches(['!', '%']).into())
+            .collect(),
+        "pwsh" | "powershell" => (code.lines())
+            .map(|l| crate::shell::windows::powershell_line(l).into())
+            .collect(),
+        _ => Vec::new(),
+    };
+    let literals = string_literals(code).map(std::borrow::Cow::Borrowed);
+    for literal in literals.chain(lines) {
         // Escapes read as most languages read them (`\".env\"`, `\x2eenv`).
-        let literal = read_escapes(literal, Escapes::Literal);
-        out.push(literal.as_ref().to_owned());
+        let literal = read_escapes(&literal, Escapes::Literal).into_owned();
+        out.push(literal.clone());
         if depth >= MAX_CODE_DEPTH {
             continue;
         }
@@ -245,9 +252,8 @@ fn code_words(code: &str, ipython: bool, depth: usize, out: &mut Vec<String>) {
             // As the same command on the command line: `curl -d@.env` sends `.env`.
             out.extend(words(cmd, &[], false).into_iter().map(|(word, _)| word));
             if is_interpreter(&cmd.program) {
-                let inner = cmd.program.starts_with("ipython");
                 for arg in &cmd.args {
-                    code_words(arg, inner, depth + 1, out);
+                    code_words(arg, &cmd.program, depth + 1, out);
                 }
             }
         }

@@ -49,7 +49,7 @@ pub(super) fn read_as(words: &[String], dir: Option<&str>) -> Option<Vec<String>
         return Some(vec![
             "sh".to_owned(),
             "-c".to_owned(),
-            args[at + 1..].join(" "),
+            crate::shell::windows::cmd_line(&args[at + 1..].join(" ")),
         ]);
     }
     // `start [/b] [/d DIR] [""] PROGRAM ARGS` (cmd's `start`, a script in Git Bash): it runs
