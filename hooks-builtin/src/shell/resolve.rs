@@ -319,6 +319,14 @@ impl Parser<'_, '_> {
                     self.define_alias(name, value, privileged, dir.clone())?;
                 }
             }
+            // `hyperfine 'cmd1' 'cmd2'`: each operand is a command line it runs (as are the
+            // values of `--setup`, `--prepare` and `--cleanup`); every word that is no option
+            // is judged as one.
+            "hyperfine" => {
+                for script in args.iter().filter(|a| !a.starts_with('-')) {
+                    self.queue_task(text(script), privileged, dir.clone(), false)?;
+                }
+            }
             "watch" => {
                 let mut exec = false;
                 let n = walk_options(args, WATCH_SHORT, WATCH_LONG, false, |opt, _| {

@@ -199,6 +199,8 @@ const CREDENTIAL_PRINTERS: &[Printer] = &[
     ("teller", &["export"], Needs::Nothing, CREDENTIAL_PRINT, "the secrets"),
     ("teller", &["show"], Needs::Nothing, CREDENTIAL_PRINT, "the secrets"),
     ("dotenvx", &["get"], Needs::Nothing, CREDENTIAL_PRINT, "decrypted variables"),
+    ("dotenv", &["list"], Needs::Nothing, CREDENTIAL_PRINT, "the variables of its file"),
+    ("dotenv", &["get"], Needs::Nothing, CREDENTIAL_PRINT, "a variable of its file"),
     ("dotenvx", &["decrypt"], Needs::Option(&["--stdout"]), CREDENTIAL_PRINT, "decrypted variables"),
     ("op", &["inject"], Needs::Nothing, CREDENTIAL_PRINT, "a template with its secrets filled in, to the output unless -o names a file"),
     ("age", &[], Needs::Option(&["-d", "--decrypt"]), CREDENTIAL_PRINT, "decrypted content"),

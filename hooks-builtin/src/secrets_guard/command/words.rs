@@ -60,8 +60,19 @@ pub(super) fn words(cmd: &Command, redefined: &[&str], code: bool) -> Vec<(Strin
     let ssh = trusted && matches!(cmd.program.as_str(), "ssh" | "scp" | "sftp");
     // `git clean -e PATTERN` keeps what the pattern names: a name, not a file it touches.
     let clean = trusted && cmd.program == "git" && cmd.args.first().is_some_and(|a| a == "clean");
+    // Names put in an ignore file (`echo .env >> .gitignore`) are written there as text; what
+    // else prints a name is judged as if it read it, since a later command may (`cat $(echo
+    // .env)`, `f=$(printf .env)`).
+    let ignore_list = trusted && ignore_list(cmd);
+    // grep's pattern (its first operand, without `-e` or `-f`) is no file it reads.
+    let mut pattern = trusted && grep_pattern_first(cmd);
     let mut key_next = false;
     for arg in &cmd.args {
+        if ignore_list || (pattern && !arg.starts_with('-')) {
+            pattern = false;
+            previous = Some(arg);
+            continue;
+        }
         // The operands of a program that uses only names; its options are still judged
         // (`git rm --cached --pathspec-from-file=.env` reads the file).
         let skip = (names_only
@@ -379,6 +390,54 @@ fn closing(bytes: &[u8], start: usize, close: Vec<u8>, absent: &mut Vec<Vec<u8>>
         absent.push(close);
     }
     found
+}
+
+/// Files that list names for a tool to leave alone: a name written to one is text, not a file
+/// read (`echo .env >> .gitignore`).
+const IGNORE_FILES: &[&str] = &[
+    ".gitignore",
+    ".dockerignore",
+    ".npmignore",
+    ".prettierignore",
+    ".eslintignore",
+    ".ignore",
+    ".rgignore",
+    ".hgignore",
+    ".helmignore",
+    ".gcloudignore",
+    ".vercelignore",
+    ".slugignore",
+    ".cfignore",
+    "exclude",
+];
+
+/// Whether `cmd` is `echo` or `printf` printing only into ignore files ([`IGNORE_FILES`]; `exclude`
+/// only as `.git/info/exclude`).
+fn ignore_list(cmd: &Command) -> bool {
+    if !matches!(cmd.program.as_str(), "echo" | "printf") {
+        return false;
+    }
+    let mut outputs = (cmd.redirects.iter())
+        .filter(|r| r.fd.is_none_or(|fd| fd == 1))
+        .peekable();
+    outputs.peek().is_some()
+        && outputs.all(|r| {
+            let name = r.target.rsplit('/').next().unwrap_or(&r.target);
+            matches!(r.op, RedirectOp::Out | RedirectOp::Append)
+                && IGNORE_FILES.contains(&name)
+                && (name != "exclude" || r.target.ends_with(".git/info/exclude"))
+        })
+}
+
+/// Whether the first operand of `cmd` is a `grep` or `rg` pattern: no `-e`/`--regexp` or
+/// `-f`/`--file` gives the patterns instead (in a cluster of short options too).
+fn grep_pattern_first(cmd: &Command) -> bool {
+    matches!(cmd.program.as_str(), "grep" | "egrep" | "fgrep" | "rg")
+        && !cmd.args.iter().take_while(|a| *a != "--").any(|a| {
+            a.starts_with("--regexp") || a.starts_with("--file") || {
+                a.starts_with('-') && !a.starts_with("--") && a.contains(['e', 'f'])
+            }
+        })
 }
 
 /// Whether `cmd` uses its operands' names and never their contents: `test -f .env`,

@@ -148,6 +148,21 @@ pub(super) fn strip(
         if w.version && words.get(i + skip).is_some_and(|a| looks_like_version(a)) {
             skip += 1;
         }
+        if words
+            .get(i + skip)
+            .is_some_and(|a| w.own.contains(&a.as_str()))
+        {
+            break; // `dotenv list`: the wrapper's own subcommand
+        }
+        if words
+            .get(i + skip)
+            .is_some_and(|a| w.then.contains(&a.as_str()))
+        {
+            skip += 1;
+            skip += (words[i + skip..].iter())
+                .take_while(|a| a.starts_with("--") && a.len() > 2)
+                .count();
+        }
         if w.context && options == 0 && words.get(i + skip).is_some_and(|a| a.contains(':')) {
             skip += 1;
         }

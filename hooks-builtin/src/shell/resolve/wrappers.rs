@@ -79,6 +79,13 @@ pub(super) struct Wrapper {
     /// Without a `--`, its last word is the command line and the words before it operands,
     /// however many (`scl enable c1 c2 'cmd'`; `scl enable c1 c2 -- cmd args`).
     pub(super) last_line: bool,
+    /// Words that may follow its options before the command, skipped with the long options
+    /// after them (python-dotenv's `dotenv -f F run --override cmd`, where dotenv-cli's
+    /// `dotenv -e F -- cmd` has none).
+    pub(super) then: &'static [&'static str],
+    /// Its own subcommands, which in the command's place run nothing: it is the command
+    /// (python-dotenv's `dotenv list`, `dotenv get KEY`).
+    pub(super) own: &'static [&'static str],
 }
 
 const PLAIN: Wrapper = Wrapper {
@@ -111,6 +118,8 @@ const PLAIN: Wrapper = Wrapper {
     line_global: ("", &[]),
     version: false,
     last_line: false,
+    then: &[],
+    own: &[],
 };
 
 use std::collections::HashMap;

@@ -200,11 +200,45 @@ pub(super) const RUNNERS: &[Wrapper] = &[
         assignments: true,
         ..PLAIN
     },
-    // `dotenv -e .env.test -- jest` (dotenv-cli): the command after its options or `--`.
+    // `dotenv -e .env.test -- jest` (dotenv-cli): the command after its options or `--`;
+    // `dotenv -f .env run jest` (python-dotenv): after `run` and its options.
     Wrapper {
         name: "dotenv",
-        short: "evpc",
+        short: "evpcfq",
+        long: &["file", "quote", "export"],
         starts: &["--"],
+        then: &["run"],
+        own: &["list", "get", "set", "unset"],
+        ..PLAIN
+    },
+    // `env-cmd -f .env.test jest`: the command after its options.
+    Wrapper {
+        name: "env-cmd",
+        short: "fer",
+        long: &["file", "environments", "rc-file"],
+        ..PLAIN
+    },
+    // `perf stat -e cycles cmd`, `perf record -g -o x.data cmd`, `perf trace cmd`.
+    Wrapper {
+        name: "perf",
+        sub: &["record", "stat", "trace"],
+        short: "eptocFCGmrjxID",
+        long: &[
+            "event",
+            "pid",
+            "tid",
+            "output",
+            "count",
+            "freq",
+            "cpu",
+            "cgroup",
+            "mmap-pages",
+            "repeat",
+            "field-separator",
+            "interval-print",
+            "delay",
+            "call-graph",
+        ],
         ..PLAIN
     },
     Wrapper {
