@@ -69,6 +69,33 @@ const LOADER_VARIABLES: &[&str] = &[
     "GIT_CONFIG_SYSTEM",
 ];
 
+/// Whether `name=value`, one of [`LOADER_VARIABLES`], makes a program load code the project
+/// does not hold: a search path (`PYTHONPATH`, `PERL5LIB`, `LD_LIBRARY_PATH`) with a directory
+/// outside the project's relative ones (`src`, `./lib`, `$PWD/build`; an empty entry is the
+/// current directory), `NODE_OPTIONS` with an option that loads a module or opens the
+/// debugger (`--require`, `-r`, `--import`, `--loader`, `--experimental-loader`,
+/// `--inspect…`; not `--max-old-space-size=8192`), and any value of the others.
+fn loads_code(name: &str, value: &str) -> bool {
+    let in_project = |dir: &str| {
+        let rel = ["$PWD", "${PWD}"]
+            .iter()
+            .find_map(|pwd| dir.strip_prefix(pwd))
+            .map_or(dir, |rest| rest.trim_start_matches('/'));
+        !rel.starts_with(['/', '~', '$']) && !rel.split('/').any(|c| c == "..")
+    };
+    match name {
+        "PYTHONPATH" | "PERL5LIB" | "LD_LIBRARY_PATH" => !value.split(':').all(in_project),
+        "NODE_OPTIONS" => value.split_whitespace().any(|option| {
+            let option = option.split('=').next().unwrap_or(option);
+            matches!(
+                option,
+                "-r" | "--require" | "--import" | "--loader" | "--experimental-loader"
+            ) || option.starts_with("--inspect")
+        }),
+        _ => true,
+    }
+}
+
 /// `command-variable`: a variable set for the command (or exported) whose value is a command
 /// another program runs, judged as that command (`GIT_SSH_COMMAND='rm -rf /' git fetch` is
 /// `rm-root`); one that makes a program load code from a file, or a `PATH` that puts a
@@ -156,7 +183,7 @@ fn variable_hits(
                 format!("{name} names a command the guard cannot read ({e})"),
             )),
         }
-    } else if LOADER_VARIABLES.contains(&name) {
+    } else if LOADER_VARIABLES.contains(&name) && loads_code(name, value) {
         hits.push(hit(
             COMMAND_VARIABLE,
             format!("{name} makes the program load code from `{}`", cut(value)),
