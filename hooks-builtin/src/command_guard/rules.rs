@@ -510,6 +510,15 @@ pub(super) fn command_hits(command: &Command, env: &Env<'_>) -> Vec<Hit> {
             (writes::tar_removes(&command.args).iter())
                 .filter_map(|o| env.delete_hit(o, dir, "tar --remove-files")),
         ),
+        // `zip -m` and `7z a -sdel` delete what they archived too.
+        "zip" => hits.extend(
+            (writes::zip_moves(&command.args).iter())
+                .filter_map(|o| env.delete_hit(o, dir, "zip -m")),
+        ),
+        "7z" | "7za" | "7zz" | "7zr" => hits.extend(
+            (writes::seven_zip_deletes(&command.args).iter())
+                .filter_map(|o| env.delete_hit(o, dir, "7z -sdel")),
+        ),
         "cmake" if command.args.first().is_some_and(|a| a == "-E") => {
             let sub = command.args.get(1).map(String::as_str);
             let recursive = match sub {

@@ -129,6 +129,53 @@ pub(super) fn tar_words(args: &[String]) -> Vec<String> {
     words
 }
 
+/// What `zip -m` (`--move`, or `m` in a cluster: `zip -rm a.zip dir`) deletes once it is
+/// archived: the operands after the archive. The values of zip's options are no operands,
+/// nor are the patterns after `-x`/`-i` (up to the next option).
+pub(super) fn zip_moves(args: &[String]) -> Vec<String> {
+    const VALUES: &[&str] = &[
+        "-b", "-n", "-t", "-tt", "-P", "-Z", "-O", "-s", "-sp", "-ll",
+    ];
+    let moves = args.iter().take_while(|a| *a != "--").any(|a| {
+        a == "--move" || (a.starts_with('-') && !a.starts_with("--") && a[1..].contains('m'))
+    });
+    if !moves {
+        return Vec::new();
+    }
+    let mut operands = Vec::new();
+    let mut words = args.iter();
+    let (mut patterns, mut only) = (false, false);
+    while let Some(word) = words.next() {
+        if !only && word == "--" {
+            only = true;
+        } else if !only && word.starts_with('-') && word.len() > 1 {
+            patterns = matches!(word.as_str(), "-x" | "-i" | "--exclude" | "--include");
+            if VALUES.contains(&word.as_str()) {
+                words.next();
+            }
+        } else if !patterns {
+            operands.push(word.clone());
+        }
+    }
+    operands.into_iter().skip(1).collect()
+}
+
+/// What `7z a -sdel ARCHIVE FILE…` deletes once it is archived: the files (7z's switches carry
+/// their values attached: `-pSECRET`, `-mx9`).
+pub(super) fn seven_zip_deletes(args: &[String]) -> Vec<String> {
+    let switches = || args.iter().filter(|a| a.starts_with('-'));
+    if args.first().is_none_or(|c| c != "a" && c != "u")
+        || !switches().any(|a| a.eq_ignore_ascii_case("-sdel"))
+    {
+        return Vec::new();
+    }
+    (args.iter().skip(1))
+        .filter(|a| !a.starts_with('-'))
+        .skip(1)
+        .cloned()
+        .collect()
+}
+
 /// What `tar --remove-files` deletes once it has archived them: its operands, each where
 /// the `-C DIR` before it says (`tar -cf x.tar -C / etc --remove-files` deletes `/etc`).
 pub(super) fn tar_removes(args: &[String]) -> Vec<String> {
