@@ -143,6 +143,7 @@ pub(crate) mod links;
 pub(crate) mod outputs;
 mod parser;
 mod resolve;
+pub(crate) mod sed;
 mod terminals;
 pub(crate) mod windows;
 

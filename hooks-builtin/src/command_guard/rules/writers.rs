@@ -107,7 +107,7 @@ pub(super) fn written<'a>(program: &str, args: &'a [String]) -> (Vec<&'a str>, V
     let mut files = in_place_files(program, args);
     let mut places = Vec::new();
     match program {
-        "sed" | "gsed" => places.extend(sed_writes(args)),
+        "sed" | "gsed" => places.extend(crate::shell::sed::writes(args)),
         "awk" | "gawk" | "mawk" | "nawk" => places.extend(awk_writes(args)),
         // `split FILE PREFIX`, `csplit -f PREFIX FILE …`: pieces named from the prefix.
         "split" => {
@@ -201,55 +201,6 @@ fn short_in(flag: &str, unless: &[&str]) -> bool {
                 .iter()
                 .any(|u| u.len() == 2 && u.ends_with(c) && u.starts_with('-'))
         })
-}
-
-/// The files a sed script writes: its `w FILE` commands and the `w FILE` flag of `s///`
-/// (`sed -n '/x/w /etc/cron.d/x' f`, `sed 's/a/b/w /etc/passwd' f`). The script is the
-/// first operand, or the values of `-e`.
-fn sed_writes(args: &[String]) -> Vec<String> {
-    static W: LazyLock<regex::Regex> = LazyLock::new(|| {
-        regex::Regex::new(r"(?m)(?:^|[;{}]|[0-9$/][gpiImMe0-9]*)\s*[wW]\s+([^;\n}]+)")
-            .expect("the sed write expression compiles")
-    });
-    let scripts = sed_scripts(args);
-    let mut files = Vec::new();
-    for script in scripts {
-        for caps in W.captures_iter(script) {
-            if let Some(file) = caps.get(1) {
-                let file = file.as_str().trim();
-                if !file.is_empty() && !matches!(file, "/dev/stdout" | "/dev/stderr") {
-                    files.push(file.to_owned());
-                }
-            }
-        }
-    }
-    files
-}
-
-/// The script texts of a sed command: `-e`/`--expression` values, or the first operand.
-fn sed_scripts(args: &[String]) -> Vec<&str> {
-    let mut scripts = Vec::new();
-    let mut words = args.iter().map(String::as_str);
-    let mut first = None;
-    while let Some(word) = words.next() {
-        match word {
-            "-e" | "--expression" => scripts.extend(words.next()),
-            "-f" | "--file" | "-l" | "--line-length" => {
-                words.next();
-            }
-            w if w.starts_with("--expression=") => scripts.push(&w["--expression=".len()..]),
-            w if w.starts_with("-e") && w.len() > 2 && !w.starts_with("--") => {
-                scripts.push(&w[2..])
-            }
-            w if w.starts_with('-') => {}
-            w if first.is_none() => first = Some(w),
-            _ => {}
-        }
-    }
-    if scripts.is_empty() {
-        scripts.extend(first);
-    }
-    scripts
 }
 
 /// The files an awk program prints into (`print > "/etc/passwd"`, `printf … >> "f"`): the
@@ -384,9 +335,6 @@ mod tests {
             "README.md".to_owned(),
         ];
         assert_eq!(awk_writes(&awk), ["/etc/passwd"]);
-        let sed = vec!["s/x/y/w /etc/passwd".to_owned(), "f".to_owned()];
-        assert_eq!(sed_writes(&sed), ["/etc/passwd"]);
-        assert!(sed_writes(&words("-n s/x/y/p f")).is_empty());
         assert_eq!(
             written("sort", &words("-o /etc/passwd x")).0,
             ["/etc/passwd"]

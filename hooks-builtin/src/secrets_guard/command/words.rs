@@ -149,6 +149,11 @@ pub(super) fn words(cmd: &Command, redefined: &[&str], code: bool) -> Vec<(Strin
         }
     }
     out.extend((copied_into(cmd).into_iter()).map(|p| (p, Access::Write)));
+    // sed's own commands read and write files (`sed 'r .env' x`, `sed -n 'w f' x`).
+    if matches!(cmd.program.as_str(), "sed" | "gsed") {
+        out.extend((crate::shell::sed::reads(&cmd.args).into_iter()).map(|p| (p, Access::Read)));
+        out.extend((crate::shell::sed::writes(&cmd.args).into_iter()).map(|p| (p, Access::Write)));
+    }
     out.extend((outputs::decompressed(cmd).into_iter()).map(|p| (p, Access::Write)));
     // An interpreter's code names the files it opens in string literals
     // (`python3 -c 'print(open(".env").read())'`, `node <<'EOF'`), and so does the text a
