@@ -25,6 +25,9 @@ pub(super) type Positional = Option<Rc<[String]>>;
 const FUEL_PER_BYTE: usize = 8;
 /// Work allowed on top, so short commands with a little nesting are never refused.
 const FUEL_BASE: usize = 1 << 18;
+/// How many calls of a function the script defines are judged with their arguments.
+pub(super) const MAX_FUNCTION_CALLS: usize = 16;
+
 /// The work charged for each command found: it bounds the size of the result, and so the work
 /// of the guards that judge every command.
 const COMMAND_COST: usize = 64;
@@ -42,6 +45,12 @@ pub(super) struct Sink {
     fuel: usize,
     /// Names `hash -p PATH NAME` made run another program: NAME, and PATH.
     pub(super) hashed: Vec<(String, String)>,
+    /// The functions defined so far, each as its name, its body as written, and the
+    /// directory it was defined in: a call is judged as the body with its arguments.
+    pub(super) bodies: Vec<(String, String, Option<String>)>,
+    /// Calls of those functions judged with their arguments so far (at most
+    /// [`MAX_FUNCTION_CALLS`], so that a function that calls itself ends).
+    pub(super) function_calls: usize,
     /// Programs made under another name so far (`cp /bin/rm x`): the name as
     /// [`super::Command::program`] keys it, and the file it was made from as written.
     pub(super) made: Vec<(String, String)>,
@@ -156,6 +165,8 @@ pub(super) fn parse(src: &str) -> Result<Script> {
         tasks: VecDeque::new(),
         fuel: FUEL_PER_BYTE * src.len() + FUEL_BASE,
         hashed: Vec::new(),
+        bodies: Vec::new(),
+        function_calls: 0,
         made: Vec::new(),
         in_made: false,
         aliases: Vec::new(),

@@ -253,6 +253,31 @@ impl Parser<'_, '_> {
             }
         }
         self.sink.made.extend(made::programs_made(&command));
+        // A call of a function the script defines runs its body with the call's arguments
+        // as `$1`, `$@`, …: judged so (the body was judged once where it was defined, with
+        // the parameters it had there).
+        if !command.by_path
+            && !args.is_empty()
+            && self.sink.function_calls < super::parser::MAX_FUNCTION_CALLS
+            && let Some((_, body, _)) =
+                (self.sink.bodies.iter().rev()).find(|(name, _, _)| *name == command.program)
+        {
+            self.sink.function_calls += 1;
+            let body = body.clone();
+            let positional: Option<Rc<[String]>> = (!changes_positional(&body)).then(|| {
+                std::iter::once(command.program.clone())
+                    .chain(args.iter().cloned())
+                    .collect()
+            });
+            self.sink.charge(args.iter().map(String::len).sum())?;
+            self.queue_script(
+                Source::Text(body),
+                privileged,
+                dir.clone(),
+                false,
+                positional,
+            )?;
+        }
         let text = |s: &str| Source::Text(s.to_owned());
         // An alias defined before (`alias x='rm -rf'; x ~`) runs its value with the words it
         // is used with. bash expands one only on a later line, with `expand_aliases` when not

@@ -465,6 +465,7 @@ impl Parser<'_, '_> {
     pub(super) fn function_body(&mut self, pi: usize, name: String) -> Result<()> {
         self.skip_space()?;
         let first = self.sink.script.pipelines.len();
+        let start = self.pos;
         if self.peek() == Some(b'(') {
             self.subshell(pi)?;
         } else if self.keyword_ahead("{") {
@@ -472,6 +473,13 @@ impl Parser<'_, '_> {
         } else {
             return Err(self.unexpected());
         }
+        // The body as written, to judge again with the arguments of each call (`f() { rm
+        // "$@"; }; f -rf /`).
+        let body = self.src[start..self.pos].to_owned();
+        self.sink.charge(body.len())?;
+        self.sink
+            .bodies
+            .push((name.clone(), body, self.dir.clone()));
         let calls = self.sink.script.pipelines[first..]
             .iter()
             .flat_map(|p| &p.commands)
