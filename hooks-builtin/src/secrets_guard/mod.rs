@@ -9,7 +9,7 @@
 //!
 //! | builtin rule | matches |
 //! |---|---|
-//! | `.env`, `.env.*` | dotenv files, except `.env.example`, `.env.sample`, `.env.template` |
+//! | `.env`, `.env.*` | dotenv files, except `.env.example`, `.env.sample`, `.env.template`, `.env.dist`, `.env.defaults` |
 //! | `.envrc` | direnv files (they export what a `.env` holds) |
 //! | `*.pem`, `*.key` | PEM certificates and private keys |
 //! | `id_rsa*`, `id_dsa*`, `id_ecdsa*`, `id_ed25519*` | SSH private keys, except `*.pub` |

@@ -161,6 +161,9 @@ pub(super) const BUILTIN_ALLOW: &[(&str, &[&str])] = &[
     (".env.example", &["**/.env.example"]),
     (".env.sample", &["**/.env.sample"]),
     (".env.template", &["**/.env.template"]),
+    // Symfony's committed template, and dotenv-defaults' committed defaults.
+    (".env.dist", &["**/.env.dist"]),
+    (".env.defaults", &["**/.env.defaults"]),
     ("*.pub", &["**/*.pub"]),
 ];
 
