@@ -18,6 +18,8 @@ pub(super) struct Word {
     /// The offsets in `text` of the unquoted `{`, `,`, `.` and `}`, which brace expansion
     /// reads; empty when there is no unquoted `{`.
     pub(super) braces: Vec<usize>,
+    /// The elements of the array it assigns (`a=(-rf /)`), quotes removed.
+    pub(super) array: Option<Vec<String>>,
 }
 
 /// True when `raw`, as written, starts with an assignment: `X=1`, `X+=1`, `a[0]=1`.
@@ -98,6 +100,7 @@ impl Parser<'_, '_> {
             deferred,
             unexpanded,
             braces,
+            array: self.array.take(),
         }))
     }
 
@@ -302,20 +305,26 @@ impl Parser<'_, '_> {
     fn array(&mut self, buf: &mut Vec<u8>) -> Result<()> {
         let start = self.pos;
         self.pos += 1;
+        let mut elements = Vec::new();
         loop {
             self.skip_space()?;
             if self.peek() == Some(b')') {
                 self.pos += 1;
                 break;
             }
-            if self.word()?.is_none() {
-                return Err(match self.peek() {
-                    None => ShellError::Unterminated("array"),
-                    Some(_) => self.unexpected(),
-                });
+            match self.word()? {
+                Some(word) => elements.push(word.text),
+                None => {
+                    return Err(match self.peek() {
+                        None => ShellError::Unterminated("array"),
+                        Some(_) => self.unexpected(),
+                    });
+                }
             }
         }
         buf.extend_from_slice(self.since(start).as_bytes());
+        // Kept for the word being read (an element `[i]=x` is kept as written).
+        self.array = Some(elements);
         Ok(())
     }
 

@@ -45,6 +45,10 @@ pub(super) struct Sink {
     fuel: usize,
     /// Names `hash -p PATH NAME` made run another program: NAME, and PATH.
     pub(super) hashed: Vec<(String, String)>,
+    /// The elements given to arrays so far, in order: the name, the elements, and whether
+    /// they were the whole array (`a=(-rf /)`, `declare -a a=(…)`) rather than added to it
+    /// (`a+=(x)`, `a[1]=x`).
+    pub(super) arrays: Vec<(String, Vec<String>, bool)>,
     /// The functions defined so far, each as its name, its body as written, and the
     /// directory it was defined in: a call is judged as the body with its arguments.
     pub(super) bodies: Vec<(String, String, Option<String>)>,
@@ -165,6 +169,7 @@ pub(super) fn parse(src: &str) -> Result<Script> {
         tasks: VecDeque::new(),
         fuel: FUEL_PER_BYTE * src.len() + FUEL_BASE,
         hashed: Vec::new(),
+        arrays: Vec::new(),
         bodies: Vec::new(),
         function_calls: 0,
         made: Vec::new(),
@@ -272,6 +277,7 @@ fn run(
         do_depth: 0,
         loop_stage: false,
         loop_feed: Vec::new(),
+        array: None,
     };
     parser.list(End::Eof)?;
     // A here-document still open at the end of the input is empty, as in bash.
@@ -304,6 +310,10 @@ pub(super) struct Parser<'a, 's> {
     /// it, and the `do` depth of its body. Its body's commands read what is left of that
     /// input, so each body pipeline starts with a copy of the feeding stage.
     loop_feed: Vec<(Command, usize)>,
+    /// The elements of the array the word being read assigns ([`Word::array`]).
+    ///
+    /// [`Word::array`]: super::lex::Word
+    pub(super) array: Option<Vec<String>>,
 }
 
 /// What a program that takes its items from a here-document does with them.

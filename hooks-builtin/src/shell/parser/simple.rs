@@ -79,6 +79,81 @@ impl Parser<'_, '_> {
         Ok(())
     }
 
+    /// Records the arrays among `words` (the assignments of a statement, or a `declare`'s
+    /// arguments): `a=(…)` with its elements ([`Word::array`]), and what `a+=(…)` and
+    /// `a[i]=v` add to it.
+    ///
+    /// [`Word::array`]: crate::shell::lex::Word
+    fn record_arrays(&mut self, arrays: &[(String, Vec<String>)], words: &[String]) {
+        for word in words {
+            let Some((name, value)) = word.split_once('=') else {
+                continue;
+            };
+            let elements = (arrays.iter())
+                .find(|(text, _)| text == word)
+                .map(|(_, elements)| elements.clone());
+            let (name, whole) = match (name.split_once('['), elements) {
+                // `a[i]=v`: one element.
+                (Some((name, _)), _) => (name, vec![value.to_owned()]),
+                (None, Some(elements)) => (name, elements),
+                // A plain value (`a=x`) is the variables' (`$a`).
+                (None, None) => continue,
+            };
+            let plain = !word.contains("+=") && !word[..word.find('=').unwrap_or(0)].contains('[');
+            let name = name.trim_end_matches('+');
+            self.sink.arrays.push((name.to_owned(), whole, plain));
+        }
+    }
+
+    /// The words of a simple command with the elements of the arrays the script assigned put
+    /// in: `"${a[@]}"` and `${a[*]}` as one word each, `${a[N]}` as its element. An array
+    /// given its elements once, by one `a=(…)`, is put in as it is; one given them more than
+    /// once (again, `a+=(…)`, `a[i]=v`, in a branch or a loop) as every element it was ever
+    /// given, in the order given, which can only add words. `None` when nothing changed.
+    fn put_arrays(&mut self, words: &[String]) -> Result<Option<Vec<String>>> {
+        if self.sink.arrays.is_empty() || !words.iter().any(|w| w.contains("${")) {
+            return Ok(None);
+        }
+        let mut out = Vec::with_capacity(words.len());
+        let mut changed = false;
+        for word in words {
+            let inner = word.strip_prefix("${").and_then(|w| w.strip_suffix('}'));
+            let put = inner.and_then(|inner| {
+                let (name, index) = inner.split_once('[')?;
+                let index = index.strip_suffix(']')?;
+                let given: Vec<&(String, Vec<String>, bool)> = self
+                    .sink
+                    .arrays
+                    .iter()
+                    .filter(|(n, _, _)| n == name)
+                    .collect();
+                match given.as_slice() {
+                    [] => None,
+                    [(_, elements, true)] => match index {
+                        "@" | "*" => Some(elements.clone()),
+                        n => Some(
+                            elements
+                                .get(n.parse::<usize>().ok()?)
+                                .cloned()
+                                .into_iter()
+                                .collect(),
+                        ),
+                    },
+                    all => Some(all.iter().flat_map(|(_, e, _)| e.iter().cloned()).collect()),
+                }
+            });
+            match put {
+                Some(elements) => {
+                    changed = true;
+                    out.extend(elements);
+                }
+                None => out.push(word.clone()),
+            }
+        }
+        self.sink.charge(out.iter().map(String::len).sum())?;
+        Ok(changed.then_some(out))
+    }
+
     /// Parses the values of `deferred` assignment words ([`Word::deferred`](crate::shell::lex::Word::deferred)) as scripts: a
     /// value that holds a command substitution kept from running at the assignment
     /// (`x='$(cmd)'`) runs it wherever bash expands the value again: as a prompt (`${x@P}`,
@@ -107,6 +182,8 @@ impl Parser<'_, '_> {
         let mut deferred = Vec::new();
         let mut recordable = Vec::new();
         let mut braces: Vec<(usize, Vec<usize>)> = Vec::new();
+        // Array assignments among the words (`a=(x y)`, or `declare -a a=(x y)`).
+        let mut arrays: Vec<(String, Vec<String>)> = Vec::new();
         loop {
             self.skip_blank();
             if let Some(r) = self.redirect((pi, ci, redirects.len()))? {
@@ -125,7 +202,10 @@ impl Parser<'_, '_> {
                 Some(b'(') => return Err(self.unexpected()),
                 Some(_) => {}
             }
-            let word = self.word()?.ok_or_else(|| self.unexpected())?;
+            let mut word = self.word()?.ok_or_else(|| self.unexpected())?;
+            if let Some(elements) = word.array.take() {
+                arrays.push((word.text.clone(), elements));
+            }
             if word.deferred && word.text.contains('=') {
                 deferred.push(word.text.clone());
             }
@@ -147,6 +227,7 @@ impl Parser<'_, '_> {
         if words.is_empty() {
             self.record_variables(recordable.iter().map(String::as_str))?;
             self.deferred_values(&deferred)?;
+            self.record_arrays(&arrays, &assignments);
         }
         // `BASH_ALIASES[x]='rm -rf'` defines an alias, as `alias x='rm -rf'` does.
         for (name, value) in (assignments.iter())
@@ -165,11 +246,13 @@ impl Parser<'_, '_> {
         }
         let expanded = self.brace_reading(&words, &braces)?;
         let words = self.put_positional(&words)?.unwrap_or(words);
+        let words = self.put_arrays(&words)?.unwrap_or(words);
         let mut command = self.resolve(words, redirects, self.privileged)?;
         if matches!(
             command.program.as_str(),
             "export" | "declare" | "local" | "readonly" | "typeset"
         ) {
+            self.record_arrays(&arrays, &command.args);
             self.record_variables(command.args.iter().map(String::as_str))?;
             self.deferred_values(&deferred)?;
         }
@@ -184,6 +267,31 @@ impl Parser<'_, '_> {
                 .filter(|a| !a.starts_with('-'))
             {
                 self.sink.hashed.push((name.clone(), path.clone()));
+            }
+        }
+        // `set -- -rf /` gives the positional parameters values (`rm "$@"` after it), where
+        // they were not known: at the top of the command line, or in a script that changes
+        // them (`sh -c` reads such a script with them unknown from the start).
+        if command.program == "set" && self.positional.is_none() {
+            let mut args = command.args.iter();
+            let mut operands: Vec<String> = Vec::new();
+            while let Some(arg) = args.next() {
+                if arg == "--" || !arg.starts_with(['-', '+']) {
+                    operands.extend((arg != "--").then(|| arg.clone()));
+                    operands.extend(args.by_ref().cloned());
+                    break;
+                }
+                // `-o NAME` (`-euo pipefail`): the option's name is no parameter.
+                if arg.ends_with('o') && !arg.starts_with("--") {
+                    args.next();
+                }
+            }
+            let dashdash = command.args.iter().any(|a| a == "--");
+            if !operands.is_empty() || dashdash {
+                self.sink.charge(operands.iter().map(String::len).sum())?;
+                let params: Vec<String> =
+                    std::iter::once("sh".to_owned()).chain(operands).collect();
+                self.positional = Some(params.into());
             }
         }
         if matches!(command.program.as_str(), "cd" | "pushd") {
