@@ -11,6 +11,7 @@
 //! |---|---|
 //! | `.env`, `.env.*` | dotenv files, except `.env.example`, `.env.sample`, `.env.template`, `.env.dist`, `.env.defaults` |
 //! | `.envrc` | direnv files (they export what a `.env` holds) |
+//! | `.dev.vars` (`.dev.vars.*`) | Cloudflare wrangler's local secrets |
 //! | `*.pem`, `*.key` | PEM certificates and private keys |
 //! | `id_rsa*`, `id_dsa*`, `id_ecdsa*`, `id_ed25519*` | SSH private keys, except `*.pub` |
 //! | `*.p12`, `*.pfx`, `*.jks`, `*.keystore` | key stores |
@@ -20,6 +21,7 @@
 //! | `~/.ssh/**`, `~/.aws/**`, `~/.config/gcloud/**`, `~/.azure/**`, `~/.gnupg/**` | the directories and everything in them (`*.pub` excepted; `~/.ssh/config`, `~/.ssh/known_hosts` and `known_hosts.old` excepted for reading) |
 //! | `~/.kube/config`, `~/.docker/config.json`, `~/.config/gh/hosts.yml` (on Windows `GitHub CLI/hosts.yml` in `%APPDATA%`), `~/.config/hub`, `~/.gem/credentials`, `~/.cargo/credentials*`, `~/.config/git/credentials`, `~/.terraform.d/credentials.tfrc.json` | cluster, registry and package-host credentials |
 //! | `~/Library/Keychains/**` | macOS's keychains |
+//! | `.bash_history`, `.zsh_history`, `.zhistory`, fish's `fish_history`, `.psql_history`, `.mysql_history`, `.sqlite_history`, `.python_history`, `.node_repl_history`, `.rediscli_history`, `.dbshell` (rule `shell and client histories`) | command histories, where tokens and passwords typed on a command line stay |
 //! | `~/.claude/.credentials.json`, `~/.codex/auth.json`, `~/.gemini/oauth_creds.json` | agent CLIs' sign-in tokens |
 //! | `/etc/shadow` (`shadow-`, `gshadow`, `gshadow-`), `ssh_host_*_key`, `kubernetes.io/serviceaccount/token` | password hashes, SSH host keys, a pod's service-account token (anywhere: a mounted root too; also through `..data/` or its dated directory, and the `serviceaccount` directory whole), EKS's web-identity token likewise, `/run/secrets` and its `kubernetes.io` and `eks.amazonaws.com` directories whole, and the Docker and Compose secrets in it (`/run/secrets/db_password`) |
 //! | `~/.local/state/hookrail/**` (`hookrail/token`, `hookrail/daemons/`, wherever `$XDG_STATE_HOME` is) | `hooks serve`'s bearer token and daemon records |

@@ -17,8 +17,10 @@ use crate::paths::{self, PathError};
 pub(super) const BUILTIN_DENY: &[(&str, &[&str])] = &[
     (".env", &["**/.env"]),
     (".env.*", &["**/.env.*"]),
-    // direnv's `.envrc` exports the same variables a `.env` holds.
+    // direnv's `.envrc` exports the same variables a `.env` holds, and Cloudflare's
+    // wrangler keeps a worker's secrets for `wrangler dev` in `.dev.vars`.
     (".envrc", &["**/.envrc"]),
+    (".dev.vars", &["**/.dev.vars", "**/.dev.vars.*"]),
     ("*.pem", &["**/*.pem"]),
     ("*.key", &["**/*.key"]),
     ("id_rsa*", &["**/id_rsa*"]),
@@ -65,6 +67,23 @@ pub(super) const BUILTIN_DENY: &[(&str, &[&str])] = &[
     ),
     // macOS's keychains: every saved password of the user, encrypted with the login one.
     ("~/Library/Keychains/**", &["**/Library/Keychains/**"]),
+    // Shells' and clients' histories: tokens and passwords typed on a command line.
+    (
+        "shell and client histories",
+        &[
+            "**/.bash_history",
+            "**/.zsh_history",
+            "**/.zhistory",
+            "**/.local/share/fish/fish_history",
+            "**/.psql_history",
+            "**/.mysql_history",
+            "**/.sqlite_history",
+            "**/.python_history",
+            "**/.node_repl_history",
+            "**/.rediscli_history",
+            "**/.dbshell",
+        ],
+    ),
     // Agent CLIs' own sign-in tokens.
     (
         "~/.claude/.credentials.json",
