@@ -239,13 +239,23 @@ impl Parser<'_, '_> {
         // (on the PATH, or when the copy failed). Not again inside such a reading, so that a
         // loop of copies (`cp a b; cp b a`) ends.
         if !self.sink.in_made && !self.sink.made.is_empty() {
-            for source in made::made_from(&self.sink.made, &command.program) {
-                if program_name(&source) == command.program {
-                    continue;
+            // A subcommand git, cargo, kubectl or gh finds as a program of its own (`cargo
+            // x` runs `cargo-x`, `git x` runs `git-x`), with the words after it.
+            let plugin = (matches!(command.program.as_str(), "git" | "cargo" | "kubectl" | "gh"))
+                .then(|| args.first().filter(|a| !a.starts_with('-')))
+                .flatten()
+                .map(|sub| (format!("{}-{sub}", command.program), &args[1..]));
+            let readings = std::iter::once((command.program.clone(), &args[..])).chain(plugin);
+            let mut runs: Vec<(String, Vec<String>)> = Vec::new();
+            for (name, rest) in readings {
+                for source in made::made_from(&self.sink.made, &name) {
+                    if program_name(&source) != name {
+                        runs.push((source, rest.to_vec()));
+                    }
                 }
-                let words: Vec<String> = std::iter::once(source)
-                    .chain(args.iter().cloned())
-                    .collect();
+            }
+            for (source, rest) in runs {
+                let words: Vec<String> = std::iter::once(source).chain(rest).collect();
                 self.sink.in_made = true;
                 let judged = self.nested_command(words, privileged, dir);
                 self.sink.in_made = false;
