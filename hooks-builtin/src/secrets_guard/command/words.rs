@@ -449,20 +449,49 @@ fn grep_pattern_first(cmd: &Command) -> bool {
 /// `git rm --cached .env` (untracks it, the fix for a committed secret), `git check-ignore`.
 /// Its redirections are still judged.
 fn names_only(cmd: &Command) -> bool {
-    if TESTERS.contains(&cmd.program.as_str()) {
+    if TESTERS.contains(&cmd.program.as_str()) || LISTERS.contains(&cmd.program.as_str()) {
         return true;
     }
     if cmd.program != "git" {
         return false;
     }
+    let has = |flags: &[&str]| {
+        (cmd.args.iter()).any(|a| {
+            flags
+                .iter()
+                .any(|f| a == f || a.starts_with(&format!("{f}=")))
+        })
+    };
     // Git's own options before the subcommand (`-C dir`) are not looked through: such a call
     // is judged whole, as before.
     match cmd.args.first().map(String::as_str) {
         Some("check-ignore") => !cmd.args.iter().any(|a| a == "--stdin"),
         Some("rm") => cmd.args.iter().any(|a| a == "--cached"),
+        // Whether a file is tracked, changed or ignored, and which commits touched it: not
+        // its content, unless a diff is asked for (`status -v`, `log -p`).
+        Some("status") => !has(&["-v", "-vv", "--verbose"]),
+        Some("log") => {
+            !has(&[
+                "-p",
+                "-u",
+                "--patch",
+                "--full-diff",
+                "--word-diff",
+                "--color-words",
+                "--cc",
+                "--ext-diff",
+                "--textconv",
+            ]) && !cmd.args.iter().any(|a| {
+                a.starts_with("-L")
+                    || (a.starts_with('-') && !a.starts_with("--") && a.contains('p'))
+            })
+        }
         _ => false,
     }
 }
+
+/// Programs that show a file's name and metadata (size, mode, times), never its content.
+const LISTERS: &[&str] = &["ls", "stat", "exa", "eza", "lsd"];
 
 /// At most this many name filters of one search are judged; past it the guard cannot decide.
 pub(super) const MAX_FILTERS: usize = 64;
