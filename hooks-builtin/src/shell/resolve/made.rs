@@ -8,8 +8,9 @@ use crate::shell::{Command, RedirectOp};
 
 /// The program files `command` makes under a name of their own, as (that name as
 /// [`Command::program`] keys it, the file made from as written): the two-operand forms of
-/// `ln`, `link`, `cp`, `install` and `mv`, `cat FILE > NEW` and `dd if=FILE of=NEW`. Into a
-/// directory (`cp /bin/rm bin/`, `-t DIR`, three operands or more) a file keeps its name, so
+/// `ln`, `link`, `cp`, `install`, `mv`, `rsync`, `scp` and `ditto`, `rclone copyto`,
+/// `cat FILE > NEW` and `dd if=FILE of=NEW` (or `dd of=NEW < FILE`). Into a directory
+/// (`cp /bin/rm bin/`, `-t DIR`, three operands or more) a file keeps its name, so
 /// nothing is renamed. A name that is an existing directory (`cp /bin/rm bin`) cannot be told
 /// apart from a new file here: it is listed, which can only add a reading.
 pub(crate) fn programs_made(command: &Command) -> Vec<(String, String)> {
@@ -28,6 +29,54 @@ pub(crate) fn programs_made(command: &Command) -> Vec<(String, String)> {
                 _ => return Vec::new(),
             }
         }
+        "rsync" | "scp" | "ditto" => {
+            const VALUED: &[&str] = &[
+                "-e",
+                "--rsh",
+                "-f",
+                "--filter",
+                "--exclude",
+                "--include",
+                "-T",
+                "--temp-dir",
+                "-B",
+                "--block-size",
+                "--log-file",
+                "--backup-dir",
+                "--partial-dir",
+                "--chmod",
+                "--chown",
+                "--max-size",
+                "--min-size",
+                "--timeout",
+                "--port",
+                "--rsync-path",
+                "-M",
+                "--remote-option",
+                "-P",
+                "-i",
+                "-o",
+                "-F",
+                "-c",
+                "-l",
+                "-S",
+                "-J",
+            ];
+            let words = getopt::read(&command.args, Style::Gnu, &[], |given| {
+                VALUED.iter().any(|v| is(given, v))
+            });
+            match words.operands.as_slice() {
+                [source, made] => (source.clone(), made.clone()),
+                _ => return Vec::new(),
+            }
+        }
+        // `rclone copyto SRC DST` copies to that very name.
+        "rclone" => match command.args.as_slice() {
+            [sub, source, made] if sub == "copyto" || sub == "moveto" => {
+                (source.clone(), made.clone())
+            }
+            _ => return Vec::new(),
+        },
         "cat" => {
             let out = (command.redirects.iter()).find(|r| {
                 r.fd.is_none_or(|fd| fd == 1)
@@ -46,7 +95,13 @@ pub(crate) fn programs_made(command: &Command) -> Vec<(String, String)> {
                     .rev()
                     .find_map(|a| a.strip_prefix(key).map(str::to_owned))
             };
-            match (operand("if="), operand("of=")) {
+            // Without `if=`, dd reads its standard input (`dd of=x < /bin/rm`).
+            let input = operand("if=").or_else(|| {
+                (command.redirects.iter())
+                    .find(|r| r.op == RedirectOp::In && r.fd.is_none_or(|fd| fd == 0))
+                    .map(|r| r.target.clone())
+            });
+            match (input, operand("of=")) {
                 (Some(source), Some(made)) => (source, made),
                 _ => return Vec::new(),
             }
@@ -111,6 +166,10 @@ mod tests {
         assert_eq!(made("cat /bin/rm > x"), pair("x", "/bin/rm"));
         assert_eq!(made("dd if=/bin/rm of=x bs=1M"), pair("x", "/bin/rm"));
         assert_eq!(made("cp \"$(which rm)\" x"), pair("x", "$(which rm)"));
+        assert_eq!(made("rsync -a -e ssh /bin/rm ./x"), pair("x", "/bin/rm"));
+        assert_eq!(made("scp -P 22 /bin/rm x"), pair("x", "/bin/rm"));
+        assert_eq!(made("dd of=x < /bin/rm"), pair("x", "/bin/rm"));
+        assert_eq!(made("rclone copyto /bin/rm x"), pair("x", "/bin/rm"));
     }
 
     #[test]
