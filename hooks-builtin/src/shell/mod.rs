@@ -199,6 +199,11 @@ pub struct Script {
     /// that wants to see through `f=.env; cat $f` substitutes these. A name given more than
     /// one value has each, and which one a word sees is not known.
     pub variables: Vec<Variable>,
+    /// The files the line writes with content it spells out and then runs (`echo 'print(1)' >
+    /// t.py; python3 t.py`), by their last component: what runs was parsed as the line's own
+    /// script, or given to the interpreter inline, so a guard can judge it instead of asking
+    /// about a file it cannot read.
+    pub known_files: Vec<String>,
 }
 
 /// A value a script gives a variable name ([`Script::variables`]).

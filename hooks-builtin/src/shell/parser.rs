@@ -55,6 +55,11 @@ pub(super) struct Sink {
     /// Calls of those functions judged with their arguments so far (at most
     /// [`MAX_FUNCTION_CALLS`], so that a function that calls itself ends).
     pub(super) function_calls: usize,
+    /// The files written so far, by the name they are known by ([`key`]), each with the
+    /// content the line spells out for it, or `None` once that is not known.
+    ///
+    /// [`key`]: super::resolve
+    pub(super) written: Vec<(String, Option<String>)>,
     /// Programs made under another name so far (`cp /bin/rm x`): the name as
     /// [`super::Command::program`] keys it, and the file it was made from as written.
     pub(super) made: Vec<(String, String)>,
@@ -173,6 +178,7 @@ pub(super) fn parse(src: &str) -> Result<Script> {
         bodies: Vec::new(),
         function_calls: 0,
         made: Vec::new(),
+        written: Vec::new(),
         in_made: false,
         aliases: Vec::new(),
         in_alias: false,

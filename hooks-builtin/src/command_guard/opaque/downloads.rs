@@ -76,7 +76,11 @@ pub(super) fn download_then_run(script: &Script) -> Option<Hit> {
                     format!("runs {run}, which {downloader} downloads in the same command"),
                 ));
             }
-            if let Some(writer) = written.get(name) {
+            // A file whose content the line spells out was judged as that content (the
+            // parser read it: `Script::known_files`).
+            if let Some(writer) = written.get(name)
+                && !script.known_files.iter().any(|k| k == name)
+            {
                 return Some(hit(
                     WRITE_THEN_RUN,
                     format!(
