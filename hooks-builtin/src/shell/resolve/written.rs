@@ -168,7 +168,7 @@ impl Parser<'_, '_> {
                     && key(&r.target) == Some(name)
             })
         };
-        let text = printed(command);
+        let text = (!outputs.is_empty()).then(|| printed(command)).flatten();
         for name in &outputs {
             let content = match (&text, appends(name)) {
                 (Some(text), false) => Some(text.clone()),
