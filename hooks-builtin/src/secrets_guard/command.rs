@@ -99,6 +99,7 @@ pub(super) fn check(
                 .map(move |k| p.commands.get(k + 1).is_some_and(printers::reads_password))
         })
         .collect();
+    let lists_read = words::ignore_lists_read(&script);
     for ((cmd, interpreter), into_login) in script.commands().zip(code).zip(into_login) {
         let code = interpreter.is_some();
         // The directory the parser knows the command runs in: a wrapper's (`env -C dir`,
@@ -122,7 +123,7 @@ pub(super) fn check(
         };
         // Its words, once: the settings check of an interpreter's code and the path checks
         // below both read them.
-        let cmd_words = words(cmd, &redefined, code);
+        let cmd_words = words(cmd, &redefined, code, lists_read);
         let mut taken = removed_settings_dir(cmd, cwd, run.root, home, &also, run.dots);
         if taken.is_none() && code {
             // The strings of an interpreter's code (`shutil.rmtree('.claude')`).

@@ -93,14 +93,13 @@
 //!   command line is judged by its words too (`os.system("cat .env")`, `` `cat .env` ``),
 //!   and so is each line of IPython's code (`!cat .env`; IPython runs `cat .env` as an
 //!   alias). Being
-//!   strict on purpose: `echo .env`, `du .env` and `git add .env` are denied too, because
+//!   strict on purpose: `echo .env`, `ls .env` and `git add .env` are denied too, because
 //!   telling a harmless mention from a read would need a model of every program (and
-//!   `echo .env | xargs cat` reads it). The exceptions are the few that only use a name,
-//!   whose arguments are not judged (their redirections are): `test`, `[` and `[[`
-//!   (`test -f .env`), `ls`, `stat`, `exa`, `eza` and `lsd` (a name and its metadata), `git
-//!   rm --cached` (untracking a committed `.env` is its fix), `git check-ignore`, `git
-//!   status` (not `-v`) and `git log` (without a diff: not `-p`, `-u`, `--patch`, `-L`, …);
-//!   `echo` and `printf` that print only into ignore files (`echo .env >> .gitignore`:
+//!   `echo .env | xargs cat`, `ls .env | xargs cat` read it). The exceptions are the few that
+//!   only use a name, whose arguments are not judged (their redirections are): `test`, `[`
+//!   and `[[` (`test -f .env`), `git rm --cached` (untracking a committed `.env` is its fix),
+//!   `git check-ignore`; `echo` and `printf` that print only into ignore files, in a line
+//!   that reads no ignore file otherwise (`echo .env >> .gitignore`:
 //!   `.gitignore`, `.dockerignore`, …, `.git/info/exclude`), the first operand of `grep` and
 //!   `rg` when no `-e` or `-f` gives the patterns (`grep -qxF .env .gitignore`); and the identity file of `ssh`, `scp` and `sftp` (`-i key`, which
 //!   the client signs with and never prints or sends), for the program of that name only (not

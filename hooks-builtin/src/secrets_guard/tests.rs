@@ -371,6 +371,7 @@ fn strict_choice_any_mention_of_a_secret_counts() {
     let g = guard();
     for cmd in [
         "echo .env",
+        "ls -la .env",
         "du -h .env",
         "git add .env",
         "printf %s .env | xargs cat",
@@ -515,6 +516,7 @@ fn ssh_config_and_known_hosts_are_read_but_not_written() {
     // The rest of the directory stays secret: keys, authorized_keys, the directory itself.
     for cmd in [
         "cat ~/.ssh/authorized_keys",
+        "ls ~/.ssh",
         "cp -r ~/.ssh /tmp/keys",
         "tar c ~/.ssh",
         "cat ~/.ssh/*",

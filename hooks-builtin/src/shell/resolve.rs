@@ -356,6 +356,22 @@ impl Parser<'_, '_> {
                     self.define_alias(name, value, privileged, dir.clone())?;
                 }
             }
+            // PowerShell's `-Command` (`-c`, `-Com`, any case): the rest of the words are its
+            // code, each line of which is a command line in PowerShell's dialect
+            // (`windows::powershell_line`); one that does not parse adds nothing.
+            "pwsh" | "powershell" => {
+                let at = args.iter().position(|a| {
+                    let name = a.trim_start_matches(['-', '/']).to_ascii_lowercase();
+                    a.starts_with(['-', '/']) && !name.is_empty() && "command".starts_with(&name)
+                });
+                if let Some(at) = at {
+                    let code = args[at + 1..].join(" ");
+                    for line in code.lines() {
+                        let line = super::windows::powershell_line(line);
+                        self.queue_task(Source::Text(line), privileged, dir.clone(), true)?;
+                    }
+                }
+            }
             // `hyperfine 'cmd1' 'cmd2'`: each operand is a command line it runs (as are the
             // values of `--setup`, `--prepare` and `--cleanup`); every word that is no option
             // is judged as one.

@@ -13,7 +13,15 @@ static W: LazyLock<regex::Regex> = LazyLock::new(|| {
 /// (`sed -n '/x/w /etc/cron.d/x' f`, `sed 's/a/b/w /etc/passwd' f`). The script is the
 /// first operand, or the values of `-e`.
 pub(crate) fn writes(args: &[String]) -> Vec<String> {
-    files_after(args, &W)
+    // GNU sed takes the file name right after the command too (`w/etc/passwd`), where the
+    // command stands alone: after a `;`, a brace, a line number or `$`.
+    static W_JOINED: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(r"(?m)(?:^|[;{}]|[0-9$])\s*[wW]([^\s;}][^;\n}]*)")
+            .expect("the sed write expression compiles")
+    });
+    let mut files = files_after(args, &W);
+    files.extend(files_after(args, &W_JOINED));
+    files
 }
 
 // Only the secrets guard judges what a script reads.
@@ -25,7 +33,13 @@ pub(crate) fn reads(args: &[String]) -> Vec<String> {
         regex::Regex::new(r"(?m)(?:^|[;{}]|[0-9$/][gpiImMe0-9]*)\s*[rR]\s+([^;\n}]+)")
             .expect("the sed read expression compiles")
     });
-    files_after(args, &R)
+    static R_JOINED: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(r"(?m)(?:^|[;{}]|[0-9$])\s*[rR]([^\s;}][^;\n}]*)")
+            .expect("the sed read expression compiles")
+    });
+    let mut files = files_after(args, &R);
+    files.extend(files_after(args, &R_JOINED));
+    files
 }
 
 /// The files named after the commands `expression` finds in `args`' scripts.
@@ -89,5 +103,8 @@ mod tests {
         let sed = vec!["1R ~/.npmrc".to_owned(), "f".to_owned()];
         assert_eq!(reads(&sed), ["~/.npmrc"]);
         assert!(reads(&words("-n /error/p app.log")).is_empty());
+        assert_eq!(reads(&words("r.env x")), [".env"]);
+        assert_eq!(writes(&words("1w/etc/passwd x")), ["/etc/passwd"]);
+        assert!(writes(&words("s/a/w/ x")).is_empty());
     }
 }

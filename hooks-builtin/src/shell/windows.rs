@@ -42,8 +42,6 @@ fn push_read(out: &mut String, c: char) {
     }
 }
 
-// Only the secrets guard reads PowerShell's code as command lines.
-#[cfg_attr(not(feature = "secrets-guard"), allow(dead_code))]
 /// PowerShell's `code` as a POSIX shell reads the same commands: the home directory
 /// (`$HOME`, `$env:USERPROFILE`, `${env:USERPROFILE}`, `$env:HOME`, in any case) becomes `~`,
 /// PowerShell's escape is taken away (`` `n `` is `n`), and backslashes become slashes.

@@ -268,7 +268,10 @@ fn upload_forms_name_the_file_they_send() {
         shell::parse("curl -d @a -F 'x=<b;type=t' --data-urlencode n@c --data-raw @d https://e")
             .unwrap();
     let cmd = script.commands().next().unwrap();
-    let words: Vec<String> = words(cmd, &[], false).into_iter().map(|(w, _)| w).collect();
+    let words: Vec<String> = words(cmd, &[], false, false)
+        .into_iter()
+        .map(|(w, _)| w)
+        .collect();
     for file in ["a", "b", "c"] {
         assert!(words.iter().any(|w| w == file), "{file}: {words:?}");
     }

@@ -39,7 +39,12 @@ const SENDERS: &[Sender] = &[
 /// x=@f`, `gcc @f`; a `;type=…` suffix dropped), the `name@file` forms of [`SENDERS`], all
 /// read; and every file redirection target, written for `>`. With `code` (an interpreter, or
 /// a stage that pipes into one), the words its code names too ([`code_words`]).
-pub(super) fn words(cmd: &Command, redefined: &[&str], code: bool) -> Vec<(String, Access)> {
+pub(super) fn words(
+    cmd: &Command,
+    redefined: &[&str],
+    code: bool,
+    lists_read: bool,
+) -> Vec<(String, Access)> {
     // An argument of a program that may change its operands (`cp x ~/.ssh/config`,
     // `sed -i`, `rm hooks.yaml`, `tee`) is a write target: the read-only exceptions do not
     // apply to it. Only the programs of `READERS` read their operands.
@@ -63,7 +68,7 @@ pub(super) fn words(cmd: &Command, redefined: &[&str], code: bool) -> Vec<(Strin
     // Names put in an ignore file (`echo .env >> .gitignore`) are written there as text; what
     // else prints a name is judged as if it read it, since a later command may (`cat $(echo
     // .env)`, `f=$(printf .env)`).
-    let ignore_list = trusted && ignore_list(cmd);
+    let ignore_list = trusted && !lists_read && ignore_list(cmd);
     // grep's pattern (its first operand, without `-e` or `-f`) is no file it reads.
     let mut pattern = trusted && grep_pattern_first(cmd);
     let mut key_next = false;
@@ -266,7 +271,11 @@ fn code_words(code: &str, program: &str, depth: usize, out: &mut Vec<String>) {
         };
         for cmd in script.commands() {
             // As the same command on the command line: `curl -d@.env` sends `.env`.
-            out.extend(words(cmd, &[], false).into_iter().map(|(word, _)| word));
+            out.extend(
+                words(cmd, &[], false, true)
+                    .into_iter()
+                    .map(|(word, _)| word),
+            );
             if is_interpreter(&cmd.program) {
                 for arg in &cmd.args {
                     code_words(arg, &cmd.program, depth + 1, out);
@@ -416,6 +425,29 @@ const IGNORE_FILES: &[&str] = &[
     "exclude",
 ];
 
+/// Whether any command of `script` reads an ignore file ([`IGNORE_FILES`]) otherwise than
+/// `echo`/`printf` printing into it or `grep -q` testing it: a name printed into one may then
+/// be read as a file (`echo .env > .gitignore; xargs cat < .gitignore`), and no name printed
+/// into one is exempt.
+pub(super) fn ignore_lists_read(script: &crate::shell::Script) -> bool {
+    let is_list = |word: &str| {
+        let name = word.rsplit(['/', '=']).next().unwrap_or(word);
+        IGNORE_FILES.contains(&name) && (name != "exclude" || word.ends_with(".git/info/exclude"))
+    };
+    script.commands().any(|cmd| {
+        let quiet_test = matches!(cmd.program.as_str(), "grep" | "egrep" | "fgrep" | "rg")
+            && (cmd.args.iter()).any(|a| {
+                a == "--quiet"
+                    || a == "--silent"
+                    || (a.starts_with('-') && !a.starts_with("--") && a.contains('q'))
+            });
+        let printer = ignore_list(cmd);
+        let named = cmd.args.iter().any(|a| is_list(a));
+        let read_from = (cmd.redirects.iter()).any(|r| !r.writes_file() && is_list(&r.target));
+        (named && !quiet_test && !printer) || read_from
+    })
+}
+
 /// Whether `cmd` is `echo` or `printf` printing only into ignore files ([`IGNORE_FILES`]; `exclude`
 /// only as `.git/info/exclude`).
 fn ignore_list(cmd: &Command) -> bool {
@@ -449,49 +481,20 @@ fn grep_pattern_first(cmd: &Command) -> bool {
 /// `git rm --cached .env` (untracks it, the fix for a committed secret), `git check-ignore`.
 /// Its redirections are still judged.
 fn names_only(cmd: &Command) -> bool {
-    if TESTERS.contains(&cmd.program.as_str()) || LISTERS.contains(&cmd.program.as_str()) {
+    if TESTERS.contains(&cmd.program.as_str()) {
         return true;
     }
     if cmd.program != "git" {
         return false;
     }
-    let has = |flags: &[&str]| {
-        (cmd.args.iter()).any(|a| {
-            flags
-                .iter()
-                .any(|f| a == f || a.starts_with(&format!("{f}=")))
-        })
-    };
     // Git's own options before the subcommand (`-C dir`) are not looked through: such a call
     // is judged whole, as before.
     match cmd.args.first().map(String::as_str) {
         Some("check-ignore") => !cmd.args.iter().any(|a| a == "--stdin"),
         Some("rm") => cmd.args.iter().any(|a| a == "--cached"),
-        // Whether a file is tracked, changed or ignored, and which commits touched it: not
-        // its content, unless a diff is asked for (`status -v`, `log -p`).
-        Some("status") => !has(&["-v", "-vv", "--verbose"]),
-        Some("log") => {
-            !has(&[
-                "-p",
-                "-u",
-                "--patch",
-                "--full-diff",
-                "--word-diff",
-                "--color-words",
-                "--cc",
-                "--ext-diff",
-                "--textconv",
-            ]) && !cmd.args.iter().any(|a| {
-                a.starts_with("-L")
-                    || (a.starts_with('-') && !a.starts_with("--") && a.contains('p'))
-            })
-        }
         _ => false,
     }
 }
-
-/// Programs that show a file's name and metadata (size, mode, times), never its content.
-const LISTERS: &[&str] = &["ls", "stat", "exa", "eza", "lsd"];
 
 /// At most this many name filters of one search are judged; past it the guard cannot decide.
 pub(super) const MAX_FILTERS: usize = 64;

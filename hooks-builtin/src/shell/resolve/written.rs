@@ -92,6 +92,10 @@ impl Parser<'_, '_> {
         privileged: bool,
         dir: &Option<String>,
     ) -> Result<()> {
+        // Most lines write no file: nothing to follow.
+        if self.sink.written.is_empty() && !command.redirects.iter().any(|r| r.writes_file()) {
+            return Ok(());
+        }
         // A run of a known file.
         let runs: Option<(&str, Option<&str>)> = match command.shell_script() {
             Some(ShellScript::File(file)) => Some((file, None)),
