@@ -60,6 +60,8 @@ pub(super) struct Sink {
     ///
     /// [`key`]: super::resolve
     pub(super) written: Vec<(String, Option<String>)>,
+    /// The last components of written files run without their content judged.
+    pub(super) unjudged: Vec<String>,
     /// Programs made under another name so far (`cp /bin/rm x`): the name as
     /// [`super::Command::program`] keys it, and the file it was made from as written.
     pub(super) made: Vec<(String, String)>,
@@ -179,6 +181,7 @@ pub(super) fn parse(src: &str) -> Result<Script> {
         function_calls: 0,
         made: Vec::new(),
         written: Vec::new(),
+        unjudged: Vec::new(),
         in_made: false,
         aliases: Vec::new(),
         in_alias: false,
@@ -193,6 +196,10 @@ pub(super) fn parse(src: &str) -> Result<Script> {
         }
     }
     sink.script.pipelines.retain(|p| !p.commands.is_empty());
+    // A file run once by content the guards judged and once by content they could not (two
+    // files of one name, or one changed between runs) is not known.
+    let unjudged = std::mem::take(&mut sink.unjudged);
+    (sink.script.known_files).retain(|name| !unjudged.contains(name));
     Ok(sink.script)
 }
 

@@ -264,7 +264,7 @@ impl Parser<'_, '_> {
             }
         }
         self.sink.made.extend(made::programs_made(&command));
-        self.written_files(&command, privileged, dir)?;
+        self.written_files(&command, words.first().map(String::as_str), privileged, dir)?;
         // A call of a function the script defines runs its body with the call's arguments
         // as `$1`, `$@`, …: judged so (the body was judged once where it was defined, with
         // the parameters it had there).

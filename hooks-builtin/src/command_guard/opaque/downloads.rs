@@ -37,12 +37,13 @@ pub(super) fn download_then_run(script: &Script) -> Option<Hit> {
     }
     // Any other file the command line writes (`echo … > x.sh`, `cat > x.sh <<EOF`, `tee x.sh`):
     // its content is whatever that stage printed, which the guard does not follow.
+    // On any descriptor: `test "$x" 2> x.sh` writes what it complains about.
     let mut written: HashMap<String, &str> = HashMap::new();
     for c in script.commands() {
         let targets = c
             .redirects
             .iter()
-            .filter(|r| r.writes_file() && r.fd.is_none_or(|fd| fd == 1))
+            .filter(|r| r.writes_file())
             .map(|r| r.target.as_str());
         let tee = (c.program == "tee")
             .then(|| {

@@ -22,12 +22,40 @@ const INTERPRETERS: &[(&str, &str)] = &[
     ("php", "-r"),
 ];
 
-/// The name a written file is known by: its last component (`./t.sh`, `/tmp/t.sh`, `t.sh`
-/// are one file as far as the words tell).
-fn key(path: &str) -> Option<&str> {
+/// The last component of `path`, unless it is computed (a variable, a glob).
+fn base(path: &str) -> Option<&str> {
     let name = path.trim_end_matches('/').rsplit('/').next()?;
-    (!name.is_empty() && name != "." && name != ".." && !name.contains(['$', '`', '*', '?']))
-        .then_some(name)
+    (!name.is_empty() && name != "." && name != ".." && !computed(path)).then_some(name)
+}
+
+/// Whether `path` is computed when the command runs: a variable, a substitution, a glob.
+fn computed(path: &str) -> bool {
+    path.contains(['$', '`', '*', '?', '['])
+}
+
+/// The path a written or run file is known by: as written, joined to the directory its
+/// command runs in (`cd /tmp; sh x.sh` runs `/tmp/x.sh`), `.` and `x/..` taken out. A file
+/// spelt two ways (`x.sh`, `$PWD/x.sh`) is two names, and a run by the other spelling is not
+/// judged by content.
+fn key(path: &str, dir: Option<&str>) -> Option<String> {
+    base(path)?;
+    let joined = match dir {
+        Some(dir) if !path.starts_with(['/', '~']) => format!("{dir}/{path}"),
+        _ => path.to_owned(),
+    };
+    let absolute = joined.starts_with('/');
+    let mut parts: Vec<&str> = Vec::new();
+    for part in joined.split('/') {
+        match part {
+            "" | "." => {}
+            ".." if parts.last().is_some_and(|p| *p != "..") => {
+                parts.pop();
+            }
+            part => parts.push(part),
+        }
+    }
+    let path = parts.join("/");
+    Some(if absolute { format!("/{path}") } else { path })
 }
 
 /// What `command` prints, when its words spell it out: `echo` (with `-n` at most), `printf`
@@ -43,17 +71,24 @@ fn printed(command: &Command) -> Option<String> {
             if args.first().is_some_and(|a| a.starts_with('-')) {
                 return None;
             }
+            // dash's `echo` (and bash's with `xpg_echo`) reads backslash escapes.
+            if args.iter().any(|a| a.contains('\\')) {
+                return None;
+            }
             let mut text = args.join(" ");
             if newline {
                 text.push('\n');
             }
             text
         }
+        // Escapes beyond `\n` and `\t` (octal, `\x`, `\0`) are not read here: not spelt out.
         "printf" => match command.args.as_slice() {
-            [format] if !format.contains('%') => format
-                .replace("\\n", "\n")
-                .replace("\\t", "\t")
-                .replace("\\\\", "\\"),
+            [format]
+                if !format.contains('%')
+                    && !format.replace("\\n", "").replace("\\t", "").contains('\\') =>
+            {
+                format.replace("\\n", "\n").replace("\\t", "\t")
+            }
             _ => return None,
         },
         // A here-document's body is read after its line, once this command was resolved:
@@ -81,14 +116,17 @@ fn known(written: &[(String, Option<String>)], name: &str) -> Option<String> {
 
 impl Parser<'_, '_> {
     /// Follows the files the line writes with content it spells out, and judges a run of one
-    /// as its content: a shell's script (`sh t.sh`, `./t.sh`, `. t.sh`, one that parses) is
+    /// as its content: a shell's script (`sh t.sh`, `./t.sh`, `. t.sh`, one that parses; `written_as` is the program's word as written) is
     /// parsed as the line's own, an interpreter's (`python3 t.py`) is given to it inline
     /// (`python3 -c CODE`). Each file so judged is listed in `Script::known_files`, which
-    /// `write-then-run` does not ask about. A file written any other way, or named by a
-    /// program that may change it (`sed -i`, `cp`, `mv`), is no longer known.
+    /// `write-then-run` does not ask about, unless a file of that name also ran without its
+    /// content judged. A file written any other way, on another descriptor or through a name
+    /// computed when it runs, or named by a program that may change it (`sed -i`, `cp`,
+    /// `mv`), is no longer known.
     pub(super) fn written_files(
         &mut self,
         command: &Command,
+        written_as: Option<&str>,
         privileged: bool,
         dir: &Option<String>,
     ) -> Result<()> {
@@ -96,7 +134,9 @@ impl Parser<'_, '_> {
         if self.sink.written.is_empty() && !command.redirects.iter().any(|r| r.writes_file()) {
             return Ok(());
         }
-        // A run of a known file.
+        let here = dir.as_deref();
+        // A run of a file: a script operand, a sourced file, an interpreter's script, or the
+        // program itself, by its path.
         let runs: Option<(&str, Option<&str>)> = match command.shell_script() {
             Some(ShellScript::File(file)) => Some((file, None)),
             _ if matches!(command.program.as_str(), "." | "source") => {
@@ -109,92 +149,137 @@ impl Parser<'_, '_> {
                     (!first.starts_with('-')).then_some((first.as_str(), Some(*inline)))
                 }),
         };
-        if let Some((file, inline)) = runs
-            && let Some(name) = key(file)
-            && let Some(content) = known(&self.sink.written, name)
-        {
-            match inline {
-                Some(option) => {
+        if let Some((file, inline)) = runs {
+            let content = key(file, here).and_then(|k| known(&self.sink.written, &k));
+            let judged = match (content, inline) {
+                (Some(content), Some(option)) => {
                     let mut words = vec![command.program.clone(), option.to_owned(), content];
                     words.extend(command.args.iter().skip(1).cloned());
-                    self.sink.script.known_files.push(name.to_owned());
                     self.nested_command(words, privileged, dir)?;
+                    true
                 }
                 // Only a script the guards can parse is judged by its content.
-                None if crate::shell::parse(&content).is_ok() => {
-                    self.sink.script.known_files.push(name.to_owned());
+                (Some(content), None) if crate::shell::parse(&content).is_ok() => {
                     self.queue_task(Source::Text(content), privileged, dir.clone(), false)?;
+                    true
                 }
-                None => {}
-            }
+                _ => false,
+            };
+            self.note_run(file, judged);
         }
         // A file run by its path (`./t.sh`): a shell script unless its first line names
         // another interpreter.
         if command.by_path
-            && let Some(content) = known(&self.sink.written, &command.program)
+            && let Some(path) = written_as.map(str::to_owned)
         {
-            let name = command.program.clone();
-            let shebang = content.strip_prefix("#!").and_then(|l| l.lines().next());
-            let interpreter = shebang.map(|line| {
-                let mut words = line.split_whitespace();
-                let first = words.next().unwrap_or_default();
-                // `#!/usr/bin/env python3`
-                match program_name(first).as_ref() {
-                    "env" => words.next().unwrap_or_default().to_owned(),
-                    other => other.to_owned(),
-                }
-            });
-            match interpreter.as_deref() {
-                None | Some("sh" | "bash" | "dash" | "zsh" | "ksh") => {
-                    if crate::shell::parse(&content).is_ok() {
-                        self.sink.script.known_files.push(name.clone());
-                        self.queue_task(Source::Text(content), privileged, dir.clone(), false)?;
+            let content = key(&path, here).and_then(|k| known(&self.sink.written, &k));
+            let mut judged = false;
+            if let Some(content) = content {
+                let shebang = content.strip_prefix("#!").and_then(|l| l.lines().next());
+                let interpreter = shebang.map(|line| {
+                    let mut words = line.split_whitespace();
+                    let first = words.next().unwrap_or_default();
+                    // `#!/usr/bin/env python3`
+                    match program_name(first).as_ref() {
+                        "env" => words.next().unwrap_or_default().to_owned(),
+                        other => other.to_owned(),
                     }
-                }
-                Some(program) => {
-                    if let Some((_, option)) = INTERPRETERS.iter().find(|(p, _)| *p == program) {
-                        let mut words = vec![program.to_owned(), (*option).to_owned(), content];
-                        words.extend(command.args.iter().cloned());
-                        self.sink.script.known_files.push(name.clone());
-                        self.nested_command(words, privileged, dir)?;
+                });
+                match interpreter.as_deref() {
+                    None | Some("sh" | "bash" | "dash" | "zsh" | "ksh") => {
+                        if crate::shell::parse(&content).is_ok() {
+                            self.queue_task(Source::Text(content), privileged, dir.clone(), false)?;
+                            judged = true;
+                        }
+                    }
+                    Some(program) => {
+                        if let Some((_, option)) = INTERPRETERS.iter().find(|(p, _)| *p == program)
+                        {
+                            let mut words = vec![program.to_owned(), (*option).to_owned(), content];
+                            words.extend(command.args.iter().cloned());
+                            self.nested_command(words, privileged, dir)?;
+                            judged = true;
+                        }
                     }
                 }
             }
+            self.note_run(&path, judged);
         }
-        // What this command writes.
-        let outputs: Vec<&str> = (command.redirects.iter())
-            .filter(|r| r.writes_file() && r.fd.is_none_or(|fd| fd == 1))
-            .filter_map(|r| key(&r.target))
+        // What this command writes. A write on another descriptor (`2> x.sh`, `exec 3>> x.sh`)
+        // or a duplication of one (`1>&2`) makes its files' content unknown; a write to a name
+        // computed when it runs (`> $f`) may be to any file: none stays known.
+        let writes: Vec<&crate::shell::Redirect> = command
+            .redirects
+            .iter()
+            .filter(|r| r.writes_file())
             .collect();
-        let appends = |name: &str| {
-            (command.redirects.iter()).any(|r| {
-                matches!(r.op, RedirectOp::Append | RedirectOp::AppendErr)
-                    && key(&r.target) == Some(name)
-            })
-        };
-        let text = (!outputs.is_empty()).then(|| printed(command)).flatten();
-        for name in &outputs {
-            let content = match (&text, appends(name)) {
+        if writes.iter().any(|r| computed(&r.target)) {
+            let all: Vec<String> = self.sink.written.iter().map(|(k, _)| k.clone()).collect();
+            self.sink.written.extend(all.into_iter().map(|k| (k, None)));
+        }
+        let plain = (command.redirects.iter()).all(|r| {
+            r.fd.is_none_or(|fd| fd == 1) && !matches!(r.op, RedirectOp::DupOut | RedirectOp::DupIn)
+        });
+        // A function or alias of the printer's name prints what it likes.
+        let redefined = (self.sink.bodies.iter()).any(|(name, _, _)| *name == command.program)
+            || (self.sink.aliases.iter()).any(|(name, _)| *name == command.program);
+        let text = (!writes.is_empty() && plain && !redefined)
+            .then(|| printed(command))
+            .flatten();
+        for r in &writes {
+            let Some(k) = key(&r.target, here) else {
+                continue;
+            };
+            let content = match (
+                &text,
+                matches!(r.op, RedirectOp::Append | RedirectOp::AppendErr),
+            ) {
                 (Some(text), false) => Some(text.clone()),
-                (Some(text), true) => known(&self.sink.written, name).map(|before| before + text),
+                (Some(text), true) => known(&self.sink.written, &k).map(|before| before + text),
                 (None, _) => None,
             };
             self.sink.charge(content.as_ref().map_or(0, String::len))?;
-            self.sink.written.push(((*name).to_owned(), content));
+            // Every other spelling of a file of this name is no longer known either.
+            self.forget(base(&r.target).unwrap_or_default(), Some(&k));
+            self.sink.written.push((k, content));
         }
-        // A program that may change a file it names (`sed -i`, `cp x t.sh`, `tee t.sh`): the
-        // file is no longer known.
+        // A program that may change a file it names (`sed -i`, `cp x t.sh`, `tee t.sh`): no
+        // file of that name is known any more.
         if !LEAVE_AS_IS.contains(&command.program.as_str()) && !self.sink.written.is_empty() {
             let named: Vec<String> = (command.args.iter())
-                .filter_map(|a| key(a.rsplit('=').next().unwrap_or(a)))
-                .filter(|n| self.sink.written.iter().any(|(w, _)| w == n))
-                .filter(|n| !outputs.contains(n))
+                .filter_map(|a| base(a.rsplit('=').next().unwrap_or(a)))
                 .map(str::to_owned)
                 .collect();
             for name in named {
-                self.sink.written.push((name, None));
+                self.forget(&name, None);
             }
         }
         Ok(())
+    }
+
+    /// Makes every written file whose last component is `name` unknown (but `keep`).
+    fn forget(&mut self, name: &str, keep: Option<&str>) {
+        let gone: Vec<String> = (self.sink.written.iter())
+            .filter(|(k, content)| {
+                content.is_some() && base(k) == Some(name) && Some(k.as_str()) != keep
+            })
+            .map(|(k, _)| k.clone())
+            .collect();
+        self.sink
+            .written
+            .extend(gone.into_iter().map(|k| (k, None)));
+    }
+
+    /// Notes a run of `file`: judged by its content, or not (then no file of its name is
+    /// known to `write-then-run`).
+    fn note_run(&mut self, file: &str, judged: bool) {
+        let Some(name) = base(file) else {
+            return;
+        };
+        if judged {
+            self.sink.script.known_files.push(name.to_owned());
+        } else if (self.sink.written.iter()).any(|(k, _)| base(k) == Some(name)) {
+            self.sink.unjudged.push(name.to_owned());
+        }
     }
 }
