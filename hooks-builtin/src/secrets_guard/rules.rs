@@ -61,6 +61,8 @@ pub(super) const BUILTIN_DENY: &[(&str, &[&str])] = &[
     // gh's tokens where it keeps them on Windows, hub's, and Terraform Cloud's.
     ("GitHub CLI/hosts.yml", &["**/GitHub CLI/hosts.yml"]),
     ("~/.config/hub", &["**/.config/hub"]),
+    // s3cmd's keys.
+    ("~/.s3cfg", &["**/.s3cfg"]),
     (
         "~/.terraform.d/credentials.tfrc.json",
         &["**/.terraform.d/credentials.tfrc.json"],
@@ -72,6 +74,8 @@ pub(super) const BUILTIN_DENY: &[(&str, &[&str])] = &[
         "shell and client histories",
         &[
             "**/.bash_history",
+            "**/.histfile",
+            "**/.local/share/atuin/history.db",
             "**/.zsh_history",
             "**/.zhistory",
             "**/.local/share/fish/fish_history",

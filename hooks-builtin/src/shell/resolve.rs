@@ -376,8 +376,26 @@ impl Parser<'_, '_> {
             // values of `--setup`, `--prepare` and `--cleanup`); every word that is no option
             // is judged as one.
             "hyperfine" => {
+                // `-L NAME a,b` runs each command once per value put in for `{NAME}`.
+                let mut lists: Vec<(&str, Vec<&str>)> = Vec::new();
+                for (i, arg) in args.iter().enumerate() {
+                    if matches!(arg.as_str(), "-L" | "--parameter-list")
+                        && let (Some(name), Some(values)) = (args.get(i + 1), args.get(i + 2))
+                    {
+                        lists.push((name, values.split(',').collect()));
+                    }
+                }
                 for script in args.iter().filter(|a| !a.starts_with('-')) {
                     self.queue_task(text(script), privileged, dir.clone(), false)?;
+                    for (name, values) in &lists {
+                        let slot = format!("{{{name}}}");
+                        if script.contains(&slot) {
+                            for value in values {
+                                let run = script.replace(&slot, value);
+                                self.queue_task(text(&run), privileged, dir.clone(), false)?;
+                            }
+                        }
+                    }
                 }
             }
             "watch" => {

@@ -121,7 +121,15 @@ pub(super) fn command_variables(command: &Command, env: &Env<'_>) -> Vec<Hit> {
         .flatten()
         .filter(|a| a.contains('='));
     let mut hits = Vec::new();
-    let mut assignments: Vec<(&str, &str)> = (command.assignments.iter().chain(exported))
+    // make takes `NAME=value` arguments as its variables (`make CC='rm -rf ~'`).
+    let make_variables = (matches!(command.program.as_str(), "make" | "gmake"))
+        .then_some(&command.args)
+        .into_iter()
+        .flatten()
+        .filter(|a| !a.starts_with('-') && a.contains('='));
+    let mut assignments: Vec<(&str, &str)> = (command.assignments.iter())
+        .chain(exported)
+        .chain(make_variables)
         .filter_map(|a| a.split_once('='))
         .map(|(name, value)| (name.trim_end_matches('+'), value))
         .collect();

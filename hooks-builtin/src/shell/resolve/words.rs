@@ -72,7 +72,16 @@ pub(super) fn command_name(word: &str) -> Cow<'_, str> {
     let name = folded(basename(word));
     match SAME_AS.iter().find(|(alias, _)| *alias == name) {
         Some((_, program)) => Cow::Borrowed(program),
-        None => name,
+        // uutils' coreutils as some systems install them beside GNU's (`uu-rm`): the GNU
+        // tool of the same name, as its `g` spelling is.
+        None => match (name.strip_prefix("uu-")).and_then(|rest| {
+            SAME_AS
+                .iter()
+                .find(|(alias, _)| alias.strip_prefix('g') == Some(rest))
+        }) {
+            Some((_, program)) => Cow::Borrowed(program),
+            None => name,
+        },
     }
 }
 
