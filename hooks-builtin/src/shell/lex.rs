@@ -20,6 +20,20 @@ pub(super) struct Word {
     pub(super) braces: Vec<usize>,
     /// The elements of the array it assigns (`a=(-rf /)`), quotes removed.
     pub(super) array: Option<Vec<String>>,
+    /// Written as a variable alone and unquoted (`$s`, `${s}`): the shell splits its value
+    /// into words.
+    pub(super) bare: bool,
+}
+
+/// True when `raw`, as written, is a variable alone and unquoted: `$s`, `${s}`.
+fn is_bare_variable(raw: &str) -> bool {
+    let name = raw
+        .strip_prefix("${")
+        .and_then(|r| r.strip_suffix('}'))
+        .or_else(|| raw.strip_prefix('$'))
+        .unwrap_or_default();
+    name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
 /// True when `raw`, as written, starts with an assignment: `X=1`, `X+=1`, `a[0]=1`.
@@ -101,6 +115,7 @@ impl Parser<'_, '_> {
             unexpanded,
             braces,
             array: self.array.take(),
+            bare: is_bare_variable(raw),
         }))
     }
 

@@ -79,6 +79,32 @@ impl Parser<'_, '_> {
         Ok(())
     }
 
+    /// The words an unquoted variable (`$s`) splits into, when the line gave it one value
+    /// with blanks in it (`s='-rf /'`) and left `IFS` alone; `None` otherwise (the word is
+    /// judged through the variables' readings, as one word).
+    fn split_value(&self, word: &str) -> Option<Vec<String>> {
+        let name = word
+            .strip_prefix("${")
+            .and_then(|w| w.strip_suffix('}'))
+            .or_else(|| word.strip_prefix('$'))?;
+        let variables = &self.sink.script.variables;
+        if variables.iter().any(|v| v.name == "IFS") {
+            return None;
+        }
+        let mut values = variables.iter().filter(|v| v.name == name);
+        let value = match (values.next(), values.next()) {
+            (Some(one), None) => &one.value,
+            _ => return None,
+        };
+        // A value computed when it runs (`p=$(pgrep x)`) or one the shell would also glob
+        // is left to the readings.
+        if value.contains(['$', '`', '\'', '"', '*', '?', '[', '(', ')', '\\']) {
+            return None;
+        }
+        let parts: Vec<String> = value.split_whitespace().map(str::to_owned).collect();
+        (parts.len() > 1).then_some(parts)
+    }
+
     /// Records the arrays among `words` (the assignments of a statement, or a `declare`'s
     /// arguments): `a=(…)` with its elements ([`Word::array`]), and what `a+=(…)` and
     /// `a[i]=v` add to it.
@@ -215,6 +241,12 @@ impl Parser<'_, '_> {
                     recordable.push(word.text.clone());
                 }
                 assignments.push(word.text);
+            } else if word.bare
+                && let Some(parts) = self.split_value(&word.text)
+            {
+                // `s='-rf /'; rm $s`: the value, split into words as the shell does.
+                self.sink.charge(parts.iter().map(String::len).sum())?;
+                words.extend(parts);
             } else {
                 if !word.braces.is_empty() {
                     braces.push((words.len(), word.braces));
