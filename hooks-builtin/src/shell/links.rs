@@ -208,7 +208,7 @@ fn joined(dir: Option<&str>, path: &str) -> String {
 }
 
 /// `path` with `.` and `x/..` taken out and repeated slashes made one, lexically.
-fn normal(path: &str) -> String {
+pub(crate) fn normal(path: &str) -> String {
     let absolute = path.starts_with('/');
     let mut parts: Vec<&str> = Vec::new();
     for part in path.split('/') {

@@ -43,19 +43,7 @@ fn key(path: &str, dir: Option<&str>) -> Option<String> {
         Some(dir) if !path.starts_with(['/', '~']) => format!("{dir}/{path}"),
         _ => path.to_owned(),
     };
-    let absolute = joined.starts_with('/');
-    let mut parts: Vec<&str> = Vec::new();
-    for part in joined.split('/') {
-        match part {
-            "" | "." => {}
-            ".." if parts.last().is_some_and(|p| *p != "..") => {
-                parts.pop();
-            }
-            part => parts.push(part),
-        }
-    }
-    let path = parts.join("/");
-    Some(if absolute { format!("/{path}") } else { path })
+    Some(crate::shell::links::normal(&joined))
 }
 
 /// What `command` prints, when its words spell it out: `echo` (with `-n` at most), `printf`
